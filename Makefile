@@ -1,0 +1,53 @@
+# Two promises: `make demo` and `make test` work on a fresh machine with only Python.
+# Both create a git-ignored virtual environment in the checkout on first use.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+PIP := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: demo test test-fast bench lint format docs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e ".[lightgbm,plot]"
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e ".[test,peers,plot,polars]"
+	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e ".[docs,plot]"
+	touch $@
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e ".[bench,peers,plot]"
+	touch $@
+
+demo: $(VENV)/.installed-demo
+	$(PY) -m skndcg demo $(DEMO_ARGS)
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(VENV)/.installed-bench
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+docs: $(VENV)/.installed-docs
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+
+clean:
+	rm -rf $(VENV) docs/_build docs/auto_examples docs/generated

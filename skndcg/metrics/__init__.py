@@ -1,0 +1,34 @@
+"""Grouped ranking metrics on flat ``(y_true, y_score, qid)`` arrays.
+
+Every function takes one row per (query, candidate): a relevance label, a score and
+a query id of any hashable dtype, with queries of any sizes in any row order.
+"""
+
+from ._conventions import PRESETS as _PRESETS
+from ._ranking import (
+    grouped_dcg_score,
+    grouped_hit_rate_score,
+    grouped_map_score,
+    grouped_mrr_score,
+    grouped_ndcg_score,
+    grouped_precision_score,
+    grouped_ranking_scores,
+    grouped_recall_score,
+)
+from ._report import ranking_report
+
+#: Names accepted by ``convention=``.
+CONVENTIONS = tuple(sorted(_PRESETS))
+
+__all__ = [
+    "CONVENTIONS",
+    "grouped_dcg_score",
+    "grouped_hit_rate_score",
+    "grouped_map_score",
+    "grouped_mrr_score",
+    "grouped_ndcg_score",
+    "grouped_precision_score",
+    "grouped_ranking_scores",
+    "grouped_recall_score",
+    "ranking_report",
+]

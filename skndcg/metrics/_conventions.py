@@ -1,0 +1,212 @@
+"""Conventions: the choices that make two NDCG implementations disagree.
+
+A :class:`Convention` fixes the gain, the tie rule, what an empty query scores, the
+precision the scores are ranked in, which labels are accepted and how they are read,
+and how per-query values are averaged. The presets reproduce the numbers of the
+libraries they are named after on the same ``(y_true, y_score, qid, k)``; the
+measurements behind each one are summarised in the user guide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+EMPTY_OPTIONS = ("skip", "zero", "one", "error")
+TIES_OPTIONS = ("average", "stable", "reverse")
+GAIN_OPTIONS = ("linear", "exponential")
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One complete set of choices for the grouped ranking metrics.
+
+    Attributes
+    ----------
+    name : str
+        Preset name.
+    gain, ties, empty : str
+        Defaults for the options of the same name.
+    k_none : int or None
+        What ``k=None`` means: ``None`` for the whole list, or a fixed cut-off
+        (XGBoost's ``ndcg`` is NDCG@32).
+    score_dtype : {"float64", "float32"}
+        Precision in which scores are compared (ties after a float32 cast count as
+        ties for XGBoost, trec_eval and torchmetrics).
+    labels : str
+        Which labels are accepted and how they are read, see ``prepare_labels``.
+    rel_threshold : float or None
+        Binary relevance: ``label >= rel_threshold``, or ``label > 0`` when None.
+    empty_rule : {"ideal", "label_sum"}
+        A query is empty when its ideal DCG@k is <= 0 ("ideal"), or when its
+        labels sum to zero (torchmetrics).
+    weighting : {"mean", "empty_unweighted", "empty_unweighted_clamped"}
+        How query weights combine. "mean" is a weighted mean; the others reproduce
+        LightGBM and XGBoost, where each empty query adds its value without weight.
+    free : dict
+        Options a caller may still set with this preset, and their allowed values.
+    all_skipped : {"nan", "zero"}
+        Result when no query is left to average.
+    ap_denominator, p_denominator : str
+        Defaults of the denominators of AP@k and P@k.
+    """
+
+    name: str
+    gain: str = "linear"
+    ties: str = "average"
+    empty: str = "skip"
+    k_none: int | None = None
+    score_dtype: str = "float64"
+    labels: str = "any"
+    rel_threshold: float | None = None
+    empty_rule: str = "ideal"
+    weighting: str = "mean"
+    free: dict = field(default_factory=dict)
+    all_skipped: str = "nan"
+    ap_denominator: str = "relevant"
+    p_denominator: str = "k"
+
+
+_ANY = None  # marker: every valid value is allowed
+
+PRESETS: dict[str, Convention] = {
+    "skndcg": Convention(
+        "skndcg",
+        free={
+            "gain": _ANY,
+            "ties": _ANY,
+            "empty": _ANY,
+            "discount": _ANY,
+            "rel_threshold": _ANY,
+            "ap_denominator": _ANY,
+            "p_denominator": _ANY,
+        },
+    ),
+    "sklearn": Convention(
+        "sklearn", empty="zero", labels="nonnegative"
+    ),
+    "lightgbm": Convention(
+        "lightgbm",
+        gain="exponential",
+        ties="stable",
+        empty="one",
+        labels="int_0_30",
+        weighting="empty_unweighted",
+        ap_denominator="min_k_relevant",
+        free={"gain": GAIN_OPTIONS},
+    ),
+    "xgboost": Convention(
+        "xgboost",
+        gain="exponential",
+        ties="stable",
+        empty="one",
+        k_none=32,
+        score_dtype="float32",
+        labels="xgboost",
+        weighting="empty_unweighted_clamped",
+        free={"gain": GAIN_OPTIONS, "empty": ("one", "zero")},
+    ),
+    "trec_eval": Convention(
+        "trec_eval",
+        ties="reverse",
+        empty="zero",
+        score_dtype="float32",
+        labels="trec_eval",
+        rel_threshold=1.0,
+    ),
+    "ranx": Convention(
+        "ranx",
+        ties="quicksort",
+        empty="zero",
+        labels="ranx",
+        rel_threshold=1.0,
+        free={"gain": GAIN_OPTIONS},
+    ),
+    "torchmetrics": Convention(
+        "torchmetrics",
+        empty="zero",
+        score_dtype="float32",
+        empty_rule="label_sum",
+        all_skipped="zero",
+        ap_denominator="hits",
+        free={"empty": EMPTY_OPTIONS, "p_denominator": ("k", "min_k_items")},
+    ),
+}
+
+
+def get_convention(convention) -> Convention:
+    """Resolve ``convention=`` (None, a preset name or a Convention)."""
+    if convention is None:
+        return PRESETS["skndcg"]
+    if isinstance(convention, Convention):
+        return convention
+    if isinstance(convention, str):
+        key = convention.lower().replace("-", "_")
+        if key in PRESETS:
+            return PRESETS[key]
+    raise ValueError(
+        f"convention={convention!r} is not a known preset; expected None or one of "
+        f"{sorted(PRESETS)}."
+    )
+
+
+def apply_options(conv: Convention, **options) -> Convention:
+    """Overlay explicit options (not None) on a convention, refusing conflicts."""
+    changes = {}
+    for key, value in options.items():
+        if value is None:
+            continue
+        default = getattr(conv, key, None)
+        if isinstance(value, (str, int, float)) and value == default:
+            continue
+        if key not in conv.free:
+            raise ValueError(
+                f"{key}={value!r} conflicts with convention={conv.name!r}, which "
+                f"fixes {key}={default!r}; drop one of the two."
+            )
+        allowed = conv.free[key]
+        if allowed is not _ANY and value not in allowed:
+            raise ValueError(
+                f"{key}={value!r} is not available with convention={conv.name!r}; "
+                f"expected one of {list(allowed)}."
+            )
+        if key == "discount":
+            continue  # not a field of the convention: passed on as given
+        changes[key] = value
+    return replace(conv, **changes) if changes else conv
+
+
+def prepare_labels(y: np.ndarray, conv: Convention, gain) -> np.ndarray:
+    """Check labels against the convention and return what the kernel reads."""
+    rule = conv.labels
+    if rule == "nonnegative" and (y < 0).any():
+        raise ValueError(
+            f"y_true has negative labels (min {y.min()!r}); convention='sklearn' "
+            "refuses them as sklearn.metrics.ndcg_score does."
+        )
+    if rule in ("int_0_30", "xgboost", "trec_eval"):
+        exp = gain == "exponential"
+        if rule == "int_0_30" or (rule == "xgboost" and exp) or rule == "trec_eval":
+            if y.dtype.kind == "f" and (y != np.round(y)).any():
+                bad = y[y != np.round(y)][0]
+                raise ValueError(
+                    f"y_true must hold integer labels with convention="
+                    f"{conv.name!r}, got {bad!r}."
+                )
+        hi = {"int_0_30": 30, "xgboost": 31}.get(rule)
+        if hi is not None and (rule == "int_0_30" or exp):
+            if (y < 0).any() or (y > hi).any():
+                raise ValueError(
+                    f"y_true labels must be integers in [0, {hi}] with convention="
+                    f"{conv.name!r} and gain={gain!r}, got min {y.min()!r}, "
+                    f"max {y.max()!r}."
+                )
+    if rule == "trec_eval":
+        # Negative judgements mean "unjudged": gain 0, the row keeps its rank.
+        return np.maximum(y, 0).astype(np.int64)
+    if rule == "ranx":
+        # Labels are truncated to int; below 1 they carry no gain.
+        t = np.trunc(y).astype(np.int64)
+        return np.where(t >= 1, t, 0)
+    return y

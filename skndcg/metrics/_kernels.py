@@ -1,0 +1,625 @@
+"""Compiled per-query kernels on flat arrays laid out as contiguous groups.
+
+Everything here works on rows already grouped by query: group ``g`` owns the rows
+``starts[g]:ends[g]`` of ``y`` (labels) and ``s`` (scores). No global sort of the
+scores ever happens: each query keeps a small buffer of its ``K`` best rows, and only
+queries that are small, or whose cut-off covers most of the query, are sorted whole.
+
+Each query's ranking is summarised as *blocks*: runs of positions whose order is
+undetermined (tied scores under ``ties="average"``) or single positions (every other
+tie rule). A block carries its first position, its size, the sum of its gains and its
+number of relevant rows. Every metric is then an exact expectation over the random
+orderings of the rows within each block (McSherry & Najork, 2008), which reduces to
+the plain value when all blocks have size one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+# Metric kinds understood by ``evaluate_groups``.
+NDCG, DCG, IDCG, AP, RR, PRECISION, RECALL, HIT = range(8)
+
+# Tie rules.
+TIES_AVERAGE, TIES_STABLE, TIES_REVERSE, TIES_QUICKSORT = range(4)
+
+# Gain rules (a callable gain is applied before the kernel and uses GAIN_LINEAR).
+GAIN_LINEAR, GAIN_EXPONENTIAL = range(2)
+
+# Denominators of average precision.
+AP_RELEVANT, AP_MIN_K_RELEVANT, AP_HITS = range(3)
+
+# Denominators of precision.
+P_K, P_MIN_K_ITEMS = range(2)
+
+# Queries up to this size are ranked whole by insertion sort.
+_SMALL = 24
+
+
+# --------------------------------------------------------------------------- checks
+@njit(cache=True, nogil=True)
+def first_nonfinite(a):
+    """Index of the first NaN or infinite entry of ``a``, or -1."""
+    for i in range(a.shape[0]):
+        if not np.isfinite(a[i]):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def scan_keys(q):
+    """One pass over integer query keys.
+
+    Returns ``(non_decreasing, n_runs, key_min, key_max)`` where ``n_runs`` counts
+    maximal runs of equal consecutive keys.
+    """
+    n = q.shape[0]
+    if n == 0:
+        return True, 0, 0, 0
+    ok = True
+    runs = 1
+    lo = q[0]
+    hi = q[0]
+    prev = q[0]
+    for i in range(1, n):
+        v = q[i]
+        if v != prev:
+            runs += 1
+            if v < prev:
+                ok = False
+            if v < lo:
+                lo = v
+            elif v > hi:
+                hi = v
+        prev = v
+    return ok, runs, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def run_starts(q, n_runs):
+    """Start index of each run of equal consecutive keys, plus ``len(q)`` at the end."""
+    out = np.empty(n_runs + 1, dtype=np.int64)
+    out[0] = 0
+    j = 1
+    for i in range(1, q.shape[0]):
+        if q[i] != q[i - 1]:
+            out[j] = i
+            j += 1
+    out[n_runs] = q.shape[0]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def count_keys(q, base, n_bins):
+    """Histogram of ``q - base`` over ``n_bins`` bins."""
+    counts = np.zeros(n_bins, dtype=np.int64)
+    for i in range(q.shape[0]):
+        counts[q[i] - base] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def scatter_by_key(q, base, bin_start, src):
+    """Stable counting-sort scatter of ``src`` by key ``q - base``.
+
+    ``bin_start[b]`` is where bin ``b`` begins in the output. Rows of one bin keep
+    their input order.
+    """
+    pos = bin_start.copy()
+    out = np.empty(src.shape[0], dtype=src.dtype)
+    for i in range(q.shape[0]):
+        b = q[i] - base
+        out[pos[b]] = src[i]
+        pos[b] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def group_constant(w, starts, ends):
+    """Per-group value of ``w``; returns (values, first offending group or -1)."""
+    n_groups = starts.shape[0]
+    out = np.empty(n_groups, dtype=np.float64)
+    for g in range(n_groups):
+        a = starts[g]
+        v = w[a]
+        out[g] = v
+        for i in range(a + 1, ends[g]):
+            if w[i] != v:
+                return out, g
+    return out, -1
+
+
+# ------------------------------------------------------------------------ ranking
+@njit(cache=True, nogil=True, inline="always")
+def _gain(label, gain_mode):
+    if gain_mode == GAIN_EXPONENTIAL:
+        return 2.0 ** np.float64(label) - 1.0
+    return np.float64(label)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_rel(label, rel_thr, rel_strict):
+    if rel_strict:
+        return label > rel_thr
+    return label >= rel_thr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(sa, ia, sb, ib, tie_mode):
+    """True if row ``a`` ranks strictly before row ``b``."""
+    if sa != sb:
+        return sa > sb
+    if tie_mode == TIES_REVERSE:
+        return ia > ib
+    return ia < ib
+
+
+@njit(cache=True, nogil=True)
+def _sort_small(s, lo, m, order, tie_mode):
+    """Insertion sort of the ``m`` rows from ``lo`` into ``order`` (row offsets)."""
+    for i in range(m):
+        si = s[lo + i]
+        j = i
+        while j > 0 and _before(si, i, s[lo + order[j - 1]], order[j - 1], tie_mode):
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+
+
+@njit(cache=True, nogil=True)
+def _sort_full(s, lo, m, tie_mode):
+    """Row offsets of a whole query in ranked order (allocates)."""
+    if tie_mode == TIES_QUICKSORT:
+        # numba's default quicksort on the negated scores, in input order:
+        # the order ranx's Run produces.
+        return np.argsort(-s[lo : lo + m].astype(np.float64))
+    if tie_mode == TIES_REVERSE:
+        rev = np.empty(m, dtype=np.float64)
+        for i in range(m):
+            rev[i] = -np.float64(s[lo + m - 1 - i])
+        o = np.argsort(rev, kind="mergesort")
+        return (m - 1) - o
+    neg = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        neg[i] = -np.float64(s[lo + i])
+    return np.argsort(neg, kind="mergesort")
+
+
+@njit(cache=True, nogil=True)
+def _top_k(s, lo, m, kk, order, buf, tie_mode):
+    """Fill ``order[:kk]`` with the offsets of the ``kk`` best rows, ranked.
+
+    A sorted insertion buffer: a row enters only when it beats the current last
+    entry, so the cost is one comparison per row plus rare insertions.
+    """
+    n = 0
+    for i in range(m):
+        si = s[lo + i]
+        if n == kk:
+            last = buf[kk - 1]
+            if tie_mode == TIES_REVERSE:
+                if si < last:
+                    continue
+            elif si <= last:
+                continue
+            j = kk - 1
+        else:
+            j = n
+            n += 1
+        while j > 0 and _before(si, i, buf[j - 1], order[j - 1], tie_mode):
+            buf[j] = buf[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        buf[j] = si
+        order[j] = i
+
+
+@njit(cache=True, nogil=True)
+def _ideal_gains(y, lo, m, kk, gain_mode, ibuf):
+    """The ``kk`` largest gains of the query, in decreasing order, into ``ibuf``."""
+    if kk * 3 >= m and m > _SMALL:
+        g = np.empty(m, dtype=np.float64)
+        for i in range(m):
+            g[i] = -_gain(y[lo + i], gain_mode)
+        g.sort()
+        for i in range(kk):
+            ibuf[i] = -g[i]
+        return
+    n = 0
+    for i in range(m):
+        gi = _gain(y[lo + i], gain_mode)
+        if n == kk:
+            if gi <= ibuf[kk - 1]:
+                continue
+            j = kk - 1
+        else:
+            j = n
+            n += 1
+        while j > 0 and gi > ibuf[j - 1]:
+            ibuf[j] = ibuf[j - 1]
+            j -= 1
+        ibuf[j] = gi
+
+
+# ------------------------------------------------------------------ block metrics
+@njit(cache=True, nogil=True)
+def _dcg_blocks(bstart, bsize, bgain, nb, kk, disc):
+    total = 0.0
+    for b in range(nb):
+        p = bstart[b]
+        if p >= kk:
+            break
+        end = min(p + bsize[b], kk)
+        if bsize[b] == 1:
+            total += bgain[b] * disc[p]
+        else:
+            dsum = 0.0
+            for q in range(p, end):
+                dsum += disc[q]
+            total += bgain[b] / bsize[b] * dsum
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _hits_blocks(bstart, bsize, brel, nb, kk):
+    """Expected number of relevant rows in the top ``kk``."""
+    total = 0.0
+    for b in range(nb):
+        p = bstart[b]
+        if p >= kk:
+            break
+        taken = min(p + bsize[b], kk) - p
+        if taken == bsize[b]:
+            total += brel[b]
+        else:
+            total += brel[b] * taken / bsize[b]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _p_none(c, r, j):
+    """Probability that ``j`` draws from ``c`` rows holding ``r`` relevant miss all."""
+    if r == 0:
+        return 1.0
+    if j > c - r:
+        return 0.0
+    p = 1.0
+    for i in range(j):
+        p *= (c - r - i) / (c - i)
+    return p
+
+
+@njit(cache=True, nogil=True)
+def _hit_blocks(bstart, bsize, brel, nb, kk):
+    for b in range(nb):
+        p = bstart[b]
+        if p >= kk:
+            break
+        if brel[b] > 0:
+            taken = min(p + bsize[b], kk) - p
+            return 1.0 - _p_none(bsize[b], brel[b], taken)
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _rr_blocks(bstart, bsize, brel, nb, kk):
+    for b in range(nb):
+        p = bstart[b]
+        if p >= kk:
+            break
+        r = brel[b]
+        if r == 0:
+            continue
+        c = bsize[b]
+        # First relevant at slot i (1-based) of the block: all earlier slots missed.
+        total = 0.0
+        miss = 1.0
+        last = min(c - r + 1, kk - p)
+        for i in range(1, last + 1):
+            total += miss * r / (c - i + 1) / (p + i)
+            miss *= (c - r - i + 1) / (c - i + 1)
+        return total
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _ap_block_sum(p, c, r, before, upto):
+    """Expected sum of precision at each relevant row placed in slots 1..upto.
+
+    The block starts after position ``p`` (0-based), holds ``c`` rows of which ``r``
+    are relevant, and ``before`` relevant rows rank ahead of it.
+    """
+    if r == 0 or upto <= 0:
+        return 0.0
+    if c == 1:
+        return (before + 1.0) / (p + 1.0)
+    acc = 0.0
+    frac = (r - 1.0) / (c - 1.0)
+    for u in range(1, upto + 1):
+        acc += (before + 1.0 + (u - 1) * frac) / (p + u)
+    return acc * r / c
+
+
+@njit(cache=True, nogil=True)
+def _ap_blocks(bstart, bsize, brel, nb, kk, n_rel, mode):
+    if n_rel == 0:
+        return 0.0
+    num = 0.0
+    before = 0
+    part = -1
+    for b in range(nb):
+        p = bstart[b]
+        if p >= kk:
+            break
+        if p + bsize[b] > kk:
+            part = b
+            break
+        num += _ap_block_sum(p, bsize[b], brel[b], before, bsize[b])
+        before += brel[b]
+    if mode != AP_HITS:
+        if part >= 0:
+            num += _ap_block_sum(
+                bstart[part], bsize[part], brel[part], before, kk - bstart[part]
+            )
+        if mode == AP_RELEVANT:
+            return num / n_rel
+        return num / min(kk, n_rel)
+    # Divide by the hits in the top kk: condition on how many relevant rows of the
+    # block cut by kk land above the cut (hypergeometric), exactly.
+    if part < 0:
+        if before == 0:
+            return 0.0
+        return num / before
+    p = bstart[part]
+    c = bsize[part]
+    r = brel[part]
+    j = kk - p
+    total = 0.0
+    # P(X = x) for x relevant among j draws from c rows with r relevant.
+    xmax = min(r, j)
+    xmin = max(0, j - (c - r))
+    for x in range(xmin, xmax + 1):
+        px = np.exp(_log_comb(r, x) + _log_comb(c - r, j - x) - _log_comb(c, j))
+        h = before + x
+        if h == 0:
+            continue
+        extra = 0.0
+        if x > 0:
+            if j == 1:
+                extra = (before + 1.0) / (p + 1.0)
+            else:
+                frac = (x - 1.0) / (j - 1.0)
+                for u in range(1, j + 1):
+                    extra += (before + 1.0 + (u - 1) * frac) / (p + u)
+                extra *= x / j
+        total += px * (num + extra) / h
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _log_comb(n, k):
+    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+
+
+# --------------------------------------------------------------------- the kernel
+@njit(cache=True, nogil=True)
+def _eval_chunk(
+    y,
+    s,
+    starts,
+    ends,
+    g0,
+    g1,
+    kinds,
+    ks,
+    params,
+    disc,
+    gain_mode,
+    rel_thr,
+    rel_strict,
+    tie_mode,
+    values,
+    aux,
+    n_rel_out,
+    label_sum_out,
+):
+    n_metrics = kinds.shape[0]
+    kmax = 0
+    k_all = False
+    need_rank = False
+    need_ideal = False
+    for j in range(n_metrics):
+        if ks[j] < 0:
+            k_all = True
+        elif ks[j] > kmax:
+            kmax = ks[j]
+        if kinds[j] != IDCG:
+            need_rank = True
+        if kinds[j] == NDCG or kinds[j] == DCG or kinds[j] == IDCG:
+            need_ideal = True
+    cap = max(_SMALL, kmax) + 1
+    order = np.empty(cap, dtype=np.int64)
+    buf = np.empty(cap, dtype=s.dtype)
+    ibuf = np.empty(cap, dtype=np.float64)
+    bstart = np.empty(cap + 1, dtype=np.int64)
+    bsize = np.empty(cap + 1, dtype=np.int64)
+    bgain = np.empty(cap + 1, dtype=np.float64)
+    brel = np.empty(cap + 1, dtype=np.int64)
+
+    for g in range(g0, g1):
+        lo = starts[g]
+        m = ends[g] - lo
+        kk = m if k_all else min(kmax, m)
+        if kk + 1 > order.shape[0]:
+            size = kk + 1
+            order = np.empty(size, dtype=np.int64)
+            buf = np.empty(size, dtype=s.dtype)
+            ibuf = np.empty(size, dtype=np.float64)
+            bstart = np.empty(size + 1, dtype=np.int64)
+            bsize = np.empty(size + 1, dtype=np.int64)
+            bgain = np.empty(size + 1, dtype=np.float64)
+            brel = np.empty(size + 1, dtype=np.int64)
+
+        # Totals over the whole query.
+        n_rel = 0
+        lsum = 0.0
+        for i in range(lo, lo + m):
+            lab = y[i]
+            lsum += lab
+            if _is_rel(lab, rel_thr, rel_strict):
+                n_rel += 1
+        n_rel_out[g] = n_rel
+        label_sum_out[g] = lsum
+
+        # Rank: blocks covering positions 0..kk-1.
+        nb = 0
+        if need_rank:
+            if m <= _SMALL and tie_mode != TIES_QUICKSORT:
+                _sort_small(s, lo, m, order, tie_mode)
+                ranked = order
+                n_ranked = m
+            elif kk * 3 >= m or tie_mode == TIES_QUICKSORT:
+                ranked = _sort_full(s, lo, m, tie_mode)
+                n_ranked = m
+            else:
+                _top_k(s, lo, m, kk, order, buf, tie_mode)
+                ranked = order
+                n_ranked = kk
+            if tie_mode == TIES_AVERAGE:
+                pos = 0
+                # Runs of equal scores among the ranked rows.
+                while pos < n_ranked and pos < kk:
+                    sv = s[lo + ranked[pos]]
+                    end = pos
+                    gsum = 0.0
+                    rsum = 0
+                    while end < n_ranked and s[lo + ranked[end]] == sv:
+                        lab = y[lo + ranked[end]]
+                        gsum += _gain(lab, gain_mode)
+                        if _is_rel(lab, rel_thr, rel_strict):
+                            rsum += 1
+                        end += 1
+                    if end == n_ranked and n_ranked < m:
+                        # The run reaches the end of the buffer: the tie block may
+                        # hold rows outside it. Count them all with one scan.
+                        gsum = 0.0
+                        rsum = 0
+                        cnt = 0
+                        for i in range(lo, lo + m):
+                            if s[i] == sv:
+                                lab = y[i]
+                                gsum += _gain(lab, gain_mode)
+                                if _is_rel(lab, rel_thr, rel_strict):
+                                    rsum += 1
+                                cnt += 1
+                        end = pos + cnt
+                    bstart[nb] = pos
+                    bsize[nb] = end - pos
+                    bgain[nb] = gsum
+                    brel[nb] = rsum
+                    nb += 1
+                    pos = end
+            else:
+                for pos in range(kk):
+                    lab = y[lo + ranked[pos]]
+                    bstart[nb] = pos
+                    bsize[nb] = 1
+                    bgain[nb] = _gain(lab, gain_mode)
+                    brel[nb] = 1 if _is_rel(lab, rel_thr, rel_strict) else 0
+                    nb += 1
+
+        if need_ideal:
+            _ideal_gains(y, lo, m, kk, gain_mode, ibuf)
+
+        for j in range(n_metrics):
+            kind = kinds[j]
+            kj = m if ks[j] < 0 else min(ks[j], m)
+            if kind == NDCG or kind == DCG or kind == IDCG:
+                ideal = 0.0
+                for p in range(kj):
+                    ideal += ibuf[p] * disc[p]
+                aux[g, j] = ideal
+                if kind == IDCG:
+                    values[g, j] = ideal
+                    continue
+                d = _dcg_blocks(bstart, bsize, bgain, nb, kj, disc)
+                if kind == DCG:
+                    values[g, j] = d
+                elif ideal > 0.0:
+                    values[g, j] = d / ideal
+                else:
+                    values[g, j] = 0.0
+                continue
+            aux[g, j] = n_rel
+            if kind == PRECISION:
+                kfull = ks[j] if ks[j] >= 0 else m
+                den = kfull if params[j] == P_K else min(kfull, m)
+                values[g, j] = _hits_blocks(bstart, bsize, brel, nb, kj) / den
+            elif kind == RECALL:
+                if n_rel == 0:
+                    values[g, j] = 0.0
+                else:
+                    values[g, j] = _hits_blocks(bstart, bsize, brel, nb, kj) / n_rel
+            elif kind == HIT:
+                values[g, j] = _hit_blocks(bstart, bsize, brel, nb, kj)
+            elif kind == RR:
+                values[g, j] = _rr_blocks(bstart, bsize, brel, nb, kj)
+            elif kind == AP:
+                # n_rel <= m, so min(kj, n_rel) == min(k, n_rel) for AP_MIN_K_RELEVANT.
+                values[g, j] = _ap_blocks(bstart, bsize, brel, nb, kj, n_rel, params[j])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def evaluate_groups(
+    y,
+    s,
+    starts,
+    ends,
+    chunks,
+    kinds,
+    ks,
+    params,
+    disc,
+    gain_mode,
+    rel_thr,
+    rel_strict,
+    tie_mode,
+):
+    """Per-query metric values for every requested ``(kind, k, param)``.
+
+    Returns ``values`` and ``aux`` of shape ``(n_groups, n_metrics)``, where ``aux``
+    is the ideal DCG at the metric's cut-off for the DCG family and the number of
+    relevant rows otherwise (a query is "empty" for a metric when its aux is <= 0),
+    plus per-query relevant counts and label sums.
+    """
+    n_groups = starts.shape[0]
+    n_metrics = kinds.shape[0]
+    values = np.empty((n_groups, n_metrics), dtype=np.float64)
+    aux = np.empty((n_groups, n_metrics), dtype=np.float64)
+    n_rel = np.empty(n_groups, dtype=np.int64)
+    label_sum = np.empty(n_groups, dtype=np.float64)
+    for c in prange(chunks.shape[0] - 1):
+        _eval_chunk(
+            y,
+            s,
+            starts,
+            ends,
+            chunks[c],
+            chunks[c + 1],
+            kinds,
+            ks,
+            params,
+            disc,
+            gain_mode,
+            rel_thr,
+            rel_strict,
+            tie_mode,
+            values,
+            aux,
+            n_rel,
+            label_sum,
+        )
+    return values, aux, n_rel, label_sum

@@ -1,0 +1,605 @@
+"""Public grouped ranking metrics on flat ``(y_true, y_score, qid)`` arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _kernels as K
+from ._engine import check_k, evaluate
+from ._names import MetricSpec, parse_metric
+
+_COMMON = """
+    y_true : array-like of shape (n_samples,)
+        Relevance label of each row (graded or binary). Lists, numpy arrays, pandas
+        and polars Series are accepted.
+    y_score : array-like of shape (n_samples,)
+        Predicted score of each row; higher ranks first.
+    qid : array-like of shape (n_samples,)
+        Query (or user) id of each row, of any hashable dtype. Rows of one query
+        need not be contiguous and queries may have any size, 1 included.
+"""
+
+_OPTIONS = """
+    ties : {{"average", "stable", "reverse"}}, default=None
+        How rows with equal scores are ordered. ``"average"`` (the default) gives
+        the exact expected value over every ordering of the tied rows (McSherry &
+        Najork, 2008), so the result does not depend on the row order.
+        ``"stable"`` keeps the input order within a query (LightGBM, XGBoost);
+        ``"reverse"`` the reverse input order (trec_eval with document ids that
+        sort like the row positions).
+    empty : {{"skip", "zero", "one", "error"}}, default=None
+        What a query with nothing relevant{empty_what} scores: ``"skip"`` (the
+        default) leaves it out of the average, ``"zero"`` and ``"one"`` score it
+        0 or 1, ``"error"`` raises. When every query is skipped the result is
+        ``nan`` with an ``UndefinedMetricWarning``.
+    sample_weight : array-like of shape (n_samples,) or mapping, default=None
+        Query weights: one value per row, constant within each query, or a
+        mapping (dict or pandas Series) from query id to weight. The result is
+        the weighted mean over the scored queries.
+    convention : str or None, default=None
+        A preset that reproduces another library's number on the same input:
+        ``"skndcg"`` (default), ``"sklearn"``, ``"lightgbm"``, ``"xgboost"``,
+        ``"trec_eval"``, ``"ranx"`` or ``"torchmetrics"``. An explicit option that
+        contradicts the preset raises ``ValueError``.
+"""
+
+_REFERENCES = """
+    References
+    ----------
+    .. [1] K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+    .. [2] C. Burges et al., "Learning to rank using gradient descent", ICML 2005.
+    .. [3] F. McSherry and M. Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008.
+"""
+
+
+def _doc(fn, **fields):
+    fields.setdefault("empty_what", "")
+    fn.__doc__ = fn.__doc__.format(
+        common=_COMMON.strip("\n"),
+        options=_OPTIONS.format(**fields).strip("\n"),
+        references=_REFERENCES.strip("\n"),
+    )
+    return fn
+
+
+def _at(kind: int, k, name: str = "k"):
+    """Specs for a single ``k`` or a sequence of cut-offs, and whether it was one."""
+    if isinstance(k, Sequence) and not isinstance(k, str) or isinstance(k, np.ndarray):
+        ks = list(k)
+        if not ks:
+            raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
+        return [MetricSpec(kind, check_k(x, name)) for x in ks], False
+    return [MetricSpec(kind, check_k(k, name))], True
+
+
+def _score(kind, y_true, y_score, qid, k, **options):
+    specs, single = _at(kind, k)
+    means = evaluate(y_true, y_score, qid, specs, **options).means()
+    return float(means[0]) if single else means
+
+
+@_doc
+def grouped_ndcg_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    gain=None,
+    discount="log2",
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Normalised discounted cumulative gain at ``k``, averaged over queries.
+
+    For each query, DCG@k sums the gains of the ``k`` best-scored rows, each
+    divided by the discount of its position; NDCG@k divides that by the DCG@k of
+    the ideal order (labels sorted by gain) [1]_. Unlike
+    :func:`sklearn.metrics.ndcg_score`, the queries come as flat arrays with a
+    query id per row, of any sizes.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off: only the top ``k`` positions count. ``None`` uses the whole
+        list. A sequence of cut-offs is answered in one pass and returns an array.
+    gain : {{"linear", "exponential"}} or callable, default=None
+        Gain of a label: ``"linear"`` (the label itself, the default),
+        ``"exponential"`` (``2**label - 1``, Burges et al. [2]_) or a vectorised
+        callable mapping labels to gains.
+    discount : "log2", array-like or callable, default="log2"
+        Weight of each position: ``"log2"`` is ``1 / log2(rank + 1)``; an array
+        gives per-position weights (for example from a position-bias model) and
+        must cover every counted position; a callable receives the 1-based ranks.
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean NDCG@k over the scored queries, or one mean per cut-off when ``k``
+        is a sequence.
+
+    See Also
+    --------
+    grouped_dcg_score : The unnormalised DCG@k.
+    ranking_report : Per-query DCG, ideal DCG and NDCG.
+    sklearn.metrics.ndcg_score : The same metric on a dense 2-D matrix.
+
+{references}
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_ndcg_score
+    >>> y_true = [3, 2, 3, 0, 1, 2, 0, 1]
+    >>> y_score = [0.9, 0.8, 0.1, 0.2, 0.5, 0.3, 0.7, 0.4]
+    >>> qid = [1, 1, 1, 1, 1, 2, 2, 2]
+    >>> round(grouped_ndcg_score(y_true, y_score, qid, k=3), 4)
+    0.714
+    >>> grouped_ndcg_score(y_true, y_score, qid, k=[1, 3])
+    array([0.5       , 0.7139...])
+    """
+    return _score(
+        K.NDCG,
+        y_true,
+        y_score,
+        qid,
+        k,
+        gain=gain,
+        discount=discount,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc
+def grouped_dcg_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    gain=None,
+    discount="log2",
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Discounted cumulative gain at ``k``, averaged over queries.
+
+    DCG@k sums the gains of the ``k`` best-scored rows of a query, each divided
+    by the discount of its position [1]_. It is not normalised, so queries with
+    more relevant items weigh more; :func:`grouped_ndcg_score` normalises it.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off; ``None`` uses the whole list; a sequence returns an array.
+    gain : {{"linear", "exponential"}} or callable, default=None
+        Gain of a label, as in :func:`grouped_ndcg_score`.
+    discount : "log2", array-like or callable, default="log2"
+        Weight of each position, as in :func:`grouped_ndcg_score`.
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean DCG@k over the scored queries.
+
+    See Also
+    --------
+    grouped_ndcg_score : The normalised version.
+
+{references}
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_dcg_score
+    >>> y_true = [3, 2, 3, 0, 1]
+    >>> y_score = [5, 4, 3, 2, 1]
+    >>> qid = [7, 7, 7, 7, 7]
+    >>> round(grouped_dcg_score(y_true, y_score, qid, k=5), 4)
+    6.1487
+    """
+    return _score(
+        K.DCG,
+        y_true,
+        y_score,
+        qid,
+        k,
+        gain=gain,
+        discount=discount,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc
+def grouped_ranking_scores(
+    y_true,
+    y_score,
+    qid,
+    metrics,
+    *,
+    gain=None,
+    discount="log2",
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+    rel_threshold=None,
+    ap_denominator=None,
+    p_denominator=None,
+):
+    """Several ranking metrics at once, with one grouping and one selection pass.
+
+    Parameters
+    ----------
+{common}
+    metrics : sequence of str
+        Metric names, ir-measures style and case-insensitive: ``"ndcg@10"``,
+        ``"dcg@5"``, ``"map@10"`` (or ``"ap@10"``), ``"mrr"`` (or ``"rr@10"``),
+        ``"p@5"``, ``"r@20"``, ``"hit@10"``. Without ``@k`` the whole list counts.
+    gain : {{"linear", "exponential"}} or callable, default=None
+        Gain of a label for the DCG family.
+    discount : "log2", array-like or callable, default="log2"
+        Position weights for the DCG family.
+{options}
+    rel_threshold : float or None, default=None
+        Binary relevance for MAP, MRR, precision, recall and hit rate: a row is
+        relevant when ``label >= rel_threshold``, or ``label > 0`` when None.
+    ap_denominator : {{"relevant", "min_k_relevant", "hits"}}, default=None
+        Denominator of AP@k, see :func:`grouped_map_score`.
+    p_denominator : {{"k", "min_k_items"}}, default=None
+        Denominator of P@k, see :func:`grouped_precision_score`.
+
+    Returns
+    -------
+    scores : dict
+        Metric name (as given) to its mean over queries.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_ranking_scores
+    >>> scores = grouped_ranking_scores(
+    ...     [1, 0, 2, 0, 1, 1], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [1, 1, 1, 2, 2, 2],
+    ...     ["ndcg@2", "mrr", "p@2"])
+    >>> {{name: round(value, 4) for name, value in scores.items()}}
+    {{'ndcg@2': 0.3835, 'mrr': 0.75, 'p@2': 0.5}}
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    specs = [parse_metric(m) for m in names]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics has duplicate names: {names!r}.")
+    means = evaluate(
+        y_true,
+        y_score,
+        qid,
+        specs,
+        gain=gain,
+        discount=discount,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+        rel_threshold=rel_threshold,
+        ap_denominator=ap_denominator,
+        p_denominator=p_denominator,
+    ).means()
+    return {name: float(v) for name, v in zip(names, means, strict=True)}
+
+
+_BINARY_OPTIONS = """
+    rel_threshold : float or None, default=None
+        A row is relevant when ``label >= rel_threshold``; when None, when
+        ``label > 0`` (ir-measures' ``rel=2`` is ``rel_threshold=2``).
+"""
+
+
+def _binary(kind, y_true, y_score, qid, k, **options):
+    return _score(kind, y_true, y_score, qid, k, **options)
+
+
+def _doc_binary(fn):
+    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip("\n"))
+    return _doc(fn, empty_what=" (no row above the relevance threshold)")
+
+
+@_doc_binary
+def grouped_map_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    denominator=None,
+    rel_threshold=None,
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Mean average precision at ``k`` (AP@k averaged over queries).
+
+    AP@k sums the precision at the position of every relevant row ranked in the
+    top ``k`` and divides by ``denominator``. With ``ties="average"`` the result is
+    the exact expectation over the orderings of tied rows [3]_.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off; ``None`` uses the whole list; a sequence returns an array.
+    denominator : {{"relevant", "min_k_relevant", "hits"}}, default=None
+        What the sum of precisions is divided by: the number of relevant rows of
+        the query (``"relevant"``, the default; trec_eval and ranx), the smaller
+        of ``k`` and that number (``"min_k_relevant"``; LightGBM, Spark, Microsoft
+        Recommenders), or the relevant rows retrieved in the top ``k``
+        (``"hits"``; torchmetrics).
+{binary}
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean AP@k over the scored queries.
+
+{references}
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_map_score
+    >>> y_true = [1, 0, 1, 0, 0, 1]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> qid = [1, 1, 1, 1, 1, 1]
+    >>> round(grouped_map_score(y_true, y_score, qid, k=None), 4)
+    0.7222
+    >>> round(grouped_map_score(y_true, y_score, qid, k=3), 4)
+    0.5556
+    >>> round(grouped_map_score(y_true, y_score, qid, k=3, denominator="hits"), 4)
+    0.8333
+    """
+    return _binary(
+        K.AP,
+        y_true,
+        y_score,
+        qid,
+        k,
+        ap_denominator=denominator,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc_binary
+def grouped_mrr_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=None,
+    rel_threshold=None,
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Mean reciprocal rank: ``1 / rank`` of the first relevant row, averaged.
+
+    With a cut-off ``k``, a query whose first relevant row ranks below ``k``
+    scores 0 (RR@k). With ``ties="average"`` the result is the exact expectation
+    over the orderings of tied rows [3]_.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=None
+        Cut-off; ``None`` (the default) uses the whole list.
+{binary}
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean reciprocal rank over the scored queries.
+
+{references}
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_mrr_score
+    >>> grouped_mrr_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2])
+    0.41666...
+    >>> grouped_mrr_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2], k=2)
+    0.25
+    """
+    return _binary(
+        K.RR,
+        y_true,
+        y_score,
+        qid,
+        k,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc_binary
+def grouped_precision_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    denominator=None,
+    rel_threshold=None,
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Precision at ``k``: the share of relevant rows in the top ``k``, averaged.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off; ``None`` uses the whole list; a sequence returns an array.
+    denominator : {{"k", "min_k_items"}}, default=None
+        ``"k"`` (the default; trec_eval, ranx, torchmetrics) divides by ``k`` even
+        when a query has fewer than ``k`` rows, so such a query cannot reach 1;
+        ``"min_k_items"`` divides by the number of rows actually ranked
+        (torchmetrics' ``adaptive_k=True``).
+{binary}
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean P@k over the scored queries.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_precision_score
+    >>> y_true, y_score, qid = [1, 0, 1], [0.9, 0.8, 0.7], [5, 5, 5]
+    >>> grouped_precision_score(y_true, y_score, qid, k=2)
+    0.5
+    >>> round(grouped_precision_score(y_true, y_score, qid, k=5), 4)
+    0.4
+    >>> round(grouped_precision_score(y_true, y_score, qid, k=5,
+    ...                               denominator="min_k_items"), 4)
+    0.6667
+    """
+    return _binary(
+        K.PRECISION,
+        y_true,
+        y_score,
+        qid,
+        k,
+        p_denominator=denominator,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc_binary
+def grouped_recall_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    rel_threshold=None,
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Recall at ``k``: the share of a query's relevant rows found in its top ``k``.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off; ``None`` uses the whole list; a sequence returns an array.
+{binary}
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean R@k over the scored queries.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_recall_score
+    >>> grouped_recall_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.1], [1, 1, 1, 1], k=2)
+    0.33333...
+    """
+    return _binary(
+        K.RECALL,
+        y_true,
+        y_score,
+        qid,
+        k,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )
+
+
+@_doc_binary
+def grouped_hit_rate_score(
+    y_true,
+    y_score,
+    qid,
+    *,
+    k=10,
+    rel_threshold=None,
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+):
+    """Hit rate at ``k``: the share of queries with a relevant row in their top ``k``.
+
+    With ``ties="average"``, a query whose top ``k`` is cut through a block of
+    tied rows scores the probability that a relevant row lands above the cut.
+
+    Parameters
+    ----------
+{common}
+    k : int, sequence of int or None, default=10
+        Cut-off; ``None`` uses the whole list; a sequence returns an array.
+{binary}
+{options}
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_cutoffs,)
+        Mean hit@k over the scored queries.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import grouped_hit_rate_score
+    >>> grouped_hit_rate_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1],
+    ...                        [1, 1, 1, 2, 2, 2], k=2)
+    0.5
+    >>> grouped_hit_rate_score([0, 1, 0], [1, 1, 1], [1, 1, 1], k=1)
+    0.33333...
+    """
+    return _binary(
+        K.HIT,
+        y_true,
+        y_score,
+        qid,
+        k,
+        rel_threshold=rel_threshold,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+    )

@@ -1,0 +1,130 @@
+"""Per-query breakdown of the grouped metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import _kernels as K
+from ._engine import evaluate
+from ._names import MetricSpec, parse_metric
+
+
+def ranking_report(
+    y_true,
+    y_score,
+    qid,
+    *,
+    metrics=("ndcg@10",),
+    gain=None,
+    discount="log2",
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+    rel_threshold=None,
+    ap_denominator=None,
+    p_denominator=None,
+):
+    """One row per query: sizes, DCG and ideal DCG, and every requested metric.
+
+    The breakdown to debug a grouped score with: which queries pull the mean down,
+    which ones were skipped and why. The mean of a metric column over the rows that
+    are not skipped (weighted by ``weight`` when given) is what the matching
+    ``grouped_*_score`` function returns under the default ``"mean"`` weighting.
+
+    Parameters
+    ----------
+    y_true, y_score, qid : array-like of shape (n_samples,)
+        Labels, scores and query ids, as in
+        :func:`~skndcg.metrics.grouped_ndcg_score`.
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Metric names (``"ndcg@10"``, ``"map@5"``, ``"mrr"``, ``"p@5"``, ...). For
+        each ``ndcg@k`` (or ``dcg@k``) the columns ``dcg@k`` and ``idcg@k`` are
+        added.
+    gain, discount, ties, empty, sample_weight, convention, rel_threshold
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    ap_denominator, p_denominator : str, default=None
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+
+    Returns
+    -------
+    report : pandas.DataFrame
+        One row per query in canonical order (sorted by query id), with columns
+        ``qid``, ``n_items``, ``n_relevant``, then per metric its value (NaN when
+        the query is skipped) and, for the DCG family, ``dcg@k`` and ``idcg@k``;
+        ``weight`` when ``sample_weight`` is given; and ``skipped``: empty when the
+        query counts, else why it was left out.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import ranking_report
+    >>> report = ranking_report([3, 2, 0, 0, 0], [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...                         ["a", "a", "a", "b", "b"], metrics="ndcg@3")
+    >>> report[["qid", "n_items", "dcg@3", "idcg@3", "ndcg@3"]].round(4)
+      qid  n_items   dcg@3  idcg@3  ndcg@3
+    0   a        3  3.5000  4.2619  0.8212
+    1   b        2  0.0000  0.0000     NaN
+    >>> report["skipped"].tolist()
+    ['', 'no relevant item: ideal DCG@3 is 0']
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    specs = [parse_metric(m) for m in names]
+    # Add the DCG and ideal DCG behind every member of the DCG family.
+    wanted: list[MetricSpec] = []
+    for sp in specs:
+        if sp.kind in (K.NDCG, K.DCG):
+            for kind in (K.DCG, K.IDCG):
+                extra = MetricSpec(kind, sp.k)
+                if extra not in wanted and extra not in specs:
+                    wanted.append(extra)
+    all_specs = [*specs, *wanted]
+    ev = evaluate(
+        y_true,
+        y_score,
+        qid,
+        all_specs,
+        gain=gain,
+        discount=discount,
+        ties=ties,
+        empty=empty,
+        sample_weight=sample_weight,
+        convention=convention,
+        rel_threshold=rel_threshold,
+        ap_denominator=ap_denominator,
+        p_denominator=p_denominator,
+    )
+    grouping = ev.grouping
+    data = {
+        "qid": grouping.keys,
+        "n_items": grouping.sizes.astype(np.int64),
+        "n_relevant": ev.n_relevant,
+    }
+    order: list[tuple[str, np.ndarray]] = []
+    for j, sp in enumerate(all_specs):
+        label = names[j] if j < len(names) else sp.name
+        col = ev.raw[:, j] if sp.kind in (K.DCG, K.IDCG) else ev.values[:, j]
+        order.append((label, col))
+    # dcg@k, idcg@k first, then the metrics in the order asked.
+    extras = [(lbl, c) for lbl, c in order[len(names) :]]
+    for label, col in extras + order[: len(names)]:
+        data[label] = col
+    if ev.weights is not None:
+        data["weight"] = ev.weights
+    reasons = np.full(grouping.n_groups, "", dtype=object)
+    if ev.convention.empty == "skip":
+        for j in range(len(names) - 1, -1, -1):
+            sp = specs[j]
+            mask = ev.empty[:, j]
+            if not mask.any():
+                continue
+            if ev.convention.empty_rule == "label_sum":
+                why = "no relevant item: labels sum to 0"
+            elif sp.kind in (K.NDCG, K.DCG):
+                at = "" if sp.k is None else f"@{sp.k}"
+                why = f"no relevant item: ideal DCG{at} is 0"
+            else:
+                why = "no relevant item"
+            reasons[mask] = why
+    data["skipped"] = reasons
+    return pd.DataFrame(data)

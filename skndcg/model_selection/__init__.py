@@ -1,0 +1,1 @@
+"""skndcg.model_selection."""

@@ -1,0 +1,1 @@
+"""Shared private helpers (nothing public lives here)."""

@@ -1,0 +1,22 @@
+import os
+
+import matplotlib
+from hypothesis import HealthCheck, settings
+
+matplotlib.use("Agg")
+
+# Compiled kernels make the first example of a run slow; no deadline then.
+settings.register_profile(
+    "default",
+    deadline=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    max_examples=100,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

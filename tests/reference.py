@@ -1,0 +1,117 @@
+"""Brute-force reference for the grouped ranking metrics.
+
+Deliberately naive and independent of the package: every query is ranked by plain
+Python sorting; under ``ties="average"`` every ordering of the tied rows is
+enumerated and the metric averaged over them (the definition McSherry & Najork's
+formulas compute in closed form). Only for small queries.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+
+def _orders(scores, ties):
+    idx = list(range(len(scores)))
+    if ties == "stable":
+        return [sorted(idx, key=lambda i: (-scores[i], i))]
+    if ties == "reverse":
+        return [sorted(idx, key=lambda i: (-scores[i], -i))]
+    assert ties == "average"
+    levels = sorted(set(scores), reverse=True)
+    blocks = [[i for i in idx if scores[i] == v] for v in levels]
+    out = []
+    for combo in itertools.product(*[itertools.permutations(b) for b in blocks]):
+        out.append([i for block in combo for i in block])
+    return out
+
+
+def _gain(label, gain):
+    if gain == "exponential":
+        return 2.0**label - 1.0
+    if callable(gain):
+        return float(gain(np.array([label]))[0])
+    return float(label)
+
+
+def query_metric(labels, scores, metric, k, *, gain="linear", ties="average",
+                 discount=None, rel=None, ap_den="relevant", p_den="k"):
+    """(value, empty) of one metric for one query, by enumeration."""
+    m = len(labels)
+    kk = m if k is None else min(k, m)
+    kfull = m if k is None else k
+    disc = discount if discount is not None else [
+        1.0 / math.log2(r + 2) for r in range(m)
+    ]
+    gains = [_gain(x, gain) for x in labels]
+    is_rel = [(x > 0) if rel is None else (x >= rel) for x in labels]
+    n_rel = sum(is_rel)
+    ideal = sum(g * disc[r] for r, g in enumerate(sorted(gains, reverse=True)[:kk]))
+    vals = []
+    for order in _orders(list(scores), ties):
+        top = order[:kk]
+        if metric in ("ndcg", "dcg"):
+            dcg = sum(gains[i] * disc[r] for r, i in enumerate(top))
+            if metric == "dcg":
+                vals.append(dcg)
+            else:
+                vals.append(dcg / ideal if ideal > 0 else 0.0)
+            continue
+        hits = sum(is_rel[i] for i in top)
+        if metric == "p":
+            vals.append(hits / (kfull if p_den == "k" else min(kfull, m)))
+        elif metric == "r":
+            vals.append(hits / n_rel if n_rel else 0.0)
+        elif metric == "hit":
+            vals.append(1.0 if hits else 0.0)
+        elif metric == "mrr":
+            rr = 0.0
+            for r, i in enumerate(top):
+                if is_rel[i]:
+                    rr = 1.0 / (r + 1)
+                    break
+            vals.append(rr)
+        elif metric == "map":
+            found, acc = 0, 0.0
+            for r, i in enumerate(top):
+                if is_rel[i]:
+                    found += 1
+                    acc += found / (r + 1)
+            den = {"relevant": n_rel, "min_k_relevant": min(kfull, n_rel),
+                   "hits": hits}[ap_den]
+            vals.append(acc / den if den else 0.0)
+        else:
+            raise ValueError(metric)
+    value = sum(vals) / len(vals)
+    if metric in ("ndcg", "dcg"):
+        empty = ideal <= 0
+    else:
+        empty = n_rel == 0
+    return value, empty
+
+
+def grouped_metric(y_true, y_score, qid, metric, k, *, empty="skip", weights=None,
+                   **options):
+    """Mean of ``query_metric`` over the queries of flat arrays."""
+    y_true = list(y_true)
+    y_score = list(y_score)
+    qid = list(qid)
+    keys = sorted(set(qid))
+    num = den = 0.0
+    for key in keys:
+        rows = [i for i, q in enumerate(qid) if q == key]
+        value, is_empty = query_metric(
+            [y_true[i] for i in rows], [y_score[i] for i in rows], metric, k,
+            **options,
+        )
+        w = 1.0 if weights is None else weights[key]
+        if is_empty:
+            if empty == "skip":
+                continue
+            value = {"zero": 0.0, "one": 1.0}[empty]
+        num += w * value
+        den += w
+    return num / den if den else float("nan")
