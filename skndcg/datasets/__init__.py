@@ -1,1 +1,22 @@
-"""skndcg.datasets."""
+"""MovieLens-style ratings: generated, loaded from the real files, or fetched.
+
+- :func:`make_movielens_like`: seeded synthetic ratings with the structure of
+  the real data (the default data of the demo and the tests).
+- :func:`load_movielens`: read the files of an official MovieLens release.
+- :func:`fetch_movielens`: download, verify, extract and cache a release.
+- :func:`get_data_home`: the cache folder.
+
+All three return the same layout: ``user_id``, ``item_id``, ``rating``,
+``timestamp`` (Unix seconds) and pipe-separated ``genres``.
+"""
+
+from ._fetch import fetch_movielens, get_data_home
+from ._movielens import load_movielens
+from ._synthetic import make_movielens_like
+
+__all__ = [
+    "fetch_movielens",
+    "get_data_home",
+    "load_movielens",
+    "make_movielens_like",
+]
