@@ -80,8 +80,12 @@ def main(argv=None):
     }
     worst = 0.0
     for name, cv in configs.items():
-        t_split = best_of(lambda cv=cv: list(cv.split(X, groups=groups, time=ts)), args.repeat)
-        t_info = best_of(lambda cv=cv: cv.split_info(X, groups=groups, time=ts), args.repeat)
+        t_split = best_of(
+            lambda cv=cv: list(cv.split(X, groups=groups, time=ts)), args.repeat
+        )
+        t_info = best_of(
+            lambda cv=cv: cv.split_info(X, groups=groups, time=ts), args.repeat
+        )
         n_folds = cv.get_n_splits(X, groups=groups, time=ts)
         worst = max(worst, t_split + t_info)
         print(

@@ -1,7 +1,7 @@
 """
-==============================================
+===============================================
 Time-ordered cross-validation with whole groups
-==============================================
+===============================================
 
 :class:`~skndcg.model_selection.GroupTimeSeriesSplit` validates a model on
 the future while keeping every group (a query, a user session, ...) whole.

@@ -1,1 +1,5 @@
-"""skndcg.model_selection."""
+"""Cross-validation splitters for grouped, time-ordered ranking data."""
+
+from ._split import GroupTimeSeriesSplit
+
+__all__ = ["GroupTimeSeriesSplit"]

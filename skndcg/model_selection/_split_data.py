@@ -1,0 +1,227 @@
+"""Resolve and validate the groups and time a GroupTimeSeriesSplit works on.
+
+Groups come from the ``groups`` argument (routed metadata) or a DataFrame column;
+time from the ``time`` argument, a column, or row order. Both are checked and
+turned into flat numpy arrays without touching the caller's objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+GROUPS_MISSING = (
+    "GroupTimeSeriesSplit requires groups: pass groups= to "
+    "split/cross_validate/GridSearchCV.fit (with metadata routing: "
+    "params={'groups': ...}) or set group_col"
+)
+
+
+@dataclass(frozen=True)
+class SplitData:
+    """Rows reduced to what the splitter needs.
+
+    ``codes[i]`` is the rank of row i's group label among the sorted distinct
+    labels ``labels``. ``t`` holds int64 nanoseconds since the epoch (UTC) for
+    datetime time, otherwise the numeric time (row position for row order).
+    """
+
+    n_rows: int
+    codes: np.ndarray
+    labels: np.ndarray
+    t: np.ndarray
+    is_datetime: bool
+    tz: object
+    time_dtype: str
+    time_source: str
+
+
+def _is_polars(obj):
+    return type(obj).__module__.split(".")[0] == "polars"
+
+
+def n_rows_of(X):
+    """Number of rows of any array-like, DataFrame or sparse matrix."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)
+
+
+def _column(X, col, param):
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        raise ValueError(
+            f"{param}={col!r} not found in X: X is a {type(X).__name__}, not a "
+            f"pandas or polars DataFrame"
+        )
+    if col not in list(columns):
+        raise ValueError(f"{param}={col!r} not found in X (columns: {list(columns)})")
+    return X[col]
+
+
+def _has_column(X, col):
+    columns = getattr(X, "columns", None)
+    return col is not None and columns is not None and col in list(columns)
+
+
+def _check_length(name, values, n_rows):
+    n = n_rows_of(values)
+    if n != n_rows:
+        raise ValueError(f"{name} has {n} rows but X has {n_rows}")
+
+
+def _raise_missing(name, missing):
+    where = np.flatnonzero(missing)
+    if where.size:
+        raise ValueError(
+            f"{name} has {where.size} missing values (first at row {where[0]}); "
+            f"drop or impute them"
+        )
+
+
+def _encode_groups(groups):
+    """Row codes into the sorted distinct labels; reject missing labels."""
+    if _is_polars(groups):
+        _raise_missing("groups", groups.is_null().to_numpy())
+        groups = groups.to_numpy()
+    if not isinstance(groups, pd.Series | pd.Index | pd.Categorical):
+        shape = np.shape(groups)
+        if len(shape) != 1:
+            raise ValueError(f"groups must be 1-dimensional, got shape {shape}")
+        if not isinstance(groups, np.ndarray):
+            # keeps mixed labels such as [1, "1"] apart (numpy would make both "1")
+            groups = pd.Series(list(groups), dtype=object)
+    codes, uniques = pd.factorize(groups, use_na_sentinel=True)
+    _raise_missing("groups", codes < 0)
+    uniques = np.asarray(uniques)
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError as exc:
+        kinds = sorted({type(u).__name__ for u in uniques.tolist()})
+        raise TypeError(
+            "group labels must be mutually comparable (e.g. all str or all int), "
+            f"got a mix of {', '.join(kinds)}"
+        ) from exc
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size, dtype=np.intp)
+    return rank[codes], uniques[order]
+
+
+def _datetime_ns(values):
+    index = pd.DatetimeIndex(values)
+    _raise_missing("time", np.asarray(index.isna()))
+    return index.as_unit("ns").asi8.astype(np.int64, copy=False), index.tz
+
+
+def _numeric(values, dtype_name):
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    arr = arr.astype(np.float64)
+    _raise_missing("time", np.isnan(arr))
+    if not np.all(np.isfinite(arr)):
+        n_inf = int(np.sum(~np.isfinite(arr)))
+        raise ValueError(f"time has {n_inf} infinite values; time must be finite")
+    return arr
+
+
+def _type_error(dtype_name):
+    return TypeError(
+        f"time must be numeric or datetime64, got {dtype_name}; convert with "
+        f"pd.to_datetime(...)"
+    )
+
+
+def _encode_time(time):
+    """Return ``(t, is_datetime, tz, dtype_name)`` for a time array-like."""
+    if _is_polars(time):
+        dtype = time.dtype
+        _raise_missing("time", time.is_null().to_numpy())
+        if dtype.is_temporal() and str(dtype).startswith(("Datetime", "Date")):
+            tz = getattr(dtype, "time_zone", None)
+            t = time.dt.epoch("ns").to_numpy().astype(np.int64)
+            return t, True, tz, str(dtype)
+        if dtype.is_numeric():
+            return _numeric(time.to_numpy(), str(dtype)), False, None, str(dtype)
+        raise _type_error(str(dtype))
+    if isinstance(time, pd.Series | pd.Index):
+        dtype = time.dtype
+        if pd.api.types.is_datetime64_any_dtype(dtype):
+            t, tz = _datetime_ns(time)
+            return t, True, tz, str(dtype)
+        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(
+            dtype
+        ):
+            raise _type_error(str(dtype))
+        _raise_missing("time", np.asarray(time.isna()))
+        kind = "int64" if pd.api.types.is_integer_dtype(dtype) else "float64"
+        return _numeric(time.to_numpy(dtype=kind), str(dtype)), False, None, str(dtype)
+    arr = np.asarray(time)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"time must be 1-dimensional, got an array of shape {arr.shape}"
+        )
+    if arr.dtype.kind == "M":
+        t, tz = _datetime_ns(arr)
+        return t, True, tz, str(arr.dtype)
+    if arr.dtype.kind in "iuf":
+        return _numeric(arr, str(arr.dtype)), False, None, str(arr.dtype)
+    raise _type_error(str(arr.dtype))
+
+
+def resolve(X, groups, time, params):
+    """Find, check and encode groups and time for ``X`` (never modifies inputs)."""
+    if X is None:
+        raise ValueError("X is required to split; got X=None")
+    n_rows = n_rows_of(X)
+    group_col, time_col = params.group_col, params.time_col
+    if groups is not None:
+        if _has_column(X, group_col):
+            raise ValueError(
+                f"groups given both as metadata and via group_col={group_col!r}; "
+                f"pass only one"
+            )
+    elif group_col is not None:
+        groups = _column(X, group_col, "group_col")
+    else:
+        raise ValueError(GROUPS_MISSING)
+    _check_length("groups", groups, n_rows)
+    codes, labels = _encode_groups(groups)
+
+    if time is not None:
+        if _has_column(X, time_col):
+            raise ValueError(
+                f"time given both as metadata and via time_col={time_col!r}; "
+                f"pass only one"
+            )
+        source = "metadata"
+    elif time_col is not None:
+        time = _column(X, time_col, "time_col")
+        source = "column"
+    else:
+        source = "row_order"
+    if source == "row_order":
+        t, is_dt, tz, dtype_name = (
+            np.arange(n_rows, dtype=np.int64),
+            False,
+            None,
+            "row order",
+        )
+    else:
+        _check_length("time", time, n_rows)
+        t, is_dt, tz, dtype_name = _encode_time(time)
+
+    for name, size in params.time_params:
+        if not is_dt:
+            what = "a duration" if size.kind == "duration" else "a calendar frequency"
+            got = (
+                "no time was given (row order is used); pass time= or set time_col"
+                if source == "row_order"
+                else f"time is numeric ({dtype_name}); pass datetime64 time, e.g. "
+                "pd.to_datetime(ts, unit='s')"
+            )
+            raise TypeError(f"{name}={size.raw!r} is {what} but {got}")
+    return SplitData(n_rows, codes, labels, t, is_dt, tz, dtype_name, source)
