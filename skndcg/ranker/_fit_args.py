@@ -1,0 +1,272 @@
+"""Build the keyword arguments of the inner estimator's ``fit`` for QueryRanker.
+
+The inner estimator is a bare estimator or a (possibly nested) Pipeline. What
+it needs is decided by the signature of the final estimator's ``fit``:
+
+- ``"qid"``: it takes ``qid`` (XGBRanker): per-row sorted query codes, one
+  weight per query, ``eval_qid`` for eval sets;
+- ``"group"``: it takes ``group`` (LGBMRanker): group sizes, one weight per
+  row, ``eval_group`` for eval sets;
+- ``"pointwise"``: anything else (a regressor): no query information.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing
+
+from skndcg.utils._query_ids import (
+    _drop_column,
+    _has_column,
+    _is_polars_df,
+    _query_layout,
+    resolve_qid,
+)
+
+# LightGBM refuses queries larger than this for its ranking objectives.
+_LIGHTGBM_MAX_QUERY_ROWS = 10_000
+_LIGHTGBM_RANK_OBJECTIVES = {
+    None,
+    "lambdarank",
+    "rank_xendcg",
+    "xendcg",
+    "xe_ndcg",
+    "xe_ndcg_mart",
+    "xendcg_mart",
+}
+# Names QueryRanker derives itself; a user passing them gets a TypeError.
+_DERIVED = ("group", "eval_group")
+# Names QueryRanker consumes and reorders before the inner fit sees them.
+_CONSUMED = ("eval_set", "eval_qid", "eval_sample_weight")
+
+
+@dataclass
+class _FinalStep:
+    """The estimator that receives the query structure, and how to reach it."""
+
+    estimator: object
+    prefix: str  # "" for a bare estimator, "a__b__" inside (nested) Pipelines
+    path: tuple  # step names from the outer Pipeline down to the final step
+    kind: str  # "qid", "group" or "pointwise"
+    fit_params: frozenset
+
+
+def _final_step(estimator) -> _FinalStep:
+    path = []
+    final = estimator
+    while isinstance(final, Pipeline):
+        name, final = final.steps[-1]
+        path.append(name)
+    try:
+        params = frozenset(inspect.signature(final.fit).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signature
+        params = frozenset()
+    if "qid" in params:
+        kind = "qid"
+    elif "group" in params:
+        kind = "group"
+    else:
+        kind = "pointwise"
+    prefix = "".join(f"{name}__" for name in path)
+    return _FinalStep(final, prefix, tuple(path), kind, params)
+
+
+def _take(values, order):
+    """Rows of ``values`` in ``order`` (``order=None`` means unchanged)."""
+    if order is None:
+        return values
+    return _safe_indexing(values, order)
+
+
+def _n_rows(values):
+    if hasattr(values, "shape") and len(values.shape) > 0:
+        return values.shape[0]
+    if isinstance(values, list | tuple):
+        return len(values)
+    return None
+
+
+def _is_row_array(value, n_samples) -> bool:
+    """Whether a fit parameter is a per-row array that must follow the rows."""
+    array_like = isinstance(value, np.ndarray | pd.Series | pd.DataFrame) or (
+        _is_polars_df(value) or type(value).__name__ == "Series"
+    )
+    return array_like and _n_rows(value) == n_samples
+
+
+def _check_lightgbm_query_sizes(step, sizes, uniques):
+    module = type(step.estimator).__module__.split(".")[0]
+    if module != "lightgbm" or step.kind != "group":
+        return
+    objective = step.estimator.get_params().get("objective")
+    if objective not in _LIGHTGBM_RANK_OBJECTIVES or sizes.size == 0:
+        return
+    largest = int(np.argmax(sizes))
+    if sizes[largest] > _LIGHTGBM_MAX_QUERY_ROWS:
+        name, size = _show(uniques[largest]), int(sizes[largest])
+        raise ValueError(
+            f"QueryRanker.fit: query {name} has {size} "
+            f"rows, but LightGBM's ranking objectives accept at most "
+            f"{_LIGHTGBM_MAX_QUERY_ROWS} rows per query. Split or subsample that "
+            "query (for example keep its top candidates), or use a pointwise "
+            "objective."
+        )
+
+
+def _show(value):
+    """repr of a query id without numpy's type wrapper (``148``, not ``np.int64``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _per_query_weights(weights, codes, sizes, uniques, *, what):
+    """One weight per query (XGBRanker), checking they are constant in a query."""
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    per_query = weights[starts]
+    differs = np.repeat(per_query, sizes) != weights
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        name = _show(uniques[codes[row]])
+        raise ValueError(
+            f"QueryRanker.fit: {what} varies within query {name}; "
+            "XGBRanker takes one weight per query, so every row of a query must "
+            "carry the same weight."
+        )
+    return per_query
+
+
+def _weights(sample_weight, order, n_samples, *, what):
+    w = np.asarray(sample_weight, dtype=float)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(
+            f"QueryRanker.fit: {what} must have one entry per row ({n_samples}); "
+            f"got shape {w.shape}."
+        )
+    return w if order is None else w[order]
+
+
+def _query_args(step, qid, sample_weight, n_samples, *, eval_index=None):
+    """Query keyword values for one data set: (order, dict of values by role)."""
+    order, codes, sizes, uniques = _query_layout(qid)
+    _check_lightgbm_query_sizes(step, sizes, uniques)
+    suffix = "" if eval_index is None else f" of eval_set[{eval_index}]"
+    out = {"codes": codes, "sizes": sizes}
+    if sample_weight is not None:
+        w = _weights(
+            sample_weight, order, n_samples, what=f"sample_weight{suffix}".strip()
+        )
+        if step.kind == "qid":
+            w = _per_query_weights(
+                w, codes, sizes, uniques, what=f"sample_weight{suffix}"
+            )
+        out["weight"] = w
+    return order, out
+
+
+def _sorted_eval_sets(step, qid_col, eval_set, eval_qid, eval_sample_weight):
+    """Reorder every eval set by query and derive its query arguments."""
+    if isinstance(eval_set, tuple):
+        eval_set = [eval_set]
+    eval_set = list(eval_set)
+    n_sets = len(eval_set)
+    for name, values in (
+        ("eval_qid", eval_qid),
+        ("eval_sample_weight", eval_sample_weight),
+    ):
+        if values is not None and len(values) != n_sets:
+            raise ValueError(
+                f"QueryRanker.fit: {name} has {len(values)} entries but eval_set has "
+                f"{n_sets}; pass one per eval set."
+            )
+    sets, queries, weights = [], [], []
+    for i, (X_val, y_val) in enumerate(eval_set):
+        q = None if eval_qid is None else eval_qid[i]
+        w = None if eval_sample_weight is None else eval_sample_weight[i]
+        if step.kind == "pointwise":
+            sets.append((_drop_if_present(X_val, qid_col), y_val))
+            weights.append(w)
+            continue
+        X_val, q = resolve_qid(
+            X_val, q, qid_col=qid_col, caller=f"QueryRanker.fit (eval_set[{i}])"
+        )
+        n_val = q.shape[0]
+        order, args = _query_args(step, q, w, n_val, eval_index=i)
+        sets.append((_take(X_val, order), _take(y_val, order)))
+        queries.append(args["codes"] if step.kind == "qid" else args["sizes"])
+        weights.append(args.get("weight"))
+    return sets, queries, weights
+
+
+def _drop_if_present(X, qid_col):
+    return _drop_column(X, qid_col) if _has_column(X, qid_col) else X
+
+
+def build_fit_kwargs(step, qid_col, order, args, n_samples, extra, eval_params):
+    """Keyword arguments (bare names) for the final step's ``fit``."""
+    for name in _DERIVED:
+        if name in extra:
+            raise TypeError(
+                f"QueryRanker.fit got {name}=, but QueryRanker derives the query "
+                "structure itself; pass per-row query ids as qid= or as the "
+                f"{qid_col!r} column of X instead."
+            )
+    for name in ("eval_X", "eval_y"):
+        if name in extra:
+            raise TypeError(
+                f"QueryRanker.fit got {name}=; pass eval sets as "
+                "eval_set=[(X_val, y_val), ...] (with eval_qid= or a query-id "
+                "column), QueryRanker hands them to the inner model in the form "
+                "it expects."
+            )
+    kwargs = {}
+    if step.kind == "qid":
+        kwargs["qid"] = args["codes"]
+    elif step.kind == "group":
+        kwargs["group"] = args["sizes"]
+    if "weight" in args:
+        if "sample_weight" not in step.fit_params:
+            raise TypeError(
+                f"QueryRanker.fit got sample_weight, but "
+                f"{type(step.estimator).__name__}.fit does not accept sample_weight."
+            )
+        kwargs["sample_weight"] = args["weight"]
+
+    eval_set = eval_params.get("eval_set")
+    if eval_set is not None:
+        sets, queries, weights = _sorted_eval_sets(
+            step,
+            qid_col,
+            eval_set,
+            eval_params.get("eval_qid"),
+            eval_params.get("eval_sample_weight"),
+        )
+        if "eval_X" in step.fit_params and "eval_y" in step.fit_params:
+            # LightGBM >= 4.7 deprecates eval_set in favour of eval_X / eval_y.
+            kwargs["eval_X"] = tuple(X_val for X_val, _ in sets)
+            kwargs["eval_y"] = tuple(y_val for _, y_val in sets)
+        else:
+            kwargs["eval_set"] = sets
+        if step.kind == "qid":
+            kwargs["eval_qid"] = queries
+        elif step.kind == "group":
+            kwargs["eval_group"] = queries
+        if any(w is not None for w in weights):
+            name = (
+                "sample_weight_eval_set"
+                if "sample_weight_eval_set" in step.fit_params
+                else "eval_sample_weight"
+            )
+            kwargs[name] = weights
+    elif eval_params.get("eval_qid") is not None:
+        raise ValueError("QueryRanker.fit got eval_qid but no eval_set.")
+
+    # Other per-row arrays (init_score, base_margin, ...) follow the rows.
+    passthrough = {
+        key: (_take(value, order) if _is_row_array(value, n_samples) else value)
+        for key, value in extra.items()
+    }
+    return kwargs, passthrough

@@ -1,0 +1,358 @@
+"""QueryRanker: fit any ranker or regressor on per-row query ids."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import ClassVar
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    get_routing_for_object,
+    process_routing,
+)
+from sklearn.utils.validation import check_is_fitted
+
+from skndcg.ranker._fit_args import (
+    _CONSUMED,
+    _final_step,
+    _query_args,
+    _take,
+    _weights,
+    build_fit_kwargs,
+)
+from skndcg.utils._query_ids import (
+    _columns,
+    _drop_column,
+    _has_column,
+    _query_layout,
+    resolve_qid,
+)
+
+
+def _routing_enabled() -> bool:
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _request_on_clone(estimator, path, keys):
+    """Make the private clone's steps ask for the metadata QueryRanker passes.
+
+    With routing enabled a Pipeline only forwards requested metadata: the final
+    step is made to request ``keys``; other steps that left one of them unset
+    are made not to request it (the user did not ask them to).
+    """
+    steps = []
+    node = estimator
+    for name in path:
+        steps.extend(step for _, step in node.steps[:-1] if hasattr(step, "fit"))
+        node = dict(node.steps)[name]
+    node.set_fit_request(**dict.fromkeys(keys, True))
+    for step in steps:
+        request = get_routing_for_object(step)
+        fit_request = getattr(request, "fit", None)
+        pending = getattr(fit_request, "requests", {})
+        unset = {k: False for k in keys if k in pending and pending[k] is None}
+        if unset and hasattr(step, "set_fit_request"):
+            step.set_fit_request(**unset)
+
+
+class QueryRanker(MetaEstimatorMixin, BaseEstimator):
+    """Fit a ranker (or any regressor) on rows grouped by per-row query ids.
+
+    ``QueryRanker`` takes one query id per row, either from a column of a
+    pandas/polars DataFrame ``X`` (the default channel, which works with
+    scikit-learn metadata routing off) or as a ``qid`` argument (routed by
+    scikit-learn when ``sklearn.set_config(enable_metadata_routing=True)``).
+    It sorts the rows by query (stable, queries in order of first appearance),
+    derives what the inner model needs and fits a clone of ``estimator``:
+
+    - a learning-to-rank model whose ``fit`` takes ``group`` (``LGBMRanker``)
+      gets the group sizes; one whose ``fit`` takes ``qid`` (``XGBRanker``)
+      gets the sorted query codes. The same holds for a Pipeline ending in one:
+      the argument then goes to its final step.
+    - any other estimator (a regressor) is fitted pointwise.
+
+    Predictions come back in the caller's row order, and :meth:`score` is the
+    mean NDCG@10 over queries, so ``GridSearchCV(QueryRanker(...))`` works with
+    the default ``scoring=None``. Use a group-aware splitter such as
+    ``GroupKFold`` so folds keep queries whole.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The model to fit, for example ``LGBMRanker()``, ``XGBRanker()``, any
+        regressor, or a Pipeline ending in one of them. It is cloned.
+    qid_col : str or int, default="qid"
+        Name of the query-id column of a DataFrame ``X``. The column is removed
+        before the inner model sees ``X`` (also when ``qid`` is passed
+        explicitly), so the query id is never a feature.
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The fitted clone of ``estimator``.
+    n_features_in_ : int
+        Number of features the inner model saw (``X`` without the ``qid_col``
+        column).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of those features; only defined when ``X`` has string column
+        names.
+    n_queries_ : int
+        Number of distinct queries seen during fit.
+
+    See Also
+    --------
+    skndcg.metrics.grouped_ndcg_score : The metric used by :meth:`score`.
+
+    Notes
+    -----
+    ``sample_weight`` is per row. For ``XGBRanker``, which takes one weight per
+    query, the weights must be constant within each query. Eval sets for early
+    stopping are given as ``eval_set=[(X_val, y_val)]`` with either
+    ``eval_qid=[qid_val]`` or a ``qid_col`` column in ``X_val``; each is sorted
+    by query and passed on with ``eval_group`` (LightGBM) or ``eval_qid``
+    (XGBoost). Per-row weights for them go in ``eval_sample_weight``. When the
+    inner estimator is a Pipeline, eval sets reach its final step untransformed,
+    as with a plain Pipeline. Other fit parameters are passed to the inner
+    ``fit`` (with the ``<step>__`` prefix for a Pipeline when routing is off);
+    per-row arrays among them (``init_score``, ``base_margin``) are reordered
+    with the rows.
+
+    With metadata routing enabled, ``qid`` is requested by default by ``fit``,
+    ``predict`` and ``score``, and so are ``eval_set``, ``eval_qid`` and
+    ``eval_sample_weight`` by ``fit``; request ``sample_weight`` with
+    ``set_fit_request(sample_weight=True)`` / ``set_score_request``. Other
+    metadata is routed to the inner estimator according to its own requests.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import Ridge
+    >>> from skndcg.ranker import QueryRanker
+    >>> X = pd.DataFrame({"qid": [2, 1, 2, 1, 2], "f": [0.3, 0.9, 0.1, 0.2, 0.5]})
+    >>> y = np.array([2, 1, 0, 0, 1])
+    >>> model = QueryRanker(Ridge()).fit(X, y)
+    >>> model.n_features_in_, model.n_queries_
+    (1, 2)
+    >>> model.predict(X).shape
+    (5,)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "qid_col": [str, Integral],
+    }
+
+    __metadata_request__fit: ClassVar[dict] = {
+        "qid": True,
+        "eval_set": True,
+        "eval_qid": True,
+        "eval_sample_weight": True,
+    }
+    __metadata_request__predict: ClassVar[dict] = {"qid": True}
+    __metadata_request__score: ClassVar[dict] = {"qid": True}
+
+    def __init__(self, estimator, *, qid_col="qid"):
+        self.estimator = estimator
+        self.qid_col = qid_col
+
+    def fit(self, X, y, qid=None, sample_weight=None, **fit_params):
+        """Sort the rows by query and fit a clone of ``estimator``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like of shape \
+(n_samples, n_features)
+            Training data. Must hold a ``qid_col`` column unless ``qid`` is
+            passed.
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row, in any order (rows of a query need not be
+            contiguous). Wins over the column.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row weights (constant within each query for ``XGBRanker``).
+        **fit_params : dict
+            ``eval_set``, ``eval_qid``, ``eval_sample_weight`` (see Notes of
+            the class) and parameters for the inner estimator's ``fit``.
+
+        Returns
+        -------
+        self : QueryRanker
+            The fitted meta-estimator.
+        """
+        self._validate_params()
+        X_model, qid = resolve_qid(
+            X, qid, qid_col=self.qid_col, caller="QueryRanker.fit"
+        )
+        n_samples = qid.shape[0]
+        y_arr = np.asarray(y)
+        if y_arr.shape[0] != n_samples:
+            raise ValueError(
+                f"QueryRanker.fit: y has {y_arr.shape[0]} entries but X has "
+                f"{n_samples} rows."
+            )
+        eval_params = {k: fit_params.pop(k) for k in _CONSUMED if k in fit_params}
+        routing = _routing_enabled()
+        if routing:
+            routed = process_routing(self, "fit", **fit_params)
+            extra = dict(routed["estimator"]["fit"])
+        else:
+            extra = fit_params
+
+        estimator = clone(self.estimator)
+        step = _final_step(estimator)
+        if step.kind == "pointwise":
+            order, args = None, {}
+            if sample_weight is not None:
+                args["weight"] = _weights(
+                    sample_weight, None, n_samples, what="sample_weight"
+                )
+            n_queries = int(_query_layout(qid)[2].size)
+        else:
+            order, args = _query_args(step, qid, sample_weight, n_samples)
+            n_queries = int(args["sizes"].size)
+
+        kwargs, passthrough = build_fit_kwargs(
+            step, self.qid_col, order, args, n_samples, extra, eval_params
+        )
+        if step.path and routing:
+            _request_on_clone(estimator, step.path, kwargs)
+            call_kwargs = {**passthrough, **kwargs}
+        else:
+            call_kwargs = {**passthrough}
+            call_kwargs.update({step.prefix + k: v for k, v in kwargs.items()})
+
+        estimator.fit(_take(X_model, order), _take(y, order), **call_kwargs)
+
+        self.estimator_ = estimator
+        self.n_queries_ = n_queries
+        self.n_features_in_ = (
+            int(X_model.shape[1]) if hasattr(X_model, "shape") else None
+        )
+        columns = _columns(X_model)
+        if columns and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self
+
+    def _features(self, X):
+        if _has_column(X, self.qid_col):
+            X = _drop_column(X, self.qid_col)
+        return X
+
+    def _check_columns(self, X_model, caller):
+        """Refuse DataFrame columns that differ from fit (LightGBM would not)."""
+        expected = getattr(self, "feature_names_in_", None)
+        columns = _columns(X_model)
+        if expected is None or not columns or columns == list(expected):
+            return
+        missing = [c for c in expected if c not in columns]
+        unexpected = [c for c in columns if c not in set(expected)]
+        detail = (
+            f"missing {missing}, unexpected {unexpected}"
+            if missing or unexpected
+            else "same names in a different order"
+        )
+        raise ValueError(
+            f"{caller}: the columns of X ({detail}) differ from those seen in fit "
+            f"{list(expected)} (the {self.qid_col!r} column aside)."
+        )
+
+    def predict(self, X, qid=None, **predict_params):
+        """Predict scores, in the row order of ``X``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like
+            Data, with or without the ``qid_col`` column (dropped if present).
+        qid : array-like of shape (n_samples,), default=None
+            Accepted for symmetry with :meth:`fit` and ignored: predictions of
+            the supported models do not depend on the query structure.
+        **predict_params : dict
+            Passed to the inner estimator's ``predict`` (routed by request when
+            metadata routing is enabled).
+
+        Returns
+        -------
+        y_score : ndarray of shape (n_samples,)
+            Predicted scores.
+        """
+        check_is_fitted(self)
+        if _routing_enabled():
+            predict_params = process_routing(self, "predict", **predict_params)[
+                "estimator"
+            ]["predict"]
+        X_model = self._features(X)
+        self._check_columns(X_model, "QueryRanker.predict")
+        return np.asarray(self.estimator_.predict(X_model, **predict_params))
+
+    def score(self, X, y, qid=None, sample_weight=None):
+        """Mean NDCG@10 over queries (skndcg's default convention).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like
+            Data. Must hold a ``qid_col`` column unless ``qid`` is passed.
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row; wins over the column.
+        sample_weight : array-like, default=None
+            Per-query weights (or per-row, constant within each query), as in
+            :func:`skndcg.metrics.grouped_ndcg_score`.
+
+        Returns
+        -------
+        score : float
+            ``grouped_ndcg_score(y, self.predict(X), qid, k=10)``.
+        """
+        from skndcg.metrics import grouped_ndcg_score
+
+        check_is_fitted(self)
+        X_model, qid = resolve_qid(
+            X, qid, qid_col=self.qid_col, caller="QueryRanker.score"
+        )
+        self._check_columns(X_model, "QueryRanker.score")
+        y_score = np.asarray(self.estimator_.predict(X_model))
+        return float(
+            grouped_ndcg_score(y, y_score, qid, k=10, sample_weight=sample_weight)
+        )
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            QueryRanker's own requests (``qid`` and the eval-set parameters on
+            ``fit``, ``qid`` on ``predict`` and ``score``) plus the inner
+            estimator's requests for ``fit`` and ``predict``.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping()
+                .add(caller="fit", callee="fit")
+                .add(caller="predict", callee="predict"),
+            )
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            inner = self.estimator.__sklearn_tags__()
+            tags.input_tags.allow_nan = inner.input_tags.allow_nan
+            tags.input_tags.sparse = inner.input_tags.sparse
+        except AttributeError:
+            pass
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,195 @@
+"""Resolve per-row query ids from a routed argument or a DataFrame column.
+
+Every component of skndcg that needs query ids (``QueryRanker``, the ranking
+scorers) finds them the same way, through :func:`resolve_qid`:
+
+1. a ``qid`` array passed explicitly (directly, or routed by scikit-learn when
+   ``sklearn.set_config(enable_metadata_routing=True)`` is on) wins;
+2. otherwise the column named ``qid_col`` of a pandas or polars DataFrame ``X``;
+3. otherwise a ``ValueError`` that names both ways.
+
+The column is removed from the ``X`` handed back (by default), so the query id
+never becomes a model feature; the caller's object is never modified.
+
+:func:`_query_layout` turns per-row ids into the contiguous layout that
+LightGBM and XGBoost need: a stable row order that groups each query together
+(queries in order of first appearance), the sorted query codes and the group
+sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["resolve_qid"]
+
+
+def _is_pandas_df(X) -> bool:
+    return isinstance(X, pd.DataFrame)
+
+
+def _is_polars_df(X) -> bool:
+    cls = type(X)
+    return cls.__module__.split(".")[0] == "polars" and cls.__name__ == "DataFrame"
+
+
+def _columns(X) -> list:
+    """Column names of a pandas or polars DataFrame, else an empty list."""
+    if _is_pandas_df(X) or _is_polars_df(X):
+        return list(X.columns)
+    return []
+
+
+def _has_column(X, name) -> bool:
+    return name in _columns(X)
+
+
+def _drop_column(X, name):
+    """Return a new DataFrame without column ``name`` (``X`` is not modified)."""
+    if _is_pandas_df(X):
+        return X.drop(columns=[name])
+    return X.drop(name)
+
+
+def _n_rows(X) -> int:
+    if hasattr(X, "shape"):
+        return int(X.shape[0])
+    return len(X)
+
+
+def _to_1d_array(values, *, caller: str) -> np.ndarray:
+    """Convert query ids (list, numpy, pandas or polars Series) to a 1-D array."""
+    arr = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{caller}: qid must be one-dimensional (one query id per row); got an "
+            f"array of shape {arr.shape}."
+        )
+    return arr
+
+
+def _check_no_missing(qid: np.ndarray, *, caller: str, source: str) -> None:
+    missing = np.asarray(pd.isna(qid))
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"{caller}: {source} has {int(missing.sum())} missing value(s) "
+            f"(first at row {first}); every row needs a query id."
+        )
+
+
+def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=True):
+    """Find the query id of every row of ``X``.
+
+    Parameters
+    ----------
+    X : array-like, pandas.DataFrame or polars.DataFrame of shape (n_samples, ...)
+        The data. Only a DataFrame can carry the query ids in a column.
+    qid : array-like of shape (n_samples,), default=None
+        Query ids passed explicitly (for example routed by scikit-learn metadata
+        routing). When given it wins over the column.
+    qid_col : str or int, default="qid"
+        Name of the DataFrame column holding the query ids.
+    caller : str, default="resolve_qid"
+        Name of the calling function or method, used to start error messages.
+    drop_col : bool, default=True
+        Whether to remove the ``qid_col`` column from the returned ``X`` when
+        present. This also applies when ``qid`` is passed explicitly: the column
+        is then ignored as a source of ids but still removed, so the same ``X``
+        gives the same model features in both channels. Pass ``False`` when the
+        caller must hand ``X`` unchanged to a model that was trained with that
+        column as a feature.
+
+    Returns
+    -------
+    X_model : same type as ``X``
+        ``X`` without the ``qid_col`` column (a new object; ``X`` itself is never
+        modified), or ``X`` unchanged when it has no such column or
+        ``drop_col=False``.
+    qid : ndarray of shape (n_samples,)
+        The query ids, one per row. Any hashable dtype is allowed.
+
+    Raises
+    ------
+    ValueError
+        If no query ids can be found, if they contain missing values, or if
+        their length differs from the number of rows of ``X``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skndcg.utils._query_ids import resolve_qid
+    >>> X = pd.DataFrame({"qid": [7, 7, 3], "f": [0.1, 0.2, 0.3]})
+    >>> X_model, qid = resolve_qid(X)
+    >>> list(X_model.columns), qid.tolist()
+    (['f'], [7, 7, 3])
+    >>> X_model, qid = resolve_qid(X[["f"]], qid=[1, 1, 2])
+    >>> qid.tolist()
+    [1, 1, 2]
+    """
+    has_col = _has_column(X, qid_col)
+
+    if qid is not None:
+        ids = _to_1d_array(qid, caller=caller)
+        n_rows = _n_rows(X)
+        if ids.shape[0] != n_rows:
+            raise ValueError(
+                f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
+                "pass one query id per row."
+            )
+        _check_no_missing(ids, caller=caller, source="qid")
+        X_model = _drop_column(X, qid_col) if (has_col and drop_col) else X
+        return X_model, ids
+
+    if has_col:
+        ids = _to_1d_array(X[qid_col], caller=caller)
+        _check_no_missing(ids, caller=caller, source=f"column {qid_col!r} of X")
+        X_model = _drop_column(X, qid_col) if drop_col else X
+        return X_model, ids
+
+    how = (
+        "Either pass qid= (with scikit-learn metadata routing enabled, "
+        "sklearn.set_config(enable_metadata_routing=True), it is routed "
+        "automatically) or give X as a pandas/polars DataFrame with a column named "
+        f"{qid_col!r} (set qid_col= to use another column)."
+    )
+    if _is_pandas_df(X) or _is_polars_df(X):
+        raise ValueError(
+            f"{caller}: query ids not found: X has no column {qid_col!r} (its columns "
+            f"are {_columns(X)!r}) and no qid was passed. {how}"
+        )
+    raise ValueError(
+        f"{caller}: query ids not found: X is a {type(X).__name__}, which has no "
+        f"named columns, and no qid was passed. {how}"
+    )
+
+
+def _query_layout(qid):
+    """Contiguous layout of the queries in ``qid``.
+
+    Parameters
+    ----------
+    qid : ndarray of shape (n_samples,)
+        Per-row query ids, without missing values, in any order.
+
+    Returns
+    -------
+    order : ndarray of shape (n_samples,) or None
+        Stable row order that makes every query contiguous, queries in order of
+        first appearance; ``None`` when the rows already are in that order.
+    codes : ndarray of shape (n_samples,)
+        Query codes ``0..n_queries-1`` of the rows *after* reordering
+        (non-decreasing).
+    sizes : ndarray of shape (n_queries,)
+        Number of rows of each query, in code order.
+    uniques : ndarray of shape (n_queries,)
+        The original query id of each code.
+    """
+    codes, uniques = pd.factorize(np.asarray(qid), sort=False)
+    codes = codes.astype(np.intp, copy=False)
+    sizes = np.bincount(codes, minlength=len(uniques))
+    if codes.size == 0 or np.all(codes[1:] >= codes[:-1]):
+        return None, codes, sizes, np.asarray(uniques)
+    order = np.argsort(codes, kind="stable")
+    return order, codes[order], sizes, np.asarray(uniques)
