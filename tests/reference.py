@@ -37,15 +37,26 @@ def _gain(label, gain):
     return float(label)
 
 
-def query_metric(labels, scores, metric, k, *, gain="linear", ties="average",
-                 discount=None, rel=None, ap_den="relevant", p_den="k"):
+def query_metric(
+    labels,
+    scores,
+    metric,
+    k,
+    *,
+    gain="linear",
+    ties="average",
+    discount=None,
+    rel=None,
+    ap_den="relevant",
+    p_den="k",
+):
     """(value, empty) of one metric for one query, by enumeration."""
     m = len(labels)
     kk = m if k is None else min(k, m)
     kfull = m if k is None else k
-    disc = discount if discount is not None else [
-        1.0 / math.log2(r + 2) for r in range(m)
-    ]
+    disc = (
+        discount if discount is not None else [1.0 / math.log2(r + 2) for r in range(m)]
+    )
     gains = [_gain(x, gain) for x in labels]
     is_rel = [(x > 0) if rel is None else (x >= rel) for x in labels]
     n_rel = sum(is_rel)
@@ -80,21 +91,22 @@ def query_metric(labels, scores, metric, k, *, gain="linear", ties="average",
                 if is_rel[i]:
                     found += 1
                     acc += found / (r + 1)
-            den = {"relevant": n_rel, "min_k_relevant": min(kfull, n_rel),
-                   "hits": hits}[ap_den]
+            den = {
+                "relevant": n_rel,
+                "min_k_relevant": min(kfull, n_rel),
+                "hits": hits,
+            }[ap_den]
             vals.append(acc / den if den else 0.0)
         else:
             raise ValueError(metric)
     value = sum(vals) / len(vals)
-    if metric in ("ndcg", "dcg"):
-        empty = ideal <= 0
-    else:
-        empty = n_rel == 0
+    empty = ideal <= 0 if metric in ("ndcg", "dcg") else n_rel == 0
     return value, empty
 
 
-def grouped_metric(y_true, y_score, qid, metric, k, *, empty="skip", weights=None,
-                   **options):
+def grouped_metric(
+    y_true, y_score, qid, metric, k, *, empty="skip", weights=None, **options
+):
     """Mean of ``query_metric`` over the queries of flat arrays."""
     y_true = list(y_true)
     y_score = list(y_score)
@@ -104,7 +116,10 @@ def grouped_metric(y_true, y_score, qid, metric, k, *, empty="skip", weights=Non
     for key in keys:
         rows = [i for i, q in enumerate(qid) if q == key]
         value, is_empty = query_metric(
-            [y_true[i] for i in rows], [y_score[i] for i in rows], metric, k,
+            [y_true[i] for i in rows],
+            [y_score[i] for i in rows],
+            metric,
+            k,
             **options,
         )
         w = 1.0 if weights is None else weights[key]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference import grouped_metric
 
 from skndcg.metrics import (
     grouped_dcg_score,
@@ -15,8 +16,6 @@ from skndcg.metrics import (
     grouped_ranking_scores,
     grouped_recall_score,
 )
-
-from reference import grouped_metric
 
 
 @st.composite
@@ -33,8 +32,11 @@ def ranking_data(draw, max_groups=4, max_size=7, float_labels=False):
     if tie_heavy:
         s = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
     else:
-        s = draw(st.lists(st.floats(-5, 5, allow_nan=False, width=32),
-                          min_size=n, max_size=n))
+        s = draw(
+            st.lists(
+                st.floats(-5, 5, allow_nan=False, width=32), min_size=n, max_size=n
+            )
+        )
     s = np.array(s, dtype=np.float64)
     perm = np.array(draw(st.permutations(range(n))))
     return y[perm], s[perm], qid[perm]
@@ -61,8 +63,9 @@ def _call(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-@given(ranking_data(), K_VALUES, TIES, EMPTY,
-       st.sampled_from(["linear", "exponential"]))
+@given(
+    ranking_data(), K_VALUES, TIES, EMPTY, st.sampled_from(["linear", "exponential"])
+)
 def test_ndcg_dcg_match_reference(data, k, ties, empty, gain):
     y, s, q = data
     for fn, metric in [(grouped_ndcg_score, "ndcg"), (grouped_dcg_score, "dcg")]:
@@ -78,22 +81,53 @@ def test_ndcg_float_labels_and_custom_discount(data, k, ties):
     got = _call(grouped_ndcg_score, y, s, q, k=k, ties=ties, discount=disc)
     want = grouped_metric(y, s, q, "ndcg", k, ties=ties, discount=list(disc))
     assert _close(got, want)
-    got = _call(grouped_ndcg_score, y, s, q, k=k, ties=ties,
-                discount=lambda r: 1.0 / r, gain=np.sqrt)
-    want = grouped_metric(y, s, q, "ndcg", k, ties=ties, gain=np.sqrt,
-                          discount=[1.0 / r for r in range(1, 8)])
+    got = _call(
+        grouped_ndcg_score,
+        y,
+        s,
+        q,
+        k=k,
+        ties=ties,
+        discount=lambda r: 1.0 / r,
+        gain=np.sqrt,
+    )
+    want = grouped_metric(
+        y,
+        s,
+        q,
+        "ndcg",
+        k,
+        ties=ties,
+        gain=np.sqrt,
+        discount=[1.0 / r for r in range(1, 8)],
+    )
     assert _close(got, want)
 
 
-@given(ranking_data(), K_VALUES, TIES, EMPTY,
-       st.sampled_from(["relevant", "min_k_relevant", "hits"]),
-       st.sampled_from([None, 2]))
+@given(
+    ranking_data(),
+    K_VALUES,
+    TIES,
+    EMPTY,
+    st.sampled_from(["relevant", "min_k_relevant", "hits"]),
+    st.sampled_from([None, 2]),
+)
 def test_map_matches_reference(data, k, ties, empty, den, rel):
     y, s, q = data
-    got = _call(grouped_map_score, y, s, q, k=k, ties=ties, empty=empty,
-                denominator=den, rel_threshold=rel)
-    want = grouped_metric(y, s, q, "map", k, ties=ties, empty=empty, ap_den=den,
-                          rel=rel)
+    got = _call(
+        grouped_map_score,
+        y,
+        s,
+        q,
+        k=k,
+        ties=ties,
+        empty=empty,
+        denominator=den,
+        rel_threshold=rel,
+    )
+    want = grouped_metric(
+        y, s, q, "map", k, ties=ties, empty=empty, ap_den=den, rel=rel
+    )
     assert _close(got, want), (got, want)
 
 
@@ -108,13 +142,21 @@ def test_binary_metrics_match_reference(data, k, ties, empty, rel):
     ]
     for fn, metric, extra in cases:
         got = _call(fn, y, s, q, k=k, ties=ties, empty=empty, rel_threshold=rel)
-        want = grouped_metric(y, s, q, metric, k, ties=ties, empty=empty, rel=rel,
-                              **extra)
+        want = grouped_metric(
+            y, s, q, metric, k, ties=ties, empty=empty, rel=rel, **extra
+        )
         assert _close(got, want), (metric, got, want)
-    got = _call(grouped_precision_score, y, s, q, k=k, ties=ties, empty=empty,
-                denominator="min_k_items")
-    want = grouped_metric(y, s, q, "p", k, ties=ties, empty=empty,
-                          p_den="min_k_items")
+    got = _call(
+        grouped_precision_score,
+        y,
+        s,
+        q,
+        k=k,
+        ties=ties,
+        empty=empty,
+        denominator="min_k_items",
+    )
+    want = grouped_metric(y, s, q, "p", k, ties=ties, empty=empty, p_den="min_k_items")
     assert _close(got, want)
 
 
@@ -142,8 +184,11 @@ def test_sample_weight_matches_reference(data, metric):
     y, s, q = data
     keys = np.unique(q)
     weights = {key: float(i % 3 + 1) for i, key in enumerate(keys)}
-    fn = {"ndcg": grouped_ndcg_score, "map": grouped_map_score,
-          "mrr": grouped_mrr_score}[metric]
+    fn = {
+        "ndcg": grouped_ndcg_score,
+        "map": grouped_map_score,
+        "mrr": grouped_mrr_score,
+    }[metric]
     k = None if metric == "mrr" else 3
     got = _call(fn, y, s, q, k=k, empty="zero", sample_weight=weights)
     want = grouped_metric(y, s, q, metric, k, empty="zero", weights=weights)

@@ -4,6 +4,7 @@ Every function takes one row per (query, candidate): a relevance label, a score 
 a query id of any hashable dtype, with queries of any sizes in any row order.
 """
 
+from ._beyond import catalog_coverage_score, intra_list_diversity_score
 from ._conventions import PRESETS as _PRESETS
 from ._ranking import (
     grouped_dcg_score,
@@ -15,6 +16,7 @@ from ._ranking import (
     grouped_ranking_scores,
     grouped_recall_score,
 )
+from ._recipes import log_frequency_weights, minmax_labels_per_query, sqrt_gain
 from ._report import ranking_report
 
 #: Names accepted by ``convention=``.
@@ -22,6 +24,7 @@ CONVENTIONS = tuple(sorted(_PRESETS))
 
 __all__ = [
     "CONVENTIONS",
+    "catalog_coverage_score",
     "grouped_dcg_score",
     "grouped_hit_rate_score",
     "grouped_map_score",
@@ -30,5 +33,9 @@ __all__ = [
     "grouped_precision_score",
     "grouped_ranking_scores",
     "grouped_recall_score",
+    "intra_list_diversity_score",
+    "log_frequency_weights",
+    "minmax_labels_per_query",
     "ranking_report",
+    "sqrt_gain",
 ]

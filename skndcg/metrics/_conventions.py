@@ -83,9 +83,7 @@ PRESETS: dict[str, Convention] = {
             "p_denominator": _ANY,
         },
     ),
-    "sklearn": Convention(
-        "sklearn", empty="zero", labels="nonnegative"
-    ),
+    "sklearn": Convention("sklearn", empty="zero", labels="nonnegative"),
     "lightgbm": Convention(
         "lightgbm",
         gain="exponential",
@@ -185,23 +183,20 @@ def prepare_labels(y: np.ndarray, conv: Convention, gain) -> np.ndarray:
             f"y_true has negative labels (min {y.min()!r}); convention='sklearn' "
             "refuses them as sklearn.metrics.ndcg_score does."
         )
-    if rule in ("int_0_30", "xgboost", "trec_eval"):
-        exp = gain == "exponential"
-        if rule == "int_0_30" or (rule == "xgboost" and exp) or rule == "trec_eval":
-            if y.dtype.kind == "f" and (y != np.round(y)).any():
-                bad = y[y != np.round(y)][0]
-                raise ValueError(
-                    f"y_true must hold integer labels with convention="
-                    f"{conv.name!r}, got {bad!r}."
-                )
-        hi = {"int_0_30": 30, "xgboost": 31}.get(rule)
-        if hi is not None and (rule == "int_0_30" or exp):
-            if (y < 0).any() or (y > hi).any():
-                raise ValueError(
-                    f"y_true labels must be integers in [0, {hi}] with convention="
-                    f"{conv.name!r} and gain={gain!r}, got min {y.min()!r}, "
-                    f"max {y.max()!r}."
-                )
+    exp = gain == "exponential"
+    needs_int = rule in ("int_0_30", "trec_eval") or (rule == "xgboost" and exp)
+    if needs_int and y.dtype.kind == "f" and (y != np.round(y)).any():
+        bad = y[y != np.round(y)][0]
+        raise ValueError(
+            f"y_true must hold integer labels with convention={conv.name!r}, "
+            f"got {bad!r}."
+        )
+    hi = {"int_0_30": 30, "xgboost": 31 if exp else None}.get(rule)
+    if hi is not None and ((y < 0).any() or (y > hi).any()):
+        raise ValueError(
+            f"y_true labels must be integers in [0, {hi}] with convention="
+            f"{conv.name!r} and gain={gain!r}, got min {y.min()!r}, max {y.max()!r}."
+        )
     if rule == "trec_eval":
         # Negative judgements mean "unjudged": gain 0, the row keeps its rank.
         return np.maximum(y, 0).astype(np.int64)

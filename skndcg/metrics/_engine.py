@@ -89,8 +89,9 @@ class Evaluation:
         if not keep.any():
             if conv.all_skipped == "zero":
                 return 0.0
-            from sklearn.exceptions import UndefinedMetricWarning
             import warnings
+
+            from sklearn.exceptions import UndefinedMetricWarning
 
             warnings.warn(
                 f"{self.specs[j].name}: every query was skipped (no query has a "

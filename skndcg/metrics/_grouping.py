@@ -155,13 +155,9 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
         if (codes < 0).any():
             raise _missing_error(name, codes < 0)
-        cats = np.asarray(
-            qid.cat.categories if hasattr(qid, "cat") else qid.categories
-        )
+        cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
         g = _group_int(codes.astype(np.int64))
-        return Grouping(
-            g.starts, g.ends, cats[g.keys], g._codes, g._base, g._bin_start
-        )
+        return Grouping(g.starts, g.ends, cats[g.keys], g._codes, g._base, g._bin_start)
     kind = q.dtype.kind
     if kind == "b":
         q = q.astype(np.int64)

@@ -30,7 +30,7 @@ _OPTIONS = """
         ``"reverse"`` the reverse input order (trec_eval with document ids that
         sort like the row positions).
     empty : {{"skip", "zero", "one", "error"}}, default=None
-        What a query with nothing relevant{empty_what} scores: ``"skip"`` (the
+        What a query with nothing relevant scores: ``"skip"`` (the
         default) leaves it out of the average, ``"zero"`` and ``"one"`` score it
         0 or 1, ``"error"`` raises. When every query is skipped the result is
         ``nan`` with an ``UndefinedMetricWarning``.
@@ -56,19 +56,22 @@ _REFERENCES = """
 """
 
 
-def _doc(fn, **fields):
-    fields.setdefault("empty_what", "")
+def _doc(fn):
+    # Placeholders stand indented in the docstrings: the first inserted line
+    # takes that indentation, the others carry their own.
     fn.__doc__ = fn.__doc__.format(
-        common=_COMMON.strip("\n"),
-        options=_OPTIONS.format(**fields).strip("\n"),
-        references=_REFERENCES.strip("\n"),
+        common=_COMMON.strip(),
+        options=_OPTIONS.format().strip(),
+        references=_REFERENCES.strip(),
     )
     return fn
 
 
 def _at(kind: int, k, name: str = "k"):
     """Specs for a single ``k`` or a sequence of cut-offs, and whether it was one."""
-    if isinstance(k, Sequence) and not isinstance(k, str) or isinstance(k, np.ndarray):
+    if (isinstance(k, Sequence) and not isinstance(k, str)) or isinstance(
+        k, np.ndarray
+    ):
         ks = list(k)
         if not ks:
             raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
@@ -106,7 +109,7 @@ def grouped_ndcg_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off: only the top ``k`` positions count. ``None`` uses the whole
         list. A sequence of cut-offs is answered in one pass and returns an array.
@@ -118,7 +121,7 @@ def grouped_ndcg_score(
         Weight of each position: ``"log2"`` is ``1 / log2(rank + 1)``; an array
         gives per-position weights (for example from a position-bias model) and
         must cover every counted position; a callable receives the 1-based ranks.
-{options}
+    {options}
 
     Returns
     -------
@@ -132,7 +135,7 @@ def grouped_ndcg_score(
     ranking_report : Per-query DCG, ideal DCG and NDCG.
     sklearn.metrics.ndcg_score : The same metric on a dense 2-D matrix.
 
-{references}
+    {references}
 
     Examples
     --------
@@ -182,14 +185,14 @@ def grouped_dcg_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
     gain : {{"linear", "exponential"}} or callable, default=None
         Gain of a label, as in :func:`grouped_ndcg_score`.
     discount : "log2", array-like or callable, default="log2"
         Weight of each position, as in :func:`grouped_ndcg_score`.
-{options}
+    {options}
 
     Returns
     -------
@@ -200,7 +203,7 @@ def grouped_dcg_score(
     --------
     grouped_ndcg_score : The normalised version.
 
-{references}
+    {references}
 
     Examples
     --------
@@ -247,7 +250,7 @@ def grouped_ranking_scores(
 
     Parameters
     ----------
-{common}
+    {common}
     metrics : sequence of str
         Metric names, ir-measures style and case-insensitive: ``"ndcg@10"``,
         ``"dcg@5"``, ``"map@10"`` (or ``"ap@10"``), ``"mrr"`` (or ``"rr@10"``),
@@ -256,7 +259,7 @@ def grouped_ranking_scores(
         Gain of a label for the DCG family.
     discount : "log2", array-like or callable, default="log2"
         Position weights for the DCG family.
-{options}
+    {options}
     rel_threshold : float or None, default=None
         Binary relevance for MAP, MRR, precision, recall and hit rate: a row is
         relevant when ``label >= rel_threshold``, or ``label > 0`` when None.
@@ -313,8 +316,8 @@ def _binary(kind, y_true, y_score, qid, k, **options):
 
 
 def _doc_binary(fn):
-    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip("\n"))
-    return _doc(fn, empty_what=" (no row above the relevance threshold)")
+    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip())
+    return _doc(fn)
 
 
 @_doc_binary
@@ -339,7 +342,7 @@ def grouped_map_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
     denominator : {{"relevant", "min_k_relevant", "hits"}}, default=None
@@ -348,15 +351,15 @@ def grouped_map_score(
         of ``k`` and that number (``"min_k_relevant"``; LightGBM, Spark, Microsoft
         Recommenders), or the relevant rows retrieved in the top ``k``
         (``"hits"``; torchmetrics).
-{binary}
-{options}
+    {binary}
+    {options}
 
     Returns
     -------
     score : float or ndarray of shape (n_cutoffs,)
         Mean AP@k over the scored queries.
 
-{references}
+    {references}
 
     Examples
     --------
@@ -407,25 +410,27 @@ def grouped_mrr_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=None
         Cut-off; ``None`` (the default) uses the whole list.
-{binary}
-{options}
+    {binary}
+    {options}
 
     Returns
     -------
     score : float or ndarray of shape (n_cutoffs,)
         Mean reciprocal rank over the scored queries.
 
-{references}
+    {references}
 
     Examples
     --------
     >>> from skndcg.metrics import grouped_mrr_score
-    >>> grouped_mrr_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2])
+    >>> y_true, y_score = [0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1]
+    >>> qid = [1, 1, 1, 2, 2, 2]
+    >>> grouped_mrr_score(y_true, y_score, qid)
     0.41666...
-    >>> grouped_mrr_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2], k=2)
+    >>> grouped_mrr_score(y_true, y_score, qid, k=2)
     0.25
     """
     return _binary(
@@ -460,7 +465,7 @@ def grouped_precision_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
     denominator : {{"k", "min_k_items"}}, default=None
@@ -468,8 +473,8 @@ def grouped_precision_score(
         when a query has fewer than ``k`` rows, so such a query cannot reach 1;
         ``"min_k_items"`` divides by the number of rows actually ranked
         (torchmetrics' ``adaptive_k=True``).
-{binary}
-{options}
+    {binary}
+    {options}
 
     Returns
     -------
@@ -520,11 +525,11 @@ def grouped_recall_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
-{binary}
-{options}
+    {binary}
+    {options}
 
     Returns
     -------
@@ -571,11 +576,11 @@ def grouped_hit_rate_score(
 
     Parameters
     ----------
-{common}
+    {common}
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
-{binary}
-{options}
+    {binary}
+    {options}
 
     Returns
     -------

@@ -1,0 +1,101 @@
+"""The ranking step shared by the beyond-accuracy metrics: who enters each top k.
+
+Rows are grouped by query as the grouped metrics group them, then ordered by
+decreasing score with the tie rule deciding among equal scores. Under
+``ties="average"`` each row gets the exact probability that it enters the top
+``k`` when the tied rows of each query are ordered uniformly at random,
+independently across queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._engine import check_k
+from ._grouping import Grouping, as_1d, check_finite, group_rows
+
+TIES = ("average", "stable", "reverse")
+
+
+@dataclass
+class Ranked:
+    """Rows in ranked order: queries in canonical order, best score first."""
+
+    grouping: Grouping
+    rows: np.ndarray  # input row of each ranked position
+    gid: np.ndarray  # query (canonical index) of each ranked position
+    pos: np.ndarray  # 0-based rank within the query
+    block_pos: np.ndarray  # rank of the first row of the position's tie block
+    block_len: np.ndarray  # size of that tie block (1 unless ties="average")
+    qsize: np.ndarray  # size of each query
+
+
+def check_ties(ties) -> str:
+    if ties not in TIES:
+        raise ValueError(f"ties={ties!r} is not valid; expected one of {list(TIES)}.")
+    return ties
+
+
+def cutoffs(k):
+    """A list of cut-offs and whether a single one was given."""
+    if isinstance(k, (list, tuple, np.ndarray)):
+        ks = list(k)
+        if not ks:
+            raise ValueError("k is an empty sequence; give at least one cut-off.")
+        return [check_k(x) for x in ks], False
+    return [check_k(k)], True
+
+
+def rank(y_score, qid, n: int, ties: str) -> Ranked:
+    s = as_1d(y_score, "y_score")
+    if s.dtype.kind not in "biuf":
+        raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
+    if s.shape[0] != n:
+        raise ValueError(
+            f"y_score has {s.shape[0]} rows but item_id has {n}; they must match."
+        )
+    check_finite(s, "y_score")
+    q = as_1d(qid, "qid", allow_object=True)
+    if q.shape[0] != n:
+        raise ValueError(
+            f"qid has {q.shape[0]} rows but item_id has {n}; they must match."
+        )
+    grouping = group_rows(qid, n)
+    rows_g = grouping.take(np.arange(n))
+    neg = -s.astype(np.float64)[rows_g]
+    by_start = np.argsort(grouping.starts, kind="stable")
+    gid_g = np.repeat(by_start, grouping.sizes[by_start])
+    # Within a query, grouped positions follow the input order.
+    if ties == "reverse":
+        order = np.lexsort((-np.arange(n), neg, gid_g))
+    else:
+        order = np.lexsort((neg, gid_g))
+    gid = gid_g[order]
+    neg = neg[order]
+    qsize = grouping.sizes.astype(np.int64)
+    qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))
+    pos = np.arange(n) - qstart[gid]
+    if ties == "average":
+        new = np.ones(n, dtype=bool)
+        new[1:] = (gid[1:] != gid[:-1]) | (neg[1:] != neg[:-1])
+        first = np.flatnonzero(new)
+        block = np.cumsum(new) - 1
+        block_pos = pos[first][block]
+        block_len = np.diff(np.append(first, n))[block]
+    else:
+        block_pos, block_len = pos, np.ones(n, dtype=np.int64)
+    return Ranked(grouping, rows_g[order], gid, pos, block_pos, block_len, qsize)
+
+
+def membership(r: Ranked, k):
+    """Per ranked position: probability of being in the top k, boundary flag."""
+    if k is None:
+        return np.ones(r.pos.shape[0]), np.zeros(r.pos.shape[0], dtype=bool)
+    inside = r.block_pos + r.block_len <= k
+    boundary = (r.block_pos < k) & ~inside
+    prob = np.where(
+        inside, 1.0, np.where(boundary, (k - r.block_pos) / r.block_len, 0.0)
+    )
+    return prob, boundary
