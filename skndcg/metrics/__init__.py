@@ -18,6 +18,7 @@ from ._ranking import (
 )
 from ._recipes import log_frequency_weights, minmax_labels_per_query, sqrt_gain
 from ._report import ranking_report
+from ._scorer import make_ndcg_scorer, make_ranking_scorer
 
 #: Names accepted by ``convention=``.
 CONVENTIONS = tuple(sorted(_PRESETS))
@@ -35,6 +36,8 @@ __all__ = [
     "grouped_recall_score",
     "intra_list_diversity_score",
     "log_frequency_weights",
+    "make_ndcg_scorer",
+    "make_ranking_scorer",
     "minmax_labels_per_query",
     "ranking_report",
     "sqrt_gain",
