@@ -189,35 +189,6 @@ def _sort_full(s, lo, m, tie_mode):
 
 
 @njit(cache=True, nogil=True)
-def _top_k(s, lo, m, kk, order, buf, tie_mode):
-    """Fill ``order[:kk]`` with the offsets of the ``kk`` best rows, ranked.
-
-    A sorted insertion buffer: a row enters only when it beats the current last
-    entry, so the cost is one comparison per row plus rare insertions.
-    """
-    n = 0
-    for i in range(m):
-        si = s[lo + i]
-        if n == kk:
-            last = buf[kk - 1]
-            if tie_mode == TIES_REVERSE:
-                if si < last:
-                    continue
-            elif si <= last:
-                continue
-            j = kk - 1
-        else:
-            j = n
-            n += 1
-        while j > 0 and _before(si, i, buf[j - 1], order[j - 1], tie_mode):
-            buf[j] = buf[j - 1]
-            order[j] = order[j - 1]
-            j -= 1
-        buf[j] = si
-        order[j] = i
-
-
-@njit(cache=True, nogil=True)
 def _ideal_gains(y, lo, m, kk, gain_mode, ibuf):
     """The ``kk`` largest gains of the query, in decreasing order, into ``ibuf``."""
     if kk * 3 >= m and m > _SMALL:
@@ -404,6 +375,180 @@ def _log_comb(n, k):
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
+@njit(cache=True, nogil=True)
+def _fused_scan(
+    y,
+    s,
+    lo,
+    m,
+    kk,
+    order,
+    buf,
+    ibuf,
+    hist,
+    need_ideal,
+    tie_mode,
+    gain_mode,
+    rel_thr,
+    rel_strict,
+):
+    """One pass over a query: label totals, its ``kk`` best rows and ideal gains.
+
+    Fills ``order[:kk]``/``buf[:kk]`` with the best rows (ranked) and ``ibuf[:kk]``
+    with the largest gains. Under averaged ties it also counts the rows left out of
+    the buffer that tie with its last score (their number, gain sum and relevant
+    count), so the tie block at the cut-off is known without a second pass.
+    ``hist`` (zeroed, one bin per label) replaces the ideal buffer when the labels
+    are small non-negative integers; it is left zeroed again.
+    """
+    n_rel = 0
+    lsum = 0.0
+    tcnt = 0
+    tgain = 0.0
+    trel = 0
+    n = 0
+    ni = 0
+    use_hist = need_ideal and hist.shape[0] > 0
+    top_label = np.int64(0)
+    for i in range(m):
+        lab = y[lo + i]
+        lsum += lab
+        rel = _is_rel(lab, rel_thr, rel_strict)
+        if rel:
+            n_rel += 1
+        if use_hist:
+            li = np.int64(lab)
+            hist[li] += 1
+            if li > top_label:
+                top_label = li
+        elif need_ideal:
+            # Gains grow with labels: keep the kk largest labels.
+            fl = np.float64(lab)
+            if ni < kk:
+                j = ni
+                ni += 1
+            elif fl > ibuf[kk - 1]:
+                j = kk - 1
+            else:
+                j = -1
+            if j >= 0:
+                while j > 0 and fl > ibuf[j - 1]:
+                    ibuf[j] = ibuf[j - 1]
+                    j -= 1
+                ibuf[j] = fl
+        si = s[lo + i]
+        evicted = -1
+        if n == kk:
+            last = buf[kk - 1]
+            if si < last:
+                continue
+            if si == last and tie_mode != TIES_REVERSE:
+                if tie_mode == TIES_AVERAGE:
+                    tcnt += 1
+                    tgain += _gain(lab, gain_mode)
+                    if rel:
+                        trel += 1
+                continue
+            evicted = order[kk - 1]
+            j = kk - 1
+        else:
+            j = n
+            n += 1
+        while j > 0 and _before(si, i, buf[j - 1], order[j - 1], tie_mode):
+            buf[j] = buf[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        buf[j] = si
+        order[j] = i
+        if evicted >= 0 and tie_mode == TIES_AVERAGE:
+            if buf[kk - 1] == last:
+                # The evicted row ties with the new last one: it stays in the block.
+                lab_e = y[lo + evicted]
+                tcnt += 1
+                tgain += _gain(lab_e, gain_mode)
+                if _is_rel(lab_e, rel_thr, rel_strict):
+                    trel += 1
+            else:
+                tcnt = 0
+                tgain = 0.0
+                trel = 0
+    if use_hist:
+        # Small non-negative integer labels: the ideal order from a histogram.
+        p = 0
+        for lab in range(top_label, -1, -1):
+            c = hist[lab]
+            hist[lab] = 0
+            while c > 0 and p < kk:
+                ibuf[p] = lab
+                p += 1
+                c -= 1
+    if need_ideal:
+        for p in range(kk):
+            ibuf[p] = _gain(ibuf[p], gain_mode)
+    return n_rel, lsum, tcnt, tgain, trel
+
+
+@njit(cache=True, nogil=True)
+def _blocks(
+    y,
+    s,
+    lo,
+    ranked,
+    n_ranked,
+    upto,
+    tie_mode,
+    gain_mode,
+    rel_thr,
+    rel_strict,
+    tcnt,
+    tgain,
+    trel,
+    bstart,
+    bsize,
+    bgain,
+    brel,
+):
+    """Blocks covering the ranked positions ``0..upto-1``; returns their number.
+
+    ``tcnt``, ``tgain`` and ``trel`` describe rows outside ``ranked`` that tie with
+    its last row; they join the last block.
+    """
+    nb = 0
+    if tie_mode != TIES_AVERAGE:
+        for pos in range(min(upto, n_ranked)):
+            lab = y[lo + ranked[pos]]
+            bstart[nb] = pos
+            bsize[nb] = 1
+            bgain[nb] = _gain(lab, gain_mode)
+            brel[nb] = 1 if _is_rel(lab, rel_thr, rel_strict) else 0
+            nb += 1
+        return nb
+    pos = 0
+    while pos < n_ranked and pos < upto:
+        sv = s[lo + ranked[pos]]
+        end = pos
+        gsum = 0.0
+        rsum = 0
+        while end < n_ranked and s[lo + ranked[end]] == sv:
+            lab = y[lo + ranked[end]]
+            gsum += _gain(lab, gain_mode)
+            if _is_rel(lab, rel_thr, rel_strict):
+                rsum += 1
+            end += 1
+        size = end - pos
+        if end == n_ranked:
+            size += tcnt
+            gsum += tgain
+            rsum += trel
+        bstart[nb] = pos
+        bsize[nb] = size
+        bgain[nb] = gsum
+        brel[nb] = rsum
+        nb += 1
+        pos = end
+    return nb
+
+
 # --------------------------------------------------------------------- the kernel
 @njit(cache=True, nogil=True)
 def _eval_chunk(
@@ -421,6 +566,7 @@ def _eval_chunk(
     rel_thr,
     rel_strict,
     tie_mode,
+    n_hist,
     values,
     aux,
     n_rel_out,
@@ -428,19 +574,25 @@ def _eval_chunk(
 ):
     n_metrics = kinds.shape[0]
     kmax = 0
-    k_all = False
+    k_all = False  # some metric other than RR needs the whole list
+    rr_all = False  # RR without cut-off: only up to the first relevant row
     need_rank = False
     need_ideal = False
     for j in range(n_metrics):
         if ks[j] < 0:
-            k_all = True
+            if kinds[j] == RR:
+                rr_all = True
+            else:
+                k_all = True
         elif ks[j] > kmax:
             kmax = ks[j]
         if kinds[j] != IDCG:
             need_rank = True
         if kinds[j] == NDCG or kinds[j] == DCG or kinds[j] == IDCG:
             need_ideal = True
-    cap = max(_SMALL, kmax) + 1
+    kbase = kmax if kmax > 0 else 10
+    hist = np.zeros(n_hist, dtype=np.int64)
+    cap = max(_SMALL, kbase) + 1
     order = np.empty(cap, dtype=np.int64)
     buf = np.empty(cap, dtype=s.dtype)
     ibuf = np.empty(cap, dtype=np.float64)
@@ -452,9 +604,10 @@ def _eval_chunk(
     for g in range(g0, g1):
         lo = starts[g]
         m = ends[g] - lo
-        kk = m if k_all else min(kmax, m)
-        if kk + 1 > order.shape[0]:
-            size = kk + 1
+        kk = m if k_all else min(kbase, m)
+        if m + 1 > bstart.shape[0] and (kk * 3 >= m or rr_all):
+            # Whole-query ranking ahead: room for a block per row.
+            size = m + 1
             order = np.empty(size, dtype=np.int64)
             buf = np.empty(size, dtype=s.dtype)
             ibuf = np.empty(size, dtype=np.float64)
@@ -463,76 +616,118 @@ def _eval_chunk(
             bgain = np.empty(size + 1, dtype=np.float64)
             brel = np.empty(size + 1, dtype=np.int64)
 
-        # Totals over the whole query.
-        n_rel = 0
-        lsum = 0.0
-        for i in range(lo, lo + m):
-            lab = y[i]
-            lsum += lab
-            if _is_rel(lab, rel_thr, rel_strict):
-                n_rel += 1
+        use_buffer = (
+            need_rank and m > _SMALL and kk * 3 < m and tie_mode != TIES_QUICKSORT
+        )
+        nb = 0
+        if use_buffer:
+            # One pass: totals, ideal labels and the best kk rows together.
+            n_rel, lsum, tcnt, tgain, trel = _fused_scan(
+                y,
+                s,
+                lo,
+                m,
+                kk,
+                order,
+                buf,
+                ibuf,
+                hist,
+                need_ideal,
+                tie_mode,
+                gain_mode,
+                rel_thr,
+                rel_strict,
+            )
+            nb = _blocks(
+                y,
+                s,
+                lo,
+                order,
+                kk,
+                kk,
+                tie_mode,
+                gain_mode,
+                rel_thr,
+                rel_strict,
+                tcnt,
+                tgain,
+                trel,
+                bstart,
+                bsize,
+                bgain,
+                brel,
+            )
+            if rr_all and n_rel > 0:
+                found = False
+                for b in range(nb):
+                    if brel[b] > 0:
+                        found = True
+                        break
+                if not found:
+                    # The first relevant row ranks below the buffer: rank it all.
+                    if m + 1 > bstart.shape[0]:
+                        bstart = np.empty(m + 2, dtype=np.int64)
+                        bsize = np.empty(m + 2, dtype=np.int64)
+                        bgain = np.empty(m + 2, dtype=np.float64)
+                        brel = np.empty(m + 2, dtype=np.int64)
+                    ranked = _sort_full(s, lo, m, tie_mode)
+                    nb = _blocks(
+                        y,
+                        s,
+                        lo,
+                        ranked,
+                        m,
+                        m,
+                        tie_mode,
+                        gain_mode,
+                        rel_thr,
+                        rel_strict,
+                        0,
+                        0.0,
+                        0,
+                        bstart,
+                        bsize,
+                        bgain,
+                        brel,
+                    )
+        else:
+            n_rel = 0
+            lsum = 0.0
+            for i in range(lo, lo + m):
+                lab = y[i]
+                lsum += lab
+                if _is_rel(lab, rel_thr, rel_strict):
+                    n_rel += 1
+            if need_rank:
+                if m <= _SMALL and tie_mode != TIES_QUICKSORT:
+                    _sort_small(s, lo, m, order, tie_mode)
+                    ranked = order
+                else:
+                    ranked = _sort_full(s, lo, m, tie_mode)
+                upto = m if rr_all else kk
+                nb = _blocks(
+                    y,
+                    s,
+                    lo,
+                    ranked,
+                    m,
+                    upto,
+                    tie_mode,
+                    gain_mode,
+                    rel_thr,
+                    rel_strict,
+                    0,
+                    0.0,
+                    0,
+                    bstart,
+                    bsize,
+                    bgain,
+                    brel,
+                )
+            if need_ideal:
+                _ideal_gains(y, lo, m, kk, gain_mode, ibuf)
         n_rel_out[g] = n_rel
         label_sum_out[g] = lsum
-
-        # Rank: blocks covering positions 0..kk-1.
-        nb = 0
-        if need_rank:
-            if m <= _SMALL and tie_mode != TIES_QUICKSORT:
-                _sort_small(s, lo, m, order, tie_mode)
-                ranked = order
-                n_ranked = m
-            elif kk * 3 >= m or tie_mode == TIES_QUICKSORT:
-                ranked = _sort_full(s, lo, m, tie_mode)
-                n_ranked = m
-            else:
-                _top_k(s, lo, m, kk, order, buf, tie_mode)
-                ranked = order
-                n_ranked = kk
-            if tie_mode == TIES_AVERAGE:
-                pos = 0
-                # Runs of equal scores among the ranked rows.
-                while pos < n_ranked and pos < kk:
-                    sv = s[lo + ranked[pos]]
-                    end = pos
-                    gsum = 0.0
-                    rsum = 0
-                    while end < n_ranked and s[lo + ranked[end]] == sv:
-                        lab = y[lo + ranked[end]]
-                        gsum += _gain(lab, gain_mode)
-                        if _is_rel(lab, rel_thr, rel_strict):
-                            rsum += 1
-                        end += 1
-                    if end == n_ranked and n_ranked < m:
-                        # The run reaches the end of the buffer: the tie block may
-                        # hold rows outside it. Count them all with one scan.
-                        gsum = 0.0
-                        rsum = 0
-                        cnt = 0
-                        for i in range(lo, lo + m):
-                            if s[i] == sv:
-                                lab = y[i]
-                                gsum += _gain(lab, gain_mode)
-                                if _is_rel(lab, rel_thr, rel_strict):
-                                    rsum += 1
-                                cnt += 1
-                        end = pos + cnt
-                    bstart[nb] = pos
-                    bsize[nb] = end - pos
-                    bgain[nb] = gsum
-                    brel[nb] = rsum
-                    nb += 1
-                    pos = end
-            else:
-                for pos in range(kk):
-                    lab = y[lo + ranked[pos]]
-                    bstart[nb] = pos
-                    bsize[nb] = 1
-                    bgain[nb] = _gain(lab, gain_mode)
-                    brel[nb] = 1 if _is_rel(lab, rel_thr, rel_strict) else 0
-                    nb += 1
-
-        if need_ideal:
-            _ideal_gains(y, lo, m, kk, gain_mode, ibuf)
 
         for j in range(n_metrics):
             kind = kinds[j]
@@ -587,13 +782,15 @@ def evaluate_groups(
     rel_thr,
     rel_strict,
     tie_mode,
+    n_hist,
 ):
     """Per-query metric values for every requested ``(kind, k, param)``.
 
     Returns ``values`` and ``aux`` of shape ``(n_groups, n_metrics)``, where ``aux``
     is the ideal DCG at the metric's cut-off for the DCG family and the number of
     relevant rows otherwise (a query is "empty" for a metric when its aux is <= 0),
-    plus per-query relevant counts and label sums.
+    plus per-query relevant counts and label sums. ``n_hist > 0`` promises that
+    every label is an integer in ``[0, n_hist)``.
     """
     n_groups = starts.shape[0]
     n_metrics = kinds.shape[0]
@@ -617,6 +814,7 @@ def evaluate_groups(
             rel_thr,
             rel_strict,
             tie_mode,
+            n_hist,
             values,
             aux,
             n_rel,
