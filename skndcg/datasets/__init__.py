@@ -5,13 +5,16 @@
 - :func:`load_movielens`: read the files of an official MovieLens release.
 - :func:`fetch_movielens`: download, verify, extract and cache a release.
 - :func:`get_data_home`: the cache folder.
+- :func:`make_ranking_task`: queries, candidates and point-in-time features for
+  learning to rank, from any of the above.
 
-All three return the same layout: ``user_id``, ``item_id``, ``rating``,
+The first three return the same layout: ``user_id``, ``item_id``, ``rating``,
 ``timestamp`` (Unix seconds) and pipe-separated ``genres``.
 """
 
 from ._fetch import fetch_movielens, get_data_home
 from ._movielens import load_movielens
+from ._ranking_task import make_ranking_task
 from ._synthetic import make_movielens_like
 
 __all__ = [
@@ -19,4 +22,5 @@ __all__ = [
     "get_data_home",
     "load_movielens",
     "make_movielens_like",
+    "make_ranking_task",
 ]

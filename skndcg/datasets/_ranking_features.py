@@ -1,0 +1,166 @@
+"""Point-in-time features for the ranking task: only earlier windows count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+FEATURES = (
+    "item_log_ratings",
+    "item_mean_rating",
+    "item_log_recent",
+    "item_age",
+    "user_log_ratings",
+    "user_mean_rating",
+    "user_days_idle",
+    "genre_affinity",
+    "genre_rating",
+)
+NO_GENRE = "(no genres listed)"
+_RECENT = 3  # windows counted by item_log_recent
+_SHRINK = 5.0  # weight of the global mean in item_mean_rating
+_DAY = 86_400.0
+
+
+def _table(keys, *columns):
+    """Aggregate ``columns`` by sorted unique ``keys`` (sums per key)."""
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    sums = [np.bincount(inverse, weights=c, minlength=uniq.size) for c in columns]
+    return uniq, inverse, sums
+
+
+def _item_genres(log):
+    """Boolean item x genre matrix from the pipe-separated genre strings."""
+    first = np.full(log.n_items, np.nan, dtype=object)
+    # The first non-missing genre string of each item.
+    present = pd.notna(log.genres)
+    idx = np.flatnonzero(present)
+    if idx.size:
+        items, where = np.unique(log.item[idx], return_index=True)
+        first[items] = log.genres[idx[where]]
+    strings = pd.Series(first, dtype=object).fillna("")
+    dummies = strings.str.get_dummies(sep="|")
+    dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
+    return dummies.to_numpy(dtype=bool)
+
+
+def _user_genre_sums(log, uw_inverse, n_uw, genre):
+    """Per (user, window): count and rating sum of rated items per genre."""
+    n_genres = genre.shape[1]
+    if n_genres == 0:
+        zeros = np.zeros((n_uw, 0))
+        return zeros, zeros
+    item_rows, item_genre = np.nonzero(genre)
+    per_item = np.bincount(item_rows, minlength=genre.shape[0])
+    indptr = np.r_[0, np.cumsum(per_item)]
+    counts = per_item[log.item]
+    total = int(counts.sum())
+    rating_rows = np.repeat(np.arange(log.item.size), counts)
+    offset = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    g = item_genre[indptr[log.item[rating_rows]] + offset]
+    flat = uw_inverse[rating_rows] * n_genres + g
+    size = n_uw * n_genres
+    cnt = np.bincount(flat, minlength=size).reshape(n_uw, n_genres)
+    rsum = np.bincount(flat, weights=log.rating[rating_rows], minlength=size)
+    return cnt.astype(np.float64), rsum.reshape(n_uw, n_genres)
+
+
+def _before_within(values, first_row_of_key):
+    """Cumulative sums of earlier rows of the same key (rows sorted by key)."""
+    csum = np.cumsum(values, axis=0)
+    before = csum - values
+    return before - before[first_row_of_key]
+
+
+def _item_to_date(log, ordinal, item, win_ord):
+    """Count and rating sum of an item over windows strictly before ``win_ord``,
+    and the ordinal of its first window (-1 when it has no earlier rating)."""
+    span = int(ordinal.max() - ordinal.min()) + _RECENT + 2
+    lo = int(ordinal.min()) - _RECENT - 1
+    key = log.item * span + (ordinal - lo)
+    uniq, _, (cnt, rsum) = _table(key, np.ones(key.size), log.rating)
+    owner = uniq // span
+    c_cnt, c_sum = np.cumsum(cnt), np.cumsum(rsum)
+    starts = np.searchsorted(owner, np.arange(log.n_items))
+    base_cnt = np.r_[0.0, c_cnt][starts]
+    base_sum = np.r_[0.0, c_sum][starts]
+
+    def cumulative(at):
+        p = np.searchsorted(uniq, item * span + (at - lo)) - 1
+        ok = (p >= 0) & (owner[np.maximum(p, 0)] == item)
+        p = np.maximum(p, 0)
+        n = np.where(ok, c_cnt[p] - base_cnt[item], 0.0)
+        s = np.where(ok, c_sum[p] - base_sum[item], 0.0)
+        return n, s
+
+    n_before, s_before = cumulative(win_ord)
+    n_old, _ = cumulative(win_ord - _RECENT)
+    first_ord = np.where(n_before > 0, uniq[starts[item]] % span + lo, -1)
+    return n_before, s_before, n_before - n_old, first_ord
+
+
+def build_features(log, user, item, win):
+    """Feature columns for candidate rows (user, item, window index) codes."""
+    ordinal = log.windows[log.win]
+    win_ord = log.windows[win]
+    n_win = log.windows.size
+
+    # Global mean rating before each window.
+    per_win_n = np.bincount(log.win, minlength=n_win).astype(np.float64)
+    per_win_s = np.bincount(log.win, weights=log.rating, minlength=n_win)
+    glob_n = np.cumsum(per_win_n) - per_win_n
+    glob_s = np.cumsum(per_win_s) - per_win_s
+    glob_mean = np.divide(glob_s, glob_n, out=np.zeros(n_win), where=glob_n > 0)
+
+    # Item history.
+    i_n, i_s, i_recent, i_first = _item_to_date(log, ordinal, item, win_ord)
+    prior = glob_mean[win]
+    item_mean = (i_s + _SHRINK * prior) / (i_n + _SHRINK)
+    item_age = np.where(i_first >= 0, win_ord - i_first, 0)
+
+    # User history per (user, window), accumulated over earlier windows.
+    uw_key = log.user * n_win + log.win
+    uw, uw_inv, (cnt, rsum) = _table(uw_key, np.ones(uw_key.size), log.rating)
+    last_ts = np.zeros(uw.size)
+    np.maximum.at(last_ts, uw_inv, log.timestamp.astype(np.float64))
+    uw_user = uw // n_win
+    first_row = np.searchsorted(uw_user, uw_user)
+    u_n = _before_within(cnt, first_row)
+    u_s = _before_within(rsum, first_row)
+    prev_last = np.r_[np.nan, last_ts[:-1]]
+    prev_last[first_row == np.arange(uw.size)] = np.nan
+
+    genre = _item_genres(log)
+    g_cnt, g_sum = _user_genre_sums(log, uw_inv, uw.size, genre)
+    g_cnt = _before_within(g_cnt, first_row)
+    g_sum = _before_within(g_sum, first_row)
+
+    row = np.searchsorted(uw, user * n_win + win)
+    n_hist = u_n[row]
+    user_mean = np.divide(u_s[row], n_hist, out=np.zeros(row.size), where=n_hist > 0)
+    start_s = log.window_starts.astype("datetime64[s]").astype(np.int64)[win]
+    idle = (start_s - prev_last[row]) / _DAY
+
+    item_g = genre[item].astype(np.float64)
+    n_item_g = item_g.sum(axis=1)
+    share = g_cnt[row] / np.maximum(n_hist, 1.0)[:, None]
+    affinity = (share * item_g).sum(axis=1) / np.maximum(n_item_g, 1.0)
+    overlap_n = (g_cnt[row] * item_g).sum(axis=1)
+    overlap_s = (g_sum[row] * item_g).sum(axis=1)
+    genre_rating = np.where(
+        overlap_n > 0,
+        np.divide(overlap_s, overlap_n, out=np.zeros(row.size), where=overlap_n > 0)
+        - user_mean,
+        0.0,
+    )
+    return {
+        "item_log_ratings": np.log1p(i_n),
+        "item_mean_rating": item_mean,
+        "item_log_recent": np.log1p(i_recent),
+        "item_age": item_age.astype(np.float64),
+        "user_log_ratings": np.log1p(n_hist),
+        "user_mean_rating": user_mean,
+        "user_days_idle": idle,
+        "genre_affinity": affinity,
+        "genre_rating": genre_rating,
+    }

@@ -1,0 +1,131 @@
+"""Bootstrap intervals over queries: hand checks, coverage, properties, errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skndcg.evaluation import _bootstrap, bootstrap_ci, paired_bootstrap
+
+
+def _by_hand(values, n_resamples, confidence, seed):
+    """Percentile interval of resampled means, drawn with the same generator."""
+    rs = np.random.RandomState(seed)
+    idx = rs.randint(0, len(values), size=(n_resamples, len(values)))
+    means = np.asarray(values)[idx].mean(axis=1)
+    alpha = 1 - confidence
+    return means, np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+
+
+def test_matches_hand_computation(monkeypatch):
+    values = np.array([0.1, 0.5, 0.9, 0.3, 0.0, 1.0, 0.7])
+    _, (low, high) = _by_hand(values, 500, 0.9, seed=42)
+    ci = bootstrap_ci(values, n_resamples=500, confidence=0.9, random_state=42)
+    assert ci.estimate == pytest.approx(values.mean())
+    assert (ci.low, ci.high) == pytest.approx((low, high))
+    # Resampling in chunks draws the same stream as one big draw.
+    monkeypatch.setattr(_bootstrap, "_CHUNK_CELLS", 20)
+    chunked = bootstrap_ci(values, n_resamples=500, confidence=0.9, random_state=42)
+    assert chunked == ci
+
+
+def test_tiny_case_exact():
+    # Two values: every resampled mean is 0, 0.5 or 1 with probabilities
+    # 1/4, 1/2, 1/4; a 40% interval covers only the middle.
+    ci = bootstrap_ci([0.0, 1.0], n_resamples=4000, confidence=0.4, random_state=0)
+    assert ci == (0.5, 0.5, 0.5)
+    assert bootstrap_ci([0.3], random_state=0) == pytest.approx((0.3, 0.3, 0.3))
+
+
+def test_coverage_on_simulated_data():
+    """About 95% of 95% intervals cover the true mean."""
+    rng = np.random.default_rng(0)
+    true_mean, hits, n_trials = 0.4, 0, 300
+    for trial in range(n_trials):
+        sample = rng.beta(2, 3, size=120)  # mean 2 / (2 + 3) = 0.4
+        ci = bootstrap_ci(sample, n_resamples=300, random_state=trial)
+        hits += ci.low <= true_mean <= ci.high
+    assert 0.90 <= hits / n_trials <= 0.99
+
+
+def test_width_shrinks_with_more_queries():
+    rng = np.random.default_rng(1)
+    small = bootstrap_ci(rng.random(50), random_state=0)
+    large = bootstrap_ci(rng.random(5000), random_state=0)
+    assert large.high - large.low < (small.high - small.low) / 5
+
+
+def test_paired_matches_hand_computation():
+    rng = np.random.default_rng(3)
+    b = rng.random(40)
+    a = b + rng.normal(0.05, 0.1, 40)
+    means, (low, high) = _by_hand(a - b, 700, 0.95, seed=9)
+    res = paired_bootstrap(a, b, n_resamples=700, random_state=9)
+    assert res.difference == pytest.approx(np.mean(a - b))
+    assert (res.low, res.high) == pytest.approx((low, high))
+    assert res.p_value == pytest.approx(min(1.0, 2 * np.mean(means <= 0)))
+    swapped = paired_bootstrap(b, a, n_resamples=700, random_state=9)
+    assert swapped.difference == pytest.approx(-res.difference)
+    assert (swapped.low, swapped.high) == pytest.approx((-high, -low))
+    assert swapped.p_value == pytest.approx(res.p_value)
+
+
+def test_paired_is_narrower_than_separate_intervals():
+    rng = np.random.default_rng(4)
+    query_difficulty = rng.random(200)
+    a = query_difficulty + 0.03 + rng.normal(0, 0.02, 200)
+    b = query_difficulty
+    paired = paired_bootstrap(a, b, random_state=0)
+    ci_a, ci_b = bootstrap_ci(a, random_state=0), bootstrap_ci(b, random_state=0)
+    assert ci_a.low < ci_b.high  # separate intervals overlap ...
+    assert paired.low > 0 and paired.p_value < 0.01  # ... the paired one does not
+
+
+def test_paired_constant_and_equal():
+    b = np.array([0.2, 0.5, 0.9])
+    res = paired_bootstrap(b + 0.1, b, random_state=0)
+    assert res == pytest.approx((0.1, 0.1, 0.1, 0.0))
+    assert paired_bootstrap(b, b, random_state=0) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_nan_policy():
+    values = [0.2, np.nan, 0.6]
+    assert bootstrap_ci(values, random_state=0) == bootstrap_ci(
+        [0.2, 0.6], random_state=0
+    )
+    with pytest.raises(ValueError, match=r"values contains 1 NaN value\(s\)"):
+        bootstrap_ci(values, nan_policy="raise")
+    assert np.isnan(bootstrap_ci([np.nan, np.nan])).all()
+    res = paired_bootstrap([0.5, np.nan, 0.7], [0.4, 0.3, np.nan], random_state=0)
+    assert res[:3] == pytest.approx((0.1, 0.1, 0.1))
+    with pytest.raises(ValueError, match=r"a or b contains 2 NaN"):
+        paired_bootstrap([0.5, np.nan, 0.7], [0.4, 0.3, np.nan], nan_policy="raise")
+    assert np.isnan(paired_bootstrap([np.nan], [0.1])).all()
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"values must be one-dimensional.*\(2, 2\)"):
+        bootstrap_ci([[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(ValueError, match="values contains infinite"):
+        bootstrap_ci([0.1, np.inf])
+    with pytest.raises(ValueError, match="got 2 and 3 values"):
+        paired_bootstrap([0.1, 0.2], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="'confidence' parameter"):
+        bootstrap_ci([0.1, 0.2], confidence=95)
+    with pytest.raises(ValueError, match="'n_resamples' parameter"):
+        paired_bootstrap([0.1], [0.2], n_resamples=0)
+    with pytest.raises(ValueError, match="'nan_policy' parameter"):
+        bootstrap_ci([0.1], nan_policy="drop")
+
+
+values_st = st.lists(
+    st.floats(0, 1, allow_nan=False, allow_subnormal=False), min_size=1, max_size=30
+)
+
+
+@given(values=values_st, seed=st.integers(0, 1000), shift=st.floats(-5, 5))
+def test_bounds_and_shift_equivariance(values, seed, shift):
+    ci = bootstrap_ci(values, n_resamples=50, random_state=seed)
+    assert min(values) - 1e-12 <= ci.low <= ci.high <= max(values) + 1e-12
+    moved = bootstrap_ci(np.add(values, shift), n_resamples=50, random_state=seed)
+    assert np.allclose(np.subtract(moved, shift), ci, atol=1e-9)
