@@ -113,6 +113,11 @@ class Evaluation:
         return float(np.sum(v[keep] * wk) / total)
 
 
+def _py(value):
+    """A numpy scalar as the Python value it holds, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def check_k(k, name: str = "k", *, allow_none: bool = True):
     """Validate a cut-off: an int >= 1 (not a bool) or None."""
     if k is None and allow_none:
@@ -222,7 +227,7 @@ def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray
         except KeyError:
             raise ValueError(
                 f"sample_weight given per query lacks a weight for query "
-                f"{missing[0]!r}; every query needs one."
+                f"{_py(missing[0])!r}; every query needs one."
             ) from None
         name = "sample_weight"
     else:
@@ -238,8 +243,8 @@ def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray
         w, bad = K.group_constant(grouping.take(rows), grouping.starts, grouping.ends)
         if bad >= 0:
             raise ValueError(
-                f"sample_weight varies within query {grouping.keys[bad]!r}; weights "
-                "are per query, so give every row of a query the same weight."
+                f"sample_weight varies within query {_py(grouping.keys[bad])!r}; "
+                "weights are per query, so give every row of a query the same weight."
             )
         name = "sample_weight"
     if not np.isfinite(w).all() or (w < 0).any():
@@ -396,7 +401,7 @@ def evaluate(
         if conv.empty == "error":
             g, j = np.argwhere(empty_mask)[0]
             raise ValueError(
-                f"query {grouping.keys[g]!r} has no relevant item, so "
+                f"query {_py(grouping.keys[g])!r} has no relevant item, so "
                 f"{specs[j].name} is undefined for it (empty='error'); pass "
                 "empty='skip', 'zero' or 'one' to handle such queries."
             )

@@ -1,0 +1,106 @@
+"""Invariances of the grouped metrics (hypothesis) and the grouping paths."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_metrics_reference import ranking_data
+
+from skndcg.metrics import grouped_ranking_scores, ranking_report
+from skndcg.metrics._grouping import group_rows
+
+NAMES = ["ndcg@3", "dcg@2", "map@3", "mrr", "p@2", "r@3", "hit@1", "ndcg"]
+
+
+def _scores(y, s, q, **kw):
+    return grouped_ranking_scores(y, s, q, NAMES, empty="zero", **kw)
+
+
+@given(ranking_data(), st.randoms(use_true_random=False))
+def test_row_permutation_invariance_with_averaged_ties(data, rnd):
+    y, s, q = data
+    perm = np.arange(y.size)
+    rnd.shuffle(perm)
+    a, b = _scores(y, s, q), _scores(y[perm], s[perm], q[perm])
+    for name in NAMES:
+        assert a[name] == pytest.approx(b[name], rel=1e-13, abs=1e-15)
+
+
+@given(ranking_data(), st.sampled_from(["str", "shift", "reverse", "float"]))
+def test_query_relabelling_invariance(data, how):
+    y, s, q = data
+    relabel = {
+        "str": lambda v: np.char.add("user-", v.astype(str)),
+        "shift": lambda v: v * 1_000_003 + 10**12,  # a wide range of ids
+        "reverse": lambda v: -v,
+        "float": lambda v: v + 0.5,
+    }[how]
+    a, b = _scores(y, s, q), _scores(y, s, relabel(q))
+    for name in NAMES:
+        assert a[name] == pytest.approx(b[name], rel=1e-13, abs=1e-15)
+
+
+@given(
+    ranking_data(),
+    st.sampled_from([0.5, 4.0, 1024.0]),
+    st.sampled_from([-7.0, 0.0, 100.0]),
+    st.sampled_from(["average", "stable", "reverse"]),
+)
+def test_positive_scaling_and_shift_invariance(data, scale, shift, ties):
+    y, s, q = data
+    # Powers of two scale exactly; shifting is exact on integer scores only
+    # (elsewhere it can round distinct scores into ties, as any float code would).
+    t = s * scale
+    if np.array_equal(s, np.round(s)):
+        t = t + shift
+    a = _scores(y, s, q, ties=ties)
+    b = _scores(y, t, q, ties=ties)
+    for name in NAMES:
+        assert a[name] == pytest.approx(b[name], rel=1e-13, abs=1e-15)
+
+
+@given(ranking_data())
+def test_bounds_and_report_mean(data):
+    y, s, q = data
+    scores = _scores(y, s, q)
+    for name in NAMES:
+        if not name.startswith("dcg"):
+            assert -1e-12 <= scores[name] <= 1 + 1e-12
+    rep = ranking_report(y, s, q, metrics=["ndcg@3", "map@3"])
+    for name in ["ndcg@3", "map@3"]:
+        col = rep[name].to_numpy()
+        if np.isnan(col).all():
+            continue
+        want = grouped_ranking_scores(y, s, q, [name])[name]
+        assert np.nanmean(col) == pytest.approx(want, rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("qid", "path"),
+    [
+        (np.array([1, 1, 2, 2, 2, 5]), "sorted"),
+        (np.repeat([5, 2, 9, 1], [4, 5, 6, 4]), "contiguous"),
+        (np.array([3, 1, 3, 2, 1, 2]), "counting"),
+        (np.array([3, 10**15, 3, -(10**15), 10**15, -(10**15)]), "factorized"),
+        (np.array(["b", "a", "b", "c"]), "factorized"),
+    ],
+)
+def test_grouping_paths_agree_with_a_plain_definition(qid, path):
+    g = group_rows(qid, qid.size)
+    keys = sorted(set(qid.tolist()))
+    assert g.keys.tolist() == keys
+    rows = np.arange(qid.size)
+    grouped = g.take(rows)
+    for key, a, b in zip(g.keys, g.starts, g.ends, strict=True):
+        members = grouped[a:b]
+        # Every row of the query, in input order (the "stable" rule needs it).
+        assert members.tolist() == np.flatnonzero(qid == key).tolist()
+    assert (g._codes is None) == (path in ("sorted", "contiguous"))
+
+
+def test_mixed_type_ids_group_in_an_order_independent_of_rows():
+    q = np.empty(4, dtype=object)
+    q[:] = ["a", 1, "a", 1]
+    g = group_rows(q, 4)
+    assert set(g.keys.tolist()) == {"a", 1}
+    assert group_rows(q[::-1], 4).keys.tolist() == g.keys.tolist()
