@@ -293,14 +293,13 @@ def load_movielens(path, *, return_items=False):
     The format is detected from the file name, or from the first line of a
     file with another name:
 
-    ========================  ==============  ===============================
-    release                   ratings file    movie file (genres)
-    ========================  ==============  ===============================
-    ml-100k                   ``u.data``      ``u.item`` (19 genre flags)
-    ml-1m (also ml-10m)       ``ratings.dat`` ``movies.dat``
-    ml-latest(-small), ml-20m ``ratings.csv`` ``movies.csv``
-    ml-25m, ml-32m
-    ========================  ==============  ===============================
+    =================================  ===============  ===========================
+    release                            ratings file     movie file (genres)
+    =================================  ===============  ===========================
+    ml-100k                            ``u.data``       ``u.item`` (19 genre flags)
+    ml-1m (also ml-10m)                ``ratings.dat``  ``movies.dat``
+    ml-latest(-small), ml-20m/25m/32m  ``ratings.csv``  ``movies.csv``
+    =================================  ===============  ===========================
 
     The MovieLens data sets are published by GroupLens Research (F. M. Harper
     and J. A. Konstan, "The MovieLens Datasets: History and Context", ACM TiiS

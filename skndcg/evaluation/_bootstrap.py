@@ -13,7 +13,27 @@ _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
 
 
 class BootstrapCI(NamedTuple):
-    """Mean over queries and its percentile bootstrap interval."""
+    """Mean over queries and its percentile bootstrap interval.
+
+    Returned by :func:`bootstrap_ci`.
+
+    Parameters
+    ----------
+    estimate : float
+        Mean of the per-query values.
+    low : float
+        Lower bound of the interval.
+    high : float
+        Upper bound of the interval.
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import bootstrap_ci
+    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8], random_state=0)
+    >>> ci.low < ci.estimate < ci.high
+    True
+    >>> estimate, low, high = ci
+    """
 
     estimate: float
     low: float
@@ -21,7 +41,29 @@ class BootstrapCI(NamedTuple):
 
 
 class PairedBootstrap(NamedTuple):
-    """Mean per-query difference, its bootstrap interval and a p-value."""
+    """Mean per-query difference, its bootstrap interval and a p-value.
+
+    Returned by :func:`paired_bootstrap`.
+
+    Parameters
+    ----------
+    difference : float
+        Mean over queries of the first model's value minus the second's.
+    low : float
+        Lower bound of the interval of the difference.
+    high : float
+        Upper bound of the interval of the difference.
+    p_value : float
+        Two-sided bootstrap p-value of "no difference".
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import paired_bootstrap
+    >>> result = paired_bootstrap([0.9, 0.8, 0.7, 0.9], [0.5, 0.4, 0.6, 0.3],
+    ...                           random_state=0)
+    >>> result.difference > 0, result.low > 0
+    (True, True)
+    """
 
     difference: float
     low: float

@@ -98,7 +98,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     n_features_in_ : int
         Number of features the inner model saw (``X`` without the ``qid_col``
         column).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features; only defined when ``X`` has string column
         names.
     n_queries_ : int
