@@ -213,8 +213,22 @@ TOOLS["skndcg_1thread"] = tool_skndcg
 
 
 # ------------------------------------------------------------------- one run
-def _rss_mib() -> float:
+def _status_mib(field: str) -> float:
+    """A memory line of /proc/self/status (VmRSS now, VmHWM the peak), in MiB."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _reset_peak() -> None:
+    # Linux: writing 5 to clear_refs resets the peak RSS (VmHWM) to the current RSS.
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
 
 
 def run_one(tool: str, workload: str, variant: str, repeats: int) -> dict:
@@ -225,14 +239,15 @@ def run_one(tool: str, workload: str, variant: str, repeats: int) -> dict:
     fn = TOOLS[tool]
     # Warm up on a tiny input first: imports, compiled code and thread pools are
     # fixed costs, reported as import_mib, not as the tool's memory per call.
-    before_import = _rss_mib()
+    before_import = _status_mib("VmRSS")
     tiny = np.arange(40)
     fn(tiny % 3, np.sin(tiny), tiny // 8)
-    import_mib = _rss_mib() - before_import
+    import_mib = _status_mib("VmRSS") - before_import
     y, s, q = load(workload, variant)
     for a in (y, s, q):
         a.sum()  # touch the pages: the inputs count in the base, not the tool
-    base = _rss_mib()
+    _reset_peak()
+    base = _status_mib("VmRSS")
     t0 = time.perf_counter()
     value = fn(y, s, q)
     first = time.perf_counter() - t0
@@ -257,7 +272,7 @@ def run_one(tool: str, workload: str, variant: str, repeats: int) -> dict:
         "input_mib": input_mib,
         "base_mib": base,
         "import_mib": import_mib,
-        "extra_peak_mib": max(0.0, _rss_mib() - base),
+        "extra_peak_mib": max(0.0, _status_mib("VmHWM") - base),
         "load1": os.getloadavg()[0],
     }
 
