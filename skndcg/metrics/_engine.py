@@ -330,8 +330,12 @@ def evaluate(
     k_label = "k=None" if any(sp.k is None for sp in specs_eval) else "k"
     disc = _discount(discount, max(ks), k_label)
 
-    rel_thr, rel_strict = (
-        (0.0, True) if conv.rel_threshold is None else (conv.rel_threshold, False)
+    # Relevant means label > 0 by default, label >= rel_threshold when given; the
+    # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
+    rel_thr = (
+        np.nextafter(0.0, 1.0)
+        if conv.rel_threshold is None
+        else float(conv.rel_threshold)
     )
     kinds = np.array([sp.kind for sp in specs_eval], dtype=np.int64)
     kvec = np.array([-1 if sp.k is None else sp.k for sp in specs_eval], np.int64)
@@ -350,7 +354,7 @@ def evaluate(
     # histogram instead of a selection buffer.
     n_hist = 0
     if y.dtype.kind == "i" and not callable(conv.gain):
-        lo_label, hi_label = int(y.min()), int(y.max())
+        lo_label, hi_label = (int(v) for v in K.int_range(y))
         if lo_label >= 0 and hi_label < 256:
             n_hist = hi_label + 1
 
@@ -367,7 +371,6 @@ def evaluate(
             disc,
             K.GAIN_EXPONENTIAL if conv.gain == "exponential" else K.GAIN_LINEAR,
             float(rel_thr),
-            rel_strict,
             tie_mode,
             n_hist if labels is y_g else 0,
         )

@@ -50,6 +50,20 @@ def first_nonfinite(a):
 
 
 @njit(cache=True, nogil=True)
+def int_range(a):
+    """``(min, max)`` of a non-empty integer array in one pass."""
+    lo = a[0]
+    hi = a[0]
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
 def scan_keys(q):
     """One pass over integer query keys.
 
@@ -141,9 +155,9 @@ def _gain(label, gain_mode):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _is_rel(label, rel_thr, rel_strict):
-    if rel_strict:
-        return label > rel_thr
+def _is_rel(label, rel_thr):
+    # One comparison, no mode switch in the hot loop: a strict threshold ``> t``
+    # arrives here as ``>= nextafter(t, inf)``, which is the same test on float64.
     return label >= rel_thr
 
 
@@ -390,7 +404,6 @@ def _fused_scan(
     tie_mode,
     gain_mode,
     rel_thr,
-    rel_strict,
 ):
     """One pass over a query: label totals, its ``kk`` best rows and ideal gains.
 
@@ -413,7 +426,7 @@ def _fused_scan(
     for i in range(m):
         lab = y[lo + i]
         lsum += lab
-        rel = _is_rel(lab, rel_thr, rel_strict)
+        rel = _is_rel(lab, rel_thr)
         if rel:
             n_rel += 1
         if use_hist:
@@ -466,7 +479,7 @@ def _fused_scan(
                 lab_e = y[lo + evicted]
                 tcnt += 1
                 tgain += _gain(lab_e, gain_mode)
-                if _is_rel(lab_e, rel_thr, rel_strict):
+                if _is_rel(lab_e, rel_thr):
                     trel += 1
             else:
                 tcnt = 0
@@ -499,7 +512,6 @@ def _blocks(
     tie_mode,
     gain_mode,
     rel_thr,
-    rel_strict,
     tcnt,
     tgain,
     trel,
@@ -520,7 +532,7 @@ def _blocks(
             bstart[nb] = pos
             bsize[nb] = 1
             bgain[nb] = _gain(lab, gain_mode)
-            brel[nb] = 1 if _is_rel(lab, rel_thr, rel_strict) else 0
+            brel[nb] = 1 if _is_rel(lab, rel_thr) else 0
             nb += 1
         return nb
     pos = 0
@@ -532,7 +544,7 @@ def _blocks(
         while end < n_ranked and s[lo + ranked[end]] == sv:
             lab = y[lo + ranked[end]]
             gsum += _gain(lab, gain_mode)
-            if _is_rel(lab, rel_thr, rel_strict):
+            if _is_rel(lab, rel_thr):
                 rsum += 1
             end += 1
         size = end - pos
@@ -564,7 +576,6 @@ def _eval_chunk(
     disc,
     gain_mode,
     rel_thr,
-    rel_strict,
     tie_mode,
     n_hist,
     values,
@@ -636,7 +647,6 @@ def _eval_chunk(
                 tie_mode,
                 gain_mode,
                 rel_thr,
-                rel_strict,
             )
             nb = _blocks(
                 y,
@@ -648,7 +658,6 @@ def _eval_chunk(
                 tie_mode,
                 gain_mode,
                 rel_thr,
-                rel_strict,
                 tcnt,
                 tgain,
                 trel,
@@ -681,7 +690,6 @@ def _eval_chunk(
                         tie_mode,
                         gain_mode,
                         rel_thr,
-                        rel_strict,
                         0,
                         0.0,
                         0,
@@ -696,7 +704,7 @@ def _eval_chunk(
             for i in range(lo, lo + m):
                 lab = y[i]
                 lsum += lab
-                if _is_rel(lab, rel_thr, rel_strict):
+                if _is_rel(lab, rel_thr):
                     n_rel += 1
             if need_rank:
                 if m <= _SMALL and tie_mode != TIES_QUICKSORT:
@@ -715,7 +723,6 @@ def _eval_chunk(
                     tie_mode,
                     gain_mode,
                     rel_thr,
-                    rel_strict,
                     0,
                     0.0,
                     0,
@@ -780,7 +787,6 @@ def evaluate_groups(
     disc,
     gain_mode,
     rel_thr,
-    rel_strict,
     tie_mode,
     n_hist,
 ):
@@ -812,7 +818,6 @@ def evaluate_groups(
             disc,
             gain_mode,
             rel_thr,
-            rel_strict,
             tie_mode,
             n_hist,
             values,
