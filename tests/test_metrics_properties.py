@@ -104,3 +104,45 @@ def test_mixed_type_ids_group_in_an_order_independent_of_rows():
     g = group_rows(q, 4)
     assert set(g.keys.tolist()) == {"a", 1}
     assert group_rows(q[::-1], 4).keys.tolist() == g.keys.tolist()
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 3, 7])
+def test_chunked_scatter_is_the_stable_counting_sort(n_chunks):
+    # The parallel scatter must place rows exactly where the sequential one does,
+    # whatever the number of threads: rows of one query keep their input order.
+    from skndcg.metrics import _kernels as K
+
+    rng = np.random.default_rng(n_chunks)
+    q = rng.integers(0, 40, size=1_000)
+    counts = K.count_keys(q, 0, 40)
+    bin_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    per_chunk = K.count_keys_chunked(q, 0, 40, n_chunks)
+    assert per_chunk.shape == (n_chunks, 40)
+    assert (per_chunk.sum(axis=0) == counts).all()
+    offsets = K.chunk_offsets(per_chunk, bin_start)
+    src = rng.standard_normal(q.size)
+    want = K.scatter_by_key(q, 0, bin_start, src)
+    assert (K.scatter_chunked(q, 0, offsets, src) == want).all()
+    assert (want == src[np.argsort(q, kind="stable")]).all()
+
+
+def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
+    # Force the per-thread offsets on for any data size and compare the shuffled
+    # input's per-query values with those of the same rows sorted by query.
+    import numba
+
+    from skndcg.metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_MAX_OFFSETS_PER_ROW", 0)
+    rng = np.random.default_rng(0)
+    q = rng.integers(0, 300, size=6_000)
+    y = rng.integers(0, 4, size=q.size)
+    s = np.round(rng.standard_normal(q.size), 1)
+    g = group_rows(q, q.size)
+    assert (g._offsets is not None) == (numba.get_num_threads() > 1)
+    order = np.argsort(q, kind="stable")
+    shuffled = ranking_report(y, s, q, metrics=NAMES, empty="zero", ties="stable")
+    ordered = ranking_report(
+        y[order], s[order], q[order], metrics=NAMES, empty="zero", ties="stable"
+    )
+    np.testing.assert_array_equal(shuffled.to_numpy(), ordered.to_numpy())

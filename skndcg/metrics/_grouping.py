@@ -15,8 +15,9 @@ Three paths, from cheapest to dearest:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -25,6 +26,9 @@ from . import _kernels as K
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
 _MAX_BINS_PER_ROW = 0.5
+# The parallel scatter keeps one offset per (thread, bin); it is used while those
+# offsets take at most an eighth of a row each, so memory stays bounded.
+_MAX_OFFSETS_PER_ROW = 8
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class Grouping:
     _codes: np.ndarray | None = None
     _base: int = 0
     _bin_start: np.ndarray | None = None
+    # Per-chunk bin offsets for the parallel scatter (None: one sequential pass).
+    _offsets: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -52,6 +58,8 @@ class Grouping:
         """``a`` (one value per row, input order) laid out in grouped order."""
         if self._codes is None:
             return a
+        if self._offsets is not None:
+            return K.scatter_chunked(self._codes, self._base, self._offsets, a)
         return K.scatter_by_key(self._codes, self._base, self._bin_start, a)
 
 
@@ -114,13 +122,21 @@ def _from_runs(q: np.ndarray, n_runs: int) -> Grouping:
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
-    counts = K.count_keys(q, base, n_bins)
+    n_chunks = numba.get_num_threads()
+    per_chunk = None
+    if n_chunks > 1 and n_chunks * n_bins * _MAX_OFFSETS_PER_ROW <= q.shape[0]:
+        # Several threads scatter disjoint row chunks; each needs its own offsets.
+        per_chunk = K.count_keys_chunked(q, base, n_bins, n_chunks)
+        counts = per_chunk.sum(axis=0)
+    else:
+        counts = K.count_keys(q, base, n_bins)
     bin_start = np.zeros(n_bins, dtype=np.int64)
     np.cumsum(counts[:-1], out=bin_start[1:])
     used = np.flatnonzero(counts)
     starts = bin_start[used]
     ends = starts + counts[used]
-    return Grouping(starts, ends, keys_of_bins(used), q, base, bin_start)
+    offsets = None if per_chunk is None else K.chunk_offsets(per_chunk, bin_start)
+    return Grouping(starts, ends, keys_of_bins(used), q, base, bin_start, offsets)
 
 
 def _factorized(values: np.ndarray) -> Grouping:
@@ -157,7 +173,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
             raise _missing_error(name, codes < 0)
         cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
         g = _group_int(codes.astype(np.int64))
-        return Grouping(g.starts, g.ends, cats[g.keys], g._codes, g._base, g._bin_start)
+        return replace(g, keys=cats[g.keys])
     kind = q.dtype.kind
     if kind == "b":
         q = q.astype(np.int64)
@@ -173,9 +189,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         if (ints == np.iinfo(np.int64).min).any():
             raise _missing_error(name, ints == np.iinfo(np.int64).min)
         g = _group_int(ints)
-        return Grouping(
-            g.starts, g.ends, g.keys.view(q.dtype), g._codes, g._base, g._bin_start
-        )
+        return replace(g, keys=g.keys.view(q.dtype))
     if kind == "f":
         nan = np.isnan(q)
         if nan.any():
@@ -212,14 +226,7 @@ def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
             else:
                 g = _factorized(q)
     if keys_dtype is not None:
-        g = Grouping(
-            g.starts,
-            g.ends,
-            g.keys.astype(keys_dtype),
-            g._codes,
-            g._base,
-            g._bin_start,
-        )
+        g = replace(g, keys=g.keys.astype(keys_dtype))
     return g
 
 

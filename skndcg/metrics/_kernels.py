@@ -131,6 +131,49 @@ def scatter_by_key(q, base, bin_start, src):
     return out
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def count_keys_chunked(q, base, n_bins, n_chunks):
+    """Histograms of ``q - base`` over ``n_bins`` bins, one per contiguous row chunk."""
+    n = q.shape[0]
+    counts = np.zeros((n_chunks, n_bins), dtype=np.int64)
+    for t in prange(n_chunks):
+        row = counts[t]
+        for i in range(n * t // n_chunks, n * (t + 1) // n_chunks):
+            row[q[i] - base] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def chunk_offsets(counts, bin_start):
+    """Where chunk ``t`` writes its first row of bin ``b``: ``bin_start[b]`` plus the
+    rows of bin ``b`` in the earlier chunks. Overwrites ``counts``."""
+    n_chunks, n_bins = counts.shape
+    for b in prange(n_bins):
+        acc = bin_start[b]
+        for t in range(n_chunks):
+            c = counts[t, b]
+            counts[t, b] = acc
+            acc += c
+    return counts
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def scatter_chunked(q, base, offsets, src):
+    """:func:`scatter_by_key` with the rows split into ``offsets.shape[0]`` chunks
+    scattered in parallel; chunk ``t`` starts each bin at ``offsets[t]``, so rows of
+    one bin keep their input order."""
+    n = q.shape[0]
+    n_chunks = offsets.shape[0]
+    out = np.empty(src.shape[0], dtype=src.dtype)
+    for t in prange(n_chunks):
+        pos = offsets[t].copy()
+        for i in range(n * t // n_chunks, n * (t + 1) // n_chunks):
+            b = q[i] - base
+            out[pos[b]] = src[i]
+            pos[b] += 1
+    return out
+
+
 @njit(cache=True, nogil=True)
 def group_constant(w, starts, ends):
     """Per-group value of ``w``; returns (values, first offending group or -1)."""
