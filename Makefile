@@ -43,8 +43,13 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# Metric speed and memory against the peers, start-up cost, the splitter on
+# MovieLens-shaped data, and QueryRanker's overhead; see docs/performance.md.
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+	$(PY) benchmarks/jit.py
+	$(PY) benchmarks/bench_split.py
+	$(PY) benchmarks/bench_ranker.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

@@ -7,12 +7,12 @@ Usage (``make bench`` runs the default plan)::
     python benchmarks/run.py --report             # table from the saved results only
 
 Inputs are generated once and cached as ``.npy`` under ``benchmarks/.data/`` (never
-timed). Each (tool, workload, variant) runs in a fresh subprocess that loads the
-inputs, calls the tool once on a tiny input (imports, JIT cache, thread pool),
-loads the inputs, makes a first full call, then times ``--repeats`` calls and
-reports the median, the first full call, and the peak RSS above the RSS right after
-the inputs were loaded. Ratios are only meaningful between tools of the same
-run: the machine is shared and absolute times drift.
+timed). Each (tool, workload, variant) runs in a fresh subprocess that calls the
+tool once on a tiny input (imports, JIT cache, thread pool), loads the inputs,
+makes a first full call, then times at least ``--repeats`` calls (fast tools up to
+40 or 3 s) and reports the median, the first full call, and the peak RSS above the
+RSS right after the inputs were loaded. Ratios are only meaningful between tools
+of the same run: the machine is shared and absolute times drift.
 """
 
 from __future__ import annotations
@@ -251,13 +251,18 @@ def run_one(tool: str, workload: str, variant: str, repeats: int) -> dict:
     t0 = time.perf_counter()
     value = fn(y, s, q)
     first = time.perf_counter() - t0
+    # At least ``repeats`` timed calls; fast tools keep going (up to 40 calls or
+    # 3 s) so that their median is not at the mercy of a few noisy samples.
     times = []
-    deadline = time.perf_counter() + 300
-    for _ in range(repeats):
+    started = time.perf_counter()
+    while True:
         t0 = time.perf_counter()
         fn(y, s, q)
         times.append(time.perf_counter() - t0)
-        if time.perf_counter() > deadline:
+        elapsed = time.perf_counter() - started
+        if len(times) >= repeats and (elapsed > 3.0 or len(times) >= 40):
+            break
+        if elapsed > 300:
             break
     input_mib = (y.nbytes + s.nbytes + q.nbytes) / 2**20
     return {

@@ -206,3 +206,22 @@ def test_mapping_weights_from_a_pandas_series():
     assert grouped_ndcg_score(Y, S, Q, sample_weight=weights) == grouped_ndcg_score(
         Y, S, Q, sample_weight=per_row
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nonfinite_scores_found_in_every_float_width(dtype, bad):
+    from skndcg.metrics import grouped_ndcg_score
+
+    info = np.finfo(dtype)
+    # Extremes that are finite must pass: the largest, the smallest subnormal.
+    s = np.array([info.max, -info.max, info.smallest_subnormal, 0.0] * 2500, dtype)
+    y = np.arange(s.size) % 3
+    q = np.arange(s.size) // 10
+    assert np.isfinite(grouped_ndcg_score(y, s, q))
+    s[7_777] = bad
+    with pytest.raises(ValueError, match=r"y_score contains 1 NaN .*first at row 7777"):
+        grouped_ndcg_score(y, s, q)
+    # A strided view is checked too (the test runs on a contiguous copy of it).
+    with pytest.raises(ValueError, match=r"first at row 3888"):
+        grouped_ndcg_score(y[1::2], s[1::2], q[1::2])

@@ -31,6 +31,15 @@ _MAX_BINS_PER_ROW = 0.5
 _MAX_OFFSETS_PER_ROW = 8
 
 
+# Integer view and exponent mask of each float width: all exponent bits set means
+# NaN or infinity.
+_EXPONENT_BITS = {
+    2: (np.int16, np.int16(0x7C00)),
+    4: (np.int32, np.int32(0x7F800000)),
+    8: (np.int64, np.int64(0x7FF0000000000000)),
+}
+
+
 @dataclass(frozen=True)
 class Grouping:
     """Bounds of each query in the grouped arrays, in canonical query order."""
@@ -98,7 +107,8 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
         return
-    bad = K.first_nonfinite(arr)
+    bits, mask = _EXPONENT_BITS[arr.itemsize]
+    bad = K.first_nonfinite(np.ascontiguousarray(arr).view(bits), mask)
     if bad >= 0:
         n_bad = int((~np.isfinite(arr)).sum())
         raise ValueError(

@@ -41,10 +41,22 @@ _SMALL = 24
 
 # --------------------------------------------------------------------------- checks
 @njit(cache=True, nogil=True)
-def first_nonfinite(a):
-    """Index of the first NaN or infinite entry of ``a``, or -1."""
-    for i in range(a.shape[0]):
-        if not np.isfinite(a[i]):
+def first_nonfinite(bits, mask):
+    """Index of the first NaN or infinite entry, or -1.
+
+    ``bits`` is the float array viewed as integers of its width and ``mask`` its
+    exponent bits: a value is NaN or infinite exactly when they are all set. The
+    first pass is a branch-free (vectorised) OR over the whole array; only input
+    with a bad value is searched.
+    """
+    missing = bits.dtype.type(0)
+    for i in range(bits.shape[0]):
+        # (~x & mask) is zero exactly when x is NaN or infinite.
+        missing |= (~bits[i] & mask) == 0
+    if not missing:
+        return -1
+    for i in range(bits.shape[0]):
+        if (bits[i] & mask) == mask:
             return i
     return -1
 
@@ -55,11 +67,9 @@ def int_range(a):
     lo = a[0]
     hi = a[0]
     for i in range(1, a.shape[0]):
-        v = a[i]
-        if v < lo:
-            lo = v
-        elif v > hi:
-            hi = v
+        # min/max without branches, so the loop vectorises.
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
     return lo, hi
 
 
