@@ -342,8 +342,8 @@ def test_fold_without_enough_training_groups():
         ValueError,
         match=re.escape(
             "fold 0 (cutoff 2020-01-03) has 0 training groups "
-            "(min_train_size=1): 1 groups span the cutoff and were "
-            "purged, 1 fall in the gap. Use fewer splits, a smaller gap, "
+            "(min_train_size=1): 1 purged for spanning the cutoff, "
+            "1 in the gap. Use fewer splits, a smaller gap, "
             "or shorter-lived groups (e.g. user-week instead of user)"
         ),
     ):
@@ -352,7 +352,7 @@ def test_fold_without_enough_training_groups():
     with pytest.raises(
         ValueError,
         match=re.escape(
-            "has 2 training groups (min_train_size=3): 1 groups span the cutoff"
+            "has 2 training groups (min_train_size=3): 1 purged for spanning the cutoff"
         ),
     ):
         run(cv, X=np.zeros((5, 1)), groups=groups, time=time)
@@ -375,7 +375,7 @@ def test_on_overlap_raise():
     with pytest.raises(
         ValueError,
         match=re.escape(
-            "1 groups span the cutoff of fold 0 (2009-01-03), e.g. group "
+            "1 group spans the cutoff of fold 0 (2009-01-03), e.g. group "
             "0: 2009-01-01 .. 2009-01-10"
         ),
     ):

@@ -192,14 +192,18 @@ def _train(params, table, cutoff, lo):
     return train, gap_pos, purged
 
 
+def _spanning(n):
+    return "1 group spans" if n == 1 else f"{n} groups span"
+
+
 def _fold_error(params, table, fmt, k, fold):
     n_outside = fold.test_lo - fold.train.size - fold.gap.size - fold.purged.size
-    extra = f", {n_outside} lie outside max_train_size" if n_outside else ""
+    extra = f", {n_outside} outside max_train_size" if n_outside else ""
     return ValueError(
         f"fold {k} (cutoff {fmt.text(fold.cutoff)}) has {fold.train.size} training "
-        f"groups (min_train_size={params.min_train_size}): {fold.purged.size} "
-        f"groups span the cutoff and were purged, {fold.gap.size} fall in the "
-        f"gap{extra}. Use fewer splits, a smaller gap, or shorter-lived groups "
+        f"groups (min_train_size={params.min_train_size}): "
+        f"{fold.purged.size} purged for spanning the cutoff, "
+        f"{fold.gap.size} in the gap{extra}. Use fewer splits, a smaller gap, or shorter-lived groups "
         f"(e.g. user-week instead of user)"
     )
 
@@ -209,7 +213,7 @@ def _overlap_error(table, fmt, k, fold):
     label = table.labels[p]
     label = label.item() if isinstance(label, np.generic) else label
     return ValueError(
-        f"{fold.purged.size} groups span the cutoff of fold {k} "
+        f"{_spanning(fold.purged.size)} the cutoff of fold {k} "
         f"({fmt.text(fold.cutoff)}), e.g. group {label!r}: "
         f"{fmt.text(table.start[p])} .. {fmt.text(table.end[p])}"
     )
