@@ -301,7 +301,8 @@ def report(records: list[dict]) -> str:
         rows = [r for k, r in latest.items() if k[:2] == (wl, variant)]
         ref = latest.get((wl, variant, "skndcg"))
         n = rows[0]["rows"]
-        lines.append(f"\n#### Workload {wl} ({n:,} rows), qid {variant}\n")
+        order = "shuffled" if variant == "shuf" else variant
+        lines.append(f"\n#### Workload {wl} ({n:,} rows), qid {order}\n")
         lines.append(
             "| tool | median s | runs | x skndcg | first call s | "
             "extra peak MiB (x inputs) | NDCG@10 |"

@@ -203,8 +203,8 @@ def _fold_error(params, table, fmt, k, fold):
         f"fold {k} (cutoff {fmt.text(fold.cutoff)}) has {fold.train.size} training "
         f"groups (min_train_size={params.min_train_size}): "
         f"{fold.purged.size} purged for spanning the cutoff, "
-        f"{fold.gap.size} in the gap{extra}. Use fewer splits, a smaller gap, or shorter-lived groups "
-        f"(e.g. user-week instead of user)"
+        f"{fold.gap.size} in the gap{extra}. Use fewer splits, a smaller gap, or "
+        f"shorter-lived groups (e.g. user-week instead of user)"
     )
 
 
