@@ -225,3 +225,14 @@ def test_nonfinite_scores_found_in_every_float_width(dtype, bad):
     # A strided view is checked too (the test runs on a contiguous copy of it).
     with pytest.raises(ValueError, match=r"first at row 3888"):
         grouped_ndcg_score(y[1::2], s[1::2], q[1::2])
+
+
+def test_nonfinite_scores_found_in_extended_precision():
+    from skndcg.metrics import grouped_ndcg_score
+
+    s = np.array([0.5, 0.25, 0.75, 0.1], dtype=np.longdouble)
+    y, q = np.array([1, 0, 2, 0]), np.array([0, 0, 1, 1])
+    assert np.isfinite(grouped_ndcg_score(y, s, q))
+    s[2] = np.inf
+    with pytest.raises(ValueError, match=r"y_score contains 1 NaN .*first at row 2"):
+        grouped_ndcg_score(y, s, q)

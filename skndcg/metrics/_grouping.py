@@ -10,7 +10,8 @@ Three paths, from cheapest to dearest:
 1. ``qid`` sorted (non-decreasing): group bounds from one pass, no copy.
 2. ``qid`` contiguous but not sorted: bounds of the runs, reordered; no copy.
 3. Otherwise a stable counting sort scatters each array into grouped order (rows of
-   one query keep their input order, which the ``"stable"`` tie rule relies on).
+   one query keep their input order, which the ``"stable"`` tie rule relies on). With
+   several threads each scatters a contiguous chunk of rows from its own offsets.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from . import _kernels as K
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
 _MAX_BINS_PER_ROW = 0.5
-# The parallel scatter keeps one offset per (thread, bin); it is used while those
-# offsets take at most an eighth of a row each, so memory stays bounded.
+# The parallel scatter keeps one offset per (thread, bin); it is used while there is
+# at most one such offset per eight rows, so its memory stays small.
 _MAX_OFFSETS_PER_ROW = 8
 
 
@@ -107,8 +108,12 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
         return
-    bits, mask = _EXPONENT_BITS[arr.itemsize]
-    bad = K.first_nonfinite(np.ascontiguousarray(arr).view(bits), mask)
+    if arr.itemsize in _EXPONENT_BITS:
+        bits, mask = _EXPONENT_BITS[arr.itemsize]
+        bad = K.first_nonfinite(np.ascontiguousarray(arr).view(bits), mask)
+    else:  # extended precision: no integer view of that width
+        nonfinite = np.flatnonzero(~np.isfinite(arr))
+        bad = int(nonfinite[0]) if nonfinite.size else -1
     if bad >= 0:
         n_bad = int((~np.isfinite(arr)).sum())
         raise ValueError(
