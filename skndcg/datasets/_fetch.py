@@ -267,6 +267,11 @@ def fetch_movielens(
     --------
     load_movielens : Read already extracted files.
 
+    References
+    ----------
+    .. [1] F. M. Harper and J. A. Konstan, "The MovieLens datasets: history and
+       context", ACM Transactions on Interactive Intelligent Systems 5(4), 2015.
+
     Examples
     --------
     A local archive stands in for the official one here:

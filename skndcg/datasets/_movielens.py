@@ -346,6 +346,11 @@ def load_movielens(path, *, return_items=False):
     fetch_movielens : Download, verify and cache an official archive.
     make_movielens_like : Synthetic data in the same layout.
 
+    References
+    ----------
+    .. [1] F. M. Harper and J. A. Konstan, "The MovieLens datasets: history and
+       context", ACM Transactions on Interactive Intelligent Systems 5(4), 2015.
+
     Examples
     --------
     >>> import tempfile

@@ -216,6 +216,11 @@ def make_ranking_task(
         these queries (``group_col="qid"``, ``time_col="window_start"``).
     skndcg.ranker.QueryRanker : Fit a LightGBM ranker on the task.
 
+    References
+    ----------
+    .. [1] F. M. Harper and J. A. Konstan, "The MovieLens datasets: history and
+       context", ACM Transactions on Interactive Intelligent Systems 5(4), 2015.
+
     Examples
     --------
     >>> from skndcg.datasets import make_movielens_like, make_ranking_task

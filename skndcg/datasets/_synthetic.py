@@ -223,6 +223,11 @@ def make_movielens_like(
     --------
     load_movielens : Read the real MovieLens files into the same layout.
 
+    References
+    ----------
+    .. [1] F. M. Harper and J. A. Konstan, "The MovieLens datasets: history and
+       context", ACM Transactions on Interactive Intelligent Systems 5(4), 2015.
+
     Examples
     --------
     >>> from skndcg.datasets import make_movielens_like

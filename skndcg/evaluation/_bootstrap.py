@@ -12,6 +12,21 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
 
 
+_REFERENCES = """
+    References
+    ----------
+    .. [1] B. Efron and R. Tibshirani, "An Introduction to the Bootstrap", Chapman &
+       Hall, 1993.
+    .. [2] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
+       SIGIR 2006.
+"""
+
+
+def _with_references(fn):
+    fn.__doc__ = fn.__doc__.replace("{references}", _REFERENCES.strip())
+    return fn
+
+
 class BootstrapCI(NamedTuple):
     """Mean over queries and its percentile bootstrap interval.
 
@@ -121,6 +136,7 @@ _COMMON = {
 @validate_params(
     {"values": ["array-like"], **_COMMON}, prefer_skip_nested_validation=True
 )
+@_with_references
 def bootstrap_ci(
     values, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
 ):
@@ -158,6 +174,8 @@ def bootstrap_ci(
     --------
     paired_bootstrap : Interval of the difference between two models.
 
+    {references}
+
     Examples
     --------
     >>> from skndcg.evaluation import bootstrap_ci
@@ -181,6 +199,7 @@ def bootstrap_ci(
     {"a": ["array-like"], "b": ["array-like"], **_COMMON},
     prefer_skip_nested_validation=True,
 )
+@_with_references
 def paired_bootstrap(
     a, b, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
 ):
@@ -218,6 +237,8 @@ def paired_bootstrap(
     See Also
     --------
     bootstrap_ci : Interval of one model's mean.
+
+    {references}
 
     Examples
     --------

@@ -71,6 +71,11 @@ def catalog_coverage_score(
     --------
     intra_list_diversity_score : How different the items within each top k are.
 
+    References
+    ----------
+    .. [1] M. Ge, C. Delgado-Battenfeld and D. Jannach, "Beyond accuracy: evaluating
+       recommender systems by coverage and serendipity", RecSys 2010.
+
     Examples
     --------
     >>> from skndcg.metrics import catalog_coverage_score
@@ -220,6 +225,11 @@ def intra_list_diversity_score(
     See Also
     --------
     catalog_coverage_score : Share of the catalogue that is ever recommended.
+
+    References
+    ----------
+    .. [1] C.-N. Ziegler, S. M. McNee, J. A. Konstan and G. Lausen, "Improving
+       recommendation lists through topic diversification", WWW 2005.
 
     Examples
     --------

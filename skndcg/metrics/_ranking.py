@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _kernels as K
+from ._docstrings import REFERENCES
 from ._engine import check_k, evaluate
 from ._names import MetricSpec, parse_metric
 
@@ -45,17 +46,6 @@ _OPTIONS = """
         contradicts the preset raises ``ValueError``.
 """
 
-_REFERENCES = """
-    References
-    ----------
-    .. [1] K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR
-       techniques", ACM TOIS 20(4), 2002.
-    .. [2] C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton and
-       G. Hullender, "Learning to rank using gradient descent", ICML 2005.
-    .. [3] F. McSherry and M. Najork, "Computing information retrieval performance
-       measures efficiently in the presence of tied scores", ECIR 2008.
-"""
-
 
 def _doc(fn):
     # Placeholders stand indented in the docstrings: the first inserted line
@@ -63,7 +53,7 @@ def _doc(fn):
     fn.__doc__ = fn.__doc__.format(
         common=_COMMON.strip(),
         options=_OPTIONS.format().strip(),
-        references=_REFERENCES.strip(),
+        references=REFERENCES.strip(),
     )
     return fn
 
@@ -274,6 +264,8 @@ def grouped_ranking_scores(
     scores : dict
         Metric name (as given) to its mean over queries.
 
+    {references}
+
     Examples
     --------
     >>> from skndcg.metrics import grouped_ranking_scores
@@ -482,6 +474,8 @@ def grouped_precision_score(
     score : float or ndarray of shape (n_cutoffs,)
         Mean P@k over the scored queries.
 
+    {references}
+
     Examples
     --------
     >>> from skndcg.metrics import grouped_precision_score
@@ -537,6 +531,8 @@ def grouped_recall_score(
     score : float or ndarray of shape (n_cutoffs,)
         Mean R@k over the scored queries.
 
+    {references}
+
     Examples
     --------
     >>> from skndcg.metrics import grouped_recall_score
@@ -587,6 +583,8 @@ def grouped_hit_rate_score(
     -------
     score : float or ndarray of shape (n_cutoffs,)
         Mean hit@k over the scored queries.
+
+    {references}
 
     Examples
     --------

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import _kernels as K
+from ._docstrings import with_references
 from ._grouping import as_1d, check_finite, group_rows
 from ._items import mapping_index, py
 
@@ -26,6 +27,7 @@ def _numeric(x, name: str) -> np.ndarray:
     return arr
 
 
+@with_references
 def sqrt_gain(y):
     """Square-root gain: ``sqrt(label)``, flattening the top of a rating scale.
 
@@ -42,6 +44,8 @@ def sqrt_gain(y):
     -------
     gains : ndarray of shape (n_samples,)
         ``sqrt(y)`` as float64.
+
+    {references}
 
     Examples
     --------
@@ -82,6 +86,7 @@ def _group_ids(qid, n: int):
     return grouping, gid
 
 
+@with_references
 def minmax_labels_per_query(y, qid, *, constant="zero"):
     """Rescale labels to ``[0, 1]`` within each query.
 
@@ -105,6 +110,8 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     -------
     labels : ndarray of shape (n_samples,)
         Normalised labels in the input row order.
+
+    {references}
 
     Examples
     --------
@@ -140,6 +147,7 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     return out
 
 
+@with_references
 def log_frequency_weights(qid, frequency):
     """Per-row query weights ``log(frequency + 1)``, for ``sample_weight=``.
 
@@ -161,6 +169,8 @@ def log_frequency_weights(qid, frequency):
     -------
     weights : ndarray of shape (n_samples,)
         ``log1p(frequency)`` of each row's query, in the input row order.
+
+    {references}
 
     Examples
     --------

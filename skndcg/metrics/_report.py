@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 
 from . import _kernels as K
+from ._docstrings import with_references
 from ._engine import evaluate
 from ._names import MetricSpec, parse_metric
 
 
+@with_references
 def ranking_report(
     y_true,
     y_score,
@@ -55,6 +57,8 @@ def ranking_report(
         the query is skipped) and, for the DCG family, ``dcg@k`` and ``idcg@k``;
         ``weight`` when ``sample_weight`` is given; and ``skipped``: empty when the
         query counts, else why it was left out.
+
+    {references}
 
     Examples
     --------

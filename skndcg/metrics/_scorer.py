@@ -25,6 +25,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from skndcg.utils._query_ids import _has_column, resolve_qid
 
 from ._conventions import apply_options, get_convention
+from ._docstrings import with_references
 from ._engine import _check_options, check_k
 from ._names import parse_metric
 from ._ranking import grouped_ranking_scores
@@ -271,6 +272,7 @@ default=sklearn.utils.metadata_routing.UNCHANGED
         return request
 
 
+@with_references
 def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     """Make a group-aware ranking scorer for ``scoring=`` in scikit-learn.
 
@@ -315,6 +317,8 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     ``error_score="raise"`` is set; set it so that a missing query id stops
     the search.
 
+    {references}
+
     Examples
     --------
     >>> import pandas as pd
@@ -344,6 +348,7 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     return _RankingScorer(names, single, qid_col, dict(metric_options), signature)
 
 
+@with_references
 def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
     """Make a group-aware NDCG@k scorer for ``scoring=`` in scikit-learn.
 
@@ -371,6 +376,8 @@ def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
     --------
     make_ranking_scorer : Any metric, or several in one pass.
     grouped_ndcg_score : The metric on flat arrays.
+
+    {references}
 
     Examples
     --------

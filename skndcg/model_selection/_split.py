@@ -103,6 +103,12 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
     the splitter, so supply time through ``time_col`` (and drop that column
     before the model, e.g. with a ``ColumnTransformer``).
 
+    References
+    ----------
+    .. [1] M. López de Prado, "Advances in Financial Machine Learning", Wiley, 2018,
+       chapter 7 (purged cross-validation and embargo).
+    .. [2] scikit-learn issue #14257, "GroupTimeSeriesSplit", 2019.
+
     Examples
     --------
     >>> import numpy as np

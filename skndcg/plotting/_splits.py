@@ -63,6 +63,12 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     ax : matplotlib.axes.Axes
         The axes drawn on.
 
+    References
+    ----------
+    .. [1] M. López de Prado, "Advances in Financial Machine Learning", Wiley, 2018,
+       chapter 7 (purged cross-validation and embargo).
+    .. [2] scikit-learn issue #14257, "GroupTimeSeriesSplit", 2019.
+
     Examples
     --------
     >>> import matplotlib

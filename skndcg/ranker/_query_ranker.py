@@ -128,6 +128,15 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     ``set_fit_request(sample_weight=True)`` / ``set_score_request``. Other
     metadata is routed to the inner estimator according to its own requests.
 
+    References
+    ----------
+    .. [1] C. Burges, "From RankNet to LambdaRank to LambdaMART: an overview",
+       Microsoft Research technical report MSR-TR-2010-82, 2010.
+    .. [2] G. Ke, Q. Meng, T. Finley, T. Wang, W. Chen, W. Ma, Q. Ye and T.-Y. Liu,
+       "LightGBM: a highly efficient gradient boosting decision tree", NeurIPS 2017.
+    .. [3] T. Chen and C. Guestrin, "XGBoost: a scalable tree boosting system",
+       KDD 2016.
+
     Examples
     --------
     >>> import numpy as np
