@@ -9,6 +9,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..utils._docstrings import with_references
+
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
 
 
@@ -20,11 +22,6 @@ _REFERENCES = """
     .. [2] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
        SIGIR 2006.
 """
-
-
-def _with_references(fn):
-    fn.__doc__ = fn.__doc__.replace("{references}", _REFERENCES.strip())
-    return fn
 
 
 class BootstrapCI(NamedTuple):
@@ -136,7 +133,7 @@ _COMMON = {
 @validate_params(
     {"values": ["array-like"], **_COMMON}, prefer_skip_nested_validation=True
 )
-@_with_references
+@with_references(_REFERENCES)
 def bootstrap_ci(
     values, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
 ):
@@ -199,7 +196,7 @@ def bootstrap_ci(
     {"a": ["array-like"], "b": ["array-like"], **_COMMON},
     prefer_skip_nested_validation=True,
 )
-@_with_references
+@with_references(_REFERENCES)
 def paired_bootstrap(
     a, b, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
 ):

@@ -1,4 +1,4 @@
-"""Docstring pieces shared by the public metric functions."""
+"""The references every metric docstring cites."""
 
 REFERENCES = """
     References
@@ -10,9 +10,3 @@ REFERENCES = """
     .. [3] F. McSherry and M. Najork, "Computing information retrieval performance
        measures efficiently in the presence of tied scores", ECIR 2008.
 """
-
-
-def with_references(fn):
-    """Put the metric references where ``fn``'s docstring says ``{references}``."""
-    fn.__doc__ = fn.__doc__.replace("{references}", REFERENCES.strip())
-    return fn

@@ -52,8 +52,7 @@ class Grouping:
     # ``None`` when the input arrays are already grouped.
     _codes: np.ndarray | None = None
     _base: int = 0
-    _bin_start: np.ndarray | None = None
-    # Per-chunk bin offsets for the parallel scatter (None: one sequential pass).
+    # Where each row chunk writes each bin (one chunk per thread, or a single one).
     _offsets: np.ndarray | None = None
 
     @property
@@ -68,9 +67,7 @@ class Grouping:
         """``a`` (one value per row, input order) laid out in grouped order."""
         if self._codes is None:
             return a
-        if self._offsets is not None:
-            return K.scatter_chunked(self._codes, self._base, self._offsets, a)
-        return K.scatter_by_key(self._codes, self._base, self._bin_start, a)
+        return K.scatter_chunked(self._codes, self._base, self._offsets, a)
 
 
 def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
@@ -137,21 +134,20 @@ def _from_runs(q: np.ndarray, n_runs: int) -> Grouping:
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
+    # Each thread scatters a contiguous chunk of rows from its own offsets; one
+    # chunk when those offsets would cost too much memory.
     n_chunks = numba.get_num_threads()
-    per_chunk = None
-    if n_chunks > 1 and n_chunks * n_bins * _MAX_OFFSETS_PER_ROW <= q.shape[0]:
-        # Several threads scatter disjoint row chunks; each needs its own offsets.
-        per_chunk = K.count_keys_chunked(q, base, n_bins, n_chunks)
-        counts = per_chunk.sum(axis=0)
-    else:
-        counts = K.count_keys(q, base, n_bins)
+    if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > q.shape[0]:
+        n_chunks = 1
+    per_chunk = K.count_keys_chunked(q, base, n_bins, n_chunks)
+    counts = per_chunk.sum(axis=0)
     bin_start = np.zeros(n_bins, dtype=np.int64)
     np.cumsum(counts[:-1], out=bin_start[1:])
     used = np.flatnonzero(counts)
     starts = bin_start[used]
     ends = starts + counts[used]
-    offsets = None if per_chunk is None else K.chunk_offsets(per_chunk, bin_start)
-    return Grouping(starts, ends, keys_of_bins(used), q, base, bin_start, offsets)
+    offsets = K.chunk_offsets(per_chunk, bin_start)
+    return Grouping(starts, ends, keys_of_bins(used), q, base, offsets)
 
 
 def _factorized(values: np.ndarray) -> Grouping:

@@ -116,31 +116,6 @@ def run_starts(q, n_runs):
     return out
 
 
-@njit(cache=True, nogil=True)
-def count_keys(q, base, n_bins):
-    """Histogram of ``q - base`` over ``n_bins`` bins."""
-    counts = np.zeros(n_bins, dtype=np.int64)
-    for i in range(q.shape[0]):
-        counts[q[i] - base] += 1
-    return counts
-
-
-@njit(cache=True, nogil=True)
-def scatter_by_key(q, base, bin_start, src):
-    """Stable counting-sort scatter of ``src`` by key ``q - base``.
-
-    ``bin_start[b]`` is where bin ``b`` begins in the output. Rows of one bin keep
-    their input order.
-    """
-    pos = bin_start.copy()
-    out = np.empty(src.shape[0], dtype=src.dtype)
-    for i in range(q.shape[0]):
-        b = q[i] - base
-        out[pos[b]] = src[i]
-        pos[b] += 1
-    return out
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def count_keys_chunked(q, base, n_bins, n_chunks):
     """Histograms of ``q - base`` over ``n_bins`` bins, one per contiguous row chunk."""
@@ -169,9 +144,12 @@ def chunk_offsets(counts, bin_start):
 
 @njit(cache=True, nogil=True, parallel=True)
 def scatter_chunked(q, base, offsets, src):
-    """:func:`scatter_by_key` with the rows split into ``offsets.shape[0]`` chunks
-    scattered in parallel; chunk ``t`` starts each bin at ``offsets[t]``, so rows of
-    one bin keep their input order."""
+    """Stable counting-sort scatter of ``src`` by key ``q - base``.
+
+    The rows are split into ``offsets.shape[0]`` contiguous chunks scattered in
+    parallel; chunk ``t`` writes bin ``b`` from ``offsets[t, b]`` on, so rows of one
+    bin keep their input order.
+    """
     n = q.shape[0]
     n_chunks = offsets.shape[0]
     out = np.empty(src.shape[0], dtype=src.dtype)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._docstrings import with_references
 from . import _kernels as K
-from ._docstrings import with_references
+from ._docstrings import REFERENCES
 from ._grouping import as_1d, check_finite, group_rows
 from ._items import mapping_index, py
 
@@ -27,7 +28,7 @@ def _numeric(x, name: str) -> np.ndarray:
     return arr
 
 
-@with_references
+@with_references(REFERENCES)
 def sqrt_gain(y):
     """Square-root gain: ``sqrt(label)``, flattening the top of a rating scale.
 
@@ -86,7 +87,7 @@ def _group_ids(qid, n: int):
     return grouping, gid
 
 
-@with_references
+@with_references(REFERENCES)
 def minmax_labels_per_query(y, qid, *, constant="zero"):
     """Rescale labels to ``[0, 1]`` within each query.
 
@@ -147,7 +148,7 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     return out
 
 
-@with_references
+@with_references(REFERENCES)
 def log_frequency_weights(qid, frequency):
     """Per-row query weights ``log(frequency + 1)``, for ``sample_weight=``.
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._docstrings import with_references
 from . import _kernels as K
-from ._docstrings import with_references
+from ._docstrings import REFERENCES
 from ._engine import evaluate
 from ._names import MetricSpec, parse_metric
 
 
-@with_references
+@with_references(REFERENCES)
 def ranking_report(
     y_true,
     y_score,

@@ -24,8 +24,9 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from skndcg.utils._query_ids import _has_column, resolve_qid
 
+from ..utils._docstrings import with_references
 from ._conventions import apply_options, get_convention
-from ._docstrings import with_references
+from ._docstrings import REFERENCES
 from ._engine import _check_options, check_k
 from ._names import parse_metric
 from ._ranking import grouped_ranking_scores
@@ -272,7 +273,7 @@ default=sklearn.utils.metadata_routing.UNCHANGED
         return request
 
 
-@with_references
+@with_references(REFERENCES)
 def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     """Make a group-aware ranking scorer for ``scoring=`` in scikit-learn.
 
@@ -348,7 +349,7 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     return _RankingScorer(names, single, qid_col, dict(metric_options), signature)
 
 
-@with_references
+@with_references(REFERENCES)
 def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
     """Make a group-aware NDCG@k scorer for ``scoring=`` in scikit-learn.
 
