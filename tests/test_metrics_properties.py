@@ -145,3 +145,43 @@ def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
         y[order], s[order], q[order], metrics=NAMES, empty="zero", ties="stable"
     )
     np.testing.assert_array_equal(shuffled.to_numpy(), ordered.to_numpy())
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 3, 7])
+@pytest.mark.parametrize("layout", ["sorted", "contiguous", "shuffled", "one run"])
+def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
+    # Runs that cross chunk borders, chunks inside one run, unsorted keys.
+    from skndcg.metrics import _kernels as K
+
+    rng = np.random.default_rng(n_chunks)
+    if layout == "one run":
+        q = np.full(50, 4)
+    else:
+        q = np.repeat(np.arange(20), rng.integers(1, 9, size=20))
+        if layout == "contiguous":
+            q = np.repeat(rng.permutation(20), rng.integers(1, 9, size=20))
+        elif layout == "shuffled":
+            q = rng.permutation(q)
+    ok, chunk_runs, lo, hi = K.scan_keys(q, n_chunks)
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    assert chunk_runs.shape == (n_chunks,)
+    assert chunk_runs.sum() == starts.size
+    assert ok == bool((np.diff(q) >= 0).all())
+    assert (lo, hi) == (q.min(), q.max())
+    assert K.run_starts(q, chunk_runs).tolist() == [*starts.tolist(), q.size]
+    assert K.int_range(q, n_chunks) == (q.min(), q.max())
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 5])
+@pytest.mark.parametrize("bad_at", [None, 0, 17, 99])
+def test_chunked_finite_check_finds_the_first_bad_row(n_chunks, bad_at):
+    from skndcg.metrics import _kernels as K
+    from skndcg.metrics._grouping import _EXPONENT_BITS
+
+    x = np.linspace(-3.0, 3.0, 100)
+    if bad_at is not None:
+        x[bad_at] = np.inf
+        x[min(bad_at + 30, 99)] = np.nan  # a later bad row does not hide the first
+    bits, mask = _EXPONENT_BITS[8]
+    got = K.first_nonfinite(x.view(bits), mask, n_chunks)
+    assert got == (-1 if bad_at is None else bad_at)

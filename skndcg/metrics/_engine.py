@@ -23,7 +23,14 @@ from ._conventions import (
     get_convention,
     prepare_labels,
 )
-from ._grouping import Grouping, as_1d, check_finite, chunk_bounds, group_rows
+from ._grouping import (
+    Grouping,
+    as_1d,
+    check_finite,
+    chunk_bounds,
+    group_rows,
+    row_chunks,
+)
 from ._names import BINARY_KINDS, MetricSpec, parse_metric
 
 _TIES = {
@@ -354,7 +361,7 @@ def evaluate(
     # histogram instead of a selection buffer.
     n_hist = 0
     if y.dtype.kind == "i" and not callable(conv.gain):
-        lo_label, hi_label = (int(v) for v in K.int_range(y))
+        lo_label, hi_label = (int(v) for v in K.int_range(y, row_chunks(n)))
         if lo_label >= 0 and hi_label < 256:
             n_hist = hi_label + 1
 

@@ -32,6 +32,15 @@ _MAX_BINS_PER_ROW = 0.5
 _MAX_OFFSETS_PER_ROW = 8
 
 
+# Whole-array passes run on all threads from this many rows on.
+_PARALLEL_ROWS = 1 << 16
+
+
+def row_chunks(n: int) -> int:
+    """Number of row chunks a whole-array pass over ``n`` rows is split into."""
+    return numba.get_num_threads() if n >= _PARALLEL_ROWS else 1
+
+
 # Integer view and exponent mask of each float width: all exponent bits set means
 # NaN or infinity.
 _EXPONENT_BITS = {
@@ -107,7 +116,9 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         return
     if arr.itemsize in _EXPONENT_BITS:
         bits, mask = _EXPONENT_BITS[arr.itemsize]
-        bad = K.first_nonfinite(np.ascontiguousarray(arr).view(bits), mask)
+        bad = K.first_nonfinite(
+            np.ascontiguousarray(arr).view(bits), mask, row_chunks(arr.shape[0])
+        )
     else:  # extended precision: no integer view of that width
         nonfinite = np.flatnonzero(~np.isfinite(arr))
         bad = int(nonfinite[0]) if nonfinite.size else -1
@@ -127,8 +138,8 @@ def _missing_error(qid_name: str, mask: np.ndarray) -> ValueError:
     )
 
 
-def _from_runs(q: np.ndarray, n_runs: int) -> Grouping:
-    bounds = K.run_starts(q, n_runs)
+def _from_runs(q: np.ndarray, chunk_runs: np.ndarray) -> Grouping:
+    bounds = K.run_starts(q, chunk_runs)
     starts, ends = bounds[:-1], bounds[1:]
     return Grouping(starts, ends, q[starts])
 
@@ -205,9 +216,9 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         nan = np.isnan(q)
         if nan.any():
             raise _missing_error(name, nan)
-        ok, n_runs, _, _ = K.scan_keys(q)
+        ok, chunk_runs, _, _ = K.scan_keys(q, row_chunks(q.shape[0]))
         if ok:
-            return _from_runs(q, n_runs)
+            return _from_runs(q, chunk_runs)
         return _factorized(q)
     missing = pd.isna(q)
     if missing.any():
@@ -217,14 +228,15 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
 
 def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
     n = q.shape[0]
-    ok, n_runs, lo, hi = K.scan_keys(q)
+    ok, chunk_runs, lo, hi = K.scan_keys(q, row_chunks(q.shape[0]))
+    n_runs = int(chunk_runs.sum())
     if ok:
-        g = _from_runs(q, n_runs)
+        g = _from_runs(q, chunk_runs)
     else:
         g = None
         if n_runs * 4 <= n:
             # Possibly contiguous: each run a distinct query?
-            bounds = K.run_starts(q, n_runs)
+            bounds = K.run_starts(q, chunk_runs)
             run_keys = q[bounds[:-1]]
             perm = np.argsort(run_keys, kind="stable")
             sorted_keys = run_keys[perm]

@@ -2,8 +2,9 @@
 
 Everything here works on rows already grouped by query: group ``g`` owns the rows
 ``starts[g]:ends[g]`` of ``y`` (labels) and ``s`` (scores). No global sort of the
-scores ever happens: each query keeps a small buffer of its ``K`` best rows, and only
-queries that are small, or whose cut-off covers most of the query, are sorted whole.
+scores ever happens: a query much longer than its cut-off ``K`` keeps only the few
+rows that can reach its top ``K`` (see ``_rank_top``) and ranks those; only queries
+that are small, or whose cut-off covers most of the query, are sorted whole.
 
 Each query's ranking is summarised as *blocks*: runs of positions whose order is
 undetermined (tied scores under ``ties="average"``) or single positions (every other
@@ -40,79 +41,113 @@ _SMALL = 24
 
 
 # --------------------------------------------------------------------------- checks
-@njit(cache=True, nogil=True)
-def first_nonfinite(bits, mask):
+# The whole-array passes below split the rows into ``n_chunks`` contiguous chunks
+# scanned in parallel (callers pass one chunk for small input). Each chunk is
+# scanned through a view indexed from 0: numba then drops its negative-index
+# handling and the branch-free loops vectorise.
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def first_nonfinite(bits, mask, n_chunks):
     """Index of the first NaN or infinite entry, or -1.
 
     ``bits`` is the float array viewed as integers of its width and ``mask`` its
     exponent bits: a value is NaN or infinite exactly when they are all set. The
-    first pass is a branch-free (vectorised) OR over the whole array; only input
-    with a bad value is searched.
+    first pass is a branch-free OR over each chunk; only input with a bad value is
+    searched.
     """
-    missing = bits.dtype.type(0)
-    for i in range(bits.shape[0]):
-        # (~x & mask) is zero exactly when x is NaN or infinite.
-        missing |= (~bits[i] & mask) == 0
-    if not missing:
+    n = bits.shape[0]
+    found = np.zeros(n_chunks, dtype=np.bool_)
+    for t in prange(n_chunks):
+        part = bits[n * t // n_chunks : n * (t + 1) // n_chunks]
+        missing = bits.dtype.type(0)
+        for i in range(part.shape[0]):
+            # (~x & mask) is zero exactly when x is NaN or infinite.
+            missing |= (~part[i] & mask) == 0
+        found[t] = missing != 0
+    if not found.any():
         return -1
-    for i in range(bits.shape[0]):
+    for i in range(n):
         if (bits[i] & mask) == mask:
             return i
     return -1
 
 
-@njit(cache=True, nogil=True)
-def int_range(a):
-    """``(min, max)`` of a non-empty integer array in one pass."""
-    lo = a[0]
-    hi = a[0]
-    for i in range(1, a.shape[0]):
-        # min/max without branches, so the loop vectorises.
-        lo = min(lo, a[i])
-        hi = max(hi, a[i])
-    return lo, hi
+@njit(cache=True, nogil=True, parallel=True)
+def int_range(a, n_chunks):
+    """``(min, max)`` of an integer array of at least ``n_chunks`` entries."""
+    n = a.shape[0]
+    los = np.empty(n_chunks, dtype=a.dtype)
+    his = np.empty(n_chunks, dtype=a.dtype)
+    for t in prange(n_chunks):
+        part = a[n * t // n_chunks : n * (t + 1) // n_chunks]
+        lo = part[0]
+        hi = part[0]
+        for i in range(part.shape[0]):
+            lo = min(lo, part[i])
+            hi = max(hi, part[i])
+        los[t] = lo
+        his[t] = hi
+    return los.min(), his.max()
 
 
-@njit(cache=True, nogil=True)
-def scan_keys(q):
-    """One pass over integer query keys.
+@njit(cache=True, nogil=True, parallel=True)
+def scan_keys(q, n_chunks):
+    """One pass over query keys (at least ``n_chunks`` of them).
 
-    Returns ``(non_decreasing, n_runs, key_min, key_max)`` where ``n_runs`` counts
-    maximal runs of equal consecutive keys.
+    Returns ``(non_decreasing, chunk_runs, key_min, key_max)`` where
+    ``chunk_runs[t]`` counts the rows of chunk ``t`` that start a run of equal
+    consecutive keys (the first row always does); their sum is the number of runs.
     """
     n = q.shape[0]
-    if n == 0:
-        return True, 0, 0, 0
-    ok = True
-    runs = 1
-    lo = q[0]
-    hi = q[0]
-    prev = q[0]
-    for i in range(1, n):
-        v = q[i]
-        if v != prev:
-            runs += 1
-            if v < prev:
-                ok = False
-            if v < lo:
-                lo = v
-            elif v > hi:
-                hi = v
-        prev = v
-    return ok, runs, lo, hi
+    runs = np.empty(n_chunks, dtype=np.int64)
+    sorted_ = np.empty(n_chunks, dtype=np.bool_)
+    los = np.empty(n_chunks, dtype=q.dtype)
+    his = np.empty(n_chunks, dtype=q.dtype)
+    for t in prange(n_chunks):
+        i0 = n * t // n_chunks
+        part = q[i0 : n * (t + 1) // n_chunks]
+        prev = q[i0 - 1] if i0 > 0 else q[0]
+        r = np.int64(i0 == 0)
+        ok = True
+        lo = part[0]
+        hi = part[0]
+        for i in range(part.shape[0]):
+            v = part[i]
+            r += np.int64(v != prev)
+            ok &= v >= prev
+            lo = min(lo, v)
+            hi = max(hi, v)
+            prev = v
+        runs[t] = r
+        sorted_[t] = ok
+        los[t] = lo
+        his[t] = hi
+    return sorted_.all(), runs, los.min(), his.max()
 
 
-@njit(cache=True, nogil=True)
-def run_starts(q, n_runs):
-    """Start index of each run of equal consecutive keys, plus ``len(q)`` at the end."""
-    out = np.empty(n_runs + 1, dtype=np.int64)
+@njit(cache=True, nogil=True, parallel=True)
+def run_starts(q, chunk_runs):
+    """Start index of each run of equal consecutive keys, plus ``len(q)`` at the end.
+
+    ``chunk_runs`` comes from ``scan_keys`` and fixes the row chunks.
+    """
+    n = q.shape[0]
+    n_chunks = chunk_runs.shape[0]
+    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    first[1:] = np.cumsum(chunk_runs)
+    out = np.empty(first[n_chunks] + 1, dtype=np.int64)
     out[0] = 0
-    j = 1
-    for i in range(1, q.shape[0]):
-        if q[i] != q[i - 1]:
-            out[j] = i
-            j += 1
-    out[n_runs] = q.shape[0]
+    for t in prange(n_chunks):
+        i0 = max(1, n * t // n_chunks)
+        # Rows i0 - 1 .. end of the chunk; row i of the chunk is part[i + 1].
+        part = q[i0 - 1 : n * (t + 1) // n_chunks]
+        j = first[t] + np.int64(t == 0)
+        for i in range(1, part.shape[0]):
+            if part[i] != part[i - 1]:
+                out[j] = i0 - 1 + i
+                j += 1
+    out[first[n_chunks]] = n
     return out
 
 
@@ -421,65 +456,152 @@ def _log_comb(n, k):
 
 
 @njit(cache=True, nogil=True)
-def _fused_scan(
-    y,
-    s,
-    lo,
-    m,
-    kk,
-    order,
-    buf,
-    ibuf,
-    hist,
-    need_ideal,
-    tie_mode,
-    gain_mode,
-    rel_thr,
-):
-    """One pass over a query: label totals, its ``kk`` best rows and ideal gains.
+def _label_totals(y, lo, m, kk, need_ideal, gain_mode, rel_thr, ibuf, hist):
+    """Relevant count and label sum of a query, and its ``kk`` largest gains.
 
-    Fills ``order[:kk]``/``buf[:kk]`` with the best rows (ranked) and ``ibuf[:kk]``
-    with the largest gains. Under averaged ties it also counts the rows left out of
-    the buffer that tie with its last score (their number, gain sum and relevant
-    count), so the tie block at the cut-off is known without a second pass.
-    ``hist`` (zeroed, one bin per label) replaces the ideal buffer when the labels
-    are small non-negative integers; it is left zeroed again.
+    The gains go to ``ibuf[:kk]`` in decreasing order when ``need_ideal``. ``hist``
+    (zeroed, one bin per label) counts the labels when they are small non-negative
+    integers, and is left zeroed again; otherwise a small insertion buffer keeps the
+    largest labels.
     """
+    # Index a view of the query from 0: numba then drops its negative-index
+    # handling and the loops vectorise.
+    yq = y[lo : lo + m]
     n_rel = 0
-    lsum = 0.0
+    lsum = yq[0] - yq[0]  # the label type: integer labels sum exactly
+    for i in range(m):
+        lab = yq[i]
+        lsum += lab
+        n_rel += np.int64(_is_rel(lab, rel_thr))
+    if not need_ideal:
+        return n_rel, np.float64(lsum)
+    if hist.shape[0] > 0:
+        top = np.int64(0)
+        for i in range(m):
+            li = np.int64(yq[i])
+            hist[li] += 1
+            top = max(top, li)
+        p = 0
+        for lab in range(top, -1, -1):
+            c = hist[lab]
+            hist[lab] = 0
+            while c > 0 and p < kk:
+                ibuf[p] = lab
+                p += 1
+                c -= 1
+    else:
+        # Gains grow with labels: keep the kk largest labels.
+        n = 0
+        for i in range(m):
+            fl = np.float64(yq[i])
+            if n < kk:
+                j = n
+                n += 1
+            elif fl > ibuf[kk - 1]:
+                j = kk - 1
+            else:
+                continue
+            while j > 0 and fl > ibuf[j - 1]:
+                ibuf[j] = ibuf[j - 1]
+                j -= 1
+            ibuf[j] = fl
+    for p in range(kk):
+        ibuf[p] = _gain(ibuf[p], gain_mode)
+    return n_rel, np.float64(lsum)
+
+
+# Lanes of ``_rank_top`` come in whole blocks of this many (a compile-time trip
+# count, so the lane loop unrolls into vector instructions).
+_LANE_BLOCK = 16
+# Above this cut-off the lane threshold costs more than it saves (it ranks the
+# lanes among themselves): the insertion buffer selects the top rows.
+_RANK_MAX_K = 64
+
+
+@njit(cache=True, nogil=True)
+def _rank_top(s, lo, m, kk, tie_mode, order, buf, lanes, cs, ci, rk):
+    """The ``kk`` best rows of a query, without a branch per row; or -1.
+
+    Deal the rows round-robin into ``L >= kk`` lanes and take each lane's best
+    score: those are ``L`` distinct rows, so the ``kk``-th best of them is a lower
+    bound ``t`` on the query's ``kk``-th best score, and no row scoring below ``t``
+    can rank in the top ``kk`` or tie with its last row. The few rows at or above
+    ``t`` (the candidates, copied to ``cs``/``ci``) are then ranked by counting, for
+    each, the candidates that rank before it: comparisons without branches, which
+    vectorise. Fills ``order``/``buf`` (``kk + 1`` slots, the last one a sink for the
+    rows ranked below the top ``kk``) and the candidates' ranks ``rk``, and returns
+    the number of candidates, or -1 when more than ``cs`` can hold qualify (heavy
+    ties at the threshold), leaving the work to the selection buffer.
+    """
+    sq = s[lo : lo + m]
+    n_lanes = lanes.shape[0]
+    neg_inf = lanes.dtype.type(-np.inf)
+    lanes[:] = neg_inf
+    n_full = m // n_lanes
+    for b in range(n_full):
+        row = b * n_lanes
+        for h in range(0, n_lanes, _LANE_BLOCK):
+            part = lanes[h : h + _LANE_BLOCK]
+            rows = sq[row + h : row + h + _LANE_BLOCK]
+            for j in range(_LANE_BLOCK):
+                part[j] = max(part[j], rows[j])
+    row = n_full * n_lanes
+    for j in range(m - row):
+        lanes[j] = max(lanes[j], sq[row + j])
+    # The kk-th best lane score (at least kk lanes hold a row: m >= kk).
+    t = -neg_inf
+    for a in range(n_lanes):
+        va = lanes[a]
+        r = np.int64(0)
+        for b in range(n_lanes):
+            r += np.int64(lanes[b] > va) + np.int64((lanes[b] == va) & (b < a))
+        t = min(t, va if r < kk else -neg_inf)
+    # Candidates, in row order; the capacity is checked once per block of rows.
+    cap = cs.shape[0] - 8
+    c = 0
+    for i in range(0, m, 64):
+        stop = min(m, i + 64)
+        if c + (stop - i) > cap:
+            return -1
+        for r in range(i, stop):
+            # Unsigned positions: no negative-index handling.
+            v = sq[np.uintp(r)]
+            cs[np.uintp(c)] = v
+            ci[np.uintp(c)] = r
+            c += np.int64(v >= t)
+    # Pad to whole vectors with a score below every candidate.
+    padded = (c + 7) & ~7
+    cs[c:padded] = neg_inf
+    for a in range(c):
+        sa = cs[a]
+        r = np.int64(0)
+        if tie_mode == TIES_REVERSE:
+            for b in range(padded):
+                r += np.int64(cs[b] > sa) + np.int64((cs[b] == sa) & (b > a))
+        else:
+            for b in range(padded):
+                r += np.int64(cs[b] > sa) + np.int64((cs[b] == sa) & (b < a))
+        rk[a] = r
+        p = np.uintp(min(r, kk))
+        order[p] = ci[a]
+        buf[p] = sa
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _buffer_top(y, s, lo, m, kk, order, buf, tie_mode, gain_mode, rel_thr):
+    """The ``kk`` best rows of a query by an insertion buffer, and the tie tail.
+
+    Fills ``order[:kk]``/``buf[:kk]`` ranked. Under averaged ties it also counts the
+    rows left out of the buffer that tie with its last score (their number, gain
+    sum and relevant count), so the tie block at the cut-off is known without a
+    second pass.
+    """
     tcnt = 0
     tgain = 0.0
     trel = 0
     n = 0
-    ni = 0
-    use_hist = need_ideal and hist.shape[0] > 0
-    top_label = np.int64(0)
     for i in range(m):
-        lab = y[lo + i]
-        lsum += lab
-        rel = _is_rel(lab, rel_thr)
-        if rel:
-            n_rel += 1
-        if use_hist:
-            li = np.int64(lab)
-            hist[li] += 1
-            if li > top_label:
-                top_label = li
-        elif need_ideal:
-            # Gains grow with labels: keep the kk largest labels.
-            fl = np.float64(lab)
-            if ni < kk:
-                j = ni
-                ni += 1
-            elif fl > ibuf[kk - 1]:
-                j = kk - 1
-            else:
-                j = -1
-            if j >= 0:
-                while j > 0 and fl > ibuf[j - 1]:
-                    ibuf[j] = ibuf[j - 1]
-                    j -= 1
-                ibuf[j] = fl
         si = s[lo + i]
         evicted = -1
         if n == kk:
@@ -488,10 +610,10 @@ def _fused_scan(
                 continue
             if si == last and tie_mode != TIES_REVERSE:
                 if tie_mode == TIES_AVERAGE:
+                    lab = y[lo + i]
                     tcnt += 1
                     tgain += _gain(lab, gain_mode)
-                    if rel:
-                        trel += 1
+                    trel += np.int64(_is_rel(lab, rel_thr))
                 continue
             evicted = order[kk - 1]
             j = kk - 1
@@ -510,26 +632,38 @@ def _fused_scan(
                 lab_e = y[lo + evicted]
                 tcnt += 1
                 tgain += _gain(lab_e, gain_mode)
-                if _is_rel(lab_e, rel_thr):
-                    trel += 1
+                trel += np.int64(_is_rel(lab_e, rel_thr))
             else:
                 tcnt = 0
                 tgain = 0.0
                 trel = 0
-    if use_hist:
-        # Small non-negative integer labels: the ideal order from a histogram.
-        p = 0
-        for lab in range(top_label, -1, -1):
-            c = hist[lab]
-            hist[lab] = 0
-            while c > 0 and p < kk:
-                ibuf[p] = lab
-                p += 1
-                c -= 1
-    if need_ideal:
-        for p in range(kk):
-            ibuf[p] = _gain(ibuf[p], gain_mode)
-    return n_rel, lsum, tcnt, tgain, trel
+    return tcnt, tgain, trel
+
+
+@njit(cache=True, nogil=True)
+def _top_rows(
+    y, s, lo, m, kk, order, buf, lanes, cs, ci, rk, tie_mode, gain_mode, rel_thr
+):
+    """The ``kk`` best rows of a query ranked into ``order``/``buf``, and the rows
+    outside them that tie with the last one under averaged ties (their number,
+    gain sum and relevant count)."""
+    c = -1
+    if kk <= _RANK_MAX_K:
+        c = _rank_top(s, lo, m, kk, tie_mode, order, buf, lanes, cs, ci, rk)
+    if c < 0:
+        return _buffer_top(y, s, lo, m, kk, order, buf, tie_mode, gain_mode, rel_thr)
+    tcnt = 0
+    tgain = 0.0
+    trel = 0
+    if tie_mode == TIES_AVERAGE:
+        last = buf[kk - 1]
+        for a in range(c):
+            if rk[a] >= kk and cs[a] == last:
+                lab = y[lo + ci[a]]
+                tcnt += 1
+                tgain += _gain(lab, gain_mode)
+                trel += np.int64(_is_rel(lab, rel_thr))
+    return tcnt, tgain, trel
 
 
 @njit(cache=True, nogil=True)
@@ -642,6 +776,15 @@ def _eval_chunk(
     bsize = np.empty(cap + 1, dtype=np.int64)
     bgain = np.empty(cap + 1, dtype=np.float64)
     brel = np.empty(cap + 1, dtype=np.int64)
+    # Lanes and candidates of the branch-free top-k (``_rank_top``): enough lanes
+    # that about 1.3 kk rows qualify on random scores, room for a few times that.
+    k_lanes = min(kbase, _RANK_MAX_K) * 8 // 5
+    n_lanes = max(_LANE_BLOCK, -(-k_lanes // _LANE_BLOCK) * _LANE_BLOCK)
+    lanes = np.empty(n_lanes, dtype=s.dtype)
+    n_cand = 4 * n_lanes + 64 + 8
+    cs = np.empty(n_cand, dtype=s.dtype)
+    ci = np.empty(n_cand, dtype=np.int64)
+    rk = np.empty(n_cand, dtype=np.int64)
 
     for g in range(g0, g1):
         lo = starts[g]
@@ -663,8 +806,10 @@ def _eval_chunk(
         )
         nb = 0
         if use_buffer:
-            # One pass: totals, ideal labels and the best kk rows together.
-            n_rel, lsum, tcnt, tgain, trel = _fused_scan(
+            n_rel, lsum = _label_totals(
+                y, lo, m, kk, need_ideal, gain_mode, rel_thr, ibuf, hist
+            )
+            tcnt, tgain, trel = _top_rows(
                 y,
                 s,
                 lo,
@@ -672,9 +817,10 @@ def _eval_chunk(
                 kk,
                 order,
                 buf,
-                ibuf,
-                hist,
-                need_ideal,
+                lanes,
+                cs,
+                ci,
+                rk,
                 tie_mode,
                 gain_mode,
                 rel_thr,
