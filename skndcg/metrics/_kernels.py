@@ -768,14 +768,22 @@ def _eval_chunk(
             need_ideal = True
     kbase = kmax if kmax > 0 else 10
     hist = np.zeros(n_hist, dtype=np.int64)
-    cap = max(_SMALL, kbase) + 1
-    order = np.empty(cap, dtype=np.int64)
-    buf = np.empty(cap, dtype=s.dtype)
-    ibuf = np.empty(cap, dtype=np.float64)
-    bstart = np.empty(cap + 1, dtype=np.int64)
-    bsize = np.empty(cap + 1, dtype=np.int64)
-    bgain = np.empty(cap + 1, dtype=np.float64)
-    brel = np.empty(cap + 1, dtype=np.int64)
+    # Buffers sized once, before the loop (an array variable reassigned inside it
+    # makes every query pay): room for the top rows, or a block per row for the
+    # longest query that may be ranked whole.
+    size = max(_SMALL, kbase) + 1
+    for g in range(g0, g1):
+        m = ends[g] - starts[g]
+        kk = m if k_all else min(kbase, m)
+        if kk * 3 >= m or rr_all:
+            size = max(size, m + 1)
+    order = np.empty(size, dtype=np.int64)
+    buf = np.empty(size, dtype=s.dtype)
+    ibuf = np.empty(size, dtype=np.float64)
+    bstart = np.empty(size + 1, dtype=np.int64)
+    bsize = np.empty(size + 1, dtype=np.int64)
+    bgain = np.empty(size + 1, dtype=np.float64)
+    brel = np.empty(size + 1, dtype=np.int64)
     # Lanes and candidates of the branch-free top-k (``_rank_top``): enough lanes
     # that about 1.3 kk rows qualify on random scores, room for a few times that.
     k_lanes = min(kbase, _RANK_MAX_K) * 8 // 5
@@ -790,17 +798,6 @@ def _eval_chunk(
         lo = starts[g]
         m = ends[g] - lo
         kk = m if k_all else min(kbase, m)
-        if m + 1 > bstart.shape[0] and (kk * 3 >= m or rr_all):
-            # Whole-query ranking ahead: room for a block per row.
-            size = m + 1
-            order = np.empty(size, dtype=np.int64)
-            buf = np.empty(size, dtype=s.dtype)
-            ibuf = np.empty(size, dtype=np.float64)
-            bstart = np.empty(size + 1, dtype=np.int64)
-            bsize = np.empty(size + 1, dtype=np.int64)
-            bgain = np.empty(size + 1, dtype=np.float64)
-            brel = np.empty(size + 1, dtype=np.int64)
-
         use_buffer = (
             need_rank and m > _SMALL and kk * 3 < m and tie_mode != TIES_QUICKSORT
         )
@@ -851,11 +848,6 @@ def _eval_chunk(
                         break
                 if not found:
                     # The first relevant row ranks below the buffer: rank it all.
-                    if m + 1 > bstart.shape[0]:
-                        bstart = np.empty(m + 2, dtype=np.int64)
-                        bsize = np.empty(m + 2, dtype=np.int64)
-                        bgain = np.empty(m + 2, dtype=np.float64)
-                        brel = np.empty(m + 2, dtype=np.int64)
                     ranked = _sort_full(s, lo, m, tie_mode)
                     nb = _blocks(
                         y,
