@@ -548,13 +548,14 @@ def _rank_top(s, lo, m, kk, tie_mode, order, buf, lanes, cs, ci, rk):
     row = n_full * n_lanes
     for j in range(m - row):
         lanes[j] = max(lanes[j], sq[row + j])
-    # The kk-th best lane score (at least kk lanes hold a row: m >= kk).
+    # The kk-th best lane score (at least kk lanes hold a row: m >= kk): the
+    # smallest lane score that fewer than kk lanes beat.
     t = -neg_inf
     for a in range(n_lanes):
         va = lanes[a]
         r = np.int64(0)
         for b in range(n_lanes):
-            r += np.int64(lanes[b] > va) + np.int64((lanes[b] == va) & (b < a))
+            r += np.int64(lanes[b] > va)
         t = min(t, va if r < kk else -neg_inf)
     # Candidates, in row order; the capacity is checked once per block of rows.
     cap = cs.shape[0] - 8
