@@ -573,19 +573,20 @@ def _rank_top(s, lo, m, kk, tie_mode, order, buf, lanes, cs, ci, rk):
     # Pad to whole vectors with a score below every candidate.
     padded = (c + 7) & ~7
     cs[c:padded] = neg_inf
+    # Rank of each candidate: the candidates with a better score, plus those
+    # tied with it and earlier (later under the reverse rule) in row order.
+    # Accumulated for all candidates at once, one candidate b at a time.
+    rk[:padded] = 0
+    reverse = tie_mode == TIES_REVERSE
+    for b in range(c):
+        sb = cs[b]
+        for a in range(padded):
+            before = (b > a) if reverse else (b < a)
+            rk[a] += np.int64(sb > cs[a]) + np.int64((sb == cs[a]) & before)
     for a in range(c):
-        sa = cs[a]
-        r = np.int64(0)
-        if tie_mode == TIES_REVERSE:
-            for b in range(padded):
-                r += np.int64(cs[b] > sa) + np.int64((cs[b] == sa) & (b > a))
-        else:
-            for b in range(padded):
-                r += np.int64(cs[b] > sa) + np.int64((cs[b] == sa) & (b < a))
-        rk[a] = r
-        p = np.uintp(min(r, kk))
+        p = np.uintp(min(rk[a], kk))
         order[p] = ci[a]
-        buf[p] = sa
+        buf[p] = cs[a]
     return c
 
 
