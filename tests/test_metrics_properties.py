@@ -121,8 +121,38 @@ def test_chunked_scatter_is_the_stable_counting_sort(n_chunks):
     bin_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     offsets = K.chunk_offsets(per_chunk, bin_start)
     src = rng.standard_normal(q.size)
-    got = K.scatter_chunked(q, 0, offsets, src)
+    out, sub = np.empty_like(src), np.empty(0, dtype=np.uint16)
+    got = K.scatter_chunked(q, 0, 0, offsets, src, out, sub)
     assert (got == src[np.argsort(q, kind="stable")]).all()
+
+
+@pytest.mark.parametrize(
+    ("bucket_bits", "max_shift"), [(7, 16), (2, 16), (0, 16), (3, 1), (20, 16)]
+)
+@pytest.mark.parametrize("keys", ["dense", "gaps", "skewed"])
+def test_bucketed_scatter_is_the_stable_counting_sort(
+    monkeypatch, bucket_bits, max_shift, keys
+):
+    # Many bins go through buckets of consecutive bins and a second pass; the
+    # result is still the stable sort by key, for any bucket width (one bin per
+    # bucket, capped widths, a single bucket).
+    from skndcg.metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_BUCKET_BITS", bucket_bits)
+    monkeypatch.setattr(_grouping, "_MAX_SHIFT", max_shift)
+    rng = np.random.default_rng(bucket_bits)
+    if keys == "dense":
+        q = rng.integers(0, 900, size=5_000)
+    elif keys == "gaps":
+        q = rng.choice(np.arange(0, 2_000, 7), size=3_000) - 500
+    else:
+        q = np.minimum(rng.zipf(1.3, size=4_000), 1_500)
+    g = group_rows(q, q.size)
+    assert g._codes is not None
+    order = np.argsort(q, kind="stable")
+    for src in [rng.standard_normal(q.size), np.arange(q.size), q % 5 == 0]:
+        assert (g.take(src) == src[order]).all()
+    assert (g.take(q)[g.starts] == g.keys).all()
 
 
 def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):

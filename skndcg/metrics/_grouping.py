@@ -32,6 +32,12 @@ _MAX_BINS_PER_ROW = 0.5
 _MAX_OFFSETS_PER_ROW = 8
 
 
+# A counting sort scatters straight into at most 2**_BUCKET_BITS bins (so many
+# write streams stay cheap); more bins go through as many buckets of consecutive
+# bins first. A row's bin within its bucket is kept as uint16: 2**16 bins at most.
+_BUCKET_BITS = 7
+_MAX_SHIFT = 16
+
 # Whole-array passes run on all threads from this many rows on.
 _PARALLEL_ROWS = 1 << 16
 
@@ -58,11 +64,15 @@ class Grouping:
     ends: np.ndarray
     keys: np.ndarray
     # Permutation of the rows into grouped order, applied lazily by ``take``;
-    # ``None`` when the input arrays are already grouped.
+    # ``None`` when the input arrays are already grouped. Row ``i`` goes to bin
+    # ``_codes[i] - _base``; bins are scattered in buckets of ``2**_shift`` bins.
     _codes: np.ndarray | None = None
     _base: int = 0
-    # Where each row chunk writes each bin (one chunk per thread, or a single one).
+    _shift: int = 0
+    # Where each row chunk writes each bucket (one chunk per thread, or a single
+    # one), and the first row of each bin.
     _offsets: np.ndarray | None = None
+    _bin_start: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -76,7 +86,14 @@ class Grouping:
         """``a`` (one value per row, input order) laid out in grouped order."""
         if self._codes is None:
             return a
-        return K.scatter_chunked(self._codes, self._base, self._offsets, a)
+        out = np.empty(a.shape[0], dtype=a.dtype)
+        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
+        K.scatter_chunked(
+            self._codes, self._base, self._shift, self._offsets, a, out, sub
+        )
+        if self._shift:
+            K.sort_buckets(out, sub, self._shift, self._bin_start)
+        return out
 
 
 def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
@@ -147,8 +164,9 @@ def _from_runs(q: np.ndarray, chunk_runs: np.ndarray) -> Grouping:
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     # Each thread scatters a contiguous chunk of rows from its own offsets; one
     # chunk when those offsets would cost too much memory.
+    n = q.shape[0]
     n_chunks = numba.get_num_threads()
-    if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > q.shape[0]:
+    if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
         n_chunks = 1
     per_chunk = K.count_keys_chunked(q, base, n_bins, n_chunks)
     counts = per_chunk.sum(axis=0)
@@ -157,8 +175,24 @@ def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     used = np.flatnonzero(counts)
     starts = bin_start[used]
     ends = starts + counts[used]
-    offsets = K.chunk_offsets(per_chunk, bin_start)
-    return Grouping(starts, ends, keys_of_bins(used), q, base, offsets)
+    # A scatter into many bins writes all over memory; past a hundred or so, the
+    # rows go first to at most that many buckets of consecutive bins, then each
+    # bucket's rows to their bins (``sort_buckets``, within the bucket's rows).
+    shift = min(_MAX_SHIFT, max(0, (n_bins - 1).bit_length() - _BUCKET_BITS))
+    firsts = np.arange(0, n_bins, 1 << shift)
+    offsets = K.chunk_offsets(
+        np.add.reduceat(per_chunk, firsts, axis=1), bin_start[firsts]
+    )
+    return Grouping(
+        starts,
+        ends,
+        keys_of_bins(used),
+        q,
+        base,
+        shift,
+        offsets,
+        bin_start if shift else None,
+    )
 
 
 def _factorized(values: np.ndarray) -> Grouping:

@@ -158,8 +158,9 @@ def count_keys_chunked(q, base, n_bins, n_chunks):
     counts = np.zeros((n_chunks, n_bins), dtype=np.int64)
     for t in prange(n_chunks):
         row = counts[t]
-        for i in range(n * t // n_chunks, n * (t + 1) // n_chunks):
-            row[q[i] - base] += 1
+        qt = q[n * t // n_chunks : n * (t + 1) // n_chunks]
+        for i in range(qt.shape[0]):
+            row[np.uintp(qt[i] - base)] += 1
     return counts
 
 
@@ -178,22 +179,66 @@ def chunk_offsets(counts, bin_start):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def scatter_chunked(q, base, offsets, src):
-    """Stable counting-sort scatter of ``src`` by key ``q - base``.
+def scatter_chunked(q, base, shift, offsets, src, out, sub):
+    """Stable counting-sort scatter of ``src`` into ``out`` by bucket.
 
-    The rows are split into ``offsets.shape[0]`` contiguous chunks scattered in
-    parallel; chunk ``t`` writes bin ``b`` from ``offsets[t, b]`` on, so rows of one
-    bin keep their input order.
+    Row ``i`` belongs to bin ``q[i] - base`` and bucket ``bin >> shift``. The rows
+    are split into ``offsets.shape[0]`` contiguous chunks scattered in parallel;
+    chunk ``t`` writes bucket ``c`` from ``offsets[t, c]`` on, so rows of one
+    bucket keep their input order. With ``shift > 0`` each row's bin within its
+    bucket also goes to ``sub`` (at the row's new place) for ``sort_buckets``.
+    ``out`` comes from the caller: numpy backs large arrays with huge pages, which
+    makes their first writes several times cheaper than those of an array
+    allocated here.
     """
     n = q.shape[0]
     n_chunks = offsets.shape[0]
-    out = np.empty(src.shape[0], dtype=src.dtype)
+    mask = (1 << shift) - 1
+    with_sub = shift > 0
     for t in prange(n_chunks):
         pos = offsets[t].copy()
-        for i in range(n * t // n_chunks, n * (t + 1) // n_chunks):
-            b = q[i] - base
-            out[pos[b]] = src[i]
-            pos[b] += 1
+        rows = slice(n * t // n_chunks, n * (t + 1) // n_chunks)
+        qt = q[rows]
+        st = src[rows]
+        for i in range(qt.shape[0]):
+            b = qt[i] - base
+            # Unsigned positions: no negative-index handling.
+            c = np.uintp(b >> shift)
+            p = np.uintp(pos[c])
+            out[p] = st[i]
+            if with_sub:
+                sub[p] = b & mask
+            pos[c] = p + 1
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sort_buckets(out, sub, shift, bin_start):
+    """Second pass of a bucketed scatter: each bucket's rows into their bins.
+
+    Bucket ``c`` holds bins ``c << shift`` up to the next bucket, in rows
+    ``bin_start[c << shift]`` up to the next bucket's first row; ``sub`` has each
+    row's bin within its bucket. A stable counting sort per bucket, in parallel
+    over buckets; a bucket spans few rows, so its writes stay in cache.
+    """
+    n = out.shape[0]
+    n_bins = bin_start.shape[0]
+    width = 1 << shift
+    n_buckets = (n_bins + width - 1) >> shift
+    for c in prange(n_buckets):
+        b0 = c << shift
+        b1 = min(n_bins, b0 + width)
+        r0 = bin_start[b0]
+        r1 = bin_start[b1] if b1 < n_bins else n
+        part = out[r0:r1]
+        tmp = part.copy()
+        ks = sub[r0:r1]
+        pos = bin_start[b0:b1] - r0
+        for i in range(r1 - r0):
+            k = np.uintp(ks[i])
+            p = np.uintp(pos[k])
+            part[p] = tmp[i]
+            pos[k] = p + 1
     return out
 
 
