@@ -58,3 +58,22 @@ def test_metrics_import_no_estimator_or_plotting_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_scoring_alone_does_not_import_scikit_learn():
+    # scikit-learn's import is most of the start-up; the metrics load it only for
+    # the scorers (on first use) and for the all-skipped warning.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from skndcg.metrics import grouped_ndcg_score\n"
+        "v = grouped_ndcg_score([1, 0, 2], [0.1, 0.2, 0.3], [7, 7, 7])\n"
+        "assert 0 < v < 1, v\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "import skndcg.metrics as m\n"
+        "assert callable(m.make_ndcg_scorer) and 'sklearn' in sys.modules\n"
+        "assert 'make_ranking_scorer' in dir(m)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

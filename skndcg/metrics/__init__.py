@@ -18,10 +18,26 @@ from ._ranking import (
 )
 from ._recipes import log_frequency_weights, minmax_labels_per_query, sqrt_gain
 from ._report import ranking_report
-from ._scorer import make_ndcg_scorer, make_ranking_scorer
 
 #: Names accepted by ``convention=``.
 CONVENTIONS = tuple(sorted(_PRESETS))
+
+# The scorers are built on scikit-learn, whose import costs most of this
+# package's start-up; they load on first use, so scoring alone starts fast.
+_SCORERS = ("make_ndcg_scorer", "make_ranking_scorer")
+
+
+def __getattr__(name):
+    if name in _SCORERS:
+        from . import _scorer
+
+        return getattr(_scorer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_SCORERS})
+
 
 __all__ = [
     "CONVENTIONS",

@@ -17,7 +17,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from numba import njit, prange
-from scipy.special import gammaln
 
 from ._engine import _query_weights
 from ._grouping import as_1d
@@ -143,6 +142,8 @@ def _covered(r: Ranked, item: np.ndarray, k, n_items: int) -> float:
     m = r.block_len[o[first]].astype(np.float64)
     take = (k - r.block_pos[o[first]]).astype(np.float64)
     it = it[first]
+    from scipy.special import gammaln  # here, not at import: start-up time
+
     # P(no copy among `take` of the m tied rows) = C(m - c, take) / C(m, take).
     sure = m - c < take
     certain[it[sure]] = True

@@ -12,6 +12,9 @@ Three paths, from cheapest to dearest:
 3. Otherwise a stable counting sort scatters each array into grouped order (rows of
    one query keep their input order, which the ``"stable"`` tie rule relies on). With
    several threads each scatters a contiguous chunk of rows from its own offsets.
+   Past 128 queries the rows go first to at most 128 buckets of consecutive queries,
+   then each bucket's rows to their queries: few write streams at a time, so the
+   writes stay in cache.
 """
 
 from __future__ import annotations

@@ -602,7 +602,8 @@ def _rank_top(s, lo, m, kk, tie_mode, order, buf, lanes, cs, ci, rk):
         for b in range(n_lanes):
             r += np.int64(lanes[b] > va)
         t = min(t, va if r < kk else -neg_inf)
-    # Candidates, in row order; the capacity is checked once per block of rows.
+    # Candidates, in row order; the capacity is checked once per block of 64
+    # rows, and the last 8 slots are kept for the padding below.
     cap = cs.shape[0] - 8
     c = 0
     for i in range(0, m, 64):
@@ -832,7 +833,9 @@ def _eval_chunk(
     bgain = np.empty(size + 1, dtype=np.float64)
     brel = np.empty(size + 1, dtype=np.int64)
     # Lanes and candidates of the branch-free top-k (``_rank_top``): enough lanes
-    # that about 1.3 kk rows qualify on random scores, room for a few times that.
+    # that about 1.3 kk rows qualify on random scores; room for four times the
+    # lanes, plus the 64-row block in which the capacity is checked and the
+    # padding to a whole vector.
     k_lanes = min(kbase, _RANK_MAX_K) * 8 // 5
     n_lanes = max(_LANE_BLOCK, -(-k_lanes // _LANE_BLOCK) * _LANE_BLOCK)
     lanes = np.empty(n_lanes, dtype=s.dtype)
