@@ -715,11 +715,19 @@ def _top_rows(
 
 
 @njit(cache=True, nogil=True)
+def _ranked_scores(s, lo, ranked, n, out):
+    """``out[p] = s[lo + ranked[p]]`` for the first ``n`` ranked positions."""
+    for p in range(n):
+        out[p] = s[lo + ranked[p]]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _blocks(
     y,
-    s,
     lo,
     ranked,
+    scores,
     n_ranked,
     upto,
     tie_mode,
@@ -735,8 +743,9 @@ def _blocks(
 ):
     """Blocks covering the ranked positions ``0..upto-1``; returns their number.
 
-    ``tcnt``, ``tgain`` and ``trel`` describe rows outside ``ranked`` that tie with
-    its last row; they join the last block.
+    ``scores[p]`` is the score of the row ranked at ``p`` (read in order, not
+    gathered). ``tcnt``, ``tgain`` and ``trel`` describe rows outside ``ranked``
+    that tie with its last row; they join the last block.
     """
     nb = 0
     if tie_mode != TIES_AVERAGE:
@@ -750,11 +759,11 @@ def _blocks(
         return nb
     pos = 0
     while pos < n_ranked and pos < upto:
-        sv = s[lo + ranked[pos]]
+        sv = scores[pos]
         end = pos
         gsum = 0.0
         rsum = 0
-        while end < n_ranked and s[lo + ranked[end]] == sv:
+        while end < n_ranked and scores[end] == sv:
             lab = y[lo + ranked[end]]
             gsum += _gain(lab, gain_mode)
             if _is_rel(lab, rel_thr):
@@ -823,7 +832,7 @@ def _eval_chunk(
     for g in range(g0, g1):
         m = ends[g] - starts[g]
         kk = m if k_all else min(kbase, m)
-        if kk * 3 >= m or rr_all:
+        if kk * 3 >= m or rr_all or tie_mode == TIES_QUICKSORT:
             size = max(size, m + 1)
     order = np.empty(size, dtype=np.int64)
     buf = np.empty(size, dtype=s.dtype)
@@ -874,9 +883,9 @@ def _eval_chunk(
             )
             nb = _blocks(
                 y,
-                s,
                 lo,
                 order,
+                buf,
                 kk,
                 kk,
                 tie_mode,
@@ -901,9 +910,9 @@ def _eval_chunk(
                     ranked = _sort_full(s, lo, m, tie_mode)
                     nb = _blocks(
                         y,
-                        s,
                         lo,
                         ranked,
+                        _ranked_scores(s, lo, ranked, m, buf),
                         m,
                         m,
                         tie_mode,
@@ -934,9 +943,9 @@ def _eval_chunk(
                 upto = m if rr_all else kk
                 nb = _blocks(
                     y,
-                    s,
                     lo,
                     ranked,
+                    _ranked_scores(s, lo, ranked, m, buf),
                     m,
                     upto,
                     tie_mode,
