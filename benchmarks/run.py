@@ -49,7 +49,12 @@ DEFAULT_PLAN = [
         "floor_sum,floor_argsort,skndcg,skndcg_1thread,sklearn_ties,"
         "sklearn_noties,numpy_lexsort,pytrec_eval,ranx",
     ),
-    ("B", "shuf", "floor_sum,floor_argsort,skndcg,skndcg_1thread,numpy_lexsort"),
+    (
+        "B",
+        "shuf",
+        "floor_sum,floor_argsort,skndcg,skndcg_1thread,skndcg_family,sklearn_ties,"
+        "sklearn_noties,numpy_lexsort,pytrec_eval,ranx",
+    ),
     (
         "D",
         "sorted",
