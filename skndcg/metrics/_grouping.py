@@ -165,8 +165,9 @@ def _from_runs(q: np.ndarray, chunk_runs: np.ndarray) -> Grouping:
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
-    # Each thread scatters a contiguous chunk of rows from its own offsets; one
-    # chunk when those offsets would cost too much memory.
+    # Each thread counts and scatters a contiguous chunk of rows with its own
+    # counts and offsets; one chunk when its counts per bin would cost too much
+    # memory.
     n = q.shape[0]
     n_chunks = numba.get_num_threads()
     if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
@@ -265,7 +266,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
 
 def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
     n = q.shape[0]
-    ok, chunk_runs, lo, hi = K.scan_keys(q, row_chunks(q.shape[0]))
+    ok, chunk_runs, lo, hi = K.scan_keys(q, row_chunks(n))
     n_runs = int(chunk_runs.sum())
     if ok:
         g = _from_runs(q, chunk_runs)

@@ -140,7 +140,7 @@ def run_starts(q, chunk_runs):
     out[0] = 0
     for t in prange(n_chunks):
         i0 = max(1, n * t // n_chunks)
-        # Rows i0 - 1 .. end of the chunk; row i of the chunk is part[i + 1].
+        # part[i] is row i0 - 1 + i: each row is compared with the one before it.
         part = q[i0 - 1 : n * (t + 1) // n_chunks]
         j = first[t] + np.int64(t == 0)
         for i in range(1, part.shape[0]):
@@ -506,8 +506,7 @@ def _label_totals(y, lo, m, kk, need_ideal, gain_mode, rel_thr, ibuf, hist):
 
     The gains go to ``ibuf[:kk]`` in decreasing order when ``need_ideal``. ``hist``
     (zeroed, one bin per label) counts the labels when they are small non-negative
-    integers, and is left zeroed again; otherwise a small insertion buffer keeps the
-    largest labels.
+    integers, and is left zeroed again; otherwise ``_ideal_gains`` selects them.
     """
     # Index a view of the query from 0: numba then drops its negative-index
     # handling and the loops vectorise.
@@ -531,27 +530,11 @@ def _label_totals(y, lo, m, kk, need_ideal, gain_mode, rel_thr, ibuf, hist):
             c = hist[lab]
             hist[lab] = 0
             while c > 0 and p < kk:
-                ibuf[p] = lab
+                ibuf[p] = _gain(lab, gain_mode)
                 p += 1
                 c -= 1
     else:
-        # Gains grow with labels: keep the kk largest labels.
-        n = 0
-        for i in range(m):
-            fl = np.float64(yq[i])
-            if n < kk:
-                j = n
-                n += 1
-            elif fl > ibuf[kk - 1]:
-                j = kk - 1
-            else:
-                continue
-            while j > 0 and fl > ibuf[j - 1]:
-                ibuf[j] = ibuf[j - 1]
-                j -= 1
-            ibuf[j] = fl
-    for p in range(kk):
-        ibuf[p] = _gain(ibuf[p], gain_mode)
+        _ideal_gains(y, lo, m, kk, gain_mode, ibuf)
     return n_rel, np.float64(lsum)
 
 
@@ -927,13 +910,9 @@ def _eval_chunk(
                         brel,
                     )
         else:
-            n_rel = 0
-            lsum = 0.0
-            for i in range(lo, lo + m):
-                lab = y[i]
-                lsum += lab
-                if _is_rel(lab, rel_thr):
-                    n_rel += 1
+            n_rel, lsum = _label_totals(
+                y, lo, m, kk, need_ideal, gain_mode, rel_thr, ibuf, hist
+            )
             if need_rank:
                 if m <= _SMALL and tie_mode != TIES_QUICKSORT:
                     _sort_small(s, lo, m, order, tie_mode)
@@ -959,8 +938,6 @@ def _eval_chunk(
                     bgain,
                     brel,
                 )
-            if need_ideal:
-                _ideal_gains(y, lo, m, kk, gain_mode, ibuf)
         n_rel_out[g] = n_rel
         label_sum_out[g] = lsum
 
