@@ -61,7 +61,7 @@ def test_trec_eval_preset(seed):
             y[rows[0]] = 0  # see peers.trec_eval_metric
     measure = "ndcg" if k is None else f"ndcg_cut_{k}"
     want = trec_eval_metric(y, s, q, measure)
-    got = grouped_ndcg_score(y, s, q, k=k, convention="trec_eval")
+    got = grouped_ndcg_score(y, s, q, k=k, convention="pytrec_eval")
     assert got == pytest.approx(want, abs=1e-12)
 
 
@@ -70,13 +70,13 @@ def test_trec_eval_preset_family(seed):
     pytest.importorskip("pytrec_eval")
     y, s, q, k = random_case(seed, labels=(0, 3))
     k = k or 5
-    kw = {"convention": "trec_eval", "k": k}
+    kw = {"convention": "pytrec_eval", "k": k}
     pairs = [
         (grouped_map_score(y, s, q, **kw), f"map_cut_{k}"),
         (grouped_precision_score(y, s, q, **kw), f"P_{k}"),
         (grouped_recall_score(y, s, q, **kw), f"recall_{k}"),
-        (grouped_mrr_score(y, s, q, convention="trec_eval"), "recip_rank"),
-        (grouped_map_score(y, s, q, k=None, convention="trec_eval"), "map"),
+        (grouped_mrr_score(y, s, q, convention="pytrec_eval"), "recip_rank"),
+        (grouped_map_score(y, s, q, k=None, convention="pytrec_eval"), "map"),
     ]
     for got, measure in pairs:
         assert got == pytest.approx(trec_eval_metric(y, s, q, measure), abs=1e-12)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from test_metrics_reference import ranking_data
 
 from skndcg.metrics import grouped_ranking_scores, ranking_report
-from skndcg.metrics._grouping import group_rows
+from skndcg.metrics._group import group_rows
 
 NAMES = ["ndcg@3", "dcg@2", "map@3", "mrr", "p@2", "r@3", "hit@1", "ndcg"]
 
@@ -95,7 +95,8 @@ def test_grouping_paths_agree_with_a_plain_definition(qid, path):
         members = grouped[a:b]
         # Every row of the query, in input order (the "stable" rule needs it).
         assert members.tolist() == np.flatnonzero(qid == key).tolist()
-    assert (g._codes is None) == (path in ("sorted", "contiguous"))
+    moved = g._codes is not None or g._perm is not None
+    assert moved == (path not in ("sorted", "contiguous"))
 
 
 def test_mixed_type_ids_group_in_an_order_independent_of_rows():
@@ -106,24 +107,34 @@ def test_mixed_type_ids_group_in_an_order_independent_of_rows():
     assert group_rows(q[::-1], 4).keys.tolist() == g.keys.tolist()
 
 
+def _small_is_large(monkeypatch):
+    # Take the compiled whole-array paths (and several chunks) for small input.
+    from skndcg.metrics import _group, _validate
+
+    monkeypatch.setattr(_group, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(_validate, "PARALLEL_ROWS", 0)
+
+
 @pytest.mark.parametrize("n_chunks", [1, 2, 3, 7])
 def test_chunked_scatter_is_the_stable_counting_sort(n_chunks):
     # Rows land where a stable sort by key puts them, whatever the number of
     # chunks (threads): rows of one query keep their input order.
-    from skndcg.metrics import _kernels as K
+    from skndcg.metrics import _group_kernels as GK
 
     rng = np.random.default_rng(n_chunks)
     q = rng.integers(0, 40, size=1_000)
-    per_chunk = K.count_keys_chunked(q, 0, 40, n_chunks)
-    assert per_chunk.shape == (n_chunks, 40)
+    per_chunk = np.zeros((n_chunks, 40), dtype=np.int64)
+    for t in range(n_chunks):
+        GK.count_keys(t, q, n_chunks, 0, per_chunk)
     counts = per_chunk.sum(axis=0)
     assert (counts == np.bincount(q, minlength=40)).all()
     bin_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    offsets = K.chunk_offsets(per_chunk, bin_start)
+    offsets = np.cumsum(per_chunk, axis=0) - per_chunk + bin_start
     src = rng.standard_normal(q.size)
     out, sub = np.empty_like(src), np.empty(0, dtype=np.uint16)
-    got = K.scatter_chunked(q, 0, 0, offsets, src, out, sub)
-    assert (got == src[np.argsort(q, kind="stable")]).all()
+    for t in range(n_chunks):
+        GK.scatter(t, q, n_chunks, 0, 0, offsets, src, out, sub)
+    assert (out == src[np.argsort(q, kind="stable")]).all()
 
 
 @pytest.mark.parametrize(
@@ -136,10 +147,11 @@ def test_bucketed_scatter_is_the_stable_counting_sort(
     # Many bins go through buckets of consecutive bins and a second pass; the
     # result is still the stable sort by key, for any bucket width (one bin per
     # bucket, capped widths, a single bucket).
-    from skndcg.metrics import _grouping
+    from skndcg.metrics import _group
 
-    monkeypatch.setattr(_grouping, "_BUCKET_BITS", bucket_bits)
-    monkeypatch.setattr(_grouping, "_MAX_SHIFT", max_shift)
+    _small_is_large(monkeypatch)
+    monkeypatch.setattr(_group, "_BUCKET_BITS", bucket_bits)
+    monkeypatch.setattr(_group, "_MAX_SHIFT", max_shift)
     rng = np.random.default_rng(bucket_bits)
     if keys == "dense":
         q = rng.integers(0, 900, size=5_000)
@@ -158,17 +170,17 @@ def test_bucketed_scatter_is_the_stable_counting_sort(
 def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
     # Force the per-thread offsets on for any data size and compare the shuffled
     # input's per-query values with those of the same rows sorted by query.
-    import numba
+    from skndcg.metrics import _group
+    from skndcg.metrics._threads import num_threads
 
-    from skndcg.metrics import _grouping
-
-    monkeypatch.setattr(_grouping, "_MAX_OFFSETS_PER_ROW", 0)
+    _small_is_large(monkeypatch)
+    monkeypatch.setattr(_group, "_MAX_OFFSETS_PER_ROW", 0)
     rng = np.random.default_rng(0)
     q = rng.integers(0, 300, size=6_000)
     y = rng.integers(0, 4, size=q.size)
     s = np.round(rng.standard_normal(q.size), 1)
     g = group_rows(q, q.size)
-    assert g._offsets.shape[0] == numba.get_num_threads()
+    assert g._offsets.shape[0] == num_threads()
     order = np.argsort(q, kind="stable")
     shuffled = ranking_report(y, s, q, metrics=NAMES, empty="zero", ties="stable")
     ordered = ranking_report(
@@ -181,7 +193,7 @@ def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
 @pytest.mark.parametrize("layout", ["sorted", "contiguous", "shuffled", "one run"])
 def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
     # Runs that cross chunk borders, chunks inside one run, unsorted keys.
-    from skndcg.metrics import _kernels as K
+    from skndcg.metrics import _group_kernels as GK
 
     rng = np.random.default_rng(n_chunks)
     if layout == "one run":
@@ -192,26 +204,30 @@ def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
             q = np.repeat(rng.permutation(20), rng.integers(1, 9, size=20))
         elif layout == "shuffled":
             q = rng.permutation(q)
-    ok, chunk_runs, lo, hi = K.scan_keys(q, n_chunks)
+    parts = [GK.scan_keys(t, q, n_chunks) for t in range(n_chunks)]
+    runs = np.array([p[0] for p in parts])
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    assert chunk_runs.shape == (n_chunks,)
-    assert chunk_runs.sum() == starts.size
-    assert ok == bool((np.diff(q) >= 0).all())
-    assert (lo, hi) == (q.min(), q.max())
-    assert K.run_starts(q, chunk_runs).tolist() == [*starts.tolist(), q.size]
-    assert K.int_range(q, n_chunks) == (q.min(), q.max())
+    assert runs.sum() == starts.size
+    assert all(p[1] for p in parts) == bool((np.diff(q) >= 0).all())
+    assert (min(p[2] for p in parts), max(p[3] for p in parts)) == (q.min(), q.max())
+    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    first[1:] = np.cumsum(runs)
+    out = np.empty(first[-1] + 1, dtype=np.int64)
+    out[0], out[-1] = 0, q.size
+    for t in range(n_chunks):
+        GK.run_starts(t, q, n_chunks, first, out)
+    assert out.tolist() == [*starts.tolist(), q.size]
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 5])
 @pytest.mark.parametrize("bad_at", [None, 0, 17, 99])
 def test_chunked_finite_check_finds_the_first_bad_row(n_chunks, bad_at):
-    from skndcg.metrics import _kernels as K
-    from skndcg.metrics._grouping import _EXPONENT_BITS
+    from skndcg.metrics._validate import _first_nonfinite
 
     x = np.linspace(-3.0, 3.0, 100)
     if bad_at is not None:
         x[bad_at] = np.inf
         x[min(bad_at + 30, 99)] = np.nan  # a later bad row does not hide the first
-    bits, mask = _EXPONENT_BITS[8]
-    got = K.first_nonfinite(x.view(bits), mask, n_chunks)
+    found = [_first_nonfinite(t, x, n_chunks) for t in range(n_chunks)]
+    got = next((b for b in found if b >= 0), -1)
     assert got == (-1 if bad_at is None else bad_at)

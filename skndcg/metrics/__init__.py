@@ -5,17 +5,15 @@ a query id of any hashable dtype, with queries of any sizes in any row order.
 """
 
 from ._beyond import catalog_coverage_score, intra_list_diversity_score
-from ._conventions import PRESETS as _PRESETS
-from ._ranking import (
-    grouped_dcg_score,
+from ._binary import (
     grouped_hit_rate_score,
     grouped_map_score,
     grouped_mrr_score,
-    grouped_ndcg_score,
     grouped_precision_score,
-    grouped_ranking_scores,
     grouped_recall_score,
 )
+from ._conventions import PRESETS as _PRESETS
+from ._ranking import grouped_dcg_score, grouped_ndcg_score, grouped_ranking_scores
 from ._recipes import log_frequency_weights, minmax_labels_per_query, sqrt_gain
 from ._report import ranking_report
 

@@ -19,9 +19,9 @@ import pandas as pd
 from numba import njit, prange
 
 from ._engine import _query_weights
-from ._grouping import as_1d
 from ._items import item_categories_csr, item_codes, item_vectors, py
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
+from ._validate import as_1d
 
 _METRICS = ("jaccard", "mismatch", "cosine")
 

@@ -14,7 +14,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 EMPTY_OPTIONS = ("skip", "zero", "one", "error")
-TIES_OPTIONS = ("average", "stable", "reverse")
+TIES_OPTIONS = ("average", "stable", "reverse", "docid")
+NAN_SCORE_OPTIONS = ("error", "unretrieved")
+QUERIES_OPTIONS = ("retrieved", "judged")
+# Exponential gain: 2**label - 1 stays an exact integer up to this label.
+MAX_EXP_LABEL = 53
 GAIN_OPTIONS = ("linear", "exponential")
 
 
@@ -50,6 +54,9 @@ class Convention:
         Result when no query is left to average.
     ap_denominator, p_denominator : str
         Defaults of the denominators of AP@k and P@k.
+    doc_ties : bool
+        With ``doc_id`` given, order tied scores by document id, descending
+        (trec_eval); without it, ``ties`` applies.
     """
 
     name: str
@@ -66,6 +73,7 @@ class Convention:
     all_skipped: str = "nan"
     ap_denominator: str = "relevant"
     p_denominator: str = "k"
+    doc_ties: bool = False
 
 
 _ANY = None  # marker: every valid value is allowed
@@ -73,6 +81,7 @@ _ANY = None  # marker: every valid value is allowed
 PRESETS: dict[str, Convention] = {
     "skndcg": Convention(
         "skndcg",
+        labels="nonnegative",
         free={
             "gain": _ANY,
             "ties": _ANY,
@@ -105,13 +114,24 @@ PRESETS: dict[str, Convention] = {
         weighting="empty_unweighted_clamped",
         free={"gain": GAIN_OPTIONS, "empty": ("one", "zero")},
     ),
+    # trec_eval 10.0 reads run scores as double.
     "trec_eval": Convention(
         "trec_eval",
+        ties="reverse",
+        empty="zero",
+        labels="trec_eval",
+        rel_threshold=1.0,
+        doc_ties=True,
+    ),
+    # pytrec_eval-terrier 0.5.x (and trec_eval before 10.0) compare them as float32.
+    "pytrec_eval": Convention(
+        "pytrec_eval",
         ties="reverse",
         empty="zero",
         score_dtype="float32",
         labels="trec_eval",
         rel_threshold=1.0,
+        doc_ties=True,
     ),
     "ranx": Convention(
         "ranx",
@@ -175,33 +195,47 @@ def apply_options(conv: Convention, **options) -> Convention:
     return replace(conv, **changes) if changes else conv
 
 
+def _plain(v):
+    """A label as a plain number: 3, not np.float64(3.0)."""
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
 def prepare_labels(y: np.ndarray, conv: Convention, gain) -> np.ndarray:
-    """Check labels against the convention and return what the kernel reads."""
+    """Check labels (float64) against the convention; return what the kernel reads."""
     rule = conv.labels
-    if rule == "nonnegative" and (y < 0).any():
-        raise ValueError(
-            f"y_true has negative labels (min {y.min()!r}); convention='sklearn' "
-            "refuses them as sklearn.metrics.ndcg_score does."
-        )
     exp = gain == "exponential"
+    if rule == "nonnegative" and not (callable(gain) or exp) and (y < 0).any():
+        first = _plain(y[np.flatnonzero(y < 0)[0]])
+        hint = (
+            "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"
+            if conv.name == "sklearn"
+            else "a negative gain is only used when asked for: pass a callable "
+            "gain (for example gain=lambda y: y) to score them as they are"
+        )
+        raise ValueError(
+            f"y_true has negative labels (first {first!r}, min {_plain(y.min())!r}); "
+            f"{hint}."
+        )
     needs_int = rule in ("int_0_30", "trec_eval") or (rule == "xgboost" and exp)
-    if needs_int and y.dtype.kind == "f" and (y != np.round(y)).any():
+    if needs_int and (y != np.round(y)).any():
         bad = y[y != np.round(y)][0]
         raise ValueError(
             f"y_true must hold integer labels with convention={conv.name!r}, "
-            f"got {bad!r}."
+            f"got {_plain(bad)!r}."
         )
     hi = {"int_0_30": 30, "xgboost": 31 if exp else None}.get(rule)
     if hi is not None and ((y < 0).any() or (y > hi).any()):
         raise ValueError(
             f"y_true labels must be integers in [0, {hi}] with convention="
-            f"{conv.name!r} and gain={gain!r}, got min {y.min()!r}, max {y.max()!r}."
+            f"{conv.name!r} and gain={gain!r}, got min {_plain(y.min())!r}, max "
+            f"{_plain(y.max())!r}."
         )
     if rule == "trec_eval":
         # Negative judgements mean "unjudged": gain 0, the row keeps its rank.
-        return np.maximum(y, 0).astype(np.int64)
+        return np.maximum(y, 0.0)
     if rule == "ranx":
         # Labels are truncated to int; below 1 they carry no gain.
-        t = np.trunc(y).astype(np.int64)
-        return np.where(t >= 1, t, 0)
+        t = np.trunc(y)
+        return np.where(t >= 1, t, 0.0)
     return y

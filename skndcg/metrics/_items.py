@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._grouping import as_1d
+from ._validate import as_1d
 
 
 def py(value):

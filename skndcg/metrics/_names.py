@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import _kernels as K
+from . import _blocks as K
 
 _ALIASES = {
     "ndcg": K.NDCG,
@@ -87,3 +87,15 @@ def parse_metric(name) -> MetricSpec:
         if k < 1:
             raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
     return MetricSpec(kind, k)
+
+
+def check_unique(names: list, specs: list) -> None:
+    """Refuse a metric asked for twice, under one name or two (``map@5``, ``ap@5``)."""
+    seen: dict = {}
+    for name, spec in zip(names, specs, strict=True):
+        if spec in seen:
+            raise ValueError(
+                f"metrics has duplicates: {seen[spec]!r} and {name!r} both name "
+                f"{spec.name}; give each metric once."
+            )
+        seen[spec] = name

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _kernels as K
+from . import _blocks as K
 from ._docstrings import REFERENCES
-from ._engine import check_k, evaluate
-from ._names import MetricSpec, parse_metric
+from ._engine import evaluate
+from ._names import MetricSpec
+from ._validate import check_k
 
 _COMMON = """
     y_true : array-like of shape (n_samples,)
@@ -42,8 +43,23 @@ _OPTIONS = """
     convention : str or None, default=None
         A preset that reproduces another library's number on the same input:
         ``"skndcg"`` (default), ``"sklearn"``, ``"lightgbm"``, ``"xgboost"``,
-        ``"trec_eval"``, ``"ranx"`` or ``"torchmetrics"``. An explicit option that
-        contradicts the preset raises ``ValueError``.
+        ``"trec_eval"`` (trec_eval 10.0), ``"pytrec_eval"`` (pytrec_eval-terrier
+        0.5, scores compared as float32), ``"ranx"`` or ``"torchmetrics"``. An
+        explicit option that contradicts the preset raises ``ValueError``.
+    doc_id : array-like of shape (n_samples,), default=None
+        Document id of each row. With ``ties="docid"``, and with the
+        ``"trec_eval"`` and ``"pytrec_eval"`` presets, rows with equal scores are
+        ordered by document id, descending, as trec_eval does.
+    nan_score : {{"error", "unretrieved"}}, default=None
+        What a NaN in ``y_score`` means. ``"error"`` (the default) refuses it;
+        ``"unretrieved"`` marks a judged row the system did not return: it counts
+        in the ideal DCG, in the relevant count and in the recall and AP
+        denominators, but never takes a rank.
+    queries : {{"retrieved", "judged"}}, default=None
+        Which queries the mean covers: those with at least one retrieved row
+        (``"retrieved"``, the default, as trec_eval), or every query given
+        (``"judged"``, trec_eval ``-c``), where a query with nothing retrieved
+        scores 0.
 """
 
 
@@ -89,6 +105,9 @@ def grouped_ndcg_score(
     empty=None,
     sample_weight=None,
     convention=None,
+    doc_id=None,
+    nan_score=None,
+    queries=None,
 ):
     """Normalised discounted cumulative gain at ``k``, averaged over queries.
 
@@ -151,6 +170,9 @@ def grouped_ndcg_score(
         empty=empty,
         sample_weight=sample_weight,
         convention=convention,
+        doc_id=doc_id,
+        nan_score=nan_score,
+        queries=queries,
     )
 
 
@@ -167,6 +189,9 @@ def grouped_dcg_score(
     empty=None,
     sample_weight=None,
     convention=None,
+    doc_id=None,
+    nan_score=None,
+    queries=None,
 ):
     """Discounted cumulative gain at ``k``, averaged over queries.
 
@@ -217,6 +242,9 @@ def grouped_dcg_score(
         empty=empty,
         sample_weight=sample_weight,
         convention=convention,
+        doc_id=doc_id,
+        nan_score=nan_score,
+        queries=queries,
     )
 
 
@@ -236,6 +264,9 @@ def grouped_ranking_scores(
     rel_threshold=None,
     ap_denominator=None,
     p_denominator=None,
+    doc_id=None,
+    nan_score=None,
+    queries=None,
 ):
     """Several ranking metrics at once, with one grouping and one selection pass.
 
@@ -276,14 +307,11 @@ def grouped_ranking_scores(
     {{'ndcg@2': 0.3835, 'mrr': 0.75, 'p@2': 0.5}}
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    specs = [parse_metric(m) for m in names]
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics has duplicate names: {names!r}.")
     means = evaluate(
         y_true,
         y_score,
         qid,
-        specs,
+        names,
         gain=gain,
         discount=discount,
         ties=ties,
@@ -293,317 +321,8 @@ def grouped_ranking_scores(
         rel_threshold=rel_threshold,
         ap_denominator=ap_denominator,
         p_denominator=p_denominator,
+        doc_id=doc_id,
+        nan_score=nan_score,
+        queries=queries,
     ).means()
     return {name: float(v) for name, v in zip(names, means, strict=True)}
-
-
-_BINARY_OPTIONS = """
-    rel_threshold : float or None, default=None
-        A row is relevant when ``label >= rel_threshold``; when None, when
-        ``label > 0`` (ir-measures' ``rel=2`` is ``rel_threshold=2``).
-"""
-
-
-def _binary(kind, y_true, y_score, qid, k, **options):
-    return _score(kind, y_true, y_score, qid, k, **options)
-
-
-def _doc_binary(fn):
-    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip())
-    return _doc(fn)
-
-
-@_doc_binary
-def grouped_map_score(
-    y_true,
-    y_score,
-    qid,
-    *,
-    k=10,
-    denominator=None,
-    rel_threshold=None,
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-):
-    """Mean average precision at ``k`` (AP@k averaged over queries).
-
-    AP@k sums the precision at the position of every relevant row ranked in the
-    top ``k`` and divides by ``denominator``. With ``ties="average"`` the result is
-    the exact expectation over the orderings of tied rows [3]_.
-
-    Parameters
-    ----------
-    {common}
-    k : int, sequence of int or None, default=10
-        Cut-off; ``None`` uses the whole list; a sequence returns an array.
-    denominator : {{"relevant", "min_k_relevant", "hits"}}, default=None
-        What the sum of precisions is divided by: the number of relevant rows of
-        the query (``"relevant"``, the default; trec_eval and ranx), the smaller
-        of ``k`` and that number (``"min_k_relevant"``; LightGBM, Spark, Microsoft
-        Recommenders), or the relevant rows retrieved in the top ``k``
-        (``"hits"``; torchmetrics).
-    {binary}
-    {options}
-
-    Returns
-    -------
-    score : float or ndarray of shape (n_cutoffs,)
-        Mean AP@k over the scored queries.
-
-    {references}
-
-    Examples
-    --------
-    >>> from skndcg.metrics import grouped_map_score
-    >>> y_true = [1, 0, 1, 0, 0, 1]
-    >>> y_score = [6, 5, 4, 3, 2, 1]
-    >>> qid = [1, 1, 1, 1, 1, 1]
-    >>> round(grouped_map_score(y_true, y_score, qid, k=None), 4)
-    0.7222
-    >>> round(grouped_map_score(y_true, y_score, qid, k=3), 4)
-    0.5556
-    >>> round(grouped_map_score(y_true, y_score, qid, k=3, denominator="hits"), 4)
-    0.8333
-    """
-    return _binary(
-        K.AP,
-        y_true,
-        y_score,
-        qid,
-        k,
-        ap_denominator=denominator,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-    )
-
-
-@_doc_binary
-def grouped_mrr_score(
-    y_true,
-    y_score,
-    qid,
-    *,
-    k=None,
-    rel_threshold=None,
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-):
-    """Mean reciprocal rank: ``1 / rank`` of the first relevant row, averaged.
-
-    With a cut-off ``k``, a query whose first relevant row ranks below ``k``
-    scores 0 (RR@k). With ``ties="average"`` the result is the exact expectation
-    over the orderings of tied rows [3]_.
-
-    Parameters
-    ----------
-    {common}
-    k : int, sequence of int or None, default=None
-        Cut-off; ``None`` (the default) uses the whole list.
-    {binary}
-    {options}
-
-    Returns
-    -------
-    score : float or ndarray of shape (n_cutoffs,)
-        Mean reciprocal rank over the scored queries.
-
-    {references}
-
-    Examples
-    --------
-    >>> from skndcg.metrics import grouped_mrr_score
-    >>> y_true, y_score = [0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1]
-    >>> qid = [1, 1, 1, 2, 2, 2]
-    >>> grouped_mrr_score(y_true, y_score, qid)
-    0.41666...
-    >>> grouped_mrr_score(y_true, y_score, qid, k=2)
-    0.25
-    """
-    return _binary(
-        K.RR,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-    )
-
-
-@_doc_binary
-def grouped_precision_score(
-    y_true,
-    y_score,
-    qid,
-    *,
-    k=10,
-    denominator=None,
-    rel_threshold=None,
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-):
-    """Precision at ``k``: the share of relevant rows in the top ``k``, averaged.
-
-    Parameters
-    ----------
-    {common}
-    k : int, sequence of int or None, default=10
-        Cut-off; ``None`` uses the whole list; a sequence returns an array.
-    denominator : {{"k", "min_k_items"}}, default=None
-        ``"k"`` (the default; trec_eval, ranx, torchmetrics) divides by ``k`` even
-        when a query has fewer than ``k`` rows, so such a query cannot reach 1;
-        ``"min_k_items"`` divides by the number of rows actually ranked
-        (torchmetrics' ``adaptive_k=True``).
-    {binary}
-    {options}
-
-    Returns
-    -------
-    score : float or ndarray of shape (n_cutoffs,)
-        Mean P@k over the scored queries.
-
-    {references}
-
-    Examples
-    --------
-    >>> from skndcg.metrics import grouped_precision_score
-    >>> y_true, y_score, qid = [1, 0, 1], [0.9, 0.8, 0.7], [5, 5, 5]
-    >>> grouped_precision_score(y_true, y_score, qid, k=2)
-    0.5
-    >>> round(grouped_precision_score(y_true, y_score, qid, k=5), 4)
-    0.4
-    >>> round(grouped_precision_score(y_true, y_score, qid, k=5,
-    ...                               denominator="min_k_items"), 4)
-    0.6667
-    """
-    return _binary(
-        K.PRECISION,
-        y_true,
-        y_score,
-        qid,
-        k,
-        p_denominator=denominator,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-    )
-
-
-@_doc_binary
-def grouped_recall_score(
-    y_true,
-    y_score,
-    qid,
-    *,
-    k=10,
-    rel_threshold=None,
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-):
-    """Recall at ``k``: the share of a query's relevant rows found in its top ``k``.
-
-    Parameters
-    ----------
-    {common}
-    k : int, sequence of int or None, default=10
-        Cut-off; ``None`` uses the whole list; a sequence returns an array.
-    {binary}
-    {options}
-
-    Returns
-    -------
-    score : float or ndarray of shape (n_cutoffs,)
-        Mean R@k over the scored queries.
-
-    {references}
-
-    Examples
-    --------
-    >>> from skndcg.metrics import grouped_recall_score
-    >>> grouped_recall_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.1], [1, 1, 1, 1], k=2)
-    0.33333...
-    """
-    return _binary(
-        K.RECALL,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-    )
-
-
-@_doc_binary
-def grouped_hit_rate_score(
-    y_true,
-    y_score,
-    qid,
-    *,
-    k=10,
-    rel_threshold=None,
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-):
-    """Hit rate at ``k``: the share of queries with a relevant row in their top ``k``.
-
-    With ``ties="average"``, a query whose top ``k`` is cut through a block of
-    tied rows scores the probability that a relevant row lands above the cut.
-
-    Parameters
-    ----------
-    {common}
-    k : int, sequence of int or None, default=10
-        Cut-off; ``None`` uses the whole list; a sequence returns an array.
-    {binary}
-    {options}
-
-    Returns
-    -------
-    score : float or ndarray of shape (n_cutoffs,)
-        Mean hit@k over the scored queries.
-
-    {references}
-
-    Examples
-    --------
-    >>> from skndcg.metrics import grouped_hit_rate_score
-    >>> grouped_hit_rate_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1],
-    ...                        [1, 1, 1, 2, 2, 2], k=2)
-    0.5
-    >>> grouped_hit_rate_score([0, 1, 0], [1, 1, 1], [1, 1, 1], k=1)
-    0.33333...
-    """
-    return _binary(
-        K.HIT,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-    )

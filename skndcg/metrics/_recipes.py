@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ..utils._docstrings import with_references
-from . import _kernels as K
 from ._docstrings import REFERENCES
-from ._grouping import as_1d, check_finite, group_rows
+from ._group import group_constant, group_rows
 from ._items import mapping_index, py
+from ._validate import as_1d, check_finite
 
 _CONSTANT = ("zero", "one", "error")
 
@@ -214,12 +214,7 @@ def log_frequency_weights(qid, frequency):
                 f"frequency has {freq.shape[0]} rows but qid has {n}; give one value "
                 "per row (constant within a query) or a mapping from query id."
             )
-        _, bad = K.group_constant(grouping.take(freq), grouping.starts, grouping.ends)
-        if bad >= 0:
-            raise ValueError(
-                f"frequency varies within query {py(grouping.keys[bad])!r}; it "
-                "counts the query, so give every row of a query the same value."
-            )
+        group_constant(freq, grouping, "frequency")
     if (freq < 0).any():
         raise ValueError(f"frequency must be >= 0, got min {py(freq.min())!r}.")
     return np.log1p(freq)

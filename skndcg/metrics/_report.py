@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ..utils._docstrings import with_references
-from . import _kernels as K
+from . import _blocks as K
 from ._docstrings import REFERENCES
 from ._engine import evaluate
-from ._names import MetricSpec, parse_metric
+from ._names import MetricSpec, check_unique, parse_metric
 
 
 @with_references(REFERENCES)
@@ -28,6 +28,9 @@ def ranking_report(
     rel_threshold=None,
     ap_denominator=None,
     p_denominator=None,
+    doc_id=None,
+    nan_score=None,
+    queries=None,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -49,12 +52,16 @@ def ranking_report(
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
     ap_denominator, p_denominator : str, default=None
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    doc_id, nan_score, queries : default=None
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
 
     Returns
     -------
     report : pandas.DataFrame
         One row per query in canonical order (sorted by query id), with columns
-        ``qid``, ``n_items``, ``n_relevant``, then per metric its value (NaN when
+        ``qid``, ``n_items``, ``n_relevant`` (with ``nan_score="unretrieved"``
+        also ``n_retrieved`` and ``n_relevant_retrieved``: the rows with a score),
+        then per metric its value (NaN when
         the query is skipped) and, for the DCG family, ``dcg@k`` and ``idcg@k``;
         ``weight`` when ``sample_weight`` is given; and ``skipped``: empty when the
         query counts, else why it was left out.
@@ -75,6 +82,7 @@ def ranking_report(
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
+    check_unique(names, specs)
     # Add the DCG and ideal DCG behind every member of the DCG family.
     wanted: list[MetricSpec] = []
     for sp in specs:
@@ -98,6 +106,9 @@ def ranking_report(
         rel_threshold=rel_threshold,
         ap_denominator=ap_denominator,
         p_denominator=p_denominator,
+        doc_id=doc_id,
+        nan_score=nan_score,
+        queries=queries,
     )
     grouping = ev.grouping
     data = {
@@ -105,6 +116,9 @@ def ranking_report(
         "n_items": grouping.sizes.astype(np.int64),
         "n_relevant": ev.n_relevant,
     }
+    if nan_score == "unretrieved":
+        data["n_retrieved"] = ev.n_retrieved
+        data["n_relevant_retrieved"] = ev.n_relevant_retrieved
     order: list[tuple[str, np.ndarray]] = []
     for j, sp in enumerate(all_specs):
         label = names[j] if j < len(names) else sp.name
@@ -131,5 +145,6 @@ def ranking_report(
             else:
                 why = "no relevant item"
             reasons[mask] = why
+    reasons[ev.excluded] = "nothing retrieved"
     data["skipped"] = reasons
     return pd.DataFrame(data)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._engine import check_k
-from ._grouping import Grouping, as_1d, check_finite, group_rows
+from ._group import Grouping, group_rows
+from ._validate import as_1d, check_finite, check_k
 
 TIES = ("average", "stable", "reverse")
 

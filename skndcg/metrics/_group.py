@@ -1,4 +1,4 @@
-"""Turning flat inputs into arrays grouped by query.
+"""Step 2 of the engine: rows grouped by query (kernels in ``_group_kernels.py``).
 
 ``qid`` may be of any hashable dtype and need not be sorted or contiguous. The result
 lists the queries in a canonical order (sorted by query id when the ids are mutually
@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numba
 import numpy as np
 import pandas as pd
 
-from . import _kernels as K
+from . import _group_kernels as GK
+from ._threads import num_threads, run_chunks
+from ._validate import PARALLEL_ROWS, as_1d, py, row_chunks
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
@@ -33,30 +34,11 @@ _MAX_BINS_PER_ROW = 0.5
 # The parallel scatter keeps one offset per (thread, bin); it is used while there is
 # at most one such offset per eight rows, so its memory stays small.
 _MAX_OFFSETS_PER_ROW = 8
-
-
 # A counting sort scatters straight into at most 2**_BUCKET_BITS bins (so many
 # write streams stay cheap); more bins go through as many buckets of consecutive
 # bins first. A row's bin within its bucket is kept as uint16: 2**16 bins at most.
 _BUCKET_BITS = 7
 _MAX_SHIFT = 16
-
-# Whole-array passes run on all threads from this many rows on.
-_PARALLEL_ROWS = 1 << 16
-
-
-def row_chunks(n: int) -> int:
-    """Number of row chunks a whole-array pass over ``n`` rows is split into."""
-    return numba.get_num_threads() if n >= _PARALLEL_ROWS else 1
-
-
-# Integer view and exponent mask of each float width: all exponent bits set means
-# NaN or infinity.
-_EXPONENT_BITS = {
-    2: (np.int16, np.int16(0x7C00)),
-    4: (np.int32, np.int32(0x7F800000)),
-    8: (np.int64, np.int64(0x7FF0000000000000)),
-}
 
 
 @dataclass(frozen=True)
@@ -72,10 +54,11 @@ class Grouping:
     _codes: np.ndarray | None = None
     _base: int = 0
     _shift: int = 0
-    # Where each row chunk writes each bucket (one chunk per thread, or a single
-    # one), and the first row of each bin.
+    # Where each row chunk writes each bucket, and the first row of each bin.
     _offsets: np.ndarray | None = None
     _bin_start: np.ndarray | None = None
+    # Small input: the permutation itself (numpy, nothing to compile).
+    _perm: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -87,106 +70,114 @@ class Grouping:
 
     def take(self, a: np.ndarray) -> np.ndarray:
         """``a`` (one value per row, input order) laid out in grouped order."""
+        if self._perm is not None:
+            return a[self._perm]
         if self._codes is None:
             return a
+        if a.dtype.itemsize != 8 or a.dtype.kind not in "iuf":
+            return a[self.take(np.arange(a.shape[0], dtype=np.int64))]
+        a = np.ascontiguousarray(a)
         out = np.empty(a.shape[0], dtype=a.dtype)
         sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
-        K.scatter_chunked(
-            self._codes, self._base, self._shift, self._offsets, a, out, sub
+        src, dst = a.view(np.int64), out.view(np.int64)
+        n_chunks = self._offsets.shape[0]
+        run_chunks(
+            GK.scatter,
+            n_chunks,
+            self._codes,
+            n_chunks,
+            self._base,
+            self._shift,
+            self._offsets,
+            src,
+            dst,
+            sub,
         )
         if self._shift:
-            K.sort_buckets(out, sub, self._shift, self._bin_start)
+            n_sort = row_chunks(a.shape[0])
+            run_chunks(
+                GK.sort_buckets, n_sort, n_sort, dst, sub, self._shift, self._bin_start
+            )
+        return out
+
+    def query_of_rows(self) -> np.ndarray:
+        """Canonical query index of each grouped row."""
+        order = np.argsort(self.starts, kind="stable")
+        out = np.empty(int(self.sizes.sum()), dtype=np.int64)
+        out[:] = np.repeat(order, self.sizes[order])
         return out
 
 
-def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
-    """A 1-D numpy view of an array-like, refusing 2-D and empty input."""
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        if isinstance(getattr(x, "dtype", None), pd.CategoricalDtype):
-            arr = np.asarray(x)
-        else:
-            arr = x.to_numpy()
-    else:
-        arr = np.asarray(x)
-    if arr.ndim == 0:
-        raise ValueError(
-            f"{name} must be a 1-D array-like, got a scalar {type(x).__name__}."
-        )
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D (one value per row), got an array of shape "
-            f"{arr.shape}; flatten it or pass one column."
-        )
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; at least one row is required.")
-    if arr.dtype.kind in "OUS" and not allow_object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} must be numeric, got dtype {arr.dtype} "
-                f"(first value {arr[0]!r})."
-            ) from None
-    return arr
-
-
-def check_finite(arr: np.ndarray, name: str) -> None:
-    """Raise if a float array holds NaN or infinity, naming the first bad row."""
-    if arr.dtype.kind != "f":
-        return
-    if arr.itemsize in _EXPONENT_BITS:
-        bits, mask = _EXPONENT_BITS[arr.itemsize]
-        bad = K.first_nonfinite(
-            np.ascontiguousarray(arr).view(bits), mask, row_chunks(arr.shape[0])
-        )
-    else:  # extended precision: no integer view of that width
-        nonfinite = np.flatnonzero(~np.isfinite(arr))
-        bad = int(nonfinite[0]) if nonfinite.size else -1
-    if bad >= 0:
-        n_bad = int((~np.isfinite(arr)).sum())
-        raise ValueError(
-            f"{name} contains {n_bad} NaN or infinite value(s) (first at row "
-            f"{bad}: {arr[bad]!r}); every {name} value must be finite."
-        )
-
-
-def _missing_error(qid_name: str, mask: np.ndarray) -> ValueError:
+def _missing_error(name: str, mask: np.ndarray) -> ValueError:
     first = int(np.flatnonzero(mask)[0])
     return ValueError(
-        f"{qid_name} has {int(mask.sum())} missing value(s) (first at row {first}); "
+        f"{name} has {int(mask.sum())} missing value(s) (first at row {first}); "
         f"every row needs a query id."
     )
 
 
-def _from_runs(q: np.ndarray, chunk_runs: np.ndarray) -> Grouping:
-    bounds = K.run_starts(q, chunk_runs)
+def _scan(q: np.ndarray):
+    if q.shape[0] < PARALLEL_ROWS:
+        # Small input: numpy, so a first call compiles nothing for the grouping.
+        step = q[1:] != q[:-1]
+        runs = np.array([1 + int(np.count_nonzero(step))], dtype=np.int64)
+        return bool((q[1:] >= q[:-1]).all()), runs, q.min(), q.max()
+    n_chunks = row_chunks(q.shape[0])
+    parts = run_chunks(GK.scan_keys, n_chunks, q, n_chunks)
+    runs = np.array([p[0] for p in parts], dtype=np.int64)
+    ok = all(p[1] for p in parts)
+    return ok, runs, min(p[2] for p in parts), max(p[3] for p in parts)
+
+
+def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    if q.shape[0] < PARALLEL_ROWS:
+        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        return np.append(starts, q.shape[0]).astype(np.int64)
+    n_chunks = runs.shape[0]
+    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    first[1:] = np.cumsum(runs)
+    out = np.empty(first[-1] + 1, dtype=np.int64)
+    out[0] = 0
+    out[-1] = q.shape[0]
+    run_chunks(GK.run_starts, n_chunks, q, n_chunks, first, out)
+    return out
+
+
+def _from_runs(q: np.ndarray, runs: np.ndarray) -> Grouping:
+    bounds = _bounds(q, runs)
     starts, ends = bounds[:-1], bounds[1:]
     return Grouping(starts, ends, q[starts])
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     # Each thread counts and scatters a contiguous chunk of rows with its own
-    # counts and offsets; one chunk when its counts per bin would cost too much
-    # memory.
+    # counts and offsets; one chunk when its counts per bin would cost too much.
     n = q.shape[0]
-    n_chunks = numba.get_num_threads()
+    if n < PARALLEL_ROWS:
+        counts = np.bincount(q - base, minlength=n_bins)
+        used = np.flatnonzero(counts)
+        bin_start = np.zeros(n_bins, dtype=np.int64)
+        np.cumsum(counts[:-1], out=bin_start[1:])
+        starts = bin_start[used]
+        perm = np.argsort(q, kind="stable")
+        return Grouping(starts, starts + counts[used], keys_of_bins(used), _perm=perm)
+    n_chunks = row_chunks(n)
     if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
         n_chunks = 1
-    per_chunk = K.count_keys_chunked(q, base, n_bins, n_chunks)
+    per_chunk = np.zeros((n_chunks, n_bins), dtype=np.int64)
+    run_chunks(GK.count_keys, n_chunks, q, n_chunks, base, per_chunk)
     counts = per_chunk.sum(axis=0)
     bin_start = np.zeros(n_bins, dtype=np.int64)
     np.cumsum(counts[:-1], out=bin_start[1:])
     used = np.flatnonzero(counts)
     starts = bin_start[used]
     ends = starts + counts[used]
-    # A scatter into many bins writes all over memory; past a hundred or so, the
-    # rows go first to at most that many buckets of consecutive bins, then each
-    # bucket's rows to their bins (``sort_buckets``, within the bucket's rows).
+    # Past a hundred or so bins, rows go first to buckets of consecutive bins.
     shift = min(_MAX_SHIFT, max(0, (n_bins - 1).bit_length() - _BUCKET_BITS))
     firsts = np.arange(0, n_bins, 1 << shift)
-    offsets = K.chunk_offsets(
-        np.add.reduceat(per_chunk, firsts, axis=1), bin_start[firsts]
-    )
+    per_bucket = np.add.reduceat(per_chunk, firsts, axis=1)
+    # Chunk t writes bucket c after the rows of c in the earlier chunks.
+    offsets = np.cumsum(per_bucket, axis=0) - per_bucket + bin_start[firsts]
     return Grouping(
         starts,
         ends,
@@ -194,7 +185,7 @@ def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
         q,
         base,
         shift,
-        offsets,
+        np.ascontiguousarray(offsets),
         bin_start if shift else None,
     )
 
@@ -222,29 +213,32 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     name : str
         Argument name used in error messages.
     """
-    q = as_1d(qid, name, allow_object=True)
-    if q.shape[0] != n_rows:
-        raise ValueError(
-            f"{name} has {q.shape[0]} rows but y_true has {n_rows}; they must match."
-        )
     if isinstance(getattr(qid, "dtype", None), pd.CategoricalDtype):
         codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
+        _check_length(name, codes.shape[0], n_rows)
         if (codes < 0).any():
             raise _missing_error(name, codes < 0)
         cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
         g = _group_int(codes.astype(np.int64))
         return replace(g, keys=cats[g.keys])
+    try:
+        q = as_1d(qid, name, allow_object=True)
+    except ValueError as exc:
+        if "missing value" in str(exc):
+            raise ValueError(str(exc).replace("a value", "a query id")) from None
+        raise
+    _check_length(name, q.shape[0], n_rows)
     kind = q.dtype.kind
     if kind == "b":
         q = q.astype(np.int64)
         kind = "i"
     if kind == "u":
-        if q.shape[0] and q.max() > np.iinfo(np.int64).max:
+        if q.max() > np.iinfo(np.int64).max:
             return _factorized(q)
         return _group_int(q.astype(np.int64), keys_dtype=q.dtype)
     if kind == "i":
-        return _group_int(q)
-    if kind == "M" or kind == "m":
+        return _group_int(q.astype(np.int64, copy=False), keys_dtype=q.dtype)
+    if kind in "Mm":
         ints = q.view(np.int64)
         if (ints == np.iinfo(np.int64).min).any():
             raise _missing_error(name, ints == np.iinfo(np.int64).min)
@@ -254,27 +248,31 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         nan = np.isnan(q)
         if nan.any():
             raise _missing_error(name, nan)
-        ok, chunk_runs, _, _ = K.scan_keys(q, row_chunks(q.shape[0]))
-        if ok:
-            return _from_runs(q, chunk_runs)
         return _factorized(q)
-    missing = pd.isna(q)
+    missing = np.asarray(pd.isna(q))
     if missing.any():
         raise _missing_error(name, missing)
     return _factorized(q)
 
 
+def _check_length(name: str, n: int, n_rows: int) -> None:
+    if n != n_rows:
+        raise ValueError(
+            f"{name} has {n} rows but y_true has {n_rows}; they must match."
+        )
+
+
 def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
     n = q.shape[0]
-    ok, chunk_runs, lo, hi = K.scan_keys(q, row_chunks(n))
-    n_runs = int(chunk_runs.sum())
+    ok, runs, lo, hi = _scan(q)
+    n_runs = int(runs.sum())
     if ok:
-        g = _from_runs(q, chunk_runs)
+        g = _from_runs(q, runs)
     else:
         g = None
         if n_runs * 4 <= n:
             # Possibly contiguous: each run a distinct query?
-            bounds = K.run_starts(q, chunk_runs)
+            bounds = _bounds(q, runs)
             run_keys = q[bounds[:-1]]
             perm = np.argsort(run_keys, kind="stable")
             sorted_keys = run_keys[perm]
@@ -286,15 +284,31 @@ def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
                 g = _counting(q, int(lo), span, lambda used: used + lo)
             else:
                 g = _factorized(q)
-    if keys_dtype is not None:
+    if keys_dtype is not None and g.keys.dtype != keys_dtype:
         g = replace(g, keys=g.keys.astype(keys_dtype))
     return g
 
 
-def chunk_bounds(starts: np.ndarray, ends: np.ndarray, n_threads: int) -> np.ndarray:
+def group_constant(values: np.ndarray, grouping: Grouping, name: str) -> np.ndarray:
+    """The per-query value of a per-row array that must be constant in a query."""
+    grouped = grouping.take(values)
+    per_query = grouped[grouping.starts]
+    owner = grouping.query_of_rows()
+    bad = np.flatnonzero(grouped != per_query[owner])
+    if bad.size:
+        g = int(owner[bad[0]])
+        raise ValueError(
+            f"{name} varies within query {py(grouping.keys[g])!r}; it is per "
+            "query, so give every row of a query the same value."
+        )
+    return per_query
+
+
+def chunk_bounds(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Split the queries into contiguous chunks of about equal row counts."""
     n_groups = starts.shape[0]
-    n_chunks = max(1, min(n_groups, 32 * n_threads))
+    n_threads = num_threads()
+    n_chunks = max(1, min(n_groups, 32 * n_threads)) if n_threads > 1 else 1
     if n_chunks == 1:
         return np.array([0, n_groups], dtype=np.int64)
     cum = np.cumsum(ends - starts)

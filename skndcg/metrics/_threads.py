@@ -1,0 +1,93 @@
+"""The engine's parallel layer: chunks of work on a pool of Python threads.
+
+The kernels release the GIL (``nogil``), so plain threads run them in parallel.
+Unlike an OpenMP or TBB runtime inside numba, this layer is safe in every way a
+Python program uses processes and threads: a child started by ``fork`` gets a new
+pool on first use, calls from several user threads share the pool, and nothing
+depends on a native threading library being found at run time.
+
+``SKNDCG_NUM_THREADS`` caps the number of threads (default: the CPUs this
+process may use).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = -1
+
+
+def _reset_after_fork() -> None:
+    # The parent's lock may have been held by another thread at the fork.
+    global _lock, _pool, _pool_pid
+    _lock = threading.Lock()
+    _pool, _pool_pid = None, -1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def num_threads() -> int:
+    """Threads the engine uses: ``SKNDCG_NUM_THREADS``, else the usable CPUs."""
+    env = os.environ.get("SKNDCG_NUM_THREADS", "").strip()
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(
+                f"SKNDCG_NUM_THREADS must be a positive integer, got {env!r}."
+            ) from None
+        if n < 1:
+            raise ValueError(f"SKNDCG_NUM_THREADS must be >= 1, got {env!r}.")
+        return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _get_pool(n: int) -> ThreadPoolExecutor:
+    global _pool, _pool_pid
+    with _lock:
+        # A forked child inherits the pool object but none of its threads.
+        if _pool is None or _pool_pid != os.getpid() or _pool._max_workers < n:
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="skndcg")
+            _pool_pid = os.getpid()
+        return _pool
+
+
+def run_chunks(fn, n_chunks: int, *args) -> list:
+    """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool.
+
+    Each of at most ``num_threads()`` workers (the calling thread is one) takes
+    the next chunk until none is left, so uneven chunks balance out. Each chunk
+    writes only its own part of any shared output, so the results do not depend
+    on the scheduling.
+    """
+    if n_chunks <= 1:
+        return [fn(0, *args)]
+    n_workers = min(n_chunks, num_threads())
+    results: list = [None] * n_chunks
+    tickets = itertools.count()  # next() is atomic under the GIL
+
+    def work():
+        for t in iter(tickets.__next__, None):
+            if t >= n_chunks:
+                return
+            results[t] = fn(t, *args)
+
+    if n_workers == 1:
+        work()
+        return results
+    pool = _get_pool(n_workers - 1)
+    futures = [pool.submit(work) for _ in range(n_workers - 1)]
+    work()
+    for f in futures:
+        f.result()
+    return results
