@@ -1,51 +1,119 @@
-"""Start-up cost: import skndcg.metrics and score 10k rows in a fresh interpreter.
+"""Start-up cost: what a new process pays before its first score, against
+``python -c "import sklearn.metrics"`` measured in the same run.
 
-Runs twice with a fresh numba cache directory: the first run compiles the kernels
-(the first-ever cost), the second loads them from the on-disk cache (what every
-later process pays).
+Each line is a fresh interpreter. "cold" uses an empty numba cache directory (a
+new machine, container or CI run: every kernel the call needs is compiled),
+"warm" the cache the cold run left. Reported: wall seconds of the import and of
+the first call, their ratio to the scikit-learn import, the compile time of each
+compiled function (inclusive: a kernel's time contains the kernels it calls), and
+what a call on other input dtypes compiles on top.
 
-    python benchmarks/jit.py
+    python benchmarks/jit.py            # about a minute
 """
 
 from __future__ import annotations
 
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
-CODE = """
-import time
+RESULTS = Path(__file__).resolve().parent / "results" / "jit.json"
+
+SKLEARN = (
+    "import time; t = time.perf_counter(); import sklearn.metrics; "
+    "print(time.perf_counter() - t)"
+)
+
+PROBE = """
+import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
-from skndcg.metrics import grouped_ndcg_score
+from skndcg.metrics import grouped_ndcg_score, grouped_ranking_scores
+from skndcg.metrics._jit import compile_times
+t1 = time.perf_counter()
 rng = np.random.default_rng(0)
-q = np.repeat(np.arange(500), 20)
+n_rows = int(sys.argv[1])
+q = np.repeat(np.arange(n_rows // 20), 20)
 y = rng.integers(0, 4, q.size)
 s = rng.normal(size=q.size)
-t1 = time.perf_counter()
-grouped_ndcg_score(y, s, q, k=10)
+what = sys.argv[2]
 t2 = time.perf_counter()
-print(f"{t1 - t0:.3f} {t2 - t1:.3f}")
+if what == "ndcg":
+    _, times = compile_times(grouped_ndcg_score, y, s, q, k=10)
+else:
+    names = ["ndcg@5", "ndcg@10", "map@10", "mrr", "p@10", "r@10"]
+    _, times = compile_times(grouped_ranking_scores, y, s, q, names)
+t3 = time.perf_counter()
+extra = {}
+if what == "ndcg":
+    import pandas as pd
+    variants = {
+        "float labels": (y.astype(float), s, q),
+        "bool labels": (y > 1, s, q),
+        "float32 scores": (y, s.astype(np.float32), q),
+        "string qid": (y, s, q.astype(str)),
+        "categorical qid": (y, s, pd.Series(q).astype("category")),
+    }
+    for name, args in variants.items():
+        t = time.perf_counter()
+        _, more = compile_times(grouped_ndcg_score, *args, k=10)
+        extra[name] = [time.perf_counter() - t, sorted(more)]
+print(json.dumps({"import": t1 - t0, "first": t3 - t2, "compiled": times,
+                  "variants": extra}))
 """
 
 
+def _run(code, env, *args):
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
 def main() -> int:
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for label in ("cold cache (compile)", "warm cache"):
-            out = subprocess.run(
-                [sys.executable, "-c", CODE],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.split()
-            imp, first = float(out[0]), float(out[1])
-            print(
-                f"{label:22s} import {imp:.2f} s + first call {first:.2f} s "
-                f"= {imp + first:.2f} s"
-            )
+    base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    sk = statistics.median(float(_run(SKLEARN, base)) for _ in range(3))
+    print(f"python -c 'import sklearn.metrics': {sk:.2f} s (median of 3)\n")
+    rows = []
+    for n_rows, what in [(10_000, "ndcg"), (10_000, "family"), (5_000_000, "ndcg")]:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**base, "NUMBA_CACHE_DIR": cache}
+            for state in ("cold", "warm"):
+                r = json.loads(_run(PROBE, env, str(n_rows), what))
+                total = r["import"] + r["first"]
+                rows.append(
+                    {
+                        "rows": n_rows,
+                        "call": what,
+                        "cache": state,
+                        **r,
+                        "total": total,
+                        "x_sklearn_import": total / sk,
+                    }
+                )
+                print(
+                    f"{state:4s} {what:6s} {n_rows:>9,} rows: "
+                    f"import {r['import']:.2f} s + first call {r['first']:.2f} s"
+                    f" = {total:.2f} s"
+                    f" = {total / sk:.2f}x the scikit-learn import"
+                )
+                if state == "cold":
+                    top = sorted(r["compiled"].items(), key=lambda kv: -kv[1])[:8]
+                    for name, sec in top:
+                        print(f"       {sec:6.2f} s  {name}")
+                for name, (sec, more) in r["variants"].items():
+                    new = ", ".join(more) or "nothing"
+                    print(f"       then {name}: {sec:.3f} s, compiled {new}")
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({"sklearn_import": sk, "rows": rows}, indent=1))
     return 0
 
 

@@ -238,9 +238,8 @@ def _reset_peak() -> None:
 
 def run_one(tool: str, workload: str, variant: str, repeats: int) -> dict:
     if tool == "skndcg_1thread":
-        import numba
-
-        numba.set_num_threads(1)
+        # Read on every call: the engine's thread pool then uses one thread.
+        os.environ["SKNDCG_NUM_THREADS"] = "1"
     fn = TOOLS[tool]
     # Warm up on a tiny input first: imports, compiled code and thread pools are
     # fixed costs, reported as import_mib, not as the tool's memory per call.

@@ -178,6 +178,20 @@ def test_a_call_compiles_only_what_it_uses_and_other_dtypes_nothing_new(tmp_path
     """
     env = {"NUMBA_CACHE_DIR": str(tmp_path)}
     assert _run(code, env=env).stdout.strip() == "ok"
+    # A later process loads all of it from the cache: nothing is compiled.
+    warm = """
+        import numpy as np
+        from skndcg.metrics import grouped_ndcg_score
+        from skndcg.metrics._jit import compile_times
+
+        rng = np.random.default_rng(0)
+        q = np.repeat(np.arange(500), 20)
+        args = rng.integers(0, 4, q.size), rng.normal(size=q.size), q
+        _, again = compile_times(grouped_ndcg_score, *args, k=10)
+        assert not again, again
+        print("ok")
+    """
+    assert _run(warm, env=env).stdout.strip() == "ok"
 
 
 Y = np.array([3, 2, 0, 1, 0, 2])

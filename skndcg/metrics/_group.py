@@ -196,9 +196,10 @@ def _factorized(values: np.ndarray) -> Grouping:
     except TypeError:
         # Ids that cannot be ordered among themselves: first-appearance order.
         codes, uniques = pd.factorize(values, sort=False)
-    codes = codes.astype(np.int64, copy=False)
     uniques = np.asarray(uniques)
-    return _counting(codes, 0, uniques.shape[0], lambda used: uniques[used])
+    # The codes take the integer paths: sorted or contiguous ids move nothing.
+    g = _group_int(codes.astype(np.int64, copy=False), dense=True)
+    return replace(g, keys=uniques[g.keys])
 
 
 def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
@@ -262,7 +263,8 @@ def _check_length(name: str, n: int, n_rows: int) -> None:
         )
 
 
-def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
+def _group_int(q: np.ndarray, keys_dtype=None, *, dense: bool = False) -> Grouping:
+    """Group integer keys; ``dense`` keys (codes ``0..n_keys-1``) never refactorise."""
     n = q.shape[0]
     ok, runs, lo, hi = _scan(q)
     n_runs = int(runs.sum())
@@ -280,7 +282,7 @@ def _group_int(q: np.ndarray, keys_dtype=None) -> Grouping:
                 g = Grouping(bounds[:-1][perm], bounds[1:][perm], sorted_keys)
         if g is None:
             span = int(hi) - int(lo) + 1
-            if span <= _MAX_BINS_PER_ROW * n + 4096:
+            if dense or span <= _MAX_BINS_PER_ROW * n + 4096:
                 g = _counting(q, int(lo), span, lambda used: used + lo)
             else:
                 g = _factorized(q)

@@ -14,6 +14,25 @@ from __future__ import annotations
 import numpy as np
 
 from . import _blocks as B
+from ._blocks import (
+    AP,
+    DCG,
+    HIT,
+    IDCG,
+    NDCG,
+    P_K,
+    PRECISION,
+    RECALL,
+    RR,
+    ap_blocks,
+    dcg_blocks,
+    hit_blocks,
+    hits_blocks,
+    ideal_hist,
+    ideal_select,
+    ideal_sort,
+    rr_blocks,
+)
 from ._jit import jit
 from ._rank import (
     LANE_BLOCK,
@@ -99,14 +118,8 @@ def _make(
 ):
     # The flags are constants of the closure: numba drops the branches they
     # switch off before typing, so the kernels behind them are never compiled.
-    NDCG, DCG, IDCG = B.NDCG, B.DCG, B.IDCG
-    PRECISION, RECALL, HIT, RR, AP, P_K = (
-        B.PRECISION, B.RECALL, B.HIT, B.RR, B.AP, B.P_K,
-    )  # fmt: skip
-    dcg_blocks, hits_blocks, hit_blocks = B.dcg_blocks, B.hits_blocks, B.hit_blocks
-    rr_blocks, ap_blocks = B.rr_blocks, B.ap_blocks
-    ideal_hist, ideal_select, ideal_sort = B.ideal_hist, B.ideal_select, B.ideal_sort
-
+    # Only the flags are closure cells (numba's cache key pickles the cells);
+    # the kernels called are module globals.
     @jit
     def evaluate_chunk(
         t, y, s, starts, ends, nret, chunks, kinds, ks, kdens, params, disc,
