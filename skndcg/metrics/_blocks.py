@@ -125,33 +125,49 @@ def ap_block_sum(p, c, r, before, upto):
 
 
 @jit
-def ap_blocks(bstart, bsize, brel, nb, kk, n_rel, mode, kden):
-    """Expected AP over the top ``kk`` ranked positions; ``kden`` is the metric's
-    own cut-off (``min(kden, n_rel)`` is the ``min_k_relevant`` denominator)."""
-    if n_rel == 0:
-        return 0.0
+def _ap_prefix(bstart, bsize, brel, nb, kk):
+    """AP numerator over the blocks wholly inside the top ``kk``: (sum, relevant
+    rows before the block cut by ``kk``, index of that block or -1)."""
     num = 0.0
     before = 0
-    part = -1
     for b in range(nb):
         p = bstart[b]
         if p >= kk:
             break
         if p + bsize[b] > kk:
-            part = b
-            break
+            return num, before, b
         num += ap_block_sum(p, bsize[b], brel[b], before, bsize[b])
         before += brel[b]
-    if mode != AP_HITS:
-        if part >= 0:
-            num += ap_block_sum(
-                bstart[part], bsize[part], brel[part], before, kk - bstart[part]
-            )
-        if mode == AP_RELEVANT:
-            return num / n_rel
-        return num / min(kden, n_rel)
-    # Divide by the hits in the top kk: condition on how many relevant rows of the
-    # block cut by kk land above the cut (hypergeometric), exactly.
+    return num, before, -1
+
+
+@jit
+def ap_blocks(bstart, bsize, brel, nb, kk, n_rel, mode, kden):
+    """Expected AP over the top ``kk`` ranked positions, divided by the number of
+    relevant rows (``AP_RELEVANT``) or by ``min(kden, n_rel)``, where ``kden`` is
+    the metric's own cut-off (``AP_MIN_K_RELEVANT``)."""
+    if n_rel == 0:
+        return 0.0
+    num, before, part = _ap_prefix(bstart, bsize, brel, nb, kk)
+    if part >= 0:
+        num += ap_block_sum(
+            bstart[part], bsize[part], brel[part], before, kk - bstart[part]
+        )
+    if mode == AP_RELEVANT:
+        return num / n_rel
+    return num / min(kden, n_rel)
+
+
+@jit
+def ap_blocks_hits(bstart, bsize, brel, nb, kk, n_rel):
+    """Expected AP over the top ``kk``, divided by the relevant rows found there.
+
+    The number found depends on how many relevant rows of the block cut by ``kk``
+    land above the cut (hypergeometric): the expectation conditions on it.
+    """
+    if n_rel == 0:
+        return 0.0
+    num, before, part = _ap_prefix(bstart, bsize, brel, nb, kk)
     if part < 0:
         if before == 0:
             return 0.0

@@ -16,6 +16,7 @@ import numpy as np
 from . import _blocks as B
 from ._blocks import (
     AP,
+    AP_HITS,
     DCG,
     HIT,
     IDCG,
@@ -25,6 +26,7 @@ from ._blocks import (
     RECALL,
     RR,
     ap_blocks,
+    ap_blocks_hits,
     dcg_blocks,
     hit_blocks,
     hits_blocks,
@@ -59,7 +61,7 @@ _FAMILIES = {
 _made: dict = {}
 
 
-def _flags(kinds, ks, sizes, nret, n_hist, average):
+def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     """Which steps a call needs, from its metrics and its query sizes."""
     fams = {_FAMILIES[int(k)] for k in kinds}
     k_all = bool(((ks < 0) & (kinds != B.RR)).any())
@@ -81,7 +83,8 @@ def _flags(kinds, ks, sizes, nret, n_hist, average):
         "hits" in fams,
         "hit" in fams,
         "rr" in fams,
-        "ap" in fams,
+        "ap" in fams and bool((params[kinds == B.AP] != B.AP_HITS).any()),
+        "ap" in fams and bool((params[kinds == B.AP] == B.AP_HITS).any()),
         bool(average),
         nret is not None,
         dcg and n_hist > 0,
@@ -107,6 +110,7 @@ def _make(
     HIT_,
     RR_,
     AP_,
+    APH_,
     AVERAGE,
     NRET,
     HIST,
@@ -269,6 +273,8 @@ def _make(
                     values[g, j] = hit_blocks(bstart, bsize, brel, nb, kj)
                 elif RR_ and kind == RR:
                     values[g, j] = rr_blocks(bstart, bsize, brel, nb, kj)
+                elif APH_ and kind == AP and params[j] == AP_HITS:
+                    values[g, j] = ap_blocks_hits(bstart, bsize, brel, nb, kj, n_rel)
                 elif AP_ and kind == AP:
                     kf = np.inf if kdens[j] < 0 else kdens[j]
                     values[g, j] = ap_blocks(
@@ -301,7 +307,7 @@ def evaluate_groups(
     lsum = np.empty(n_groups, dtype=np.float64)
     rel_ret = np.empty(n_groups, dtype=np.int64)
     flags, (kbase, k_all, rr_all, need_rank) = _flags(
-        kinds, ks, ends - starts, nret, n_hist, average
+        kinds, ks, params, ends - starts, nret, n_hist, average
     )
     kernel = chunk_kernel(flags)
     nret_arr = np.empty(0, dtype=np.int64) if nret is None else nret
