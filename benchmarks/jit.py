@@ -9,6 +9,7 @@ compiled function (inclusive: a kernel's time contains the kernels it calls), an
 what a call on other input dtypes compiles on top.
 
     python benchmarks/jit.py            # about a minute
+    PYTHONPATH=/other/checkout python benchmarks/jit.py --label before
 """
 
 from __future__ import annotations
@@ -33,8 +34,27 @@ import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
 from skndcg.metrics import grouped_ndcg_score, grouped_ranking_scores
-from skndcg.metrics._jit import compile_times
 t1 = time.perf_counter()
+from numba.core import event
+
+
+def compile_times(fn, *args, **kwargs):
+    # Seconds per compiled function (inclusive), from numba's compile events.
+    rec = event.RecordingListener()
+    with event.install_listener("numba:compile", rec):
+        result = fn(*args, **kwargs)
+    times, open_ = {}, {}
+    for ts, ev in rec.buffer:
+        disp = ev.data.get("dispatcher")
+        name = getattr(getattr(disp, "py_func", None), "__qualname__", str(disp))
+        key = (name, str(ev.data.get("args")))
+        if ev.is_start:
+            open_[key] = ts
+        elif key in open_:
+            times[name] = times.get(name, 0.0) + ts - open_.pop(key)
+    return result, times
+
+
 rng = np.random.default_rng(0)
 n_rows = int(sys.argv[1])
 q = np.repeat(np.arange(n_rows // 20), 20)
@@ -79,6 +99,7 @@ def _run(code, env, *args):
 
 
 def main() -> int:
+    label = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else ""
     base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     sk = statistics.median(float(_run(SKLEARN, base)) for _ in range(3))
     print(f"python -c 'import sklearn.metrics': {sk:.2f} s (median of 3)\n")
@@ -113,7 +134,8 @@ def main() -> int:
                     new = ", ".join(more) or "nothing"
                     print(f"       then {name}: {sec:.3f} s, compiled {new}")
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"sklearn_import": sk, "rows": rows}, indent=1))
+    out = RESULTS.with_name(f"jit{'-' + label if label else ''}.json")
+    out.write_text(json.dumps({"sklearn_import": sk, "rows": rows}, indent=1))
     return 0
 
 

@@ -214,6 +214,8 @@ def evaluate(
     else:
         y = labels(y_in)
         n_hist = hist_size(y)
+        if n_hist:  # integers held as floats: the integer kernels take them
+            y = y.astype(np.int64)
     s, nan_mask = scores(y_score, allow_nan=nan_score == "unretrieved")
     n = y.shape[0]
     if s.shape[0] != n:
@@ -227,6 +229,8 @@ def evaluate(
         _check_exp_labels(y)
     if callable(conv.gain) or conv.labels in ("trec_eval", "ranx"):
         n_hist = 0
+    # Kernel types: int64 labels with the histogram, float64 otherwise.
+    y = y.astype(np.int64 if n_hist else np.float64, copy=False)
 
     # Step 2: rows grouped by query, and the tie rule as a reordering.
     grouping = group_rows(qid, n)

@@ -169,7 +169,7 @@ def _make(
             mr = nret[g] if NRET else m  # rows retrieved, first in the query
             # Step 1: relevant count, label sum and ideal gains of every judged row.
             n_rel = 0
-            lsum = 0.0
+            lsum = y[lo] - y[lo]  # the label type: integer labels sum exactly
             for i in range(m):
                 lab = y[lo + i]
                 lsum += lab

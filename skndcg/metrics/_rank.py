@@ -313,6 +313,8 @@ def order_within_queries(grouping, s, *, rule, doc_rank=None, unretrieved=None):
     ``"quicksort"`` (ranx's order) or ``None``. Rows flagged ``unretrieved`` go
     last in their query, whatever the rule. Returns ``None`` when nothing moves.
     """
+    if rule not in ("reverse", "docid", "quicksort") and unretrieved is None:
+        return None
     n = s.shape[0]
     # Each row's query, as the query's first row: sorting by it keeps every
     # query in its own span of the grouped arrays.

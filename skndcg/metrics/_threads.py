@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = -1
+_cpus = [-1, 1]  # (pid, usable CPUs), read once per process
 
 
 def _reset_after_fork() -> None:
@@ -46,10 +47,14 @@ def num_threads() -> int:
         if n < 1:
             raise ValueError(f"SKNDCG_NUM_THREADS must be >= 1, got {env!r}.")
         return n
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    pid = os.getpid()
+    if _cpus[0] != pid:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # not on Linux
+            n = os.cpu_count() or 1
+        _cpus[:] = [pid, max(1, n)]
+    return _cpus[1]
 
 
 def _get_pool(n: int) -> ThreadPoolExecutor:

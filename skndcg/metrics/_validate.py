@@ -161,19 +161,15 @@ def check_finite(arr: np.ndarray, name: str) -> None:
 
 
 @jit
-def _float_labels(t, src, dst, n_chunks):
-    """Chunk ``t`` of integer labels copied to float64; returns its (min, max)."""
+def _int_range(t, src, n_chunks):
+    """(min, max) of chunk ``t`` of integer labels."""
     n = src.shape[0]
-    i0, i1 = n * t // n_chunks, n * (t + 1) // n_chunks
-    part = src[i0:i1]
-    out = dst[i0:i1]
+    part = src[n * t // n_chunks : n * (t + 1) // n_chunks]
     lo = part[0]
     hi = part[0]
     for i in range(part.shape[0]):
-        v = part[i]
-        out[i] = v
-        lo = min(lo, v)
-        hi = max(hi, v)
+        lo = min(lo, part[i])
+        hi = max(hi, part[i])
     return lo, hi
 
 
@@ -182,19 +178,18 @@ HIST_LABELS = 256
 
 
 def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
-    """Integer labels as float64, and the histogram size the kernel may use (or 0).
+    """Integer labels for the kernel, and the histogram size it may use (or 0).
 
-    One pass converts the labels and finds their range; small non-negative
-    integers let the kernel build each ideal ranking with a histogram.
+    Small non-negative integers stay int64 (no copy when they already are) and let
+    the kernel build each ideal ranking with a histogram; other integers become
+    float64.
     """
     src = np.ascontiguousarray(y.astype(np.int64, copy=False))
     if src.shape[0] < PARALLEL_ROWS:
-        out = src.astype(np.float64)
         lo, hi = src.min(), src.max()
     else:
-        out = np.empty(src.shape[0], dtype=np.float64)
         n_chunks = row_chunks(src.shape[0])
-        parts = run_chunks(_float_labels, n_chunks, src, out, n_chunks)
+        parts = run_chunks(_int_range, n_chunks, src, n_chunks)
         lo = min(p[0] for p in parts)
         hi = max(p[1] for p in parts)
     if lo < -(2**53) or hi > 2**53:
@@ -202,7 +197,9 @@ def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
             f"y_true has integer labels beyond 2**53 (min {py(lo)!r}, max "
             f"{py(hi)!r}), which float64 cannot hold exactly; rescale them."
         )
-    return out, (int(hi) + 1 if lo >= 0 and hi < HIST_LABELS else 0)
+    if lo >= 0 and hi < HIST_LABELS:
+        return src, int(hi) + 1
+    return src.astype(np.float64), 0
 
 
 @jit
