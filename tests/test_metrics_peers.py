@@ -1,7 +1,9 @@
-"""Agreement with XGBoost, trec_eval (pytrec_eval), ranx and torchmetrics.
+"""Agreement with XGBoost, trec_eval (pytrec_eval), ranx and CatBoost.
 
 These peers live in the ``peers`` extra, which ``make test`` installs; each preset
-must give the peer's own number on the same input, quirks included.
+must give the peer's own number on the same input, quirks included. The
+torchmetrics agreement needs torch and runs apart: tests/peers_torch,
+``make test-peers``.
 """
 
 import warnings
@@ -9,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from cases import random_case
-from peers import ranx_metric, torchmetrics_metric, trec_eval_metric, xgboost_metric
+from peers import ranx_metric, trec_eval_metric, xgboost_metric
 
 from skndcg.metrics import (
     grouped_hit_rate_score,
@@ -115,36 +117,3 @@ def test_ranx_preset_family(seed):
         warnings.simplefilter("ignore")
         for got, metric in pairs:
             assert got == pytest.approx(ranx_metric(y, s, q, metric), abs=1e-12), metric
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize(
-    ("empty", "action"), [("zero", "neg"), ("one", "pos"), ("skip", "skip")]
-)
-def test_torchmetrics_preset(seed, empty, action):
-    pytest.importorskip("torchmetrics")
-    y, s, q, k = random_case(seed)
-    want = torchmetrics_metric(y, s, q, "ndcg", k, empty_target_action=action)
-    got = grouped_ndcg_score(y, s, q, k=k, convention="torchmetrics", empty=empty)
-    # torchmetrics accumulates in float32.
-    assert got == pytest.approx(want, rel=1e-5, abs=1e-6)
-
-
-@pytest.mark.parametrize("seed", range(0, 40, 4))
-def test_torchmetrics_preset_family(seed):
-    pytest.importorskip("torchmetrics")
-    # torchmetrics' other retrieval metrics break ties by torch's sort order and
-    # treat rows scored <= 0 as not relevant: compare on distinct positive scores.
-    y, s, q, k = random_case(seed, labels=(0, 2))
-    s = np.random.default_rng(seed).uniform(0.01, 1.0, s.size)
-    kw = {"convention": "torchmetrics", "k": k}
-    pairs = [
-        (grouped_map_score(y, s, q, **kw), "map"),
-        (grouped_mrr_score(y, s, q, **kw), "mrr"),
-        (grouped_precision_score(y, s, q, **kw), "p"),
-        (grouped_recall_score(y, s, q, **kw), "r"),
-        (grouped_hit_rate_score(y, s, q, **kw), "hit"),
-    ]
-    for got, name in pairs:
-        want = torchmetrics_metric(y, s, q, name, k)
-        assert got == pytest.approx(want, rel=1e-5, abs=1e-6), name
