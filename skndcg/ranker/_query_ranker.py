@@ -33,7 +33,7 @@ from skndcg.ranker._fit_args import (
     eval_kwargs,
 )
 from skndcg.ranker._pipeline_fit import fit_with_eval
-from skndcg.ranker._response import response_method, scores
+from skndcg.ranker._response import check_fitted, response_method, scores
 from skndcg.ranker._routing import _request_on_clone, _routing_enabled
 from skndcg.utils._query_ids import (
     _columns,
@@ -289,6 +289,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 call_kwargs.update({step.prefix + k: v for k, v in kwargs.items()})
             estimator.fit(X_fit, y_fit, **call_kwargs)
 
+        check_fitted(estimator, method)
         self.estimator_ = estimator
         self.response_method_ = method
         self.n_queries_ = n_queries

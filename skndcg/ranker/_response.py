@@ -60,3 +60,25 @@ def scores(estimator, method, X, **params) -> np.ndarray:
         f"{classes.tolist()!r}, which give no order to rank by; use numeric "
         "relevance labels."
     )
+
+
+def check_fitted(estimator, method) -> None:
+    """After fit: refuse classifiers whose output gives no single score."""
+    if method == "predict":
+        return
+    classes = np.asarray(getattr(estimator, "classes_", []))
+    if classes.size <= 2 or (method == "predict_proba" and classes.dtype.kind in "iuf"):
+        return
+    name = type(estimator).__name__
+    if method == "decision_function":
+        raise ValueError(
+            f"QueryRanker.fit: {name} has {classes.size} classes and no "
+            "predict_proba, so its decision_function gives one column per class "
+            "and no expected label to rank by; use a classifier with "
+            "predict_proba, a regressor or a ranker."
+        )
+    raise ValueError(
+        f"QueryRanker.fit: {name} has {classes.size} non-numeric classes "
+        f"{classes.tolist()!r}, which give no order to rank by; use numeric "
+        "relevance labels."
+    )
