@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from cases import random_case
-from peers import ranx_metric, trec_eval_metric, xgboost_metric
+from peers import catboost_metric, ranx_metric, trec_eval_metric, xgboost_metric
 
 from skndcg.metrics import (
     grouped_hit_rate_score,
@@ -117,3 +117,26 @@ def test_ranx_preset_family(seed):
         warnings.simplefilter("ignore")
         for got, metric in pairs:
             assert got == pytest.approx(ranx_metric(y, s, q, metric), abs=1e-12), metric
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_catboost_ndcg_is_linear_gain_empty_one_ties_worst_first(seed):
+    # CatBoost's NDCG:top=k (defaults type=Base, denominator=LogPosition): linear
+    # gain, log2 discount, a query without relevant rows scores 1, and tied
+    # scores put the least relevant row first. skndcg reproduces it with
+    # gain="linear", empty="one" and ties="stable" once the rows of every
+    # query are ordered by ascending label. (No convention="catboost" yet:
+    # it needs a tie rule "least relevant first" in the engine.)
+    pytest.importorskip("catboost")
+    y, s, q, k = random_case(seed)
+    metric = "NDCG" if k is None else f"NDCG:top={k}"
+    want = catboost_metric(y, s, q, metric)
+    o = np.lexsort((y, q))
+    got = grouped_ndcg_score(
+        y[o], s[o], q[o], k=k, gain="linear", empty="one", ties="stable"
+    )
+    assert got == pytest.approx(want, abs=1e-12)
+    # Tied scores matter: with distinct scores the row order is irrelevant.
+    distinct = s + np.random.default_rng(seed).uniform(0, 1e-3, s.size)
+    got = grouped_ndcg_score(y, distinct, q, k=k, gain="linear", empty="one")
+    assert got == pytest.approx(catboost_metric(y, distinct, q, metric), abs=1e-12)
