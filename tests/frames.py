@@ -15,7 +15,8 @@ def ranking_frame(n_queries=36, per_query=10, *, seed=0, shuffle=True, scale=1.0
     Columns: ``qid``, ``ts`` (datetime), ``user_id`` (str), ``item_id`` (int) and
     the features ``f1``, ``f2`` (multiplied by ``scale`` and shifted by
     ``100 * scale``: a scaler then changes them a lot). Labels 0..3 follow the
-    features with noise. Rows are shuffled unless ``shuffle=False``.
+    features with noise. Rows are shuffled unless ``shuffle=False`` (then they
+    are in time order).
     """
     rng = np.random.default_rng(seed)
     n = n_queries * per_query
@@ -34,7 +35,10 @@ def ranking_frame(n_queries=36, per_query=10, *, seed=0, shuffle=True, scale=1.0
             "f2": 100 * scale + scale * f2,
         }
     )
-    if shuffle:
+    if not shuffle:  # in time order
+        order = np.argsort(X["ts"].to_numpy(), kind="stable")
+        X, y = X.iloc[order].reset_index(drop=True), y[order]
+    else:
         order = rng.permutation(n)
         X, y = X.iloc[order].reset_index(drop=True), y[order]
         X.index = rng.permutation(n)  # a shuffled index, as after df.sample(frac=1)
