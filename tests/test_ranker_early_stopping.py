@@ -160,3 +160,19 @@ def test_step_parameters_that_match_no_step_are_refused(data):
         QueryRanker(Pipeline([("rank", lgb.LGBMRanker())]), **ROLES).fit(
             X, y, eval_set=[(X_eval, y_eval)], scale__with_mean=False
         )
+
+
+def test_xgboost_pipeline_eval_set_is_preprocessed(data):
+    xgb = pytest.importorskip("xgboost")
+    X, y, X_eval, y_eval = data
+    rank = xgb.XGBRanker(
+        n_estimators=40, max_depth=3, eval_metric="ndcg@5", n_jobs=1, random_state=0
+    )
+    model = QueryRanker(
+        Pipeline([("scale", StandardScaler()), ("rank", rank)]), **ROLES
+    ).fit(X, y, eval_set=[(X_eval, y_eval)], rank__verbose=False)
+    curve = model.estimator_.named_steps["rank"].evals_result()["validation_0"]
+    ours = grouped_ndcg_score(
+        y_eval, model.predict(X_eval), X_eval["qid"], k=5, convention="xgboost"
+    )
+    assert ours == pytest.approx(curve["ndcg@5"][-1], abs=1e-6)

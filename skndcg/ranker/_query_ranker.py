@@ -70,7 +70,9 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     ``time_col`` and ``drop_cols`` never reach the model, neither in ``X`` nor
     in eval sets, and the scorers of :mod:`skndcg.metrics` read ``qid_col``
     from the QueryRanker they score. A feature column that LightGBM or XGBoost
-    cannot take (datetime, object, string) raises before the fit, naming it.
+    cannot take (datetime, object, string) raises before the fit, naming it
+    (checked on what reaches the model: inside a Pipeline, after its
+    preprocessing when eval sets are given, else left to the Pipeline).
 
     Predictions come back in the caller's row order, and :meth:`score` is the
     mean NDCG@10 over queries, so ``GridSearchCV(QueryRanker(...))`` works with
