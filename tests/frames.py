@@ -51,3 +51,15 @@ def split_by_time(X, y, fraction=0.25):
     late = set(starts.index[int(len(starts) * (1 - fraction)) :])
     mask = X["qid"].isin(late).to_numpy()
     return X[~mask], y[~mask], X[mask], y[mask]
+
+
+def to_polars(X):
+    """The frame as a polars DataFrame, without pyarrow (not a test dependency)."""
+    import polars as pl
+
+    return pl.DataFrame(
+        {
+            c: X[c].tolist() if X[c].dtype == object else X[c].to_numpy()
+            for c in X.columns
+        }
+    )

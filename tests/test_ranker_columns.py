@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from frames import FEATURES, ROLES, ranking_frame
+from frames import FEATURES, ROLES, ranking_frame, to_polars
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
@@ -220,13 +220,13 @@ def test_declared_columns_need_a_dataframe():
 
 
 def test_polars_frames_follow_the_same_roles(data):
-    pl = pytest.importorskip("polars")
+    pytest.importorskip("polars")
     X, y = data
     model = QueryRanker(lgb.LGBMRanker(**LGBM), **ROLES)
     want = model.fit(X, y).predict(X)
-    got = model.fit(pl.from_pandas(X), y).predict(pl.from_pandas(X))
+    got = model.fit(to_polars(X), y).predict(to_polars(X))
     np.testing.assert_allclose(got, want)
     with pytest.raises(ValueError, match=r"column 'ts' .* time_col='ts'"):
         QueryRanker(lgb.LGBMRanker(**LGBM), drop_cols=ROLES["drop_cols"]).fit(
-            pl.from_pandas(X), y
+            to_polars(X), y
         )

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from frames import ROLES, ranking_frame
+from frames import ROLES, ranking_frame, to_polars
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV
 
@@ -64,13 +64,13 @@ def test_shuffled_index_alone_warns():
 
 
 def test_polars_unsorted_datetime_column_warns():
-    pl = pytest.importorskip("polars")
+    pytest.importorskip("polars")
     X, _ = ranking_frame()
     with (
         pytest.warns(UserWarning, match=r"column 'ts' is not sorted"),
         pytest.raises(ValueError, match=re.escape(NO_TIME)),
     ):
-        GroupTimeSeriesSplit(n_splits=3).split_info(pl.from_pandas(X))
+        GroupTimeSeriesSplit(n_splits=3).split_info(to_polars(X))
 
 
 @pytest.mark.parametrize("routing", [False, True])
