@@ -163,8 +163,9 @@ def test_splitter_groups_default_to_the_qid_column(data):
     ],
 )
 @pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("routing", [False, True])
 def test_columns_the_library_cannot_take_fail_before_the_fit(
-    data, roles, column, fix, library
+    data, roles, column, fix, library, routing
 ):
     X, y = data
     if library == "lightgbm":
@@ -172,14 +173,19 @@ def test_columns_the_library_cannot_take_fail_before_the_fit(
     else:
         xgb = pytest.importorskip("xgboost")
         inner = xgb.XGBRanker(n_estimators=3, n_jobs=1)
-    search = GridSearchCV(
-        QueryRanker(inner, **roles),
-        {"estimator__learning_rate": [0.1]},
-        cv=GroupKFold(3),
-        error_score="raise",
-    )
-    with pytest.raises(ValueError, match=r"QueryRanker\.fit: column") as info:
-        search.fit(X, y, groups=X["qid"])
+    with sklearn.config_context(enable_metadata_routing=routing):
+        cv = GroupKFold(3)
+        if routing:
+            cv.set_split_request(groups="qid")
+        search = GridSearchCV(
+            QueryRanker(inner, **roles),
+            {"estimator__learning_rate": [0.1]},
+            cv=cv,
+            error_score="raise",
+        )
+        params = {"qid": X["qid"]} if routing else {"groups": X["qid"]}
+        with pytest.raises(ValueError, match=r"QueryRanker\.fit: column") as info:
+            search.fit(X, y, **params)
     message = str(info.value)
     assert repr(column) in message and fix in message
     assert type(inner).__name__ in message
