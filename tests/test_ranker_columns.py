@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 import sklearn
 from frames import FEATURES, ROLES, ranking_frame, to_polars
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
@@ -236,3 +238,27 @@ def test_polars_frames_follow_the_same_roles(data):
         QueryRanker(lgb.LGBMRanker(**LGBM), drop_cols=ROLES["drop_cols"]).fit(
             to_polars(X), y
         )
+
+
+@settings(max_examples=25)
+@given(
+    n_extra=st.integers(0, 3),
+    data_order=st.randoms(use_true_random=False),
+)
+def test_declared_columns_change_nothing_but_the_inputs(n_extra, data_order):
+    # Property: whatever extra columns are declared and wherever they sit,
+    # the model is the one fitted on the features alone.
+    X, y = ranking_frame(n_queries=8, per_query=6, seed=1)
+    extra = {f"junk{i}": np.arange(len(X)) * (i + 1) for i in range(n_extra)}
+    wide = X.assign(**extra)
+    columns = list(wide.columns)
+    data_order.shuffle(columns)
+    wide = wide[columns]
+    model = QueryRanker(Ridge(), time_col="ts", drop_cols=["user_id", *extra])
+    model.fit(wide.drop(columns="item_id"), y)
+    features = [c for c in columns if c in FEATURES]
+    plain = Ridge().fit(X[features], y)
+    assert list(model.feature_names_in_) == features
+    np.testing.assert_allclose(
+        model.predict(wide.drop(columns="item_id")), plain.predict(X[features])
+    )

@@ -127,10 +127,10 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     Per-row weights for them go in ``eval_sample_weight``. When the inner
     estimator is a Pipeline, QueryRanker fits its steps one by one so that
     the eval ``X`` pass through the same fitted preprocessing as the training
-    rows before they reach the final step. Other fit parameters are passed to the inner
-    ``fit`` (with the ``<step>__`` prefix for a Pipeline when routing is off);
-    per-row arrays among them (``init_score``, ``base_margin``) are reordered
-    with the rows.
+    rows before they reach the final step. Other fit parameters are passed to
+    the inner ``fit`` (with the ``<step>__`` prefix for a Pipeline when routing
+    is off); per-row arrays among them (``init_score``, ``base_margin``) are
+    reordered with the rows.
 
     With metadata routing enabled, ``qid`` is requested by default by ``fit``,
     ``predict`` and ``score``, and so are ``eval_set``, ``eval_qid`` and
