@@ -16,7 +16,14 @@ from skndcg.ranker import QueryRanker
 
 catboost = pytest.importorskip("catboost")
 
-PARAMS = {"iterations": 20, "depth": 3, "verbose": 0, "random_seed": 0}
+# allow_writing_files=False: CatBoost would write a catboost_info folder.
+PARAMS = {
+    "iterations": 20,
+    "depth": 3,
+    "verbose": 0,
+    "random_seed": 0,
+    "allow_writing_files": False,
+}
 
 
 def _ranker(**extra):
