@@ -7,7 +7,10 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: demo test test-fast bench lint format docs clean
+# torch for `make test-peers` comes from PyTorch's CPU-only index.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+
+.PHONY: demo test test-peers test-fast bench lint format docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +22,11 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet -e ".[test,peers,plot,polars]"
+	touch $@
+
+$(VENV)/.installed-peers-torch: pyproject.toml $(VENV)/.installed-test
+	$(PIP) install --quiet torch --index-url $(TORCH_INDEX)
+	$(PIP) install --quiet -e ".[test,peers-torch]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
@@ -34,6 +42,11 @@ demo: $(VENV)/.installed-demo
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Agreement with torchmetrics, kept out of `make test` so that it never installs
+# torch; the tests in tests/peers_torch are only collected with --peers-torch.
+test-peers: $(VENV)/.installed-peers-torch
+	$(PY) -m pytest --peers-torch tests/peers_torch $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -9,7 +9,7 @@ The full pattern behind ``skndcg demo``, step by step:
    (rated items plus sampled unrated ones) and features computed only from
    earlier months, with :func:`~skndcg.datasets.make_ranking_task`;
 2. hold out the latest queries;
-3. tune ``QueryRanker(Pipeline([..., ("rank", LGBMRanker())]))`` with
+3. tune ``QueryRanker(LGBMRanker(), time_col=..., drop_cols=[...])`` with
    ``GridSearchCV`` over time-ordered folds
    (:class:`~skndcg.model_selection.GroupTimeSeriesSplit`), scoring three
    ranking metrics and refitting on NDCG@10;
@@ -41,32 +41,26 @@ print(f"{X['qid'].nunique()} queries, {len(X)} rows, labels {np.bincount(y)}")
 # Hold-out and folds
 # ------------------
 # A one-split ``GroupTimeSeriesSplit`` keeps the latest 20 % of the queries
-# apart; the search runs on the rest. Both read the query and time columns.
+# apart; the search runs on the rest. Both take their groups from the
+# ``qid`` column and read the time column the model declares below.
 from skndcg.model_selection import GroupTimeSeriesSplit
 
-columns = {"group_col": "qid", "time_col": "window_start"}
-dev, hold = next(GroupTimeSeriesSplit(1, test_size=0.2, **columns).split(X))
+time_col = "window_start"
+dev, hold = next(GroupTimeSeriesSplit(1, test_size=0.2, time_col=time_col).split(X))
 X_dev, y_dev, X_hold, y_hold = X.iloc[dev], y[dev], X.iloc[hold], y[hold]
-cv = GroupTimeSeriesSplit(n_splits=3, **columns)
+cv = GroupTimeSeriesSplit(n_splits=3, time_col=time_col)
 print(cv.split_info(X_dev)[["fold", "cutoff", "n_train_groups", "n_test_groups"]])
 
 # %%
 # The model
 # ---------
-# The pipeline drops the identifier and time columns; ``QueryRanker``
-# drops ``qid``, sorts the rows by query and hands LightGBM the group
-# sizes, whatever rows a fold selects.
+# ``QueryRanker`` keeps the query, time and id columns away from LightGBM,
+# sorts the rows by query and hands LightGBM the group sizes, whatever rows
+# a fold selects.
 from lightgbm import LGBMRanker
-from sklearn.compose import ColumnTransformer
-from sklearn.pipeline import Pipeline
 
 from skndcg.ranker import QueryRanker
 
-drop_ids = ColumnTransformer(
-    [("ids", "drop", ["window_start", "user_id", "item_id"])],
-    remainder="passthrough",
-    verbose_feature_names_out=False,
-).set_output(transform="pandas")
 ranker = LGBMRanker(
     n_estimators=50 if quick else 150,
     learning_rate=0.05,
@@ -74,7 +68,7 @@ ranker = LGBMRanker(
     random_state=0,
     verbose=-1,
 )
-model = QueryRanker(Pipeline([("drop_ids", drop_ids), ("rank", ranker)]))
+model = QueryRanker(ranker, time_col=time_col, drop_cols=["user_id", "item_id"])
 
 # %%
 # The search
@@ -85,7 +79,7 @@ from sklearn.model_selection import GridSearchCV
 
 from skndcg.metrics import make_ranking_scorer
 
-grid = {"estimator__rank__num_leaves": [7, 31]}
+grid = {"estimator__num_leaves": [7, 31]}
 search = GridSearchCV(
     model,
     grid,

@@ -32,6 +32,12 @@ def _non_negative_int(text):
     return value
 
 
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from ._demo import DEFAULT_OUT
 
@@ -39,6 +45,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="skndcg",
         description="Group-aware ranking evaluation and model selection.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     demo = sub.add_parser(
         "demo",

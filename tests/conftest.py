@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import matplotlib
 from hypothesis import HealthCheck, settings
@@ -20,3 +21,23 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+_TORCH_DIR = Path(__file__).parent / "peers_torch"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--peers-torch",
+        action="store_true",
+        help="collect tests/peers_torch (torchmetrics agreement; needs the "
+        "peers-torch extra, see make test-peers)",
+    )
+
+
+def pytest_ignore_collect(collection_path, config):
+    # make test never installs torch, so the torchmetrics tests are not even
+    # collected there; make test-peers passes --peers-torch.
+    if collection_path == _TORCH_DIR and not config.getoption("--peers-torch"):
+        return True
+    return None

@@ -155,3 +155,14 @@ def torchmetrics_metric(y, s, q, name, k, **kwargs):
         indexes=torch.tensor(codes, dtype=torch.long),
     )
     return float(metric.compute())
+
+
+def catboost_metric(y, s, q, metric):
+    """CatBoost's own eval metric (e.g. ``"NDCG:top=5"``) on given scores."""
+    from catboost.utils import eval_metric
+
+    yg, sg, cg, _ = _grouped(y, s, q)
+    values = eval_metric(
+        np.asarray(yg, dtype=float), np.asarray(sg, dtype=float), metric, group_id=cg
+    )
+    return float(values[0])

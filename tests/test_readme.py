@@ -24,5 +24,5 @@ def test_readme_block_runs(code):
         assert round(ndcg(*args, k=3, convention="lightgbm"), 3) == 0.657
     if "search" in namespace:
         search = namespace["search"]
-        assert search.best_params_ == {"estimator__rank__num_leaves": 7}
+        assert search.best_params_ == {"estimator__num_leaves": 7}
         assert search.best_score_ == pytest.approx(0.555, abs=0.005)

@@ -155,7 +155,7 @@ def test_bad_metric_names(metrics, error, match):
             ValueError,
             r"ties='average' conflicts with convention='lightgbm'",
         ),
-        ({"qid_col": None}, TypeError, r"qid_col must be a column name"),
+        ({"qid_col": 1.5}, TypeError, r"qid_col must be None or a column name"),
     ],
 )
 def test_bad_options_fail_when_the_scorer_is_made(options, error, match):

@@ -54,7 +54,7 @@ def test_without_time_row_order_is_used():
         ([0, 1, 2, 3, 4, 5], [6, 7]),
     ]
     info = GroupTimeSeriesSplit(3).split_info(np.zeros((8, 1)), groups=groups)
-    assert set(info["time_source"]) == {"row_order"}
+    assert set(info["time_source"]) == {"no time given; row order is used as time"}
 
 
 def test_group_order_does_not_depend_on_labels():

@@ -138,8 +138,9 @@ def test_groups_missing():
         ValueError,
         match=re.escape(
             "GroupTimeSeriesSplit requires groups: pass groups= to "
-            "split/cross_validate/GridSearchCV.fit (with metadata "
-            "routing: params={'groups': ...}) or set group_col"
+            "split/cross_validate/GridSearchCV.fit, set group_col, or give X a "
+            "'qid' column. With metadata routing on, a routed qid can serve as "
+            "the groups: cv.set_split_request(groups='qid') and pass only qid=..."
         ),
     ):
         run(GroupTimeSeriesSplit(2), groups=None)
@@ -234,8 +235,8 @@ def test_time_parameter_without_any_time():
     with pytest.raises(
         TypeError,
         match=re.escape(
-            "gap='1D' is a duration but no time was given (row order is "
-            "used); pass time= or set time_col"
+            "gap='1D' is a duration but no time given; row order is used as "
+            "time; pass time= or set time_col"
         ),
     ):
         run(GroupTimeSeriesSplit(2, gap="1D"))

@@ -6,7 +6,9 @@ one of two channels:
 
 1. a ``qid`` argument, routed by scikit-learn when metadata routing is enabled
    (the scorer requests ``qid`` by default) or passed in a direct call;
-2. otherwise the ``qid_col`` column of a pandas or polars DataFrame ``X``.
+2. otherwise the ``qid_col`` column of a pandas or polars DataFrame ``X``;
+   without a ``qid_col`` of its own, the scorer takes the ``qid_col`` of the
+   estimator it scores (a :class:`~skndcg.ranker.QueryRanker`), else ``"qid"``.
 
 A ``make_scorer`` scorer never receives ``X``, so it cannot read the column:
 that is why this is a small scorer class of its own rather than
@@ -125,6 +127,18 @@ def _hint_no_ids() -> str:
     )
 
 
+def _qid_col_of(estimator, qid_col):
+    """The scorer's own ``qid_col``, else the estimator's, else ``"qid"``."""
+    if qid_col is not None:
+        return qid_col
+    declared = getattr(estimator, "qid_col", None)
+    if isinstance(declared, str) or (
+        isinstance(declared, Integral) and not isinstance(declared, bool)
+    ):
+        return declared
+    return "qid"
+
+
 def _uses_column(estimator, qid_col) -> bool:
     """Whether ``estimator`` was fitted with ``qid_col`` among its features."""
     try:
@@ -178,16 +192,17 @@ class _RankingScorer:
             The metric's mean over queries, or ``{name: mean}`` for a list.
         """
         caller = repr(self)
+        qid_col = _qid_col_of(estimator, self._qid_col)
         try:
             X_model, qid = resolve_qid(
                 X,
                 qid,
-                qid_col=self._qid_col,
+                qid_col=qid_col,
                 caller=caller,
-                drop_col=not _uses_column(estimator, self._qid_col),
+                drop_col=not _uses_column(estimator, qid_col),
             )
         except ValueError as exc:
-            if qid is None and not _has_column(X, self._qid_col):
+            if qid is None and not _has_column(X, qid_col):
                 raise ValueError(f"{exc} {_hint_no_ids()}") from None
             raise
         n_rows = qid.shape[0]
@@ -274,7 +289,7 @@ default=sklearn.utils.metadata_routing.UNCHANGED
 
 
 @with_references(REFERENCES)
-def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
+def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
     """Make a group-aware ranking scorer for ``scoring=`` in scikit-learn.
 
     The scorer is called as ``scorer(estimator, X, y_true, *, qid=None,
@@ -282,7 +297,10 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     query with :func:`grouped_ranking_scores`. Query ids come from ``qid``
     (routed by scikit-learn when metadata routing is enabled: the scorer
     requests it by default) or else from the ``qid_col`` column of a pandas or
-    polars DataFrame ``X``. The column is dropped before ``predict`` unless the
+    polars DataFrame ``X``: the scorer's own ``qid_col`` if given, else the
+    ``qid_col`` of the estimator it scores (so ``QueryRanker(...,
+    qid_col="query")`` declares the column for its scorers too), else
+    ``"qid"``. The column is dropped before ``predict`` unless the
     estimator was fitted with it (its ``feature_names_in_`` lists it).
 
     Parameters
@@ -293,8 +311,10 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
         ``"hit@10"``): the scorer returns a float. A list of names: the scorer
         returns a dict keyed by those names (use it with ``refit="ndcg@10"``),
         computed from one ``predict`` call.
-    qid_col : str or int, default="qid"
+    qid_col : str, int or None, default=None
         DataFrame column holding the query ids, read when no ``qid`` is passed.
+        ``None`` reads the ``qid_col`` attribute of the scored estimator (a
+        :class:`~skndcg.ranker.QueryRanker`), falling back to ``"qid"``.
     **metric_options : dict
         Passed to :func:`grouped_ranking_scores`: ``gain``, ``discount``,
         ``ties``, ``empty``, ``convention``, ``rel_threshold``,
@@ -335,14 +355,16 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
     {'ndcg@2': 1.0, 'mrr': 1.0}
     """
     names, single = _check_metrics(metrics)
-    if isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral)):
+    if qid_col is not None and (
+        isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral))
+    ):
         raise TypeError(
-            f"qid_col must be a column name (str or int), got {qid_col!r} "
+            f"qid_col must be None or a column name (str or int), got {qid_col!r} "
             f"({type(qid_col).__name__})."
         )
     _check_metric_options(metric_options)
     args = [repr(metrics if single else list(names))]
-    if qid_col != "qid":
+    if qid_col is not None:
         args.append(f"qid_col={qid_col!r}")
     args += [f"{key}={value!r}" for key, value in metric_options.items()]
     signature = f"make_ranking_scorer({', '.join(args)})"
@@ -350,7 +372,7 @@ def make_ranking_scorer(metrics, *, qid_col="qid", **metric_options):
 
 
 @with_references(REFERENCES)
-def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
+def make_ndcg_scorer(k=10, *, qid_col=None, **options):
     """Make a group-aware NDCG@k scorer for ``scoring=`` in scikit-learn.
 
     Shortcut for ``make_ranking_scorer(f"ndcg@{k}", qid_col=qid_col,
@@ -361,8 +383,9 @@ def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
     ----------
     k : int or None, default=10
         Cut-off; ``None`` counts the whole list.
-    qid_col : str or int, default="qid"
-        DataFrame column holding the query ids, read when no ``qid`` is passed.
+    qid_col : str, int or None, default=None
+        DataFrame column holding the query ids, read when no ``qid`` is passed;
+        ``None`` takes the scored estimator's ``qid_col``, else ``"qid"``.
     **options : dict
         ``gain``, ``discount``, ``ties``, ``empty``, ``convention``, as in
         :func:`grouped_ndcg_score`.
@@ -403,7 +426,7 @@ def make_ndcg_scorer(k=10, *, qid_col="qid", **options):
     name = "ndcg" if k is None else f"ndcg@{k}"
     scorer = make_ranking_scorer(name, qid_col=qid_col, **options)
     args = [f"k={k!r}"]
-    if qid_col != "qid":
+    if qid_col is not None:
         args.append(f"qid_col={qid_col!r}")
     args += [f"{key}={value!r}" for key, value in options.items()]
     scorer._signature = f"make_ndcg_scorer({', '.join(args)})"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import BaseCrossValidator
 
-from ._split_data import resolve
+from ._split_data import NO_TIME, resolve, rows_out_of_time_order
 from ._split_params import parse_params
 from ._split_plan import Formatter, group_table, plan_folds
 
@@ -46,7 +47,10 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
     Groups and time come from the ``groups`` / ``time`` arguments (routed
     metadata: the splitter requests both) or from the DataFrame columns named
     by ``group_col`` / ``time_col`` (pandas or polars). Time may be numeric or
-    datetime64, timezone-aware included; without time, row order is used.
+    datetime64, timezone-aware included. Without time, row order is used as
+    time: errors and :meth:`split_info` say so, and a warning is raised when
+    ``X`` shows that its rows are not in time order (an unsorted datetime
+    column, or a shuffled pandas index).
 
     Parameters
     ----------
@@ -82,10 +86,13 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
         What to do with groups that span a cutoff.
     group_col : str, int or None, default=None
         Column of a DataFrame ``X`` holding the group labels, used when
-        ``groups`` is not passed.
+        ``groups`` is not passed. ``None`` uses the column ``"qid"`` when ``X``
+        has one: the query-id column that
+        :class:`~skndcg.ranker.QueryRanker` and the scorers read by default.
     time_col : str, int or None, default=None
         Column of a DataFrame ``X`` holding the time, used when ``time`` is
-        not passed.
+        not passed; the same name as ``QueryRanker(time_col=...)``, which
+        keeps that column away from the model. ``None``: row order is time.
 
     See Also
     --------
@@ -100,8 +107,11 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
     membership unchanged. With one row per group and distinct times the
     folds equal those of :class:`~sklearn.model_selection.TimeSeriesSplit`.
     Without metadata routing, ``GridSearchCV`` forwards only ``groups`` to
-    the splitter, so supply time through ``time_col`` (and drop that column
-    before the model, e.g. with a ``ColumnTransformer``).
+    the splitter, so supply time through ``time_col`` and declare the same
+    column as ``QueryRanker(..., time_col=...)``, which keeps it away from
+    the model. With routing, the splitter requests ``groups`` and ``time``;
+    ``cv.set_split_request(groups="qid")`` makes it take the routed ``qid``
+    as its groups, so ``search.fit(X, y, qid=qid, time=t)`` is enough.
 
     References
     ----------
@@ -164,6 +174,15 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
         data = resolve(X, groups, time, params)
         if data.n_rows == 0:
             raise ValueError("cannot split X with 0 rows")
+        if data.time_source == NO_TIME:
+            evidence = rows_out_of_time_order(X)
+            if evidence is not None:
+                warnings.warn(
+                    f"GroupTimeSeriesSplit: {NO_TIME}, but the rows of X are not "
+                    f"in time order: {evidence}. Pass time= or set time_col.",
+                    UserWarning,
+                    stacklevel=3,
+                )
         table = group_table(data)
         fmt = Formatter(data)
         return data, table, plan_folds(params, table, fmt), fmt
@@ -244,7 +263,7 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
             ``n_test_groups``, ``n_gap_groups``, ``n_purged_groups``,
             ``n_train_rows``, ``n_test_rows``, ``n_gap_rows``,
             ``n_purged_rows`` and ``time_source`` (``"metadata"``,
-            ``"column"`` or ``"row_order"``). Times are
+            ``"column"`` or ``"no time given; row order is used as time"``). Times are
             :class:`pandas.Timestamp` for datetime time, numbers otherwise.
 
         Examples

@@ -12,10 +12,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+#: The default group column, when ``group_col=None``: the query-id column name
+#: QueryRanker and the scorers use by default.
+DEFAULT_GROUP_COL = "qid"
+
+#: How the splitter says that it had no time to order by.
+NO_TIME = "no time given; row order is used as time"
+
 GROUPS_MISSING = (
     "GroupTimeSeriesSplit requires groups: pass groups= to "
-    "split/cross_validate/GridSearchCV.fit (with metadata routing: "
-    "params={'groups': ...}) or set group_col"
+    "split/cross_validate/GridSearchCV.fit, set group_col, or give X a 'qid' "
+    "column. With metadata routing on, a routed qid can serve as the groups: "
+    "cv.set_split_request(groups='qid') and pass only qid=..."
 )
 
 
@@ -186,6 +194,8 @@ def resolve(X, groups, time, params):
             )
     elif group_col is not None:
         groups = _column(X, group_col, "group_col")
+    elif _has_column(X, DEFAULT_GROUP_COL):
+        groups = X[DEFAULT_GROUP_COL]
     else:
         raise ValueError(GROUPS_MISSING)
     _check_length("groups", groups, n_rows)
@@ -202,8 +212,8 @@ def resolve(X, groups, time, params):
         time = _column(X, time_col, "time_col")
         source = "column"
     else:
-        source = "row_order"
-    if source == "row_order":
+        source = NO_TIME
+    if source == NO_TIME:
         t, is_dt, tz, dtype_name = (
             np.arange(n_rows, dtype=np.int64),
             False,
@@ -218,10 +228,38 @@ def resolve(X, groups, time, params):
         if not is_dt:
             what = "a duration" if size.kind == "duration" else "a calendar frequency"
             got = (
-                "no time was given (row order is used); pass time= or set time_col"
-                if source == "row_order"
+                f"{NO_TIME}; pass time= or set time_col"
+                if source == NO_TIME
                 else f"time is numeric ({dtype_name}); pass datetime64 time, e.g. "
                 "pd.to_datetime(ts, unit='s')"
             )
             raise TypeError(f"{name}={size.raw!r} is {what} but {got}")
     return SplitData(n_rows, codes, labels, t, is_dt, tz, dtype_name, source)
+
+
+def rows_out_of_time_order(X):
+    """Evidence that the rows of ``X`` are not in time order, or ``None``.
+
+    Used when no time is given: a datetime column that is not sorted, or a
+    pandas index that is neither increasing nor decreasing (shuffled rows).
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    if _is_polars(X):
+        for name, dtype in X.schema.items():
+            if dtype.is_temporal() and not X[name].is_sorted():
+                return f"its datetime column {name!r} is not sorted"
+        return None
+    if not isinstance(X, pd.DataFrame):
+        return None
+    for name, dtype in X.dtypes.items():
+        if (
+            pd.api.types.is_datetime64_any_dtype(dtype)
+            and not X[name].is_monotonic_increasing
+        ):
+            return f"its datetime column {name!r} is not sorted"
+    index = X.index
+    if not (index.is_monotonic_increasing or index.is_monotonic_decreasing):
+        return "its index is not in order (shuffled rows?)"
+    return None

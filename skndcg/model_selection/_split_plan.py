@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._split_data import NO_TIME
+
 
 @dataclass(frozen=True)
 class GroupTable:
@@ -60,6 +62,11 @@ class Formatter:
 
     def __init__(self, data):
         self.is_datetime, self.tz = data.is_datetime, data.tz
+        self.no_time = data.time_source == NO_TIME
+
+    def note(self):
+        """What to say first in an error when no time was given."""
+        return f"{NO_TIME} (pass time= or set time_col); " if self.no_time else ""
 
     def value(self, v):
         if self.is_datetime:
@@ -200,8 +207,8 @@ def _fold_error(params, table, fmt, k, fold):
     n_outside = fold.test_lo - fold.train.size - fold.gap.size - fold.purged.size
     extra = f", {n_outside} outside max_train_size" if n_outside else ""
     return ValueError(
-        f"fold {k} (cutoff {fmt.text(fold.cutoff)}) has {fold.train.size} training "
-        f"groups (min_train_size={params.min_train_size}): "
+        f"{fmt.note()}fold {k} (cutoff {fmt.text(fold.cutoff)}) has "
+        f"{fold.train.size} training groups (min_train_size={params.min_train_size}): "
         f"{fold.purged.size} purged for spanning the cutoff, "
         f"{fold.gap.size} in the gap{extra}. Use fewer splits, a smaller gap, or "
         f"shorter-lived groups (e.g. user-week instead of user)"
@@ -213,7 +220,7 @@ def _overlap_error(table, fmt, k, fold):
     label = table.labels[p]
     label = label.item() if isinstance(label, np.generic) else label
     return ValueError(
-        f"{_spanning(fold.purged.size)} the cutoff of fold {k} "
+        f"{fmt.note()}{_spanning(fold.purged.size)} the cutoff of fold {k} "
         f"({fmt.text(fold.cutoff)}), e.g. group {label!r}: "
         f"{fmt.text(table.start[p])} .. {fmt.text(table.end[p])}"
     )

@@ -7,6 +7,8 @@ it needs is decided by the signature of the final estimator's ``fit``:
   weight per query, ``eval_qid`` for eval sets;
 - ``"group"``: it takes ``group`` (LGBMRanker): group sizes, one weight per
   row, ``eval_group`` for eval sets;
+- ``"group_id"``: it takes ``group_id`` (CatBoostRanker): per-row sorted query
+  codes, one weight per row, eval sets as ``catboost.Pool`` objects;
 - ``"pointwise"``: anything else (a regressor): no query information.
 """
 
@@ -20,6 +22,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
+from skndcg.ranker._columns import drop_roles
 from skndcg.utils._query_ids import (
     _drop_column,
     _has_column,
@@ -52,7 +55,7 @@ class _FinalStep:
     estimator: object
     prefix: str  # "" for a bare estimator, "a__b__" inside (nested) Pipelines
     path: tuple  # step names from the outer Pipeline down to the final step
-    kind: str  # "qid", "group" or "pointwise"
+    kind: str  # "qid", "group", "group_id" or "pointwise"
     fit_params: frozenset
 
 
@@ -70,6 +73,8 @@ def _final_step(estimator) -> _FinalStep:
         kind = "qid"
     elif "group" in params:
         kind = "group"
+    elif "group_id" in params:
+        kind = "group_id"
     else:
         kind = "pointwise"
     prefix = "".join(f"{name}__" for name in path)
@@ -167,7 +172,28 @@ def _query_args(step, qid, sample_weight, n_samples, *, eval_index=None):
     return order, out
 
 
-def _sorted_eval_sets(step, qid_col, eval_set, eval_qid, eval_sample_weight):
+def check_labels(y, *, what, caller="QueryRanker.fit"):
+    """Refuse missing relevance labels (NaN, None, pd.NA) in ``y``."""
+    arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    missing = np.asarray(pd.isna(arr)).reshape(-1)
+    if missing.any():
+        raise ValueError(
+            f"{caller}: {what} has {int(missing.sum())} missing value(s) (NaN), "
+            f"first at row {int(np.flatnonzero(missing)[0])}; every row needs a "
+            "relevance label: drop those rows or fill their labels."
+        )
+
+
+@dataclass
+class EvalSets:
+    """Eval sets sorted by query: (X, y) pairs, query codes or sizes, weights."""
+
+    sets: list
+    queries: list
+    weights: list
+
+
+def _sorted_eval_sets(step, qid_col, roles, eval_set, eval_qid, eval_sample_weight):
     """Reorder every eval set by query and derive its query arguments."""
     if isinstance(eval_set, tuple):
         eval_set = [eval_set]
@@ -186,27 +212,36 @@ def _sorted_eval_sets(step, qid_col, eval_set, eval_qid, eval_sample_weight):
     for i, (X_val, y_val) in enumerate(eval_set):
         q = None if eval_qid is None else eval_qid[i]
         w = None if eval_sample_weight is None else eval_sample_weight[i]
+        check_labels(y_val, what=f"the y of eval_set[{i}]")
         if step.kind == "pointwise":
-            sets.append((_drop_if_present(X_val, qid_col), y_val))
+            X_val = drop_roles(_drop_if_present(X_val, qid_col), roles)
+            sets.append((X_val, y_val))
             weights.append(w)
             continue
         X_val, q = resolve_qid(
             X_val, q, qid_col=qid_col, caller=f"QueryRanker.fit (eval_set[{i}])"
         )
+        X_val = drop_roles(X_val, roles)
         n_val = q.shape[0]
         order, args = _query_args(step, q, w, n_val, eval_index=i)
         sets.append((_take(X_val, order), _take(y_val, order)))
-        queries.append(args["codes"] if step.kind == "qid" else args["sizes"])
+        queries.append(args["sizes"] if step.kind == "group" else args["codes"])
         weights.append(args.get("weight"))
-    return sets, queries, weights
+    return EvalSets(sets, queries, weights)
 
 
 def _drop_if_present(X, qid_col):
     return _drop_column(X, qid_col) if _has_column(X, qid_col) else X
 
 
-def build_fit_kwargs(step, qid_col, order, args, n_samples, extra, eval_params):
-    """Keyword arguments (bare names) for the final step's ``fit``."""
+def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_params):
+    """Keyword arguments (bare names) for the final step's ``fit``.
+
+    Returns ``(kwargs, passthrough, evals)``: the derived query arguments, the
+    caller's other fit parameters (per-row arrays reordered), and the sorted
+    eval sets (or ``None``), which :func:`eval_kwargs` turns into the final
+    step's own arguments once their ``X`` is what that step sees.
+    """
     for name in _DERIVED:
         if name in extra:
             raise TypeError(
@@ -223,8 +258,8 @@ def build_fit_kwargs(step, qid_col, order, args, n_samples, extra, eval_params):
                 "it expects."
             )
     kwargs = {}
-    if step.kind == "qid":
-        kwargs["qid"] = args["codes"]
+    if step.kind in ("qid", "group_id"):
+        kwargs[step.kind] = args["codes"]
     elif step.kind == "group":
         kwargs["group"] = args["sizes"]
     if "weight" in args:
@@ -235,32 +270,17 @@ def build_fit_kwargs(step, qid_col, order, args, n_samples, extra, eval_params):
             )
         kwargs["sample_weight"] = args["weight"]
 
+    evals = None
     eval_set = eval_params.get("eval_set")
     if eval_set is not None:
-        sets, queries, weights = _sorted_eval_sets(
+        evals = _sorted_eval_sets(
             step,
             qid_col,
+            roles,
             eval_set,
             eval_params.get("eval_qid"),
             eval_params.get("eval_sample_weight"),
         )
-        if "eval_X" in step.fit_params and "eval_y" in step.fit_params:
-            # LightGBM >= 4.7 deprecates eval_set in favour of eval_X / eval_y.
-            kwargs["eval_X"] = tuple(X_val for X_val, _ in sets)
-            kwargs["eval_y"] = tuple(y_val for _, y_val in sets)
-        else:
-            kwargs["eval_set"] = sets
-        if step.kind == "qid":
-            kwargs["eval_qid"] = queries
-        elif step.kind == "group":
-            kwargs["eval_group"] = queries
-        if any(w is not None for w in weights):
-            name = (
-                "sample_weight_eval_set"
-                if "sample_weight_eval_set" in step.fit_params
-                else "eval_sample_weight"
-            )
-            kwargs[name] = weights
     elif eval_params.get("eval_qid") is not None:
         raise ValueError("QueryRanker.fit got eval_qid but no eval_set.")
 
@@ -269,4 +289,38 @@ def build_fit_kwargs(step, qid_col, order, args, n_samples, extra, eval_params):
         key: (_take(value, order) if _is_row_array(value, n_samples) else value)
         for key, value in extra.items()
     }
-    return kwargs, passthrough
+    return kwargs, passthrough, evals
+
+
+def eval_kwargs(step, evals):
+    """The final step's eval-set arguments, in the form its ``fit`` expects."""
+    if evals is None:
+        return {}
+    sets, queries, weights = evals.sets, evals.queries, evals.weights
+    kwargs = {}
+    if step.kind == "group_id":
+        from catboost import Pool
+
+        kwargs["eval_set"] = [
+            Pool(X_val, np.asarray(y_val), group_id=codes, weight=w)
+            for (X_val, y_val), codes, w in zip(sets, queries, weights, strict=True)
+        ]
+        return kwargs
+    if "eval_X" in step.fit_params and "eval_y" in step.fit_params:
+        # LightGBM >= 4.7 deprecates eval_set in favour of eval_X / eval_y.
+        kwargs["eval_X"] = tuple(X_val for X_val, _ in sets)
+        kwargs["eval_y"] = tuple(y_val for _, y_val in sets)
+    else:
+        kwargs["eval_set"] = sets
+    if step.kind == "qid":
+        kwargs["eval_qid"] = queries
+    elif step.kind == "group":
+        kwargs["eval_group"] = queries
+    if any(w is not None for w in weights):
+        name = (
+            "sample_weight_eval_set"
+            if "sample_weight_eval_set" in step.fit_params
+            else "eval_sample_weight"
+        )
+        kwargs[name] = weights
+    return kwargs

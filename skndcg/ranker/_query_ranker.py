@@ -6,17 +6,22 @@ from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
-from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    get_routing_for_object,
     process_routing,
 )
 from sklearn.utils.validation import check_is_fitted
 
+from skndcg.ranker._columns import (
+    check_declared,
+    check_feature_dtypes,
+    check_same_columns,
+    drop_roles,
+    role_columns,
+)
 from skndcg.ranker._fit_args import (
     _CONSUMED,
     _final_step,
@@ -24,7 +29,12 @@ from skndcg.ranker._fit_args import (
     _take,
     _weights,
     build_fit_kwargs,
+    check_labels,
+    eval_kwargs,
 )
+from skndcg.ranker._pipeline_fit import fit_with_eval
+from skndcg.ranker._response import check_fitted, response_method, scores
+from skndcg.ranker._routing import _request_on_clone, _routing_enabled
 from skndcg.utils._query_ids import (
     _columns,
     _drop_column,
@@ -34,34 +44,8 @@ from skndcg.utils._query_ids import (
 )
 
 
-def _routing_enabled() -> bool:
-    return bool(get_config().get("enable_metadata_routing", False))
-
-
-def _request_on_clone(estimator, path, keys):
-    """Make the private clone's steps ask for the metadata QueryRanker passes.
-
-    With routing enabled a Pipeline only forwards requested metadata: the final
-    step is made to request ``keys``; other steps that left one of them unset
-    are made not to request it (the user did not ask them to).
-    """
-    steps = []
-    node = estimator
-    for name in path:
-        steps.extend(step for _, step in node.steps[:-1] if hasattr(step, "fit"))
-        node = dict(node.steps)[name]
-    node.set_fit_request(**dict.fromkeys(keys, True))
-    for step in steps:
-        request = get_routing_for_object(step)
-        fit_request = getattr(request, "fit", None)
-        pending = getattr(fit_request, "requests", {})
-        unset = {k: False for k in keys if k in pending and pending[k] is None}
-        if unset and hasattr(step, "set_fit_request"):
-            step.set_fit_request(**unset)
-
-
 class QueryRanker(MetaEstimatorMixin, BaseEstimator):
-    """Fit a ranker (or any regressor) on rows grouped by per-row query ids.
+    """Fit a ranker, regressor or classifier on rows grouped by per-row query ids.
 
     ``QueryRanker`` takes one query id per row, either from a column of a
     pandas/polars DataFrame ``X`` (the default channel, which works with
@@ -71,10 +55,24 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     derives what the inner model needs and fits a clone of ``estimator``:
 
     - a learning-to-rank model whose ``fit`` takes ``group`` (``LGBMRanker``)
-      gets the group sizes; one whose ``fit`` takes ``qid`` (``XGBRanker``)
-      gets the sorted query codes. The same holds for a Pipeline ending in one:
-      the argument then goes to its final step.
-    - any other estimator (a regressor) is fitted pointwise.
+      gets the group sizes; one whose ``fit`` takes ``qid`` (``XGBRanker``) or
+      ``group_id`` (``CatBoostRanker``) gets the sorted query codes. The same
+      holds for a Pipeline ending in one: the argument then goes to its final
+      step.
+    - any other estimator is fitted pointwise. A regressor ranks by
+      ``predict``; a classifier by ``predict_proba``: the expected label
+      ``sum_c P(c) * c`` for numeric classes (for 0/1 labels, the probability
+      of class 1), the probability of ``classes_[1]`` for two other classes;
+      without ``predict_proba``, by a one-column ``decision_function``. An
+      estimator with none of these (a clusterer) is refused.
+
+    The columns that are not features are declared once, here: ``qid_col``,
+    ``time_col`` and ``drop_cols`` never reach the model, neither in ``X`` nor
+    in eval sets, and the scorers of :mod:`skndcg.metrics` read ``qid_col``
+    from the QueryRanker they score. A feature column that LightGBM or XGBoost
+    cannot take (datetime, object, string) raises before the fit, naming it
+    (checked on what reaches the model: inside a Pipeline, after its
+    preprocessing when eval sets are given, else left to the Pipeline).
 
     Predictions come back in the caller's row order, and :meth:`score` is the
     mean NDCG@10 over queries, so ``GridSearchCV(QueryRanker(...))`` works with
@@ -90,19 +88,29 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         Name of the query-id column of a DataFrame ``X``. The column is removed
         before the inner model sees ``X`` (also when ``qid`` is passed
         explicitly), so the query id is never a feature.
+    time_col : str, int or None, default=None
+        Column holding the time of each row (what a time-ordered splitter
+        such as :class:`~skndcg.model_selection.GroupTimeSeriesSplit` orders
+        by); removed before the model sees ``X``. Must be in ``X`` at fit.
+    drop_cols : list of str or int, str, int or None, default=None
+        Further columns kept away from the model (user or item ids, ...).
+        Must be in ``X`` at fit; dropped wherever present afterwards.
 
     Attributes
     ----------
     estimator_ : estimator object
         The fitted clone of ``estimator``.
     n_features_in_ : int
-        Number of features the inner model saw (``X`` without the ``qid_col``
-        column).
+        Number of features the inner model saw (``X`` without the ``qid_col``,
+        ``time_col`` and ``drop_cols`` columns).
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features; only defined when ``X`` has string column
         names.
     n_queries_ : int
         Number of distinct queries seen during fit.
+    response_method_ : str
+        The method of ``estimator_`` that gives the scores: ``"predict"``,
+        ``"predict_proba"`` or ``"decision_function"``.
 
     See Also
     --------
@@ -114,13 +122,15 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     query, the weights must be constant within each query. Eval sets for early
     stopping are given as ``eval_set=[(X_val, y_val)]`` with either
     ``eval_qid=[qid_val]`` or a ``qid_col`` column in ``X_val``; each is sorted
-    by query and passed on with ``eval_group`` (LightGBM) or ``eval_qid``
-    (XGBoost). Per-row weights for them go in ``eval_sample_weight``. When the
-    inner estimator is a Pipeline, eval sets reach its final step untransformed,
-    as with a plain Pipeline. Other fit parameters are passed to the inner
-    ``fit`` (with the ``<step>__`` prefix for a Pipeline when routing is off);
-    per-row arrays among them (``init_score``, ``base_margin``) are reordered
-    with the rows.
+    by query, loses the declared columns and is passed on with ``eval_group``
+    (LightGBM), ``eval_qid`` (XGBoost) or as a ``catboost.Pool`` (CatBoost).
+    Per-row weights for them go in ``eval_sample_weight``. When the inner
+    estimator is a Pipeline, QueryRanker fits its steps one by one so that
+    the eval ``X`` pass through the same fitted preprocessing as the training
+    rows before they reach the final step. Other fit parameters are passed to
+    the inner ``fit`` (with the ``<step>__`` prefix for a Pipeline when routing
+    is off); per-row arrays among them (``init_score``, ``base_margin``) are
+    reordered with the rows.
 
     With metadata routing enabled, ``qid`` is requested by default by ``fit``,
     ``predict`` and ``score``, and so are ``eval_set``, ``eval_qid`` and
@@ -155,6 +165,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "estimator": [HasMethods(["fit", "predict"])],
         "qid_col": [str, Integral],
+        "time_col": [str, Integral, None],
+        "drop_cols": [list, tuple, str, Integral, None],
     }
 
     __metadata_request__fit: ClassVar[dict] = {
@@ -166,9 +178,14 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__predict: ClassVar[dict] = {"qid": True}
     __metadata_request__score: ClassVar[dict] = {"qid": True}
 
-    def __init__(self, estimator, *, qid_col="qid"):
+    def __init__(self, estimator, *, qid_col="qid", time_col=None, drop_cols=None):
         self.estimator = estimator
         self.qid_col = qid_col
+        self.time_col = time_col
+        self.drop_cols = drop_cols
+
+    def _roles(self, caller):
+        return role_columns(self.qid_col, self.time_col, self.drop_cols, caller=caller)
 
     def fit(self, X, y, qid=None, sample_weight=None, **fit_params):
         """Sort the rows by query and fit a clone of ``estimator``.
@@ -196,9 +213,11 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             The fitted meta-estimator.
         """
         self._validate_params()
-        X_model, qid = resolve_qid(
-            X, qid, qid_col=self.qid_col, caller="QueryRanker.fit"
-        )
+        caller = "QueryRanker.fit"
+        roles = self._roles(caller)
+        check_declared(X, roles, caller=caller, what="time_col / drop_cols")
+        X_model, qid = resolve_qid(X, qid, qid_col=self.qid_col, caller=caller)
+        X_model = drop_roles(X_model, roles)
         n_samples = qid.shape[0]
         y_arr = np.asarray(y)
         if y_arr.shape[0] != n_samples:
@@ -206,6 +225,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 f"QueryRanker.fit: y has {y_arr.shape[0]} entries but X has "
                 f"{n_samples} rows."
             )
+        check_labels(y, what="y")
         eval_params = {k: fit_params.pop(k) for k in _CONSUMED if k in fit_params}
         routing = _routing_enabled()
         if routing:
@@ -216,6 +236,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
 
         estimator = clone(self.estimator)
         step = _final_step(estimator)
+        method = response_method(estimator, step.kind)
         if step.kind == "pointwise":
             order, args = None, {}
             if sample_weight is not None:
@@ -227,19 +248,52 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             order, args = _query_args(step, qid, sample_weight, n_samples)
             n_queries = int(args["sizes"].size)
 
-        kwargs, passthrough = build_fit_kwargs(
-            step, self.qid_col, order, args, n_samples, extra, eval_params
+        kwargs, passthrough, evals = build_fit_kwargs(
+            step, self.qid_col, roles, order, args, n_samples, extra, eval_params
         )
-        if step.path and routing:
-            _request_on_clone(estimator, step.path, kwargs)
-            call_kwargs = {**passthrough, **kwargs}
+        X_fit, y_fit = _take(X_model, order), _take(y, order)
+
+        def check(final, X_final, eval_X):
+            check_feature_dtypes(final, X_final, roles, caller=caller)
+            for i, X_val in enumerate(eval_X):
+                where = f"the X of eval_set[{i}]"
+                check_feature_dtypes(final, X_val, roles, caller=caller, where=where)
+
+        if step.path and evals is not None:
+            # Eval sets go through the Pipeline's own preprocessing.
+            final, Xt, eval_X, rest = fit_with_eval(
+                estimator,
+                X_fit,
+                y_fit,
+                [X_val for X_val, _ in evals.sets],
+                passthrough,
+                routing,
+                check,
+            )
+            evals.sets = [
+                (X_val, y_val)
+                for X_val, (_, y_val) in zip(eval_X, evals.sets, strict=True)
+            ]
+            final.fit(Xt, y_fit, **rest, **kwargs, **eval_kwargs(step, evals))
         else:
-            call_kwargs = {**passthrough}
-            call_kwargs.update({step.prefix + k: v for k, v in kwargs.items()})
+            kwargs.update(eval_kwargs(step, evals))
+            if not step.path:
+                check(
+                    estimator,
+                    X_fit,
+                    [X_val for X_val, _ in evals.sets] if evals else [],
+                )
+            if step.path and routing:
+                _request_on_clone(estimator, step.path, kwargs)
+                call_kwargs = {**passthrough, **kwargs}
+            else:
+                call_kwargs = {**passthrough}
+                call_kwargs.update({step.prefix + k: v for k, v in kwargs.items()})
+            estimator.fit(X_fit, y_fit, **call_kwargs)
 
-        estimator.fit(_take(X_model, order), _take(y, order), **call_kwargs)
-
+        check_fitted(estimator, method)
         self.estimator_ = estimator
+        self.response_method_ = method
         self.n_queries_ = n_queries
         self.n_features_in_ = (
             int(X_model.shape[1]) if hasattr(X_model, "shape") else None
@@ -254,25 +308,16 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     def _features(self, X):
         if _has_column(X, self.qid_col):
             X = _drop_column(X, self.qid_col)
-        return X
+        return drop_roles(X, self._roles("QueryRanker.predict"))
 
-    def _check_columns(self, X_model, caller):
-        """Refuse DataFrame columns that differ from fit (LightGBM would not)."""
-        expected = getattr(self, "feature_names_in_", None)
-        columns = _columns(X_model)
-        if expected is None or not columns or columns == list(expected):
-            return
-        missing = [c for c in expected if c not in columns]
-        unexpected = [c for c in columns if c not in set(expected)]
-        detail = (
-            f"missing {missing}, unexpected {unexpected}"
-            if missing or unexpected
-            else "same names in a different order"
+    def _scores(self, X_model, caller, **params):
+        check_same_columns(
+            getattr(self, "feature_names_in_", None),
+            X_model,
+            [self.qid_col, *self._roles(caller)],
+            caller=caller,
         )
-        raise ValueError(
-            f"{caller}: the columns of X ({detail}) differ from those seen in fit "
-            f"{list(expected)} (the {self.qid_col!r} column aside)."
-        )
+        return scores(self.estimator_, self.response_method_, X_model, **params)
 
     def predict(self, X, qid=None, **predict_params):
         """Predict scores, in the row order of ``X``.
@@ -299,8 +344,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 "estimator"
             ]["predict"]
         X_model = self._features(X)
-        self._check_columns(X_model, "QueryRanker.predict")
-        return np.asarray(self.estimator_.predict(X_model, **predict_params))
+        return self._scores(X_model, "QueryRanker.predict", **predict_params)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries (skndcg's default convention).
@@ -328,8 +372,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         X_model, qid = resolve_qid(
             X, qid, qid_col=self.qid_col, caller="QueryRanker.score"
         )
-        self._check_columns(X_model, "QueryRanker.score")
-        y_score = np.asarray(self.estimator_.predict(X_model))
+        X_model = drop_roles(X_model, self._roles("QueryRanker.score"))
+        y_score = self._scores(X_model, "QueryRanker.score")
         return float(
             grouped_ndcg_score(y, y_score, qid, k=10, sample_weight=sample_weight)
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import json
+from importlib import metadata
 from types import ModuleType
 
 _EXTRA_OF = {
@@ -11,7 +13,30 @@ _EXTRA_OF = {
     "matplotlib": "plot",
     "matplotlib.pyplot": "plot",
     "polars": "polars",
+    "catboost": "catboost",
 }
+
+
+def _install_hint(top: str, extra: str) -> str:
+    """How to install ``top`` given how skndcg itself was installed.
+
+    From a package index: the extra, quoted for every shell. From a local
+    folder (``pip install -e .``): the same extra on that folder, or the
+    module alone. Not installed at all (a source tree on ``sys.path``): the
+    module alone.
+    """
+    dists = list(metadata.distributions(name="skndcg"))
+    if not dists:
+        return f"`pip install {top}`"
+    for dist in dists:
+        info = json.loads(dist.read_text("direct_url.json") or "{}")
+        if "dir_info" in info:
+            flag = "-e " if info["dir_info"].get("editable") else ""
+            return (
+                f"`pip install {top}`, or `pip install {flag}'.[{extra}]'` in the "
+                "skndcg source folder"
+            )
+    return f"`pip install 'skndcg[{extra}]'` (or `pip install {top}`)"
 
 
 def import_optional(name: str, *, purpose: str | None = None) -> ModuleType:
@@ -32,5 +57,5 @@ def import_optional(name: str, *, purpose: str | None = None) -> ModuleType:
         why = f" for {purpose}" if purpose else ""
         raise ImportError(
             f"{top} is required{why} but is not installed; install it with "
-            f"`pip install skndcg[{extra}]` (or `pip install {top}`)."
+            f"{_install_hint(top, extra)}."
         ) from exc

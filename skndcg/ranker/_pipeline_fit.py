@@ -1,0 +1,76 @@
+"""Fit a Pipeline step by step so that eval sets see the same preprocessing.
+
+A Pipeline hands ``eval_set`` to its final step untouched, so early stopping
+would compare raw eval data with preprocessed training data. When QueryRanker
+is given eval sets and its estimator is a (possibly nested) Pipeline, it fits
+the Pipeline's own steps here instead: each level's preprocessing is fitted on
+the training rows (``fit_transform``), the eval ``X`` go through the fitted
+preprocessing (``transform``), and the final step is fitted on both. The
+Pipeline object ends up fitted exactly as by ``Pipeline.fit``, step objects
+included, so ``predict`` works as usual.
+"""
+
+from __future__ import annotations
+
+from sklearn.utils.metadata_routing import get_routing_for_object
+
+
+def _split_params(node, params, routing):
+    """Parameters for the preprocessing of ``node`` and for its last step."""
+    name, last = node.steps[-1]
+    if routing:
+        try:
+            wanted = get_routing_for_object(last).consumes(
+                method="fit", params=set(params)
+            )
+        except AttributeError:  # pragma: no cover - estimators without routing
+            wanted = set()
+        own = {k: v for k, v in params.items() if k in wanted}
+        rest = {k: v for k, v in params.items() if k not in wanted}
+        return rest, own
+    prefix = f"{name}__"
+    own = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
+    rest = {k: v for k, v in params.items() if not k.startswith(prefix)}
+    return rest, own
+
+
+def fit_with_eval(pipeline, X, y, eval_X, params, routing, check):
+    """Fit ``pipeline`` level by level; return the final step and its inputs.
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        The (cloned) Pipeline; its steps are fitted in place.
+    X, y : training rows, already in query order.
+    eval_X : list
+        The ``X`` of every eval set, already in query order.
+    params : dict
+        Other fit parameters for the Pipeline (prefixed by step name when
+        routing is off, bare names routed by request when it is on).
+    routing : bool
+        Whether scikit-learn metadata routing is enabled.
+    check : callable
+        ``check(final, Xt, eval_Xt)`` run on what the final step will see.
+
+    Returns
+    -------
+    final, Xt, eval_Xt, final_params
+        The final estimator, the transformed training and eval data, and the
+        parameters left for the final step's ``fit``.
+    """
+    node = pipeline
+    Xt = X
+    while hasattr(node, "steps"):
+        rest, own = _split_params(node, params, routing)
+        if len(node.steps) > 1:
+            pre = node[:-1]  # shares the step objects with the Pipeline
+            Xt = pre.fit_transform(Xt, y, **rest)
+            eval_X = [pre.transform(X_val) for X_val in eval_X]
+        elif rest:
+            raise TypeError(
+                f"QueryRanker.fit: fit parameters {sorted(rest)} match no step of "
+                "the Pipeline."
+            )
+        node, params = node.steps[-1][1], own
+    check(node, Xt, eval_X)
+    return node, Xt, eval_X, params
