@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 EMPTY_OPTIONS = ("skip", "zero", "one", "error")
-TIES_OPTIONS = ("average", "stable", "reverse", "docid")
+TIES_OPTIONS = ("average", "stable", "reverse", "docid", "pessimistic")
 NAN_SCORE_OPTIONS = ("error", "unretrieved")
 QUERIES_OPTIONS = ("retrieved", "judged")
 # Exponential gain: 2**label - 1 stays an exact integer up to this label.
@@ -139,6 +139,14 @@ PRESETS: dict[str, Convention] = {
         empty="zero",
         labels="ranx",
         rel_threshold=1.0,
+        free={"gain": GAIN_OPTIONS},
+    ),
+    # CatBoost's NDCG:top=k (type=Base, denominator=LogPosition): tied scores
+    # rank their least relevant row first; a query without relevant rows is 1.
+    "catboost": Convention(
+        "catboost",
+        ties="pessimistic",
+        empty="one",
         free={"gain": GAIN_OPTIONS},
     ),
     "torchmetrics": Convention(

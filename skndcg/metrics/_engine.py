@@ -32,7 +32,12 @@ from ._conventions import (
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
 from ._names import BINARY_KINDS, MetricSpec, check_unique, parse_metric
-from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR, order_within_queries
+from ._rank import (
+    GAIN_EXPONENTIAL,
+    GAIN_LINEAR,
+    REORDERING_RULES,
+    order_within_queries,
+)
 from ._validate import (
     as_1d,
     check_choice,
@@ -242,9 +247,14 @@ def evaluate(
     y_g, s_g = grouping.take(y), grouping.take(s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = None if tie_rule != "docid" else grouping.take(_doc_rank(doc_id, n))
-    rule = tie_rule if tie_rule in ("reverse", "docid", "quicksort") else None
+    rule = tie_rule if tie_rule in REORDERING_RULES else None
     perm = order_within_queries(
-        grouping, s_g, rule=rule, doc_rank=doc_rank, unretrieved=unretrieved
+        grouping,
+        s_g,
+        rule=rule,
+        doc_rank=doc_rank,
+        unretrieved=unretrieved,
+        labels=y_g,
     )
     if perm is not None:
         y_g, s_g = y_g[perm], s_g[perm]

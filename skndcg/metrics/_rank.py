@@ -294,6 +294,9 @@ def blocks_tied(y, lo, ranked, scores, n_ranked, upto, gain_mode, rel_thr, tail,
 
 
 # ------------------------------------------------- tie rules as row reorderings
+REORDERING_RULES = ("reverse", "docid", "quicksort", "pessimistic")
+
+
 @jit
 def _quicksort_orders(s, starts, ends, out):
     # numba's default quicksort of the negated scores, in input order: the order
@@ -305,15 +308,18 @@ def _quicksort_orders(s, starts, ends, out):
             out[lo + i] = lo + o[i]
 
 
-def order_within_queries(grouping, s, *, rule, doc_rank=None, unretrieved=None):
+def order_within_queries(
+    grouping, s, *, rule, doc_rank=None, unretrieved=None, labels=None
+):
     """Permutation of the grouped rows that realises a tie rule with ``"stable"``.
 
     ``rule`` is ``"reverse"`` (reverse input order), ``"docid"`` (document id
     descending, from ``doc_rank``: each row's rank among the sorted ids),
+    ``"pessimistic"`` (lowest label first, from ``labels``: CatBoost),
     ``"quicksort"`` (ranx's order) or ``None``. Rows flagged ``unretrieved`` go
     last in their query, whatever the rule. Returns ``None`` when nothing moves.
     """
-    if rule not in ("reverse", "docid", "quicksort") and unretrieved is None:
+    if rule not in REORDERING_RULES and unretrieved is None:
         return None
     n = s.shape[0]
     # Each row's query, as the query's first row: sorting by it keeps every
@@ -324,6 +330,8 @@ def order_within_queries(grouping, s, *, rule, doc_rank=None, unretrieved=None):
         keys.append(-np.arange(n))
     elif rule == "docid":
         keys.append(-doc_rank)
+    elif rule == "pessimistic":
+        keys.append(labels)
     elif rule == "quicksort":
         out = np.empty(n, dtype=np.int64)
         _quicksort_orders(s, grouping.starts, grouping.ends, out)

@@ -24,13 +24,14 @@ _COMMON = """
 """
 
 _OPTIONS = """
-    ties : {{"average", "stable", "reverse"}}, default=None
+    ties : {{"average", "stable", "reverse", "docid", "pessimistic"}}, default=None
         How rows with equal scores are ordered. ``"average"`` (the default) gives
         the exact expected value over every ordering of the tied rows (McSherry &
         Najork, 2008), so the result does not depend on the row order.
         ``"stable"`` keeps the input order within a query (LightGBM, XGBoost);
-        ``"reverse"`` the reverse input order (trec_eval with document ids that
-        sort like the row positions).
+        ``"reverse"`` the reverse input order; ``"docid"`` orders them by
+        ``doc_id``, descending (trec_eval); ``"pessimistic"`` puts the least
+        relevant first (CatBoost).
     empty : {{"skip", "zero", "one", "error"}}, default=None
         What a query with nothing relevant scores: ``"skip"`` (the
         default) leaves it out of the average, ``"zero"`` and ``"one"`` score it
@@ -44,7 +45,8 @@ _OPTIONS = """
         A preset that reproduces another library's number on the same input:
         ``"skndcg"`` (default), ``"sklearn"``, ``"lightgbm"``, ``"xgboost"``,
         ``"trec_eval"`` (trec_eval 10.0), ``"pytrec_eval"`` (pytrec_eval-terrier
-        0.5, scores compared as float32), ``"ranx"`` or ``"torchmetrics"``. An
+        0.5, scores compared as float32), ``"ranx"``, ``"catboost"`` or
+        ``"torchmetrics"``. An
         explicit option that contradicts the preset raises ``ValueError``.
     doc_id : array-like of shape (n_samples,), default=None
         Document id of each row. With ``ties="docid"``, and with the
