@@ -25,7 +25,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-peers-torch: pyproject.toml $(VENV)/.installed-test
-	$(PIP) install --quiet torch --index-url $(TORCH_INDEX)
+	$(PIP) install --quiet --retries 1 --timeout 20 torch --index-url $(TORCH_INDEX)
 	$(PIP) install --quiet -e ".[test,peers-torch]"
 	touch $@
 
