@@ -11,6 +11,7 @@ _EXTRA_OF = {
     "matplotlib": "plot",
     "matplotlib.pyplot": "plot",
     "polars": "polars",
+    "pyarrow": "parquet",
 }
 
 

@@ -1,0 +1,315 @@
+"""Joining a run with its judgments into aligned metric inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import _text
+from ._trec import duplicate_error
+
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RankingData:
+    """Aligned per-row arrays for the metric functions: one row per judged or
+    retrieved (query, document) pair.
+
+    Returned by :func:`join_run_qrels` and :func:`read_predictions`. Pass the
+    fields straight to the metric functions; rows whose ``y_score`` is NaN are
+    judged but not retrieved, which ``nan_score="unretrieved"`` tells the metric
+    functions.
+
+    Parameters
+    ----------
+    qid : ndarray of shape (n_rows,)
+        Query id of each row.
+    doc_id : ndarray of shape (n_rows,) or None
+        Document id of each row (None when the source had no document column).
+    y_true : ndarray of shape (n_rows,)
+        Relevance labels; retrieved documents that were never judged have 0.
+    y_score : ndarray of shape (n_rows,)
+        Scores, NaN for documents that were judged but not retrieved.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.io import RankingData
+    >>> data = RankingData(np.array(["q1", "q1"]), np.array(["d1", "d2"]),
+    ...                    np.array([1, 0]), np.array([0.5, np.nan]))
+    >>> data
+    RankingData(n_rows=2, n_queries=1, n_unretrieved=1)
+    >>> data.to_frame()
+      qid doc_id  y_true  y_score
+    0  q1     d1       1      0.5
+    1  q1     d2       0      NaN
+    """
+
+    qid: np.ndarray
+    doc_id: np.ndarray | None
+    y_true: np.ndarray
+    y_score: np.ndarray
+
+    def __len__(self):
+        return len(self.y_true)
+
+    @property
+    def n_unretrieved(self):
+        """Number of rows judged but not retrieved (NaN score)."""
+        return int(np.isnan(self.y_score).sum())
+
+    def __repr__(self):
+        n_queries = len(pd.unique(pd.Series(self.qid)))
+        return (
+            f"RankingData(n_rows={len(self)}, n_queries={n_queries}, "
+            f"n_unretrieved={self.n_unretrieved})"
+        )
+
+    def to_frame(self):
+        """The rows as a DataFrame with columns qid, [doc_id,] y_true, y_score."""
+        columns = {"qid": self.qid}
+        if self.doc_id is not None:
+            columns["doc_id"] = self.doc_id
+        columns.update(y_true=self.y_true, y_score=self.y_score)
+        return pd.DataFrame(columns)
+
+
+@dataclass
+class Coded:
+    """A join on integer codes, what the command line scores (no strings per row)."""
+
+    qid: np.ndarray  # int64 codes into names, which are sorted like strcmp
+    names: np.ndarray
+    doc: pd.Series  # str
+    y_true: np.ndarray
+    y_score: np.ndarray
+    doc_order: np.ndarray  # int64: docno order among tied scores of a query
+
+    def public(self):
+        return RankingData(
+            self.names[self.qid],
+            np.asarray(self.doc, dtype=object),
+            self.y_true,
+            self.y_score,
+        )
+
+
+def _frame_column(frame, name, what):
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"{what} must be a pandas DataFrame such as read_trec_{what} returns, "
+            f"got {type(frame).__name__}."
+        )
+    if name not in frame.columns:
+        raise ValueError(
+            f"{what} has no column {name!r}; its columns are {list(frame.columns)}."
+        )
+    col = frame[name]
+    if col.isna().any():
+        i = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise ValueError(f"{what} column {name!r} is missing a value at row {i}.")
+    return col
+
+
+def _codes(col):
+    """Integer codes and their (string) categories of a query id column."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.astype("str").astype("category")
+    cats = col.cat.categories
+    if not (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
+        col = col.cat.rename_categories(cats.astype("str"))
+    return col.cat.codes.to_numpy().astype(np.int64), np.asarray(
+        col.cat.categories, dtype=object
+    )
+
+
+def _index_in(values, names):
+    """Position of each value in ``names``, -1 when absent."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        found = pc.index_in(
+            pa.array(values, type=pa.large_string()),
+            value_set=pa.array(names, type=pa.large_string()),
+        )
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    except ImportError:
+        return pd.Index(names).get_indexer(np.asarray(values, dtype=object))
+
+
+def docno_order(qid, score, doc):
+    """An int64 key that orders tied scores within a query by docno (strcmp).
+
+    Rows whose score is unique within their query get -1; the key of tied rows
+    is the position of their docno among the sorted docnos of all tied rows, so
+    ordering a tie by this key descending is trec_eval's order.
+    """
+    bits = (score + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+    # A hash of (query, score): a collision only gives a few more rows a key.
+    mixed = bits * _HASH + qid.astype(np.uint64)
+    tied = pd.Series(mixed).duplicated(keep=False).to_numpy()
+    order = np.full(len(score), -1, dtype=np.int64)
+    if tied.any():
+        names, inverse = np.unique(
+            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
+        )
+        order[tied] = inverse.ravel()
+    return order
+
+
+def _depth_cut(qid, score, doc_order, depth):
+    """Rows among each query's ``depth`` best (score, then docno, descending)."""
+    order = np.lexsort((-doc_order, -score, qid))
+    sorted_q = qid[order]
+    starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    position = np.arange(len(order)) - np.repeat(starts, sizes)
+    keep = np.zeros(len(qid), dtype=bool)
+    keep[order[position < depth]] = True
+    return keep
+
+
+def join_codes(run, qrels, *, run_only="drop", depth=None):
+    """The join on integer codes; see :func:`join_run_qrels`."""
+    if run_only not in ("drop", "keep"):
+        raise ValueError(f"run_only must be 'drop' or 'keep', got {run_only!r}.")
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+    ):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+    r_q, r_names = _codes(_frame_column(run, "qid", "run"))
+    r_doc = _frame_column(run, "doc_id", "run").astype("str").reset_index(drop=True)
+    score = _frame_column(run, "score", "run").to_numpy(dtype=np.float64)
+    if not np.isfinite(score).all():
+        i = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise ValueError(f"run scores must be finite, got {score[i]!r} at row {i}.")
+    j_q, j_names = _codes(_frame_column(qrels, "qid", "qrels"))
+    j_doc = _frame_column(qrels, "doc_id", "qrels").astype("str").reset_index(drop=True)
+    rel = _frame_column(qrels, "relevance", "qrels").to_numpy()
+    if not np.issubdtype(rel.dtype, np.integer):
+        raise ValueError(
+            f"qrels column 'relevance' must hold integers, got dtype {rel.dtype}."
+        )
+    rel = rel.astype(np.int64)
+
+    names = np.array(sorted(set(r_names) | set(j_names)), dtype=object)
+    r_q = np.searchsorted(names, r_names)[r_q] if len(r_q) else r_q
+    j_q = np.searchsorted(names, j_names)[j_q]
+    judged = np.zeros(len(names), dtype=bool)
+    judged[j_q] = True
+
+    keep = judged[r_q] if run_only == "drop" else np.ones(len(r_q), dtype=bool)
+    doc_order = docno_order(r_q, score, r_doc)
+    if depth is not None:
+        keep &= _depth_cut(r_q, score, doc_order, depth)
+    if not keep.all():
+        r_q, score, doc_order = r_q[keep], score[keep], doc_order[keep]
+        r_doc = r_doc[keep].reset_index(drop=True)
+
+    codes, uniques = pd.factorize(r_doc)
+    key = r_q * max(len(uniques), 1) + codes
+    dup = pd.Series(key).duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise duplicate_error(
+            run.attrs.get("path"), _text.RUN, names[r_q[i]], str(r_doc.iloc[i])
+        )
+
+    # Labels of the retrieved rows, and which judgments were retrieved.
+    j_codes, j_doc_names = pd.factorize(j_doc)
+    width = max(len(j_doc_names), 1)
+    j_key = j_q * width + j_codes
+    by_key = np.argsort(j_key, kind="stable")
+    sorted_key = j_key[by_key]
+    r_in = _index_in(r_doc, np.asarray(j_doc_names, dtype=object))
+    rows = np.flatnonzero(r_in >= 0)
+    r_key = r_q[rows] * width + r_in[rows]
+    pos = np.minimum(np.searchsorted(sorted_key, r_key), max(len(sorted_key) - 1, 0))
+    hit = sorted_key[pos] == r_key if len(sorted_key) else np.zeros(0, dtype=bool)
+    label = np.zeros(len(r_q), dtype=np.int64)
+    label[rows[hit]] = rel[by_key[pos[hit]]]
+    retrieved = np.zeros(len(j_q), dtype=bool)
+    retrieved[by_key[pos[hit]]] = True
+    missing = ~retrieved
+
+    return Coded(
+        qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),
+        names=names,
+        doc=pd.concat([r_doc, j_doc[missing]], ignore_index=True),
+        y_true=np.maximum(np.concatenate([label, rel[missing]]), 0),
+        y_score=np.concatenate([score, np.full(int(missing.sum()), np.nan)]),
+        doc_order=np.concatenate(
+            [doc_order, np.full(int(missing.sum()), -1, dtype=np.int64)]
+        ),
+    )
+
+
+def join_run_qrels(run, qrels, *, run_only="drop", depth=None):
+    """Join a run with its judgments into aligned arrays for the metric functions.
+
+    Every retrieved document becomes a row with its score; its label is its
+    judgment, or 0 when it was never judged. Every judged document the run did
+    not retrieve becomes a row with a NaN score: it counts in the ideal DCG, the
+    relevant count and the recall and AP denominators but takes no rank when
+    scored with ``nan_score="unretrieved"``. A judged query the run did not
+    answer has only such rows, and scores 0. Negative judgments, which trec_eval
+    reads as "in the pool but not judged", are labelled 0.
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        Columns ``qid``, ``doc_id`` and ``score``, as from :func:`read_trec_run`.
+    qrels : pandas.DataFrame
+        Columns ``qid``, ``doc_id`` and ``relevance`` (integers), as from
+        :func:`read_trec_qrels`.
+    run_only : {"drop", "keep"}, default="drop"
+        Queries the run answers but the qrels do not judge: dropped, as
+        trec_eval does (it evaluates judged queries only), or kept with every
+        label 0.
+    depth : int or None, default=None
+        Keep only each query's ``depth`` best retrieved documents, by score and
+        then by document id, both descending, as trec_eval ``-M depth`` does.
+        Judged documents cut off this way become unretrieved rows.
+
+    Returns
+    -------
+    data : RankingData
+        Fields ``qid``, ``doc_id``, ``y_true`` and ``y_score``: the retrieved
+        rows in run order, then the unretrieved ones in qrels order.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing (the message lists those present), a score is
+        not finite, or a document appears twice for one query among the
+        retrieved rows kept (trec_eval stops with "duplicate docs" there; the
+        message names the file and lines when the run was read from a file).
+
+    See Also
+    --------
+    read_trec_run, read_trec_qrels : Read the inputs.
+    skndcg.metrics.grouped_ranking_scores : Score the result.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skndcg.io import join_run_qrels
+    >>> run = pd.DataFrame({"qid": ["q1", "q1", "q9"], "doc_id": ["d1", "d5", "d1"],
+    ...                     "score": [2.0, 1.0, 3.0]})
+    >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"],
+    ...                       "doc_id": ["d1", "d2", "d7"], "relevance": [1, 2, 1]})
+    >>> data = join_run_qrels(run, qrels)
+    >>> data
+    RankingData(n_rows=4, n_queries=2, n_unretrieved=2)
+    >>> data.to_frame()
+      qid doc_id  y_true  y_score
+    0  q1     d1       1      2.0
+    1  q1     d5       0      1.0
+    2  q1     d2       2      NaN
+    3  q2     d7       1      NaN
+    """
+    return join_codes(run, qrels, run_only=run_only, depth=depth).public()
