@@ -73,8 +73,8 @@ def _numbers(frame, col, name, parquet, what, allow_nan):
     if not allow_nan and np.isnan(out).any():
         row = int(np.flatnonzero(np.isnan(out))[0])
         raise ValueError(
-            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} is empty; every "
-            "row needs one."
+            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} "
+            "is empty; every row needs one."
         )
     if np.isinf(out).any():
         row = int(np.flatnonzero(np.isinf(out))[0])

@@ -154,7 +154,7 @@ def docno_order(qid, score, doc):
     tied = pd.Series(mixed).duplicated(keep=False).to_numpy()
     order = np.full(len(score), -1, dtype=np.int64)
     if tied.any():
-        names, inverse = np.unique(
+        _, inverse = np.unique(
             np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
         )
         order[tied] = inverse.ravel()

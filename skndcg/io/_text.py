@@ -102,7 +102,7 @@ def scan(path, layout):
     columns = {name: [] for name in layout.names if name is not None}
     number = columns[layout.number]
     lineno = 0
-    for lineno, raw in enumerate(data.split(b"\n"), 1):  # noqa: B007
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
@@ -118,7 +118,7 @@ def scan(path, layout):
             text = [f.decode("utf-8") for f in fields[: layout.n_fields]]
         except UnicodeDecodeError:
             _fail(path, lineno, layout, "the line is not valid UTF-8 text")
-        for name, value in zip(layout.names, text):
+        for name, value in zip(layout.names, text, strict=True):
             if name is not None and name != layout.number:
                 columns[name].append(value)
         value = text[layout.names.index(layout.number)]
