@@ -80,7 +80,7 @@ def _numbers(frame, col, name, parquet, what, allow_nan):
         row = int(np.flatnonzero(np.isinf(out))[0])
         raise ValueError(
             f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
-            f"{out[row]!r}; expected a finite number."
+            f"{float(out[row])!r}; expected a finite number."
         )
     return out
 

@@ -197,7 +197,7 @@ def _pyarrow_frame(path, layout):
                 strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+    except Exception:  # the line scanner reports what is wrong
         return None
     if table.num_rows == 0:
         return None
@@ -229,7 +229,7 @@ def _pandas_frame(path, layout):
             na_filter=False,
             compression="gzip" if is_gzip(path) else None,
         )
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+    except Exception:  # the line scanner reports what is wrong
         return None
     frame.columns = [layout.names[i] for i in kept]
     return frame
