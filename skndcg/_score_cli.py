@@ -219,7 +219,7 @@ def _render(fmt, metrics, means, cis, n_queries, per_query, tag):
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:])
+            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
         ]
         lines.append("  ".join(cells).rstrip())
     lines.append(f"n_queries  {n_queries}")
