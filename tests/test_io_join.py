@@ -202,3 +202,33 @@ def test_integer_query_ids_match_string_ones():
     qrels = _qrels([("1", "a", 1)])
     data = join_run_qrels(run, qrels)
     assert data.qid.tolist() == ["1"] and data.y_true.tolist() == [1]
+
+
+def test_empty_qrels():
+    with pytest.raises(ValueError, match="qrels has no rows"):
+        join_run_qrels(RUN, QRELS.iloc[:0])
+
+
+@pytest.mark.parametrize("depth", [None, 2])
+def test_hash_collisions_never_change_the_result(monkeypatch, depth):
+    from skndcg.io import _hashing
+
+    expected = join_run_qrels(RUN, QRELS, depth=depth, run_only="keep").to_frame()
+    # Every string gets the same hash: every key collides.
+    monkeypatch.setattr(
+        _hashing, "string_hashes", lambda v: np.zeros(len(v), dtype=np.uint64)
+    )
+    got = join_run_qrels(RUN, QRELS, depth=depth, run_only="keep").to_frame()
+    pd.testing.assert_frame_equal(got, expected)
+    with pytest.raises(ValueError, match="document 'a' appears more than once"):
+        join_run_qrels(pd.concat([RUN, RUN.iloc[:1]]), QRELS)
+
+
+def test_string_hashes_agree_across_storage():
+    from skndcg.io._hashing import string_hashes
+
+    values = ["d1", "é-x", "", "d1"]
+    arrow = string_hashes(pd.Series(values, dtype="str"))
+    assert arrow[0] == arrow[3] and len(set(arrow[:3])) == 3
+    obj = string_hashes(np.array(values, dtype=object))
+    assert obj[0] == obj[3] and len(set(obj[:3])) == 3

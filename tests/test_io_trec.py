@@ -225,3 +225,16 @@ def test_not_utf8(tmp_path):
     path.write_bytes(b"q Q0 d\xff 1 1.0 r\n")
     with pytest.raises(ValueError, match=r"line 1: the line is not valid UTF-8"):
         read_trec_run(path)
+
+
+@pytest.mark.parametrize("odd", ["\x0b", "\x0c", "\t"])
+def test_any_c_whitespace_separates_fields(tmp_path, odd):
+    # trec_eval splits on isspace(): vertical tab and form feed too.
+    # Seven fields: the rank is "x", the score 1, the tag "2.0"; "r" is ignored.
+    path = _write(tmp_path, f"q1 Q0 d1{odd}x 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    run = read_trec_run(path)
+    assert run["doc_id"].tolist() == ["d1", "d2"]
+    assert run["score"].tolist() == [1.0, 1.0]
+    assert run["tag"].tolist() == ["2.0", "r"]
+    path = _write(tmp_path, f"q1{odd}Q0{odd}d1 1 2.0 r\n")
+    assert read_trec_run(path)["doc_id"].tolist() == ["d1"]

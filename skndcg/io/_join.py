@@ -7,10 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import _text
+from . import _hashing, _text
 from ._trec import duplicate_error
-
-_HASH = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -126,21 +124,6 @@ def _codes(col):
     )
 
 
-def _index_in(values, names):
-    """Position of each value in ``names``, -1 when absent."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        found = pc.index_in(
-            pa.array(values, type=pa.large_string()),
-            value_set=pa.array(names, type=pa.large_string()),
-        )
-        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    except ImportError:
-        return pd.Index(names).get_indexer(np.asarray(values, dtype=object))
-
-
 def docno_order(qid, score, doc):
     """An int64 key that orders tied scores within a query by docno (strcmp).
 
@@ -148,17 +131,43 @@ def docno_order(qid, score, doc):
     is the position of their docno among the sorted docnos of all tied rows, so
     ordering a tie by this key descending is trec_eval's order.
     """
-    bits = (score + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
     # A hash of (query, score): a collision only gives a few more rows a key.
-    mixed = bits * _HASH + qid.astype(np.uint64)
-    tied = pd.Series(mixed).duplicated(keep=False).to_numpy()
+    keys = _hashing.mix(qid, (score + 0.0).view(np.uint64))  # -0.0 == 0.0
     order = np.full(len(score), -1, dtype=np.int64)
-    if tied.any():
-        _, inverse = np.unique(
-            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
-        )
-        order[tied] = inverse.ravel()
+    tied = _hashing.repeated(keys)
+    if not tied.any():
+        return order
+    _, inverse = np.unique(
+        np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
+    )
+    order[tied] = inverse.ravel()
     return order
+
+
+def _raise_duplicates(qid, doc, candidates, names, frame, what):
+    """Raise for the first (query, document) pair that really repeats."""
+    rows = np.flatnonzero(candidates)
+    pairs = pd.DataFrame({"q": qid[rows], "d": doc.iloc[rows].to_numpy(dtype=object)})
+    dup = pairs.duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        layout = _text.RUN if what == "run" else _text.QRELS
+        raise duplicate_error(
+            frame.attrs.get("path"),
+            layout,
+            names[pairs["q"].iloc[i]],
+            str(pairs["d"].iloc[i]),
+        )
+
+
+def _exact_keys(r_q, r_doc, j_q, j_doc):
+    """Keys of run rows equal to the position of their judgment (slow, exact)."""
+    judged = pd.DataFrame({"q": j_q, "d": j_doc.to_numpy(dtype=object)})
+    judged["at"] = np.arange(len(judged), dtype=np.uint64)
+    rows = pd.DataFrame({"q": r_q, "d": r_doc.to_numpy(dtype=object)})
+    found = rows.merge(judged, on=["q", "d"], how="left")["at"]
+    # Rows without a judgment get a key beyond every judgment's.
+    return found.fillna(len(judged)).to_numpy(dtype=np.uint64)
 
 
 def _depth_cut(qid, score, doc_order, depth):
@@ -195,6 +204,8 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
             f"qrels column 'relevance' must hold integers, got dtype {rel.dtype}."
         )
     rel = rel.astype(np.int64)
+    if len(rel) == 0:
+        raise ValueError("qrels has no rows: there is nothing to score against.")
 
     names = np.array(sorted(set(r_names) | set(j_names)), dtype=object)
     r_q = np.searchsorted(names, r_names)[r_q] if len(r_q) else r_q
@@ -210,30 +221,33 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
         r_q, score, doc_order = r_q[keep], score[keep], doc_order[keep]
         r_doc = r_doc[keep].reset_index(drop=True)
 
-    codes, uniques = pd.factorize(r_doc)
-    key = r_q * max(len(uniques), 1) + codes
-    dup = pd.Series(key).duplicated().to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise duplicate_error(
-            run.attrs.get("path"), _text.RUN, names[r_q[i]], str(r_doc.iloc[i])
-        )
+    r_hash = _hashing.string_hashes(r_doc)
+    r_key = _hashing.mix(r_q, r_hash)
+    repeats = _hashing.repeated(r_key)
+    if repeats.any():
+        _raise_duplicates(r_q, r_doc, repeats, names, run, "run")
+    j_key = _hashing.mix(j_q, _hashing.string_hashes(j_doc))
+    repeats = _hashing.repeated(j_key)
+    if repeats.any():
+        _raise_duplicates(j_q, j_doc, repeats, names, qrels, "qrels")
+        # Distinct judgments share a key: give each one its own.
+        j_key = np.arange(len(j_key), dtype=np.uint64)
+        r_key = _exact_keys(r_q, r_doc, j_q, j_doc)
 
-    # Labels of the retrieved rows, and which judgments were retrieved.
-    j_codes, j_doc_names = pd.factorize(j_doc)
-    width = max(len(j_doc_names), 1)
-    j_key = j_q * width + j_codes
-    by_key = np.argsort(j_key, kind="stable")
-    sorted_key = j_key[by_key]
-    r_in = _index_in(r_doc, np.asarray(j_doc_names, dtype=object))
-    rows = np.flatnonzero(r_in >= 0)
-    r_key = r_q[rows] * width + r_in[rows]
-    pos = np.minimum(np.searchsorted(sorted_key, r_key), max(len(sorted_key) - 1, 0))
-    hit = sorted_key[pos] == r_key if len(sorted_key) else np.zeros(0, dtype=bool)
+    # Labels of the retrieved rows, and which judgments were retrieved: keys
+    # propose the matches, the strings confirm them.
+    found = _hashing.lookup(j_key, r_key)
+    rows = np.flatnonzero(found >= 0)
+    match = found[rows]
+    same = (r_q[rows] == j_q[match]) & (
+        r_doc.iloc[rows].to_numpy(dtype=object)
+        == j_doc.iloc[match].to_numpy(dtype=object)
+    )
+    rows, match = rows[same], match[same]
     label = np.zeros(len(r_q), dtype=np.int64)
-    label[rows[hit]] = rel[by_key[pos[hit]]]
+    label[rows] = rel[match]
     retrieved = np.zeros(len(j_q), dtype=bool)
-    retrieved[by_key[pos[hit]]] = True
+    retrieved[match] = True
     missing = ~retrieved
 
     return Coded(

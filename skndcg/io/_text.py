@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_SPACE = r"[ \t\r\n\x0b\x0c]"  # what C's isspace() and bytes.split() split on
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,13 @@ def _pyarrow_frame(path, layout):
         return None
     if table.num_rows == 0:
         return None
+    # Fields split on single spaces: make sure none holds other whitespace
+    # (or is empty, from two spaces in a row) before trusting the parse.
+    import pyarrow.compute as pc
+
+    doc = table.column("doc_id")
+    if pc.any(pc.match_substring_regex(doc, "^$|[\t\x0b\x0c]")).as_py():
+        return None
     frame = table.to_pandas()
     for name in kept:
         if name != layout.number and frame[name].dtype != "category":
@@ -232,6 +240,9 @@ def _pandas_frame(path, layout):
     except Exception:  # the line scanner reports what is wrong
         return None
     frame.columns = [layout.names[i] for i in kept]
+    # Split on spaces and tabs; the other characters isspace() accepts stay.
+    if frame["doc_id"].str.contains("[\r\x0b\x0c]", regex=True).any():
+        return None
     return frame
 
 
@@ -239,13 +250,13 @@ def _plausible(frame, layout):
     """Whether a fast parse holds exactly what the scanner would read."""
     if frame is None or len(frame) == 0:
         return False
-    for name in layout.names:
-        if name is None or name == layout.number:
+    # The readers checked the document ids; the few distinct query ids and
+    # tags are checked here.
+    for name in ("qid", "tag"):
+        if name not in layout.names:
             continue
-        col = frame[name]
-        values = col.cat.categories if col.dtype == "category" else col
-        text = pd.Series(values, dtype="str")
-        if (text == "").any() or text.str.contains(r"[\s]", regex=True).any():
+        text = pd.Series(frame[name].cat.categories, dtype="str")
+        if (text == "").any() or text.str.contains(_SPACE, regex=True).any():
             return False
         if name == "qid" and text.str.startswith("#").any():
             return False
