@@ -44,7 +44,8 @@ def test_rows_labels_and_nan_scores():
     assert isinstance(data, RankingData)
     frame = data.to_frame()
     assert _same(frame)
-    assert data.n_unretrieved == 3
+    assert int(np.isnan(data.y_score).sum()) == 3
+    assert repr(data) == "RankingData(n_rows=7, n_queries=3, n_unretrieved=3)"
     assert len(data) == 7
 
 

@@ -54,20 +54,23 @@ class RankingData:
     def __len__(self):
         return len(self.y_true)
 
-    @property
-    def n_unretrieved(self):
-        """Number of rows judged but not retrieved (NaN score)."""
-        return int(np.isnan(self.y_score).sum())
-
     def __repr__(self):
         n_queries = len(pd.unique(pd.Series(self.qid)))
+        unretrieved = int(np.isnan(self.y_score).sum())
         return (
             f"RankingData(n_rows={len(self)}, n_queries={n_queries}, "
-            f"n_unretrieved={self.n_unretrieved})"
+            f"n_unretrieved={unretrieved})"
         )
 
     def to_frame(self):
-        """The rows as a DataFrame with columns qid, [doc_id,] y_true, y_score."""
+        """The rows as a DataFrame.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``qid``, ``doc_id`` (when there are document ids),
+            ``y_true`` and ``y_score``, one row per row of the data.
+        """
         columns = {"qid": self.qid}
         if self.doc_id is not None:
             columns["doc_id"] = self.doc_id
