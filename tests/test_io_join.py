@@ -233,3 +233,29 @@ def test_string_hashes_agree_across_storage():
     assert arrow[0] == arrow[3] and len(set(arrow[:3])) == 3
     obj = string_hashes(np.array(values, dtype=object))
     assert obj[0] == obj[3] and len(set(obj[:3])) == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=40), st.randoms())
+def test_query_blocks_find_repeats_in_any_row_order(qids, rnd):
+    from skndcg.io._hashing import QueryBlocks
+
+    qid = np.array(qids, dtype=np.int64)
+    values = np.array([rnd.randint(0, 5) for _ in qids], dtype=np.uint64)
+    got = QueryBlocks(qid).repeated(values)
+    pairs = list(zip(qid, values, strict=True))
+    assert got.tolist() == [pairs.count(p) > 1 for p in pairs]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.randoms())
+def test_join_is_invariant_to_row_order(rnd):
+    run = RUN.sample(frac=1, random_state=rnd.randint(0, 1000)).reset_index(drop=True)
+    qrels = QRELS.sample(frac=1, random_state=rnd.randint(0, 1000))
+    got = join_run_qrels(run, qrels, run_only="keep", depth=2).to_frame()
+    want = join_run_qrels(RUN, QRELS, run_only="keep", depth=2).to_frame()
+    key = ["qid", "doc_id"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True),
+        want.sort_values(key).reset_index(drop=True),
+    )

@@ -146,3 +146,38 @@ def lookup(keys, wanted):
         np.ascontiguousarray(keys, dtype=np.uint64),
         np.ascontiguousarray(wanted, dtype=np.uint64),
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_repeats(order, starts, values):  # pragma: no cover - compiled
+    out = np.zeros(order.size, dtype=np.bool_)
+    for b in range(starts.size - 1):
+        rows = order[starts[b] : starts[b + 1]]
+        block = values[rows]
+        by_value = np.argsort(block)
+        for j in range(1, by_value.size):
+            if block[by_value[j]] == block[by_value[j - 1]]:
+                out[rows[by_value[j]]] = True
+                out[rows[by_value[j - 1]]] = True
+    return out
+
+
+class QueryBlocks:
+    """Rows grouped by query code, to find values repeated within a query."""
+
+    def __init__(self, qid):
+        qid = np.asarray(qid, dtype=np.int64)  # codes: 0, 1, 2, ...
+        if qid.size and (qid[1:] != qid[:-1]).sum() + 1 == np.count_nonzero(
+            np.bincount(qid)
+        ):
+            order = np.arange(qid.size, dtype=np.int64)  # already contiguous
+        else:
+            order = np.argsort(qid, kind="stable")
+        ordered = qid[order]
+        cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        self.order = order
+        self.starts = np.concatenate([[0], cuts, [qid.size]]).astype(np.int64)
+
+    def repeated(self, values):
+        """Mask of the rows whose value occurs again within their query."""
+        return _block_repeats(self.order, self.starts, np.ascontiguousarray(values))

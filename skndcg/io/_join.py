@@ -84,7 +84,7 @@ class Coded:
 
     qid: np.ndarray  # int64 codes into names, which are sorted like strcmp
     names: np.ndarray
-    doc: pd.Series  # str
+    docs: tuple  # str Series of the retrieved rows, then of the unretrieved
     y_true: np.ndarray
     y_score: np.ndarray
     doc_order: np.ndarray  # int64: docno order among tied scores of a query
@@ -92,7 +92,7 @@ class Coded:
     def public(self):
         return RankingData(
             self.names[self.qid],
-            np.asarray(self.doc, dtype=object),
+            np.concatenate([np.asarray(d, dtype=object) for d in self.docs]),
             self.y_true,
             self.y_score,
         )
@@ -127,17 +127,18 @@ def _codes(col):
     )
 
 
-def docno_order(qid, score, doc):
+def docno_order(qid, score, doc, blocks=None):
     """An int64 key that orders tied scores within a query by docno (strcmp).
 
     Rows whose score is unique within their query get -1; the key of tied rows
     is the position of their docno among the sorted docnos of all tied rows, so
-    ordering a tie by this key descending is trec_eval's order.
+    ordering a tie by this key descending is trec_eval's order. NaN scores
+    (unretrieved rows) may get a key; they take no rank anyway.
     """
-    # A hash of (query, score): a collision only gives a few more rows a key.
-    keys = _hashing.mix(qid, (score + 0.0).view(np.uint64))  # -0.0 == 0.0
+    if blocks is None:
+        blocks = _hashing.QueryBlocks(qid)
     order = np.full(len(score), -1, dtype=np.int64)
-    tied = _hashing.repeated(keys)
+    tied = blocks.repeated((score + 0.0).view(np.uint64))  # -0.0 == 0.0
     if not tied.any():
         return order
     _, inverse = np.unique(
@@ -217,18 +218,22 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     judged[j_q] = True
 
     keep = judged[r_q] if run_only == "drop" else np.ones(len(r_q), dtype=bool)
-    doc_order = docno_order(r_q, score, r_doc)
+    blocks = _hashing.QueryBlocks(r_q)
+    doc_order = docno_order(r_q, score, r_doc, blocks)
     if depth is not None:
         keep &= _depth_cut(r_q, score, doc_order, depth)
+    r_hash = _hashing.string_hashes(r_doc)
+    # A document twice in a query, both times among the rows kept, is an error
+    # (trec_eval checks only the documents within its depth, too).
+    repeats = blocks.repeated(r_hash) & keep
+    del blocks
     if not keep.all():
         r_q, score, doc_order = r_q[keep], score[keep], doc_order[keep]
         r_doc = r_doc[keep].reset_index(drop=True)
-
-    r_hash = _hashing.string_hashes(r_doc)
-    r_key = _hashing.mix(r_q, r_hash)
-    repeats = _hashing.repeated(r_key)
+        r_hash, repeats = r_hash[keep], repeats[keep]
     if repeats.any():
         _raise_duplicates(r_q, r_doc, repeats, names, run, "run")
+    r_key = _hashing.mix(r_q, r_hash)
     j_key = _hashing.mix(j_q, _hashing.string_hashes(j_doc))
     repeats = _hashing.repeated(j_key)
     if repeats.any():
@@ -256,7 +261,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     return Coded(
         qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),
         names=names,
-        doc=pd.concat([r_doc, j_doc[missing]], ignore_index=True),
+        docs=(r_doc, j_doc[missing]),
         y_true=np.maximum(np.concatenate([label, rel[missing]]), 0),
         y_score=np.concatenate([score, np.full(int(missing.sum()), np.nan)]),
         doc_order=np.concatenate(
