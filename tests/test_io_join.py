@@ -259,3 +259,29 @@ def test_join_is_invariant_to_row_order(rnd):
         got.sort_values(key).reset_index(drop=True),
         want.sort_values(key).reset_index(drop=True),
     )
+
+
+def test_docno_keys_are_unique_within_each_query():
+    run = _run(
+        [
+            ("q", "b", 1.0),
+            ("q", "a", 1.0),
+            ("q", "c", 2.0),
+            ("r", "a", 1.0),
+            ("r", "z", 1.0),
+        ]
+    )
+    qrels = _qrels([("q", "x", 1), ("q", "y", 1), ("r", "a", 1), ("s", "x", 1)])
+    coded = join_codes(run, qrels)
+    frame = pd.DataFrame({"q": coded.qid, "key": coded.doc_order})
+    assert not frame.duplicated().any()
+    # q's tie (a, b) and r's tie (a, z): b above a, z above a.
+    keys = dict(
+        zip(
+            zip(coded.names[coded.qid], pd.concat(coded.docs), strict=True),
+            coded.doc_order,
+            strict=True,
+        )
+    )
+    assert keys[("q", "b")] > keys[("q", "a")]
+    assert keys[("r", "z")] > keys[("r", "a")]

@@ -130,21 +130,21 @@ def _codes(col):
 def docno_order(qid, score, doc, blocks=None):
     """An int64 key that orders tied scores within a query by docno (strcmp).
 
-    Rows whose score is unique within their query get -1; the key of tied rows
-    is the position of their docno among the sorted docnos of all tied rows, so
-    ordering a tie by this key descending is trec_eval's order. NaN scores
-    (unretrieved rows) may get a key; they take no rank anyway.
+    The key of tied rows is the position of their docno among the sorted
+    docnos of all tied rows, so ordering a tie by this key descending is
+    trec_eval's order. Every other row gets a larger key of its own (its row
+    number past the tied ones), so keys are unique within each query.
     """
     if blocks is None:
         blocks = _hashing.QueryBlocks(qid)
-    order = np.full(len(score), -1, dtype=np.int64)
     tied = blocks.repeated((score + 0.0).view(np.uint64))  # -0.0 == 0.0
-    if not tied.any():
-        return order
-    _, inverse = np.unique(
-        np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
-    )
-    order[tied] = inverse.ravel()
+    n_tied = int(tied.sum())
+    order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
+    if n_tied:
+        _, inverse = np.unique(
+            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
+        )
+        order[tied] = inverse.ravel()
     return order
 
 
@@ -254,6 +254,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     rows, match = rows[same], match[same]
     label = np.zeros(len(r_q), dtype=np.int64)
     label[rows] = rel[match]
+    top = int(doc_order.max(initial=-1))
     retrieved = np.zeros(len(j_q), dtype=bool)
     retrieved[match] = True
     missing = ~retrieved
@@ -264,8 +265,9 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
         docs=(r_doc, j_doc[missing]),
         y_true=np.maximum(np.concatenate([label, rel[missing]]), 0),
         y_score=np.concatenate([score, np.full(int(missing.sum()), np.nan)]),
+        # Unretrieved rows take no rank; their keys only need to be unique.
         doc_order=np.concatenate(
-            [doc_order, np.full(int(missing.sum()), -1, dtype=np.int64)]
+            [doc_order, np.arange(int(missing.sum()), dtype=np.int64) + 1 + top]
         ),
     )
 
