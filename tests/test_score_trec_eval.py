@@ -335,3 +335,52 @@ def test_joined_rows_hold_what_pytrec_eval_scores(tmp_path, seed, depth):
         for m, name in PEER_NAMES.items():
             expected = per_query[qid][name] if qid in per_query else 0.0
             assert mine[qid][m] == pytest.approx(expected, abs=1e-12), (qid, m)
+
+
+def test_float32_ties_follow_the_precision_of_the_convention(tmp_path):
+    # dA outscores dB as doubles; as float32 they tie and docno order (dB > dA)
+    # puts dB first. trec_eval 10.0 reads doubles, pytrec_eval float32.
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run = {"q": {"dA": 0.1000000002, "dB": 0.1000000001}}
+    qrels = {"q": {"dA": 1}}
+    peer = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    assert peer["q"]["map"] == 0.5  # dB first: float32 tie broken by docno
+    (tmp_path / "r.txt").write_text(
+        "q Q0 dA 1 0.1000000002 r\nq Q0 dB 2 0.1000000001 r\n"
+    )
+    (tmp_path / "q.txt").write_text("q 0 dA 1\n")
+    data = join_run_qrels(
+        read_trec_run(tmp_path / "r.txt"), read_trec_qrels(tmp_path / "q.txt")
+    )
+    from skndcg.io._join import join_codes
+
+    coded = join_codes(
+        read_trec_run(tmp_path / "r.txt"), read_trec_qrels(tmp_path / "q.txt")
+    )
+    keys = dict(zip(data.doc_id, coded.doc_order, strict=True))
+    assert keys["dB"] > keys["dA"]  # docno order kept for the float32 tie
+    assert data.y_score[0] > data.y_score[1]  # and the doubles kept apart
+
+
+@pytest.mark.needs_engine
+@pytest.mark.parametrize(
+    ("convention", "expected"), [("trec_eval", 1.0), ("pytrec_eval", 0.5)]
+)
+def test_float32_ties_in_the_presets(tmp_path, convention, expected):
+    (tmp_path / "r.txt").write_text(
+        "q Q0 dA 1 0.1000000002 r\nq Q0 dB 2 0.1000000001 r\n"
+    )
+    (tmp_path / "q.txt").write_text("q 0 dA 1\n")
+    data = join_run_qrels(
+        read_trec_run(tmp_path / "r.txt"), read_trec_qrels(tmp_path / "q.txt")
+    )
+    got = grouped_ranking_scores(
+        data.y_true,
+        data.y_score,
+        data.qid,
+        metrics=["map"],
+        doc_id=data.doc_id,
+        nan_score="unretrieved",
+        convention=convention,
+    )
+    assert got["map"] == expected

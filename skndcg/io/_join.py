@@ -130,14 +130,19 @@ def _codes(col):
 def docno_order(qid, score, doc, blocks=None):
     """An int64 key that orders tied scores within a query by docno (strcmp).
 
-    The key of tied rows is the position of their docno among the sorted
-    docnos of all tied rows, so ordering a tie by this key descending is
-    trec_eval's order. Every other row gets a larger key of its own (its row
-    number past the tied ones), so keys are unique within each query.
+    The key of tied rows (tied as float32, so also as float64) is the position
+    of their docno among the sorted docnos of all tied rows, so ordering a tie
+    by this key descending is trec_eval's order. Every other row gets a larger
+    key of its own (its row number past the tied ones), so keys are unique
+    within each query.
     """
     if blocks is None:
         blocks = _hashing.QueryBlocks(qid)
-    tied = blocks.repeated((score + 0.0).view(np.uint64))  # -0.0 == 0.0
+    # Ties are found on float32 scores: a superset of the float64 ties, so the
+    # keys serve the double-precision (trec_eval 10.0) and the float32
+    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
+    single = score.astype(np.float32) + np.float32(0.0)
+    tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
     n_tied = int(tied.sum())
     order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
     if n_tied:
