@@ -371,3 +371,41 @@ def test_predictions_with_unretrieved_rows(capsys, tmp_path):
     expected_a = {"map": (1 + 2 / 3) / 3, "r@100": 2 / 3}
     expected = {m: (expected_a[m] + PER_QUERY["b"][m]) / 2 for m in expected_a}
     assert json.loads(out)["mean"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_parquet_without_pyarrow_names_the_extra(capsys, tmp_path, monkeypatch):
+    import sys
+
+    path = tmp_path / "pred.parquet"
+    path.write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    code, out, err = _run(capsys, "score", path, *COLS)
+    assert code == 2 and out == ""
+    assert "pip install skndcg[parquet]" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.needs_engine
+def test_predictions_depth_cut(capsys, predictions):
+    # --depth 1 keeps x for a (z becomes unretrieved) and u for b (v too).
+    code, out, _ = _score(capsys, predictions, "--depth", "1", "--format", "json")
+    assert code == 0
+    got = json.loads(out)["mean"]
+    # a: x at rank 1 relevant, z missed: AP = 1/2, recall 1/2, RR 1.
+    # b: u at rank 1 not relevant, v missed: AP 0, recall 0, RR 0.
+    assert got["map"] == pytest.approx((0.5 + 0.0) / 2, abs=1e-12)
+    assert got["r@100"] == pytest.approx((0.5 + 0.0) / 2, abs=1e-12)
+    assert got["mrr"] == pytest.approx((1.0 + 0.0) / 2, abs=1e-12)
+
+
+@pytest.mark.needs_engine
+def test_gzip_trec_files_give_the_same_output(capsys, trec_files, tmp_path):
+    import gzip
+
+    run, qrels = trec_files
+    runz, qrelsz = tmp_path / "run.txt.gz", tmp_path / "qrels.gz"
+    runz.write_bytes(gzip.compress(run.read_bytes()))
+    qrelsz.write_bytes(gzip.compress(qrels.read_bytes()))
+    plain = _run(capsys, "score", run, "--qrels", qrels, "--format", "json")
+    packed = _run(capsys, "score", runz, "--qrels", qrelsz, "--format", "json")
+    assert plain == packed and plain[0] == 0
