@@ -250,6 +250,11 @@ def _score(args):
             )
         thresholds.append((lowered[name.lower()], value))
     qid, y_true, y_score, doc_order, names, tag = _load(args)
+    if np.isnan(y_score).all() and args.qrels is not None:
+        raise UsageError(
+            f"no query of {args.input} has judgments in {args.qrels}; do the "
+            "query ids of the two files match?"
+        )
     options = _options(args, y_score, doc_order, trec=args.qrels is not None)
     scores = grouped_ranking_scores(y_true, y_score, qid, metrics=metrics, **options)
     means = {m: float(scores[m]) for m in metrics}

@@ -409,3 +409,12 @@ def test_gzip_trec_files_give_the_same_output(capsys, trec_files, tmp_path):
     plain = _run(capsys, "score", run, "--qrels", qrels, "--format", "json")
     packed = _run(capsys, "score", runz, "--qrels", qrelsz, "--format", "json")
     assert plain == packed and plain[0] == 0
+
+
+def test_run_and_qrels_without_a_common_query(capsys, tmp_path):
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("101 Q0 d1 1 2.0 r\n")
+    qrels.write_text("q101 0 d1 1\n")
+    code, out, err = _run(capsys, "score", run, "--qrels", qrels)
+    assert code == 2 and out == ""
+    assert "no query of" in err and "do the query ids of the two files match" in err
