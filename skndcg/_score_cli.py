@@ -250,7 +250,7 @@ def _score(args):
             )
         thresholds.append((lowered[name.lower()], value))
     qid, y_true, y_score, doc_order, names, tag = _load(args)
-    if np.isnan(y_score).all() and args.qrels is not None:
+    if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
         raise UsageError(
             f"no query of {args.input} has judgments in {args.qrels}; do the "
             "query ids of the two files match?"
