@@ -285,3 +285,16 @@ def test_docno_keys_are_unique_within_each_query():
     )
     assert keys[("q", "b")] > keys[("q", "a")]
     assert keys[("r", "z")] > keys[("r", "a")]
+
+
+def test_string_hashes_of_chunked_arrays_match_one_array():
+    pa = pytest.importorskip("pyarrow")
+    from skndcg.io._hashing import string_hashes
+
+    values = [f"doc{i}" for i in range(50)]
+    chunked = pa.chunked_array([values[:7], values[7:7], values[7:31], values[31:]])
+    sliced = pa.array(["x", *values])[1:]  # an offset into the buffers
+    whole = string_hashes(pa.array(values))
+    np.testing.assert_array_equal(string_hashes(chunked), whole)
+    np.testing.assert_array_equal(string_hashes(sliced), whole)
+    assert len(set(whole.tolist())) == 50

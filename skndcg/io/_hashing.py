@@ -24,8 +24,8 @@ def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
         out[i] = h
 
 
-def _arrow_strings(values):
-    """The values as one contiguous pyarrow string array, or None."""
+def _arrow_chunks(values):
+    """The values as pyarrow string arrays (chunks, not copied), or None."""
     try:
         import pyarrow as pa
     except ImportError:
@@ -34,23 +34,19 @@ def _arrow_strings(values):
         arr = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return None
     if arr.null_count:
         return None
-    return arr
+    return chunks
 
 
-def string_hashes(values):
-    """A uint64 hash of each string (FNV-1a of its UTF-8 bytes)."""
-    arr = _arrow_strings(values)
-    if arr is None:
-        text = pd.Series(values, dtype="str")
-        return pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+def _hash_chunk(arr, out):
     import pyarrow as pa
 
+    if len(arr) == 0:
+        return
     _, offsets_buf, data_buf = arr.buffers()
     width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     offsets = np.frombuffer(offsets_buf, dtype=width)[
@@ -61,8 +57,20 @@ def string_hashes(values):
         if data_buf is not None
         else np.zeros(0, dtype=np.uint8)
     )
-    out = np.empty(len(arr), dtype=np.uint64)
     _fnv1a(offsets, data, out)
+
+
+def string_hashes(values):
+    """A uint64 hash of each string (FNV-1a of its UTF-8 bytes)."""
+    chunks = _arrow_chunks(values)
+    if chunks is None:
+        text = pd.Series(values, dtype="str")
+        return pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+    out = np.empty(sum(len(c) for c in chunks), dtype=np.uint64)
+    start = 0
+    for chunk in chunks:
+        _hash_chunk(chunk, out[start : start + len(chunk)])
+        start += len(chunk)
     return out
 
 
