@@ -62,12 +62,12 @@ def add_parser(sub):
     score.add_argument("input", metavar="RUN", help="TREC run, or predictions file")
     score.add_argument("--qrels", metavar="QRELS", help="TREC qrels of the run")
     for flag, what in (
-        ("--qid", "query id"),
-        ("--label", "relevance label"),
-        ("--score", "score"),
-        ("--doc", "document id (optional)"),
+        ("--qid", "query id column"),
+        ("--label", "relevance label column"),
+        ("--score", "score column"),
+        ("--doc", "document id column (optional; breaks ties)"),
     ):
-        score.add_argument(flag, metavar="COL", help=f"predictions: {what} column")
+        score.add_argument(flag, metavar="COL", help=f"predictions: {what}")
     score.add_argument(
         "--metrics",
         metavar="METRIC",
