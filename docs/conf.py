@@ -173,6 +173,7 @@ html_context = {"default_mode": "light"}
 _PUBLIC_PACKAGES = (
     "skndcg.datasets",
     "skndcg.evaluation",
+    "skndcg.io",
     "skndcg.metrics",
     "skndcg.model_selection",
     "skndcg.plotting",

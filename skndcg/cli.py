@@ -91,6 +91,9 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="random seed (default: 0)",
     )
+    from ._score_cli import add_parser as add_score_parser
+
+    add_score_parser(sub)
     return parser
 
 
@@ -98,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    if args.command == "score":
+        from ._score_cli import run as run_score
+
+        return run_score(args)
     if args.command == "demo":
         from ._demo import run_demo
 

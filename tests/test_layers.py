@@ -14,6 +14,7 @@ ALLOWED = {
     "ranker": {"ranker", "metrics", "utils"},
     "datasets": {"datasets", "metrics", "utils"},
     "evaluation": {"evaluation", "metrics", "utils"},
+    "io": {"io", "metrics", "utils"},
     "plotting": {"plotting", "model_selection", "metrics", "utils"},
 }
 

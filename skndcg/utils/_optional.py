@@ -14,6 +14,7 @@ _EXTRA_OF = {
     "matplotlib.pyplot": "plot",
     "polars": "polars",
     "catboost": "catboost",
+    "pyarrow": "parquet",
 }
 
 

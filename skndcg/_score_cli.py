@@ -1,0 +1,299 @@
+"""``skndcg score``: score a TREC run against qrels, or a predictions file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+#: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
+#: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
+DEFAULT_METRICS = ("map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr")
+FORMATS = ("table", "md", "json", "csv", "trec")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or its input files (exit code 2)."""
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _threshold(text):
+    name, sep, value = text.rpartition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or not name or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(
+            f"expected METRIC=VALUE such as ndcg@10=0.3, got {text!r}"
+        )
+    return name, number
+
+
+def add_parser(sub):
+    """Add the ``score`` sub-command to the command line's sub-parsers."""
+    score = sub.add_parser(
+        "score",
+        help="score a TREC run against qrels, or a CSV/Parquet predictions file",
+        description=(
+            "Score a TREC run against its qrels (as trec_eval does: judged "
+            "documents the run missed count, ties are broken by docno), or "
+            "per-row predictions stored in a CSV or Parquet file."
+        ),
+        epilog=(
+            f"Default metrics: {' '.join(DEFAULT_METRICS)}. Exit codes: 0 done, "
+            "1 a --fail-under threshold was missed, 2 usage or input error."
+        ),
+    )
+    score.add_argument("input", metavar="RUN", help="TREC run, or predictions file")
+    score.add_argument("--qrels", metavar="QRELS", help="TREC qrels of the run")
+    for flag, what in (
+        ("--qid", "query id column"),
+        ("--label", "relevance label column"),
+        ("--score", "score column"),
+        ("--doc", "document id column (optional; breaks ties)"),
+    ):
+        score.add_argument(flag, metavar="COL", help=f"predictions: {what}")
+    score.add_argument(
+        "--metrics",
+        metavar="METRIC",
+        nargs="+",
+        default=list(DEFAULT_METRICS),
+        help="metric names such as ndcg ndcg@10 map mrr p@10 r@100",
+    )
+    score.add_argument(
+        "--convention",
+        metavar="NAME",
+        help="metric convention (default: trec_eval for a run with qrels, "
+        "the library default for predictions)",
+    )
+    score.add_argument(
+        "--all-judged",
+        action="store_true",
+        help="average over every judged query, retrieved or not (trec_eval -c)",
+    )
+    score.add_argument(
+        "--depth",
+        metavar="N",
+        type=_positive_int,
+        help="keep each query's N best retrieved documents (trec_eval -M N)",
+    )
+    score.add_argument(
+        "--per-query", metavar="OUT.csv", help="write one row per query to a CSV"
+    )
+    score.add_argument(
+        "--format", choices=FORMATS, default="table", help="output (default: table)"
+    )
+    score.add_argument(
+        "--ci",
+        action="store_true",
+        help="add a 95%% bootstrap interval over queries (1000 resamples, seed 0)",
+    )
+    score.add_argument(
+        "--fail-under",
+        metavar="METRIC=VALUE",
+        nargs="+",
+        action="extend",
+        type=_threshold,
+        default=[],
+        help="exit with code 1 when a metric's mean is below VALUE",
+    )
+    return score
+
+
+# ------------------------------------------------------------------ inputs
+
+
+def _load(args):
+    """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag."""
+    from .io import _join, read_predictions, read_trec_qrels, read_trec_run
+
+    columns = {"qid": args.qid, "label": args.label, "score": args.score}
+    if args.qrels is not None:
+        given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
+        run = read_trec_run(args.input)
+        qrels = read_trec_qrels(args.qrels)
+        coded = _join.join_codes(run, qrels, depth=args.depth)
+        tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
+        return coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names, tag
+    missing = [f"--{k}" for k, v in columns.items() if v is None]
+    if missing:
+        raise UsageError(
+            f"give --qrels QRELS for a TREC run, or {', '.join(missing)} to name "
+            "the columns of a predictions file"
+        )
+    data = read_predictions(
+        args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
+    )
+    import pandas as pd
+
+    codes, names = pd.factorize(data.qid, sort=True)
+    qid = codes.astype(np.int64)
+    y_score = data.y_score.copy()
+    order = None
+    if data.doc_id is not None:
+        order = _join.docno_order(qid, y_score, pd.Series(data.doc_id, dtype="str"))
+    if args.depth is not None:
+        tie = order if order is not None else np.zeros(len(qid), dtype=np.int64)
+        keep = _join._depth_cut(qid, y_score, tie, args.depth)
+        y_score[~keep] = np.nan
+    return qid, data.y_true, y_score, order, np.asarray(names, dtype=object), None
+
+
+def _options(args, y_score, doc_order, trec):
+    convention = args.convention or ("trec_eval" if trec else None)
+    options = {"convention": convention}
+    # The engine options are passed only where they matter.
+    if np.isnan(y_score).any():
+        options["nan_score"] = "unretrieved"
+    if args.all_judged:
+        options["queries"] = "judged"
+    if doc_order is not None and convention in ("trec_eval", "pytrec_eval"):
+        options["doc_id"] = doc_order
+    return options
+
+
+# ------------------------------------------------------------------ output
+
+
+def _fmt(value):
+    return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
+
+
+def _render(fmt, metrics, means, cis, n_queries, per_query, tag):
+    lines = []
+    if fmt == "json":
+        out = {"mean": {m: _json_number(means[m]) for m in metrics}}
+        out["n_queries"] = n_queries
+        if cis:
+            out["ci"] = {m: [_json_number(v) for v in cis[m]] for m in metrics}
+        return json.dumps(out, indent=2)
+    if fmt == "csv":
+        head = "metric,mean,n_queries" + (",ci_low,ci_high" if cis else "")
+        lines.append(head)
+        for m in metrics:
+            row = f"{_csv(m)},{means[m]!r},{n_queries}"
+            if cis:
+                row += f",{cis[m][0]!r},{cis[m][1]!r}"
+            lines.append(row)
+        return "\n".join(lines)
+    if fmt == "trec":
+        if per_query is not None:
+            for _, row in per_query.iterrows():
+                for m in metrics:
+                    lines.append(f"{m:<22}\t{row['qid']}\t{_fmt(row[m])}")
+        if tag is not None:
+            lines.append(f"{'runid':<22}\tall\t{tag}")
+        lines.append(f"{'num_q':<22}\tall\t{n_queries}")
+        lines.extend(f"{m:<22}\tall\t{_fmt(means[m])}" for m in metrics)
+        return "\n".join(lines)
+    header = ["metric", "mean"] + (["95% CI"] if cis else [])
+    rows = [
+        [m, _fmt(means[m])]
+        + ([f"[{_fmt(cis[m][0])}, {_fmt(cis[m][1])}]"] if cis else [])
+        for m in metrics
+    ]
+    if fmt == "md":
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
+        lines.extend("| " + " | ".join(r) + " |" for r in rows)
+        lines.append("")
+        lines.append(f"{n_queries} queries")
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        cells = [r[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    lines.append(f"n_queries  {n_queries}")
+    return "\n".join(lines)
+
+
+def _json_number(value):
+    return None if math.isnan(value) else float(value)
+
+
+def _csv(text):
+    return f'"{text}"' if any(c in text for c in ',"\n') else text
+
+
+# ------------------------------------------------------------------ run
+
+
+def _score(args):
+    from .metrics import grouped_ranking_scores, ranking_report
+
+    metrics = list(dict.fromkeys(args.metrics))
+    lowered = {m.lower(): m for m in metrics}
+    thresholds = []
+    for name, value in args.fail_under:
+        if name.lower() not in lowered:
+            raise UsageError(
+                f"--fail-under names {name!r}, which is not among the metrics {metrics}"
+            )
+        thresholds.append((lowered[name.lower()], value))
+    qid, y_true, y_score, doc_order, names, tag = _load(args)
+    if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
+        raise UsageError(
+            f"no query of {args.input} has judgments in {args.qrels}; do the "
+            "query ids of the two files match?"
+        )
+    options = _options(args, y_score, doc_order, trec=args.qrels is not None)
+    scores = grouped_ranking_scores(y_true, y_score, qid, metrics=metrics, **options)
+    means = {m: float(scores[m]) for m in metrics}
+    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
+    report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
+    counted = report[report["skipped"] == ""]
+    cis = None
+    if args.ci:
+        from .evaluation import bootstrap_ci
+
+        cis = {}
+        for m in metrics:
+            ci = bootstrap_ci(counted[m].to_numpy(), random_state=0)
+            cis[m] = (ci.low, ci.high)
+    if args.per_query is not None:
+        try:
+            # Queries with nothing retrieved are not evaluated (trec_eval -q).
+            shown = report[report["skipped"] != "nothing retrieved"]
+            shown.to_csv(args.per_query, index=False)
+        except OSError as exc:
+            raise UsageError(f"cannot write --per-query file: {exc}") from None
+    per_query = counted if args.format == "trec" and args.per_query else None
+    print(_render(args.format, metrics, means, cis, len(counted), per_query, tag))
+    failed = [
+        f"{m} = {_fmt(means[m])} < {value:g}"
+        for m, value in thresholds
+        if not means[m] >= value
+    ]
+    if failed:
+        print(f"skndcg score: below threshold: {'; '.join(failed)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def run(args):
+    """Run ``skndcg score`` with parsed arguments; returns the exit code."""
+    try:
+        return _score(args)
+    except (UsageError, ValueError, TypeError, OSError, ImportError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"skndcg score: error: {message}", file=sys.stderr)
+        return EXIT_USAGE

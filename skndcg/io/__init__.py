@@ -1,0 +1,21 @@
+"""Reading and writing rankings: TREC runs and qrels, CSV and Parquet predictions.
+
+- :func:`read_trec_run`, :func:`read_trec_qrels`, :func:`write_trec_run`: the
+  whitespace-separated formats of trec_eval.
+- :func:`read_predictions`: per-row predictions stored as named columns.
+- :func:`join_run_qrels`: a run and its judgments as aligned arrays
+  (:class:`RankingData`), judged documents the run missed included.
+"""
+
+from ._columns import read_predictions
+from ._join import RankingData, join_run_qrels
+from ._trec import read_trec_qrels, read_trec_run, write_trec_run
+
+__all__ = [
+    "RankingData",
+    "join_run_qrels",
+    "read_predictions",
+    "read_trec_qrels",
+    "read_trec_run",
+    "write_trec_run",
+]

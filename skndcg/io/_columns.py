@@ -1,0 +1,198 @@
+"""Predictions stored as columns: CSV and Parquet files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..utils._optional import import_optional
+from . import _text
+from ._join import RankingData
+
+_PARQUET = (".parquet", ".pq", ".parq")
+
+
+def _is_parquet(name):
+    return name.lower().endswith(_PARQUET)
+
+
+def _first_line(name):
+    import gzip
+
+    opener = gzip.open if _text.is_gzip(name) else open
+    try:
+        with opener(name, "rb") as fh:
+            return fh.readline()
+    except OSError as exc:
+        raise ValueError(f"cannot read {name!r}: {exc}") from None
+
+
+def _sniff(name):
+    """The separator of a delimited text file, from its header line."""
+    line = _first_line(name)
+    counts = {s: line.count(s.encode()) for s in (",", "\t", ";", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def _read_header(name, parquet, sep):
+    if parquet:
+        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+        try:
+            return list(pq.read_schema(name).names)
+        except Exception as exc:  # pyarrow raises several types here
+            raise ValueError(f"cannot read {name!r} as Parquet: {exc}") from None
+    try:
+        header = pd.read_csv(name, nrows=0, sep=sep)
+    except pd.errors.EmptyDataError:
+        raise ValueError(
+            f"{name} is empty: expected a header line naming the columns."
+        ) from None
+    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+    return [str(c) for c in header.columns]
+
+
+def _where(name, parquet, row):
+    # Row 0 of a CSV is on line 2, after the header.
+    return f"{name}, row {row}" if parquet else f"{name}, line {row + 2}"
+
+
+def _numbers(frame, col, name, parquet, what, allow_nan):
+    rows = frame.index.to_numpy()
+    values = frame[col].reset_index(drop=True)
+    numeric = pd.to_numeric(values, errors="coerce")
+    bad = numeric.isna() & values.notna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(
+            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
+            f"{values.iloc[row]!r}, which is not a number."
+        )
+    out = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not allow_nan and np.isnan(out).any():
+        row = int(np.flatnonzero(np.isnan(out))[0])
+        raise ValueError(
+            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} "
+            "is empty; every row needs one."
+        )
+    if np.isinf(out).any():
+        row = int(np.flatnonzero(np.isinf(out))[0])
+        raise ValueError(
+            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
+            f"{float(out[row])!r}; expected a finite number."
+        )
+    return out
+
+
+def read_predictions(path, *, qid, label, score, doc=None, sep=None):
+    """Read per-row predictions from a CSV or Parquet file by column names.
+
+    The format follows the file name: ``.parquet``, ``.pq`` or ``.parq`` is
+    Parquet (needs pyarrow: ``pip install skndcg[parquet]``); anything else is
+    delimited text (comma, tab or semicolon separated, detected from the header;
+    ``.gz`` and other compressions read transparently).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    qid, label, score : str
+        Names of the query id, relevance label and score columns.
+    doc : str or None, default=None
+        Name of a document id column, if any.
+    sep : str or None, default=None
+        Field separator of a text file; detected from the header when None.
+
+    Returns
+    -------
+    data : RankingData
+        Fields ``qid``, ``doc_id`` (None without ``doc``), ``y_true`` and
+        ``y_score`` in file order. An empty score cell is read as NaN: a
+        judged document that was not retrieved (score such rows with
+        ``nan_score="unretrieved"``).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When the file has no rows, a named column does not exist (the message
+        lists the columns that do), a label or query id is missing, or a label
+        or score is not a number; the message names the file and line (row for
+        Parquet).
+    ImportError
+        When a Parquet file is read without pyarrow installed.
+
+    See Also
+    --------
+    join_run_qrels : The same arrays from a TREC run and its qrels.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skndcg.io import read_predictions
+    >>> path = os.path.join(tempfile.mkdtemp(), "predictions.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("user,item,rating,pred\\n7,a,5,0.9\\n7,b,0,0.4\\n8,c,4,\\n")
+    >>> data = read_predictions(path, qid="user", label="rating", score="pred",
+    ...                         doc="item")
+    >>> data.to_frame()
+      qid doc_id  y_true  y_score
+    0   7      a     5.0      0.9
+    1   7      b     0.0      0.4
+    2   8      c     4.0      NaN
+    """
+    name = _text.check_path(path, "predictions file")
+    wanted = {"qid": qid, "label": label, "score": score}
+    if doc is not None:
+        wanted["doc"] = doc
+    for arg, col in wanted.items():
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    parquet = _is_parquet(name)
+    if not parquet and sep is None:
+        sep = _sniff(name)
+    columns = _read_header(name, parquet, sep)
+    for arg, col in wanted.items():
+        if col not in columns:
+            raise ValueError(
+                f"{name} has no column {col!r} (passed as {arg}=); its columns "
+                f"are {columns}."
+            )
+    use = list(dict.fromkeys(wanted.values()))
+    if parquet:
+        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+        frame = pq.read_table(name, columns=use).to_pandas()
+    else:
+        text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
+        try:
+            frame = pd.read_csv(
+                name,
+                sep=sep,
+                usecols=use,
+                dtype=text_ids,
+                skip_blank_lines=False,
+            )
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+        # Blank lines come back as empty rows, so row i sits on line i + 2.
+        frame = frame[~frame.isna().all(axis=1).to_numpy()]
+    if len(frame) == 0:
+        raise ValueError(f"{name} has a header but no rows.")
+    ids = {}
+    for arg in ("qid", "doc"):
+        if arg not in wanted:
+            continue
+        col = frame[wanted[arg]]
+        missing = col.isna().to_numpy()
+        if missing.any():
+            row = int(frame.index[np.flatnonzero(missing)[0]])
+            raise ValueError(
+                f"{_where(name, parquet, row)}: {arg} column {wanted[arg]!r} is "
+                "empty; every row needs one."
+            )
+        ids[arg] = col.to_numpy(dtype=object) if not parquet else col.to_numpy()
+    y_true = _numbers(frame, label, name, parquet, "label", allow_nan=False)
+    y_score = _numbers(frame, score, name, parquet, "score", allow_nan=True)
+    return RankingData(ids["qid"], ids.get("doc"), y_true, y_score)

@@ -1,0 +1,191 @@
+"""64-bit hashes of strings and (query, value) pairs, to join and check runs fast.
+
+A hash only proposes: every match or duplicate it finds is confirmed on the
+strings themselves before it is used, so a collision can never change a result.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pandas as pd
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
+    for i in range(out.size):
+        h = _FNV_OFFSET
+        for j in range(offsets[i], offsets[i + 1]):
+            h = (h ^ np.uint64(data[j])) * _FNV_PRIME
+        out[i] = h
+
+
+def _arrow_chunks(values):
+    """The values as pyarrow string arrays (chunks, not copied), or None."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    if arr.null_count:
+        return None
+    return chunks
+
+
+def _hash_chunk(arr, out):
+    import pyarrow as pa
+
+    if len(arr) == 0:
+        return
+    _, offsets_buf, data_buf = arr.buffers()
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=width)[
+        arr.offset : arr.offset + len(arr) + 1
+    ]
+    data = (
+        np.frombuffer(data_buf, dtype=np.uint8)
+        if data_buf is not None
+        else np.zeros(0, dtype=np.uint8)
+    )
+    _fnv1a(offsets, data, out)
+
+
+def string_hashes(values):
+    """A uint64 hash of each string (FNV-1a of its UTF-8 bytes)."""
+    chunks = _arrow_chunks(values)
+    if chunks is None:
+        text = pd.Series(values, dtype="str")
+        return pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+    out = np.empty(sum(len(c) for c in chunks), dtype=np.uint64)
+    start = 0
+    for chunk in chunks:
+        _hash_chunk(chunk, out[start : start + len(chunk)])
+        start += len(chunk)
+    return out
+
+
+def mix(qid, value_bits):
+    """One uint64 key per row from a query code and 64 bits of a value."""
+    with np.errstate(over="ignore"):
+        return (value_bits ^ (qid.astype(np.uint64) * _MIX)) * _FNV_PRIME
+
+
+@numba.njit(cache=True, nogil=True)
+def _table_size(n):  # pragma: no cover - compiled
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+@numba.njit(cache=True, nogil=True)
+def _slots(keys, size, table, used):  # pragma: no cover - compiled
+    """Open addressing: the slot of each key; equal keys share a slot."""
+    mask = np.uint64(size - 1)
+    out = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        key = keys[i]
+        slot = np.int64((key * _MIX) >> np.uint64(17) & mask)
+        while used[slot] and table[slot] != key:
+            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+        if not used[slot]:
+            used[slot] = True
+            table[slot] = key
+        out[i] = slot
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _repeated(keys):  # pragma: no cover - compiled
+    size = _table_size(keys.size)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.zeros(size, dtype=np.bool_)
+    slots = _slots(keys, size, table, used)
+    count = np.zeros(size, dtype=np.int32)
+    for i in range(keys.size):
+        count[slots[i]] += 1
+    out = np.empty(keys.size, dtype=np.bool_)
+    for i in range(keys.size):
+        out[i] = count[slots[i]] > 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _lookup(keys, wanted):  # pragma: no cover - compiled
+    """Index of each wanted key in ``keys`` (unique), -1 when absent."""
+    size = _table_size(keys.size)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.zeros(size, dtype=np.bool_)
+    index = np.full(size, -1, dtype=np.int64)
+    slots = _slots(keys, size, table, used)
+    for i in range(keys.size):
+        index[slots[i]] = i
+    mask = np.uint64(size - 1)
+    out = np.full(wanted.size, -1, dtype=np.int64)
+    for i in range(wanted.size):
+        key = wanted[i]
+        slot = np.int64((key * _MIX) >> np.uint64(17) & mask)
+        while used[slot]:
+            if table[slot] == key:
+                out[i] = index[slot]
+                break
+            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    return out
+
+
+def repeated(keys):
+    """Mask of the rows whose key occurs more than once."""
+    return _repeated(np.ascontiguousarray(keys, dtype=np.uint64))
+
+
+def lookup(keys, wanted):
+    """Position of each of ``wanted`` in the unique ``keys``, -1 when absent."""
+    return _lookup(
+        np.ascontiguousarray(keys, dtype=np.uint64),
+        np.ascontiguousarray(wanted, dtype=np.uint64),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_repeats(order, starts, values):  # pragma: no cover - compiled
+    out = np.zeros(order.size, dtype=np.bool_)
+    for b in range(starts.size - 1):
+        rows = order[starts[b] : starts[b + 1]]
+        block = values[rows]
+        by_value = np.argsort(block)
+        for j in range(1, by_value.size):
+            if block[by_value[j]] == block[by_value[j - 1]]:
+                out[rows[by_value[j]]] = True
+                out[rows[by_value[j - 1]]] = True
+    return out
+
+
+class QueryBlocks:
+    """Rows grouped by query code, to find values repeated within a query."""
+
+    def __init__(self, qid):
+        qid = np.asarray(qid, dtype=np.int64)  # codes: 0, 1, 2, ...
+        if qid.size and (qid[1:] != qid[:-1]).sum() + 1 == np.count_nonzero(
+            np.bincount(qid)
+        ):
+            order = np.arange(qid.size, dtype=np.int64)  # already contiguous
+        else:
+            order = np.argsort(qid, kind="stable")
+        ordered = qid[order]
+        cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        self.order = order
+        self.starts = np.concatenate([[0], cuts, [qid.size]]).astype(np.int64)
+
+    def repeated(self, values):
+        """Mask of the rows whose value occurs again within their query."""
+        return _block_repeats(self.order, self.starts, np.ascontiguousarray(values))

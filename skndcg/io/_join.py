@@ -1,0 +1,344 @@
+"""Joining a run with its judgments into aligned metric inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import _hashing, _text
+from ._trec import duplicate_error
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RankingData:
+    """Aligned per-row arrays for the metric functions: one row per judged or
+    retrieved (query, document) pair.
+
+    Returned by :func:`join_run_qrels` and :func:`read_predictions`. Pass the
+    fields straight to the metric functions; rows whose ``y_score`` is NaN are
+    judged but not retrieved, which ``nan_score="unretrieved"`` tells the metric
+    functions.
+
+    Parameters
+    ----------
+    qid : ndarray of shape (n_rows,)
+        Query id of each row.
+    doc_id : ndarray of shape (n_rows,) or None
+        Document id of each row (None when the source had no document column).
+    y_true : ndarray of shape (n_rows,)
+        Relevance labels; retrieved documents that were never judged have 0.
+    y_score : ndarray of shape (n_rows,)
+        Scores, NaN for documents that were judged but not retrieved.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.io import RankingData
+    >>> data = RankingData(np.array(["q1", "q1"]), np.array(["d1", "d2"]),
+    ...                    np.array([1, 0]), np.array([0.5, np.nan]))
+    >>> data
+    RankingData(n_rows=2, n_queries=1, n_unretrieved=1)
+    >>> data.to_frame()
+      qid doc_id  y_true  y_score
+    0  q1     d1       1      0.5
+    1  q1     d2       0      NaN
+    """
+
+    qid: np.ndarray
+    doc_id: np.ndarray | None
+    y_true: np.ndarray
+    y_score: np.ndarray
+
+    def __len__(self):
+        return len(self.y_true)
+
+    def __repr__(self):
+        n_queries = len(pd.unique(pd.Series(self.qid)))
+        unretrieved = int(np.isnan(self.y_score).sum())
+        return (
+            f"RankingData(n_rows={len(self)}, n_queries={n_queries}, "
+            f"n_unretrieved={unretrieved})"
+        )
+
+    def to_frame(self):
+        """The rows as a DataFrame.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``qid``, ``doc_id`` (when there are document ids),
+            ``y_true`` and ``y_score``, one row per row of the data.
+        """
+        columns = {"qid": self.qid}
+        if self.doc_id is not None:
+            columns["doc_id"] = self.doc_id
+        columns.update(y_true=self.y_true, y_score=self.y_score)
+        return pd.DataFrame(columns)
+
+
+@dataclass
+class Coded:
+    """A join on integer codes, what the command line scores (no strings per row)."""
+
+    qid: np.ndarray  # int64 codes into names, which are sorted like strcmp
+    names: np.ndarray
+    docs: tuple  # str Series of the retrieved rows, then of the unretrieved
+    y_true: np.ndarray
+    y_score: np.ndarray
+    doc_order: np.ndarray  # int64: docno order among tied scores of a query
+
+    def public(self):
+        return RankingData(
+            self.names[self.qid],
+            np.concatenate([np.asarray(d, dtype=object) for d in self.docs]),
+            self.y_true,
+            self.y_score,
+        )
+
+
+def _frame_column(frame, name, what):
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"{what} must be a pandas DataFrame such as read_trec_{what} returns, "
+            f"got {type(frame).__name__}."
+        )
+    if name not in frame.columns:
+        raise ValueError(
+            f"{what} has no column {name!r}; its columns are {list(frame.columns)}."
+        )
+    col = frame[name]
+    if col.isna().any():
+        i = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise ValueError(f"{what} column {name!r} is missing a value at row {i}.")
+    return col
+
+
+def _codes(col):
+    """Integer codes and their (string) categories of a query id column."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.astype("str").astype("category")
+    cats = col.cat.categories
+    if not (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
+        col = col.cat.rename_categories(cats.astype("str"))
+    return col.cat.codes.to_numpy().astype(np.int64), np.asarray(
+        col.cat.categories, dtype=object
+    )
+
+
+def docno_order(qid, score, doc, blocks=None):
+    """An int64 key that orders tied scores within a query by docno (strcmp).
+
+    The key of tied rows (tied as float32, so also as float64) is the position
+    of their docno among the sorted docnos of all tied rows, so ordering a tie
+    by this key descending is trec_eval's order. Every other row gets a larger
+    key of its own (its row number past the tied ones), so keys are unique
+    within each query.
+    """
+    if blocks is None:
+        blocks = _hashing.QueryBlocks(qid)
+    # Ties are found on float32 scores: a superset of the float64 ties, so the
+    # keys serve the double-precision (trec_eval 10.0) and the float32
+    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
+    single = score.astype(np.float32) + np.float32(0.0)
+    tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
+    n_tied = int(tied.sum())
+    order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
+    if n_tied:
+        _, inverse = np.unique(
+            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
+        )
+        order[tied] = inverse.ravel()
+    return order
+
+
+def _raise_duplicates(qid, doc, candidates, names, frame, what):
+    """Raise for the first (query, document) pair that really repeats."""
+    rows = np.flatnonzero(candidates)
+    pairs = pd.DataFrame({"q": qid[rows], "d": doc.iloc[rows].to_numpy(dtype=object)})
+    dup = pairs.duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        layout = _text.RUN if what == "run" else _text.QRELS
+        raise duplicate_error(
+            frame.attrs.get("path"),
+            layout,
+            names[pairs["q"].iloc[i]],
+            str(pairs["d"].iloc[i]),
+        )
+
+
+def _exact_keys(r_q, r_doc, j_q, j_doc):
+    """Keys of run rows equal to the position of their judgment (slow, exact)."""
+    judged = pd.DataFrame({"q": j_q, "d": j_doc.to_numpy(dtype=object)})
+    judged["at"] = np.arange(len(judged), dtype=np.uint64)
+    rows = pd.DataFrame({"q": r_q, "d": r_doc.to_numpy(dtype=object)})
+    found = rows.merge(judged, on=["q", "d"], how="left")["at"]
+    # Rows without a judgment get a key beyond every judgment's.
+    return found.fillna(len(judged)).to_numpy(dtype=np.uint64)
+
+
+def _depth_cut(qid, score, doc_order, depth):
+    """Rows among each query's ``depth`` best (score, then docno, descending)."""
+    order = np.lexsort((-doc_order, -score, qid))
+    sorted_q = qid[order]
+    starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    position = np.arange(len(order)) - np.repeat(starts, sizes)
+    keep = np.zeros(len(qid), dtype=bool)
+    keep[order[position < depth]] = True
+    return keep
+
+
+def join_codes(run, qrels, *, run_only="drop", depth=None):
+    """The join on integer codes; see :func:`join_run_qrels`."""
+    if run_only not in ("drop", "keep"):
+        raise ValueError(f"run_only must be 'drop' or 'keep', got {run_only!r}.")
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+    ):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+    r_q, r_names = _codes(_frame_column(run, "qid", "run"))
+    r_doc = _frame_column(run, "doc_id", "run").astype("str").reset_index(drop=True)
+    score = _frame_column(run, "score", "run").to_numpy(dtype=np.float64)
+    if not np.isfinite(score).all():
+        i = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise ValueError(f"run scores must be finite, got {score[i]!r} at row {i}.")
+    j_q, j_names = _codes(_frame_column(qrels, "qid", "qrels"))
+    j_doc = _frame_column(qrels, "doc_id", "qrels").astype("str").reset_index(drop=True)
+    rel = _frame_column(qrels, "relevance", "qrels").to_numpy()
+    if not np.issubdtype(rel.dtype, np.integer):
+        raise ValueError(
+            f"qrels column 'relevance' must hold integers, got dtype {rel.dtype}."
+        )
+    rel = rel.astype(np.int64)
+    if len(rel) == 0:
+        raise ValueError("qrels has no rows: there is nothing to score against.")
+
+    names = np.array(sorted(set(r_names) | set(j_names)), dtype=object)
+    r_q = np.searchsorted(names, r_names)[r_q] if len(r_q) else r_q
+    j_q = np.searchsorted(names, j_names)[j_q]
+    judged = np.zeros(len(names), dtype=bool)
+    judged[j_q] = True
+
+    keep = judged[r_q] if run_only == "drop" else np.ones(len(r_q), dtype=bool)
+    blocks = _hashing.QueryBlocks(r_q)
+    doc_order = docno_order(r_q, score, r_doc, blocks)
+    if depth is not None:
+        keep &= _depth_cut(r_q, score, doc_order, depth)
+    r_hash = _hashing.string_hashes(r_doc)
+    # A document twice in a query, both times among the rows kept, is an error
+    # (trec_eval checks only the documents within its depth, too).
+    repeats = blocks.repeated(r_hash) & keep
+    del blocks
+    if not keep.all():
+        r_q, score, doc_order = r_q[keep], score[keep], doc_order[keep]
+        r_doc = r_doc[keep].reset_index(drop=True)
+        r_hash, repeats = r_hash[keep], repeats[keep]
+    if repeats.any():
+        _raise_duplicates(r_q, r_doc, repeats, names, run, "run")
+    r_key = _hashing.mix(r_q, r_hash)
+    j_key = _hashing.mix(j_q, _hashing.string_hashes(j_doc))
+    repeats = _hashing.repeated(j_key)
+    if repeats.any():
+        _raise_duplicates(j_q, j_doc, repeats, names, qrels, "qrels")
+        # Distinct judgments share a key: give each one its own.
+        j_key = np.arange(len(j_key), dtype=np.uint64)
+        r_key = _exact_keys(r_q, r_doc, j_q, j_doc)
+
+    # Labels of the retrieved rows, and which judgments were retrieved: keys
+    # propose the matches, the strings confirm them.
+    found = _hashing.lookup(j_key, r_key)
+    rows = np.flatnonzero(found >= 0)
+    match = found[rows]
+    same = (r_q[rows] == j_q[match]) & (
+        r_doc.iloc[rows].to_numpy(dtype=object)
+        == j_doc.iloc[match].to_numpy(dtype=object)
+    )
+    rows, match = rows[same], match[same]
+    label = np.zeros(len(r_q), dtype=np.int64)
+    label[rows] = rel[match]
+    top = int(doc_order.max(initial=-1))
+    retrieved = np.zeros(len(j_q), dtype=bool)
+    retrieved[match] = True
+    missing = ~retrieved
+
+    return Coded(
+        qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),
+        names=names,
+        docs=(r_doc, j_doc[missing]),
+        y_true=np.maximum(np.concatenate([label, rel[missing]]), 0),
+        y_score=np.concatenate([score, np.full(int(missing.sum()), np.nan)]),
+        # Unretrieved rows take no rank; their keys only need to be unique.
+        doc_order=np.concatenate(
+            [doc_order, np.arange(int(missing.sum()), dtype=np.int64) + 1 + top]
+        ),
+    )
+
+
+def join_run_qrels(run, qrels, *, run_only="drop", depth=None):
+    """Join a run with its judgments into aligned arrays for the metric functions.
+
+    Every retrieved document becomes a row with its score; its label is its
+    judgment, or 0 when it was never judged. Every judged document the run did
+    not retrieve becomes a row with a NaN score: it counts in the ideal DCG, the
+    relevant count and the recall and AP denominators but takes no rank when
+    scored with ``nan_score="unretrieved"``. A judged query the run did not
+    answer has only such rows, and scores 0. Negative judgments, which trec_eval
+    reads as "in the pool but not judged", are labelled 0.
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        Columns ``qid``, ``doc_id`` and ``score``, as from :func:`read_trec_run`.
+    qrels : pandas.DataFrame
+        Columns ``qid``, ``doc_id`` and ``relevance`` (integers), as from
+        :func:`read_trec_qrels`.
+    run_only : {"drop", "keep"}, default="drop"
+        Queries the run answers but the qrels do not judge: dropped, as
+        trec_eval does (it evaluates judged queries only), or kept with every
+        label 0.
+    depth : int or None, default=None
+        Keep only each query's ``depth`` best retrieved documents, by score and
+        then by document id, both descending, as trec_eval ``-M depth`` does.
+        Judged documents cut off this way become unretrieved rows.
+
+    Returns
+    -------
+    data : RankingData
+        Fields ``qid``, ``doc_id``, ``y_true`` and ``y_score``: the retrieved
+        rows in run order, then the unretrieved ones in qrels order.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing (the message lists those present), a score is
+        not finite, or a document appears twice for one query among the
+        retrieved rows kept (trec_eval stops with "duplicate docs" there; the
+        message names the file and lines when the run was read from a file).
+
+    See Also
+    --------
+    read_trec_run, read_trec_qrels : Read the inputs.
+    skndcg.metrics.grouped_ranking_scores : Score the result.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skndcg.io import join_run_qrels
+    >>> run = pd.DataFrame({"qid": ["q1", "q1", "q9"], "doc_id": ["d1", "d5", "d1"],
+    ...                     "score": [2.0, 1.0, 3.0]})
+    >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"],
+    ...                       "doc_id": ["d1", "d2", "d7"], "relevance": [1, 2, 1]})
+    >>> data = join_run_qrels(run, qrels)
+    >>> data
+    RankingData(n_rows=4, n_queries=2, n_unretrieved=2)
+    >>> data.to_frame()
+      qid doc_id  y_true  y_score
+    0  q1     d1       1      2.0
+    1  q1     d5       0      1.0
+    2  q1     d2       2      NaN
+    3  q2     d7       1      NaN
+    """
+    return join_codes(run, qrels, run_only=run_only, depth=depth).public()

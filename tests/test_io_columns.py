@@ -1,0 +1,121 @@
+"""Predictions stored as CSV or Parquet columns."""
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skndcg.io import read_predictions
+
+CSV = "user,item,rating,pred\n7,a,5,0.9\n7,b,0,0.4\n8,c,4,\n8,d,1,0.25\n"
+COLS = {"qid": "user", "label": "rating", "score": "pred"}
+
+
+def _write(tmp_path, text, name="p.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _check(data, doc=True):
+    assert data.qid.tolist() == ["7", "7", "8", "8"]
+    assert data.y_true.tolist() == [5, 0, 4, 1]
+    np.testing.assert_array_equal(data.y_score, [0.9, 0.4, np.nan, 0.25])
+    assert (data.doc_id.tolist() if doc else data.doc_id) == (
+        ["a", "b", "c", "d"] if doc else None
+    )
+
+
+def test_csv_by_column_names(tmp_path):
+    _check(read_predictions(_write(tmp_path, CSV), **COLS, doc="item"))
+    _check(read_predictions(_write(tmp_path, CSV), **COLS), doc=False)
+
+
+def test_tab_semicolon_and_gzip(tmp_path):
+    tsv = _write(tmp_path, CSV.replace(",", "\t"), "p.tsv")
+    _check(read_predictions(tsv, **COLS, doc="item"))
+    semi = _write(tmp_path, CSV.replace(",", ";"), "p.txt")
+    _check(read_predictions(semi, **COLS, doc="item"))
+    gz = tmp_path / "p.csv.gz"
+    gz.write_bytes(gzip.compress(CSV.encode()))
+    _check(read_predictions(gz, **COLS, doc="item"))
+
+
+def test_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {
+            "user": ["7", "7", "8", "8"],
+            "item": list("abcd"),
+            "rating": [5, 0, 4, 1],
+            "pred": [0.9, 0.4, None, 0.25],
+            "other": 0,
+        }
+    )
+    path = tmp_path / "p.parquet"
+    frame.to_parquet(path)
+    _check(read_predictions(path, **COLS, doc="item"))
+
+
+def test_unknown_column_lists_the_columns(tmp_path):
+    path = _write(tmp_path, CSV)
+    with pytest.raises(
+        ValueError,
+        match=r"p\.csv has no column 'score' \(passed as score=\); its columns are "
+        r"\['user', 'item', 'rating', 'pred'\]",
+    ):
+        read_predictions(path, qid="user", label="rating", score="score")
+
+
+def test_unknown_parquet_column(tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"q": ["a"], "y": [1], "s": [0.5]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"no column 'qid'.*\['q', 'y', 's'\]"):
+        read_predictions(path, qid="qid", label="y", score="s")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (
+            "user,item,rating,pred\n7,a,5,0.9\n7,b,high,0.4\n",
+            r"p\.csv, line 3: label column 'rating' holds 'high', which is not a num",
+        ),
+        (
+            "user,item,rating,pred\n7,a,5,0.9\n\n7,b,1,abc\n",
+            r"p\.csv, line 4: score column 'pred' holds 'abc'",
+        ),
+        (
+            "user,item,rating,pred\n7,a,,0.9\n",
+            r"p\.csv, line 2: label column 'rating' is empty",
+        ),
+        (
+            "user,item,rating,pred\n,a,1,0.9\n",
+            r"p\.csv, line 2: qid column 'user' is empty",
+        ),
+        (
+            "user,item,rating,pred\n7,a,1,inf\n",
+            r"p\.csv, line 2: score column 'pred' holds inf; expected a finite",
+        ),
+        ("user,item,rating,pred\n", r"p\.csv has a header but no rows"),
+        ("", r"p\.csv is empty: expected a header line"),
+    ],
+)
+def test_bad_csv_files(tmp_path, text, match):
+    with pytest.raises(ValueError, match=match):
+        read_predictions(_write(tmp_path, text), **COLS, doc="item")
+
+
+def test_missing_file_and_bad_arguments(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"predictions file .* does not exist"):
+        read_predictions(tmp_path / "none.csv", **COLS)
+    with pytest.raises(TypeError, match="qid must be a column name"):
+        read_predictions(_write(tmp_path, CSV), qid=0, label="rating", score="pred")
+
+
+def test_not_a_parquet_file(tmp_path):
+    pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match=r"cannot read .* as Parquet"):
+        read_predictions(_write(tmp_path, CSV, "p.parquet"), **COLS)
