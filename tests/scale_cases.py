@@ -7,7 +7,30 @@ import contextlib
 import numpy as np
 import pandas as pd
 
+from skndcg.metrics import grouped_ranking_scores
+
 METRICS = ["ndcg@3", "ndcg", "dcg@2", "map@5", "mrr", "p@2", "r@3", "hit@2"]
+
+
+def in_memory(df, metrics=METRICS, weight=None, **options):
+    sw = None if weight is None else df[weight].to_numpy()
+    return grouped_ranking_scores(
+        df["label"].to_numpy(),
+        df["score"].to_numpy(),
+        df["qid"],
+        metrics,
+        sample_weight=sw,
+        **options,
+    )
+
+
+def assert_same(got, expected):
+    assert list(got) == list(expected)
+    for name, value in expected.items():
+        if np.isnan(value):
+            assert np.isnan(got[name]), name
+        else:
+            assert abs(got[name] - value) <= 1e-12, (name, got[name], value)
 
 
 def table(seed=0, n_queries=40, max_size=12, qid_kind="int"):

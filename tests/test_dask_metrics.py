@@ -5,7 +5,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-from scale_cases import METRICS, local_cluster, table
+from scale_cases import METRICS, assert_same, in_memory, local_cluster, table
 from sklearn.exceptions import UndefinedMetricWarning
 
 import skndcg.dask as sd
@@ -18,18 +18,6 @@ def client():
         yield c
 
 
-def in_memory(df, metrics=METRICS, weight=None, **options):
-    sw = None if weight is None else df[weight].to_numpy()
-    return grouped_ranking_scores(
-        df["label"].to_numpy(),
-        df["score"].to_numpy(),
-        df["qid"],
-        metrics,
-        sample_weight=sw,
-        **options,
-    )
-
-
 def distributed(ddf, metrics=METRICS, weight=None, **options):
     return sd.grouped_ranking_scores(
         ddf,
@@ -40,15 +28,6 @@ def distributed(ddf, metrics=METRICS, weight=None, **options):
         sample_weight_col=weight,
         **options,
     )
-
-
-def assert_same(got, expected):
-    assert list(got) == list(expected)
-    for name, value in expected.items():
-        if np.isnan(value):
-            assert np.isnan(got[name]), name
-        else:
-            assert abs(got[name] - value) <= 1e-12, (name, got[name], value)
 
 
 def rows_of(ddf):
