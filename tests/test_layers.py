@@ -15,6 +15,10 @@ ALLOWED = {
     "datasets": {"datasets", "metrics", "utils"},
     "evaluation": {"evaluation", "metrics", "utils"},
     "plotting": {"plotting", "model_selection", "metrics", "utils"},
+    "_partial": {"_partial", "metrics", "utils"},
+    "dask": {"dask", "_partial", "metrics", "utils"},
+    "streaming": {"streaming", "_partial", "metrics", "utils"},
+    "spark": {"spark", "_partial", "metrics", "utils"},
 }
 
 
