@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: demo test test-fast bench lint format docs clean
+.PHONY: demo test test-fast test-spark bench lint format docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e ".[test,peers,plot,polars]"
+	$(PIP) install --quiet -e ".[test,peers,plot,polars,dask,stream]"
+	touch $@
+
+$(VENV)/.installed-spark: pyproject.toml $(VENV)/.installed-test
+	$(PIP) install --quiet -e ".[spark]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
@@ -34,6 +38,10 @@ demo: $(VENV)/.installed-demo
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Spark on a local[2] session (needs a Java runtime); kept out of `make test`.
+test-spark: $(VENV)/.installed-spark
+	SKNDCG_SPARK_TESTS=1 $(PY) -m pytest -m spark tests/test_spark.py $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
