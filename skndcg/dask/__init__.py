@@ -85,9 +85,9 @@ def grouped_ranking_scores(
 ):
     """Means of several ranking metrics over the queries of a dask DataFrame.
 
-    Equal (to rounding, far below 1e-12) to :func:`skndcg.metrics.
-    grouped_ranking_scores` on the same rows gathered in memory, in the order of
-    the partitions.
+    Equal (to rounding, far below 1e-12) to
+    :func:`skndcg.metrics.grouped_ranking_scores` on the same rows
+    gathered in memory, in the order of the partitions.
 
     Parameters
     ----------

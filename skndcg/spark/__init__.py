@@ -77,9 +77,9 @@ def grouped_ranking_scores(
 ):
     """Means of several ranking metrics over the queries of a Spark DataFrame.
 
-    Equal (to rounding, far below 1e-12) to :func:`skndcg.metrics.
-    grouped_ranking_scores` on the same rows collected in memory in their
-    DataFrame order.
+    Equal (to rounding, far below 1e-12) to
+    :func:`skndcg.metrics.grouped_ranking_scores` on the same rows
+    collected in memory in their DataFrame order.
 
     Parameters
     ----------
