@@ -30,7 +30,7 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e ".[bench,peers,plot]"
+	$(PIP) install --quiet -e ".[bench,peers,plot,dask,stream]"
 	touch $@
 
 demo: $(VENV)/.installed-demo
@@ -52,12 +52,15 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
 
 # Metric speed and memory against the peers, start-up cost, the splitter on
-# MovieLens-shaped data, and QueryRanker's overhead; see docs/performance.md.
+# MovieLens-shaped data, QueryRanker's overhead, Dask and streaming; see
+# docs/performance.md.
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/jit.py
 	$(PY) benchmarks/bench_split.py
 	$(PY) benchmarks/bench_ranker.py
+	$(PY) benchmarks/bench_dask.py
+	$(PY) benchmarks/bench_stream.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
