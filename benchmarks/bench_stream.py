@@ -9,7 +9,9 @@ is its own:
   converted to pandas (what streaming has to read at least);
 - ``score_parquet`` with NDCG@10, MAP@10 and MRR, after a warm-up on a tiny file
   (the kernels' compile or cache load is not counted in the time, but its memory
-  is in the peak).
+  is in the peak);
+- for scale, ``grouped_ranking_scores`` on the same rows already in memory (the
+  time of the metrics alone, read not counted).
 
 Several ``--rows`` values show how the peak grows with the file. Run from the
 project root::
@@ -81,6 +83,16 @@ def _child(kind, path):
         tiny.unlink()
         tic = time.perf_counter()
         result = score_parquet(path, METRICS, progress=False, **cols)
+    elif kind == "memory":
+        import pandas as pd
+
+        from skndcg.metrics import grouped_ranking_scores
+
+        frame = pd.read_parquet(path)
+        y, s, q = (frame[c].to_numpy() for c in ("label", "score", "qid"))
+        grouped_ranking_scores(y[:1000], s[:1000], q[:1000], METRICS)  # warm-up
+        tic = time.perf_counter()
+        result = grouped_ranking_scores(y, s, q, METRICS)
     else:
         tic = time.perf_counter()
         n = 0
@@ -119,21 +131,27 @@ def main(argv=None):
         f"{os.cpu_count()} cores / Python {sys.version.split()[0]}"
     )
     print(
-        "| rows | file (MB) | pyarrow read (s) | score_parquet (s) | time ratio "
+        "| rows | file (MB) | pyarrow read (s) | in-memory metrics (s) "
+        "| score_parquet (s) | vs read | vs read + in-memory "
         "| peak RSS read (MiB) | peak RSS score (MiB) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         for n_rows in args.rows:
             path = Path(tmp) / f"run_{n_rows}.parquet"
             write_file(path, n_rows)
             size = path.stat().st_size / 1e6
             read = measure("read", path)
+            memory = measure("memory", path)
             score = measure("score", path)
+            for name in memory["result"]:
+                assert abs(memory["result"][name] - score["result"][name]) < 1e-12
             mib = 1 << 20
+            both = read["time"] + memory["time"]
             print(
                 f"| {n_rows:,} | {size:.0f} | {read['time']:.2f} | "
-                f"{score['time']:.2f} | {score['time'] / read['time']:.2f}x | "
+                f"{memory['time']:.2f} | {score['time']:.2f} | "
+                f"{score['time'] / read['time']:.2f}x | {score['time'] / both:.2f}x | "
                 f"{read['peak'] / mib:.0f} | {score['peak'] / mib:.0f} |"
             )
             path.unlink()
