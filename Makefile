@@ -10,7 +10,7 @@ PIP := $(PY) -m pip --disable-pip-version-check
 # torch for `make test-peers` comes from PyTorch's CPU-only index.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test test-peers test-fast bench lint format docs clean
+.PHONY: demo test test-peers test-fast test-spark bench lint format docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,11 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e ".[test,peers,plot,polars]"
+	$(PIP) install --quiet -e ".[test,peers,plot,polars,dask,stream]"
+	touch $@
+
+$(VENV)/.installed-spark: pyproject.toml $(VENV)/.installed-test
+	$(PIP) install --quiet -e ".[spark]"
 	touch $@
 
 $(VENV)/.installed-peers-torch: pyproject.toml $(VENV)/.installed-test
@@ -34,7 +38,7 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e ".[bench,peers,plot]"
+	$(PIP) install --quiet -e ".[bench,peers,plot,dask,stream]"
 	touch $@
 
 demo: $(VENV)/.installed-demo
@@ -48,6 +52,10 @@ test: $(VENV)/.installed-test
 test-peers: $(VENV)/.installed-peers-torch
 	$(PY) -m pytest --peers-torch tests/peers_torch $(PYTEST_ARGS)
 
+# Spark on a local[2] session (needs a Java runtime); kept out of `make test`.
+test-spark: $(VENV)/.installed-spark
+	SKNDCG_SPARK_TESTS=1 $(PY) -m pytest -m spark tests/test_spark.py $(PYTEST_ARGS)
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -57,12 +65,15 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
 
 # Metric speed and memory against the peers, start-up cost, the splitter on
-# MovieLens-shaped data, and QueryRanker's overhead; see docs/performance.md.
+# MovieLens-shaped data, QueryRanker's overhead, Dask and streaming; see
+# docs/performance.md.
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/jit.py
 	$(PY) benchmarks/bench_split.py
 	$(PY) benchmarks/bench_ranker.py
+	$(PY) benchmarks/bench_dask.py
+	$(PY) benchmarks/bench_stream.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

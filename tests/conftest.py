@@ -6,6 +6,9 @@ from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
 
+# The Spark tests start a JVM: `make test-spark` runs them, `make test` leaves them out.
+collect_ignore = [] if os.environ.get("SKNDCG_SPARK_TESTS") else ["test_spark.py"]
+
 # Compiled kernels make the first example of a run slow; no deadline then.
 settings.register_profile(
     "default",

@@ -16,6 +16,10 @@ ALLOWED = {
     "evaluation": {"evaluation", "metrics", "utils"},
     "io": {"io", "metrics", "utils"},
     "plotting": {"plotting", "model_selection", "metrics", "utils"},
+    "_partial": {"_partial", "metrics", "utils"},
+    "dask": {"dask", "_partial", "metrics", "utils"},
+    "streaming": {"streaming", "_partial", "metrics", "utils"},
+    "spark": {"spark", "_partial", "metrics", "utils"},
 }
 
 

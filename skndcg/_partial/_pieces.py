@@ -1,0 +1,105 @@
+"""Scoring one piece of a table (a pandas DataFrame) with the in-memory report."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import ranking_report
+
+# Columns added to carry the original row order through a shuffle.
+ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
+
+
+def check_columns(columns, wanted: dict, where: str) -> None:
+    """Raise when a ``*_col`` argument names a column the table lacks."""
+    columns = list(columns)
+    for arg, col in wanted.items():
+        if col is not None and col not in columns:
+            raise ValueError(
+                f"{arg}={col!r} is not a column of {where}; its columns are {columns}."
+            )
+
+
+def check_weights(sample_weight_col, sample_weight) -> None:
+    if sample_weight_col is not None and sample_weight is not None:
+        raise ValueError(
+            "pass sample_weight_col (a column of per-row weights, constant within "
+            "a query) or sample_weight (a mapping from query id to weight), not both."
+        )
+
+
+def report_piece(
+    frame: pd.DataFrame,
+    names,
+    *,
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    options=None,
+    qid=None,
+) -> pd.DataFrame:
+    """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
+
+    ``qid`` overrides ``frame[qid_col]`` (for ids held in the index).
+    """
+    options = dict(options or {})
+    if doc_col is not None:
+        options["doc_id"] = frame[doc_col].to_numpy()
+    if sample_weight_col is not None:
+        sample_weight = frame[sample_weight_col].to_numpy()
+    return ranking_report(
+        frame[label_col].to_numpy(),
+        frame[score_col].to_numpy(),
+        frame[qid_col] if qid is None else qid,
+        metrics=names,
+        sample_weight=sample_weight,
+        **options,
+    )
+
+
+def label_sums(frame, report, *, label_col, qid_col, qid=None) -> np.ndarray:
+    """The sum of the labels of each query of ``report`` (in its row order)."""
+    ids = (frame[qid_col] if qid is None else qid).astype(object).to_numpy()
+    labels = pd.Series(frame[label_col].to_numpy(np.float64))
+    sums = labels.groupby(ids, sort=False).sum()
+    return sums.reindex(report["qid"].astype(object).to_numpy()).to_numpy()
+
+
+def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:
+    """The report's columns and dtypes, from one made-up query of two rows.
+
+    ``sample`` holds at least one row with the table's dtypes (values are
+    replaced); the result has no rows.
+    """
+    frame = sample.iloc[[0, 0]].reset_index(drop=True)
+    label_col, score_col = kwargs["label_col"], kwargs["score_col"]
+    threshold = (kwargs.get("options") or {}).get("rel_threshold")
+    high = max(1, math.ceil(threshold)) if threshold is not None else 1
+    labels = frame[label_col]
+    if labels.dtype.kind == "b":
+        frame[label_col] = np.array([True, False])
+    else:
+        frame[label_col] = np.array([high, 0]).astype(labels.dtype)
+    qid_col = kwargs["qid_col"]
+    if isinstance(frame[qid_col].dtype, pd.CategoricalDtype):
+        # A made-up frame may hold missing categories: one real category instead.
+        cats = frame[qid_col].cat.categories
+        frame[qid_col] = pd.Categorical([cats[0]] * 2 if len(cats) else ["q"] * 2)
+    frame[score_col] = np.array([1.0, 0.0]).astype(frame[score_col].dtype)
+    for col in (kwargs.get("doc_col"),):
+        if col is not None and frame[col].dtype.kind in "iuf":
+            frame[col] = np.array([1, 0]).astype(frame[col].dtype)
+    weight_col = kwargs.get("sample_weight_col")
+    if weight_col is not None:
+        frame[weight_col] = np.ones(2, dtype=frame[weight_col].dtype)
+    if kwargs.get("sample_weight") is not None:
+        # The mapping need not know the made-up query: one weight per row instead.
+        kwargs = dict(kwargs, sample_weight=np.ones(2))
+    report = report_piece(frame, names, **kwargs)
+    return report.iloc[:0]

@@ -1,0 +1,258 @@
+"""Grouped ranking metrics on a :class:`dask.dataframe.DataFrame`.
+
+The same numbers as :mod:`skndcg.metrics` computed in memory, on a table spread
+over partitions or over a cluster. Each query is scored whole by the in-memory
+:func:`skndcg.metrics.ranking_report` inside one partition, and the means are put
+together from per-query values and weights exactly as in memory.
+
+Rows are shuffled by query id only when needed. A frame indexed by the query id
+with known divisions (``ddf.set_index("qid")``) is already laid out by query, as is
+one whose caller passes ``partitioned_by_qid=True``; every other frame is shuffled
+by query id first, keeping the order of each query's rows (which the tie rules
+``"stable"``, ``"reverse"`` and ``"quicksort"`` read).
+
+Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
+"""
+
+from __future__ import annotations
+
+from .._partial._means import averaging, combine, metric_names
+from .._partial._pieces import check_weights, report_template
+from ._frame import (
+    compute,
+    import_dask,
+    lay_out,
+    score_partition,
+    sum_columns,
+)
+
+_RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+
+
+def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
+    import_dask()
+    from dask.dataframe.utils import meta_nonempty
+
+    names = metric_names(metrics)
+    for key in _RESERVED:
+        if key in options:
+            raise TypeError(
+                f"{key!r} is not an option here: the rows come from ddf's columns "
+                "(qid_col, label_col, score_col, doc_col, sample_weight_col)."
+            )
+    check_weights(cols["sample_weight_col"], sample_weight)
+    layout, expected = lay_out(
+        ddf,
+        qid_col=cols["qid_col"],
+        label_col=cols["label_col"],
+        score_col=cols["score_col"],
+        doc_col=cols["doc_col"],
+        weight_col=cols["sample_weight_col"],
+        flag=partitioned_by_qid,
+    )
+    columns = dict(cols, sample_weight=sample_weight, options=options)
+    sample = meta_nonempty(ddf._meta)
+    if layout.qid_in_index or cols["qid_col"] not in sample.columns:
+        sample = sample.reset_index()
+    template = report_template(sample, names, **columns)
+    rules = averaging(options.get("convention"), options.get("empty"))
+    kwargs = dict(
+        layout_shuffled=layout.shuffled,
+        qid_in_index=layout.qid_in_index,
+        expected=expected,
+        template=template,
+        names=names,
+        rules=rules,
+        queries=options.get("queries"),
+        columns=columns,
+    )
+    return names, layout, template, kwargs
+
+
+def grouped_ranking_scores(
+    ddf,
+    metrics,
+    *,
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    partitioned_by_qid=None,
+    progress=None,
+    **options,
+):
+    """Means of several ranking metrics over the queries of a dask DataFrame.
+
+    Equal (to rounding, far below 1e-12) to
+    :func:`skndcg.metrics.grouped_ranking_scores` on the same rows
+    gathered in memory, in the order of the partitions.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One row per (query, candidate). Queries may span partitions.
+    metrics : str or sequence of str
+        Metric names, as in :func:`skndcg.metrics.grouped_ranking_scores`.
+    qid_col, label_col, score_col : str
+        Columns holding the query ids, the relevance labels and the scores.
+        ``qid_col`` may also name the index.
+    doc_col : str, default=None
+        Column of document ids, passed on as ``doc_id`` (used by the tie rules
+        that order tied scores by document id).
+    sample_weight_col : str, default=None
+        Column of per-row query weights, constant within a query.
+    sample_weight : dict or pandas.Series, default=None
+        Query weights as a mapping from query id to weight (instead of
+        ``sample_weight_col``).
+    partitioned_by_qid : bool or None, default=None
+        ``None``: rows are shuffled by query id unless ``ddf`` is indexed by
+        ``qid_col`` with known divisions. ``True``: the caller promises every
+        query lies within one partition, so nothing is shuffled; the promise is
+        checked (the queries counted per partition must add up to the distinct
+        query ids) and a broken one raises. ``False``: always shuffle.
+    progress : bool or None, default=None
+        Show a progress bar over partitions (after a few seconds). ``None``: only
+        when standard error is a terminal.
+    **options
+        Every other keyword of :func:`skndcg.metrics.grouped_ranking_scores`
+        (``convention``, ``gain``, ``ties``, ``empty``, ``k``-free options, ...),
+        passed on unchanged.
+
+    Returns
+    -------
+    scores : dict
+        Metric name (as given) to its mean over queries.
+
+    See Also
+    --------
+    ranking_report : The per-query values behind the means, as a dask DataFrame.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import pandas as pd
+    >>> from skndcg.dask import grouped_ranking_scores
+    >>> df = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2],
+    ...                    "label": [1, 0, 2, 0, 1, 1],
+    ...                    "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]})
+    >>> ddf = dd.from_pandas(df, npartitions=3)
+    >>> scores = grouped_ranking_scores(ddf, ["ndcg@2", "mrr"], qid_col="qid",
+    ...                                 label_col="label", score_col="score")
+    >>> {name: round(value, 4) for name, value in scores.items()}
+    {'ndcg@2': 0.3835, 'mrr': 0.75}
+    """
+    cols = dict(
+        qid_col=qid_col,
+        label_col=label_col,
+        score_col=score_col,
+        doc_col=doc_col,
+        sample_weight_col=sample_weight_col,
+    )
+    names, layout, _, kwargs = _prepare(
+        ddf, metrics, cols, sample_weight, partitioned_by_qid, options
+    )
+    import pandas as pd
+
+    meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in sum_columns(names)})
+    sums = layout.frame.map_partitions(
+        score_partition, what="sums", meta=meta, **kwargs
+    )
+    delayeds = list(sums.to_delayed())
+    if layout.verify:
+        frame = layout.frame
+        ids = frame.index.to_series() if layout.qid_in_index else frame[qid_col]
+        delayeds.append(ids.nunique().to_delayed())
+    results = compute(delayeds, progress)
+    parts = pd.concat(results[: sums.npartitions], ignore_index=True).to_numpy()
+    n_queries = int(parts[:, -1].sum())
+    if n_queries == 0:
+        raise ValueError("ddf has no rows; at least one row is required.")
+    if layout.verify and n_queries != int(results[-1]):
+        raise ValueError(
+            f"partitioned_by_qid=True, but the partitions hold {n_queries} query "
+            f"groups for {int(results[-1])} distinct ids in {qid_col!r}: some "
+            "queries are split across partitions. Drop the flag to have rows "
+            "shuffled by query id, or lay the frame out by query first (e.g. "
+            f"ddf.set_index({qid_col!r}))."
+        )
+    return combine(parts, names, kwargs["rules"], weighted=_weighted(kwargs))
+
+
+def _weighted(kwargs) -> bool:
+    return "weight" in kwargs["template"].columns
+
+
+def ranking_report(
+    ddf,
+    *,
+    metrics=("ndcg@10",),
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    partitioned_by_qid=None,
+    **options,
+):
+    """One row per query, lazily, as a dask DataFrame.
+
+    Each partition holds the :func:`skndcg.metrics.ranking_report` of the whole
+    queries it holds, with the same columns; each query appears once (unless
+    ``partitioned_by_qid=True`` is passed for a frame that splits queries, which
+    is not checked here). Rows follow the partitions, and within one partition
+    the query ids.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One row per (query, candidate).
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Metric names, as in :func:`skndcg.metrics.ranking_report`.
+    qid_col, label_col, score_col, doc_col, sample_weight_col, sample_weight
+        As in :func:`grouped_ranking_scores`.
+    partitioned_by_qid : bool or None, default=None
+        As in :func:`grouped_ranking_scores`.
+    **options
+        Every other keyword of :func:`skndcg.metrics.ranking_report`.
+
+    Returns
+    -------
+    report : dask.dataframe.DataFrame
+        The per-query report; nothing is computed until asked.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import pandas as pd
+    >>> from skndcg.dask import ranking_report
+    >>> df = pd.DataFrame({"qid": ["a", "b", "a", "b", "a"],
+    ...                    "label": [3, 0, 2, 0, 0],
+    ...                    "score": [0.1, 0.3, 0.9, 0.2, 0.5]})
+    >>> report = ranking_report(dd.from_pandas(df, npartitions=2),
+    ...                         metrics="ndcg@3", qid_col="qid",
+    ...                         label_col="label", score_col="score")
+    >>> local = report.compute().sort_values("qid", ignore_index=True)
+    >>> local[["qid", "n_items", "ndcg@3"]].round(4)
+      qid  n_items  ndcg@3
+    0   a        3  0.8212
+    1   b        2     NaN
+    """
+    cols = dict(
+        qid_col=qid_col,
+        label_col=label_col,
+        score_col=score_col,
+        doc_col=doc_col,
+        sample_weight_col=sample_weight_col,
+    )
+    _, layout, template, kwargs = _prepare(
+        ddf, metrics, cols, sample_weight, partitioned_by_qid, options
+    )
+    return layout.frame.map_partitions(
+        score_partition, what="report", meta=template, clear_divisions=True, **kwargs
+    )
+
+
+__all__ = ["grouped_ranking_scores", "ranking_report"]

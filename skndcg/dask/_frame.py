@@ -1,0 +1,192 @@
+"""Laying a dask DataFrame out by query and scoring it partition by partition."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._partial._means import N_SUMS, partial_sums
+from .._partial._pieces import ORDER_COLUMNS, check_columns, label_sums, report_piece
+
+
+def import_dask():
+    """``dask.dataframe``, or an error naming the extra to install."""
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        raise ImportError(
+            "skndcg.dask needs dask[dataframe] and distributed; install them with "
+            "pip install 'skndcg[dask]'."
+        ) from exc
+    return dd
+
+
+@dataclass
+class Layout:
+    """A frame whose queries each sit in one partition, and how to read it."""
+
+    frame: object
+    qid_in_index: bool
+    shuffled: bool
+    # True when the caller's flag, not the divisions, says queries are whole.
+    verify: bool
+
+
+def lay_out(ddf, *, qid_col, label_col, score_col, doc_col, weight_col, flag):
+    """Check the columns and shuffle rows by query unless they are laid out so."""
+    dd = import_dask()
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(
+            f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}; "
+            "use skndcg.metrics for pandas or NumPy data."
+        )
+    if flag not in (None, True, False):
+        raise ValueError(
+            f"partitioned_by_qid must be None, True or False, got {flag!r}."
+        )
+    in_index = qid_col not in ddf.columns and ddf.index.name == qid_col
+    columns = list(ddf.columns) + ([qid_col] if in_index else [])
+    check_columns(
+        columns,
+        {
+            "qid_col": qid_col,
+            "label_col": label_col,
+            "score_col": score_col,
+            "doc_col": doc_col,
+            "sample_weight_col": weight_col,
+        },
+        "ddf",
+    )
+    expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
+    known = in_index and ddf.known_divisions
+    if flag is True or (flag is None and known):
+        return Layout(ddf, in_index, shuffled=False, verify=not known), expected
+    if in_index:
+        ddf = ddf.reset_index()
+    meta = ddf._meta.assign(**{c: np.zeros(0, dtype=np.int64) for c in ORDER_COLUMNS})
+    ordered = ddf.map_partitions(
+        _with_order, qid_col=qid_col, expected=expected, meta=meta
+    )
+    return Layout(ordered.shuffle(on=qid_col), False, shuffled=True, verify=False), (
+        expected
+    )
+
+
+def _check_qid_dtype(actual, expected, qid_col, number):
+    if isinstance(actual, pd.CategoricalDtype) and isinstance(
+        expected, pd.CategoricalDtype
+    ):
+        return  # categories may differ from one partition to the next
+    if actual != expected:
+        where = "?" if number is None else number
+        raise TypeError(
+            f"qid_col={qid_col!r} has dtype {actual} in partition {where} but "
+            f"{expected} in the DataFrame's metadata; query ids need one dtype in "
+            "every partition (1, 1.0 and '1' would be different queries). Cast "
+            f"them first, e.g. ddf[{qid_col!r}].astype({str(expected)!r})."
+        )
+
+
+def _number(partition_info):
+    return None if partition_info is None else partition_info["number"]
+
+
+def _with_order(part, partition_info=None, *, qid_col, expected):
+    """Tag each row with its partition and position, to restore order later."""
+    number = _number(partition_info)
+    _check_qid_dtype(part[qid_col].dtype, expected, qid_col, number)
+    return part.assign(
+        **{
+            ORDER_COLUMNS[0]: np.full(len(part), -1 if number is None else number),
+            ORDER_COLUMNS[1]: np.arange(len(part), dtype=np.int64),
+        }
+    )
+
+
+def score_partition(
+    part,
+    partition_info=None,
+    *,
+    what,
+    layout_shuffled,
+    qid_in_index,
+    expected,
+    template,
+    names,
+    rules,
+    queries,
+    columns,
+):
+    """The report of one partition, or its partial sums (``what="sums"``)."""
+    qid_col = columns["qid_col"]
+    if layout_shuffled:
+        # Rows of one query in their original order: the tie rules read it.
+        order = np.lexsort(
+            (part[ORDER_COLUMNS[1]].to_numpy(), part[ORDER_COLUMNS[0]].to_numpy())
+        )
+        part = part.iloc[order]
+    else:
+        dtype = part.index.dtype if qid_in_index else part[qid_col].dtype
+        _check_qid_dtype(dtype, expected, qid_col, _number(partition_info))
+    qid = None
+    if len(part) == 0:
+        report = template.copy()
+    else:
+        qid = pd.Series(part.index, name=qid_col) if qid_in_index else None
+        report = report_piece(part, names, qid=qid, **columns)
+    if what == "report":
+        return report
+    label_sum = None
+    if rules.empty_rule == "label_sum" and len(part):
+        label_sum = label_sums(
+            part,
+            report,
+            label_col=columns["label_col"],
+            qid_col=qid_col,
+            qid=qid,
+        )
+    sums = partial_sums(report, names, rules, queries=queries, label_sum=label_sum)
+    return pd.DataFrame([sums], columns=sum_columns(names))
+
+
+def sum_columns(names) -> list[str]:
+    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
+
+
+def default_client():
+    try:
+        from distributed import default_client as get
+    except ImportError:  # pragma: no cover - the extra installs distributed
+        return None
+    try:
+        return get()
+    except ValueError:
+        return None
+
+
+def compute(delayeds, progress):
+    """Compute a list of delayed objects, with a progress bar when asked."""
+    import dask
+
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    if not show:
+        return list(dask.compute(*delayeds))
+    from tqdm.auto import tqdm
+
+    client = default_client()
+    if client is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(minimum=3):
+            return list(dask.compute(*delayeds))
+    from distributed import as_completed
+
+    futures = client.compute(delayeds)
+    bar = tqdm(total=len(futures), desc="partitions", delay=3, file=sys.stderr)
+    with bar:
+        for _ in as_completed(futures):
+            bar.update(1)
+    return client.gather(futures)

@@ -1,0 +1,201 @@
+"""Grouped ranking metrics on a Spark DataFrame.
+
+Rows are grouped by a hash of the query id (so each group holds whole queries),
+each group is scored with ``applyInPandas`` by the in-memory
+:func:`skndcg.metrics.ranking_report`, and the means are put together on the
+driver from per-query values and weights, exactly as in memory.
+
+Needs the ``spark`` extra (pyspark, pyarrow): ``pip install 'skndcg[spark]'``.
+"""
+
+from __future__ import annotations
+
+from .._partial._means import averaging, combine, metric_names
+from .._partial._pieces import check_columns, check_weights, report_template
+from ._frame import (
+    BUCKET,
+    ORDER,
+    import_spark,
+    make_scorer,
+    sample_rows,
+    schema_of,
+    sum_columns,
+)
+
+_RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+
+
+def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
+    sql = import_spark()
+    from pyspark.sql import functions as F
+
+    if not isinstance(sdf, sql.DataFrame):
+        raise TypeError(
+            f"sdf must be a pyspark.sql.DataFrame, got {type(sdf).__name__}; use "
+            "skndcg.metrics for pandas or NumPy data."
+        )
+    names = metric_names(metrics)
+    for key in _RESERVED:
+        if key in options:
+            raise TypeError(
+                f"{key!r} is not an option here: the rows come from sdf's columns "
+                "(qid_col, label_col, score_col, doc_col, sample_weight_col)."
+            )
+    check_weights(cols["sample_weight_col"], sample_weight)
+    check_columns(sdf.columns, cols, "sdf")
+    if n_groups is None:
+        n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
+        raise ValueError(f"n_groups must be an int >= 1 or None, got {n_groups!r}.")
+    used = list(dict.fromkeys(c for c in cols.values() if c is not None))
+    columns = dict(cols, sample_weight=sample_weight, options=options)
+    sample = sample_rows(sdf.select(*used).limit(0).toPandas())
+    template = report_template(sample, names, **columns)
+    rules = averaging(options.get("convention"), options.get("empty"))
+    grouped = (
+        sdf.select(*used)
+        .withColumn(ORDER, F.monotonically_increasing_id())
+        .withColumn(BUCKET, F.pmod(F.xxhash64(cols["qid_col"]), F.lit(n_groups)))
+        .groupBy(BUCKET)
+    )
+    kwargs = dict(names=names, rules=rules, queries=options.get("queries"))
+    return grouped, template, columns, kwargs
+
+
+def grouped_ranking_scores(
+    sdf,
+    metrics,
+    *,
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    n_groups=None,
+    **options,
+):
+    """Means of several ranking metrics over the queries of a Spark DataFrame.
+
+    Equal (to rounding, far below 1e-12) to
+    :func:`skndcg.metrics.grouped_ranking_scores` on the same rows
+    collected in memory in their DataFrame order.
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        One row per (query, candidate), in any order and partitioning.
+    metrics : str or sequence of str
+        Metric names, as in :func:`skndcg.metrics.grouped_ranking_scores`.
+    qid_col, label_col, score_col : str
+        Columns holding the query ids, the relevance labels and the scores.
+    doc_col : str, default=None
+        Column of document ids, passed on as ``doc_id``.
+    sample_weight_col : str, default=None
+        Column of per-row query weights, constant within a query.
+    sample_weight : dict or pandas.Series, default=None
+        Query weights as a mapping from query id to weight.
+    n_groups : int, default=None
+        Rows are grouped by a hash of the query id into this many groups, each
+        scored in one call (so each must fit in an executor's memory). ``None``:
+        ``spark.sql.shuffle.partitions``.
+    **options
+        Every other keyword of :func:`skndcg.metrics.grouped_ranking_scores`.
+
+    Returns
+    -------
+    scores : dict
+        Metric name (as given) to its mean over queries.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> from skndcg.spark import grouped_ranking_scores
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> sdf = spark.createDataFrame(  # doctest: +SKIP
+    ...     [(1, 1, 0.9), (1, 0, 0.8), (1, 2, 0.7),
+    ...      (2, 0, 0.6), (2, 1, 0.5), (2, 1, 0.4)], ["qid", "label", "score"])
+    >>> scores = grouped_ranking_scores(  # doctest: +SKIP
+    ...     sdf, ["ndcg@2", "mrr"], qid_col="qid", label_col="label",
+    ...     score_col="score")
+    >>> {name: round(value, 4) for name, value in scores.items()}  # doctest: +SKIP
+    {'ndcg@2': 0.3835, 'mrr': 0.75}
+    """
+    cols = dict(
+        qid_col=qid_col,
+        label_col=label_col,
+        score_col=score_col,
+        doc_col=doc_col,
+        sample_weight_col=sample_weight_col,
+    )
+    grouped, template, columns, kwargs = _prepare(
+        sdf, metrics, cols, sample_weight, n_groups, options
+    )
+    names = kwargs["names"]
+    schema = ", ".join(f"`{c}` double" for c in sum_columns(names))
+    score = make_scorer("sums", columns=columns, **kwargs)
+    parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
+    if parts.shape[0] == 0 or parts[:, -1].sum() == 0:
+        raise ValueError("sdf has no rows; at least one row is required.")
+    weighted = "weight" in template.columns
+    return combine(parts, names, kwargs["rules"], weighted=weighted)
+
+
+def ranking_report(
+    sdf,
+    *,
+    metrics=("ndcg@10",),
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    n_groups=None,
+    **options,
+):
+    """One row per query, as a Spark DataFrame (computed when an action runs).
+
+    The columns of :func:`skndcg.metrics.ranking_report`, in no particular row
+    order.
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        One row per (query, candidate).
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Metric names, as in :func:`skndcg.metrics.ranking_report`.
+    qid_col, label_col, score_col, doc_col, sample_weight_col, sample_weight
+        As in :func:`grouped_ranking_scores`.
+    n_groups : int, default=None
+        As in :func:`grouped_ranking_scores`.
+    **options
+        Every other keyword of :func:`skndcg.metrics.ranking_report`.
+
+    Returns
+    -------
+    report : pyspark.sql.DataFrame
+        The per-query report.
+
+    Examples
+    --------
+    >>> from skndcg.spark import ranking_report
+    >>> report = ranking_report(sdf, metrics="ndcg@3", qid_col="qid",  # doctest: +SKIP
+    ...                         label_col="label", score_col="score")
+    >>> report.toPandas().sort_values("qid")  # doctest: +SKIP
+    """
+    cols = dict(
+        qid_col=qid_col,
+        label_col=label_col,
+        score_col=score_col,
+        doc_col=doc_col,
+        sample_weight_col=sample_weight_col,
+    )
+    grouped, template, columns, kwargs = _prepare(
+        sdf, metrics, cols, sample_weight, n_groups, options
+    )
+    score = make_scorer("report", columns=columns, **kwargs)
+    return grouped.applyInPandas(score, schema=schema_of(template))
+
+
+__all__ = ["grouped_ranking_scores", "ranking_report"]
