@@ -239,3 +239,31 @@ def test_bad_arguments():
         sd.ranking_report(
             ddf, qid_col="qid", label_col="label", score_col="score", qid=[1]
         )
+
+
+def _judged_rows(seed=5):
+    # A run joined with its judgments: some judged rows were not returned (NaN
+    # score), some queries returned nothing; ties broken by document id.
+    df = table(seed=seed)
+    rng = np.random.default_rng(seed)
+    df.loc[rng.random(len(df)) < 0.25, "score"] = np.nan
+    lost = df["qid"].drop_duplicates().sample(4, random_state=seed)
+    df.loc[df["qid"].isin(lost), "score"] = np.nan
+    df["doc"] = "d" + df["doc"].astype(str)
+    return df
+
+
+@pytest.mark.parametrize("queries", ["retrieved", "judged"])
+@pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval", None])
+def test_judged_but_not_retrieved_rows_and_doc_ids_match_in_memory(
+    client, queries, convention
+):
+    df = _judged_rows()
+    kw = {"nan_score": "unretrieved", "queries": queries, "convention": convention}
+    expected = grouped_ranking_scores(
+        df["label"].to_numpy(), df["score"].to_numpy(), df["qid"], METRICS,
+        doc_id=df["doc"].to_numpy(), **kw,
+    )  # fmt: skip
+    for ddf in layouts(df).values():
+        got = distributed(ddf, doc_col="doc", **kw)
+        assert_same(got, expected)

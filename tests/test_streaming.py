@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scale_cases import METRICS, assert_same, in_memory, table
 from sklearn.exceptions import UndefinedMetricWarning
 
-from skndcg.metrics import CONVENTIONS
+from skndcg.metrics import CONVENTIONS, grouped_ranking_scores
 from skndcg.streaming import score_parquet
 
 
@@ -159,3 +159,19 @@ def test_dictionary_encoded_ids(tmp_path):
     arrow = arrow.set_column(0, "qid", arrow.column("qid").dictionary_encode())
     pq.write_table(arrow, tmp_path / "d.parquet", row_group_size=29)
     assert_same(stream(tmp_path / "d.parquet", batch_size=40), in_memory(df))
+
+
+@pytest.mark.parametrize("queries", ["retrieved", "judged"])
+def test_judged_but_not_retrieved_rows_and_doc_ids_match_in_memory(tmp_path, queries):
+    df = grouped(table(seed=8))
+    rng = np.random.default_rng(8)
+    df.loc[rng.random(len(df)) < 0.25, "score"] = np.nan
+    df.loc[df["qid"].isin(df["qid"].unique()[:3]), "score"] = np.nan
+    df["doc"] = "d" + df["doc"].astype(str)
+    kw = {"nan_score": "unretrieved", "queries": queries, "convention": "trec_eval"}
+    expected = grouped_ranking_scores(
+        df["label"].to_numpy(), df["score"].to_numpy(), df["qid"], METRICS,
+        doc_id=df["doc"].to_numpy(), **kw,
+    )  # fmt: skip
+    path = write(df, tmp_path / "judged.parquet")
+    assert_same(stream(path, doc_col="doc", batch_size=40, **kw), expected)
