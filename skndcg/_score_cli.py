@@ -237,6 +237,46 @@ def _csv(text):
 # ------------------------------------------------------------------ run
 
 
+# Parquet files with more rows than this are streamed in row groups when only the
+# means are asked for (no --per-query, --ci or --depth).
+_STREAM_ROWS = 20_000_000
+
+
+def _streamed(args, metrics):
+    """Means and query count of a large Parquet file read in batches, or None."""
+    if args.qrels is not None or args.per_query or args.ci or args.depth is not None:
+        return None
+    if not str(args.input).lower().endswith((".parquet", ".pq")):
+        return None
+    if None in (args.qid, args.label, args.score):
+        return None
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    try:
+        n_rows = pq.ParquetFile(args.input).metadata.num_rows
+    except (OSError, ValueError):
+        return None  # the in-memory reader reports the problem
+    if n_rows < _STREAM_ROWS:
+        return None
+    from .streaming._parquet import stream_parquet
+
+    convention = args.convention
+    options = {"convention": convention, "nan_score": "unretrieved"}
+    if args.all_judged:
+        options["queries"] = "judged"
+    doc = args.doc if convention in ("trec_eval", "pytrec_eval") else None
+    try:
+        means, counts = stream_parquet(
+            args.input, metrics, qid_col=args.qid, label_col=args.label,
+            score_col=args.score, doc_col=doc, **options,
+        )  # fmt: skip
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    return means, counts[metrics[0]]
+
+
 def _score(args):
     from .metrics import grouped_ranking_scores, ranking_report
 
@@ -249,6 +289,11 @@ def _score(args):
                 f"--fail-under names {name!r}, which is not among the metrics {metrics}"
             )
         thresholds.append((lowered[name.lower()], value))
+    streamed = _streamed(args, metrics)
+    if streamed is not None:
+        means, n_queries = streamed
+        print(_render(args.format, metrics, means, None, n_queries, None, None))
+        return _verdict(means, thresholds)
     qid, y_true, y_score, doc_order, names, tag = _load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
         raise UsageError(
@@ -278,6 +323,11 @@ def _score(args):
             raise UsageError(f"cannot write --per-query file: {exc}") from None
     per_query = counted if args.format == "trec" and args.per_query else None
     print(_render(args.format, metrics, means, cis, len(counted), per_query, tag))
+    return _verdict(means, thresholds)
+
+
+def _verdict(means, thresholds):
+    """Exit code 1, with the reason on stderr, when a mean is below its floor."""
     failed = [
         f"{m} = {_fmt(means[m])} < {value:g}"
         for m, value in thresholds

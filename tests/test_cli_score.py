@@ -272,6 +272,42 @@ def test_parquet_predictions(capsys, tmp_path):
     assert json.loads(out)["mean"] == pytest.approx(MEANS, abs=1e-12)
 
 
+def test_large_parquet_files_are_streamed_with_the_same_numbers(
+    capsys, tmp_path, monkeypatch
+):
+    # Past a row count, a Parquet file grouped by query is read in batches
+    # (skndcg.streaming) when only means are asked for; the numbers are the same.
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from skndcg import _score_cli, streaming
+
+    frame = pd.read_csv(io.StringIO(PREDICTIONS)).sort_values("user", kind="stable")
+    path = tmp_path / "pred.parquet"
+    frame.to_parquet(path, row_group_size=3)
+    calls = []
+    real = streaming._parquet.stream_parquet
+    monkeypatch.setattr(
+        streaming._parquet,
+        "stream_parquet",
+        lambda *a, **k: calls.append(a) or real(*a, **k),
+    )
+    monkeypatch.setattr(_score_cli, "_STREAM_ROWS", 1)
+    code, out, _ = _score(capsys, path, "--format", "json")
+    assert code == 0 and len(calls) == 1
+    streamed = json.loads(out)
+    monkeypatch.setattr(_score_cli, "_STREAM_ROWS", 10**12)
+    code, out, _ = _score(capsys, path, "--format", "json")
+    assert code == 0 and len(calls) == 1
+    assert streamed["mean"] == pytest.approx(json.loads(out)["mean"], abs=1e-12)
+    assert streamed["n_queries"] == json.loads(out)["n_queries"]
+    # An unsorted large file is an input error that points to the Dask path.
+    # (The first row moves to the end: its query's rows are no longer together.)
+    pd.concat([frame.iloc[1:], frame.iloc[:1]]).to_parquet(path, row_group_size=3)
+    monkeypatch.setattr(_score_cli, "_STREAM_ROWS", 1)
+    code, _, err = _score(capsys, path)
+    assert code == 2 and "skndcg.dask" in err
+
+
 # ------------------------------------------------------------------ TREC runs
 
 

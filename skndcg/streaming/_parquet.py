@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._partial._means import averaging, combine, metric_names, partial_sums
+from .._partial._means import N_SUMS, averaging, combine, metric_names, partial_sums
 from .._partial._pieces import (
     check_columns,
     check_weights,
@@ -156,6 +156,36 @@ def score_parquet(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
+    return stream_parquet(
+        path,
+        metrics,
+        qid_col=qid_col,
+        label_col=label_col,
+        score_col=score_col,
+        doc_col=doc_col,
+        sample_weight_col=sample_weight_col,
+        sample_weight=sample_weight,
+        batch_size=batch_size,
+        progress=progress,
+        **options,
+    )[0]
+
+
+def stream_parquet(
+    path,
+    metrics,
+    *,
+    qid_col,
+    label_col,
+    score_col,
+    doc_col=None,
+    sample_weight_col=None,
+    sample_weight=None,
+    batch_size=1 << 20,
+    progress=None,
+    **options,
+):
+    """:func:`score_parquet`, also returning the number of queries each mean covers."""
     pq = import_pyarrow()
     names = metric_names(metrics)
     check_weights(sample_weight_col, sample_weight)
@@ -212,4 +242,7 @@ def score_parquet(
             bar.close()
     if not scorer.parts:
         raise ValueError(f"{where} has no rows; at least one row is required.")
-    return combine(scorer.parts, names, rules, weighted=scorer.weighted)
+    means = combine(scorer.parts, names, rules, weighted=scorer.weighted)
+    parts = np.asarray(scorer.parts, dtype=np.float64).reshape(len(scorer.parts), -1)
+    counts = {name: int(parts[:, N_SUMS * j + 2].sum()) for j, name in enumerate(names)}
+    return means, counts
