@@ -30,7 +30,7 @@ def ratings():
     year = items["title"].str.extract(r"\((\d{4})\)$")[0].astype(float)
     year[::7] = np.nan  # some items of unknown year
     return ratings.assign(
-        year=ratings["item_id"].map(dict(zip(items["item_id"], year)))
+        year=ratings["item_id"].map(dict(zip(items["item_id"], year, strict=True)))
     )
 
 
