@@ -15,6 +15,16 @@ ALLOWED = {
     "datasets": {"datasets", "metrics", "utils"},
     "evaluation": {"evaluation", "metrics", "utils"},
     "plotting": {"plotting", "model_selection", "metrics", "utils"},
+    "demo": {
+        "demo",
+        "datasets",
+        "evaluation",
+        "metrics",
+        "model_selection",
+        "plotting",
+        "ranker",
+        "utils",
+    },
 }
 
 
