@@ -39,7 +39,7 @@ def rating_codes(y):
     bad = np.flatnonzero((codes != y * _STEPS) | (y < 0))
     if bad.size:
         raise ValueError(
-            f"relevance label {y[bad[0]]!r} is not a non-negative multiple of "
+            f"relevance label {float(y[bad[0]])!r} is not a non-negative multiple of "
             f"{1 / _STEPS}; the demo's ranker needs half-star ratings."
         )
     n_codes = int(codes.max(initial=0)) + 1
