@@ -68,8 +68,20 @@ class Comparison:
         Per-query values; NaN where a query does not count for a metric.
     """
 
-    def __init__(self, scores, result, *, baseline, test, correction, confidence,
-                 interval, n_resamples, clustered, weighted):  # fmt: skip
+    def __init__(
+        self,
+        scores,
+        result,
+        *,
+        baseline,
+        test,
+        correction,
+        confidence,
+        interval,
+        n_resamples,
+        clustered,
+        weighted,
+    ):
         self.models = list(scores.models)
         self.metrics = list(scores.metrics)
         self.baseline = baseline

@@ -112,8 +112,9 @@ def _default_metrics(frames, exclude):
     return cols
 
 
-def _per_query(spec, name, qids, first, n_queries):
+def _per_query(spec, name, qids, first, order):
     """Weights or cluster ids given as a column name, array or mapping."""
+    n_queries = order.size
     if isinstance(spec, str) and spec in first.columns:
         return first[spec].to_numpy()
     if isinstance(spec, (Mapping, pd.Series)):
@@ -135,7 +136,15 @@ def _per_query(spec, name, qids, first, n_queries):
             f"{name} must hold one value per query ({n_queries} queries, in the "
             f"order of the first model's rows), got shape {arr.shape}."
         )
-    return arr
+    return arr[order]
+
+
+def _sorted(qids):
+    """Order that sorts the query ids (first-seen order when they do not sort)."""
+    try:
+        return np.argsort(qids, kind="stable")
+    except TypeError:
+        return np.arange(qids.size)
 
 
 def _check_qids(frames):
@@ -174,8 +183,11 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
             f"compare needs the scores of at least two models, got {len(models)}"
             + (f" ({models[0]!r})." if models else ".")
         )
-    qids = _check_qids(frames)
-    first = frames[models[0]]
+    rows = _check_qids(frames)
+    # Queries in sorted order, so the resampling does not depend on row order.
+    order = _sorted(rows)
+    qids = rows[order]
+    first = frames[models[0]].iloc[order]
     exclude = {c for c in (sample_weight, cluster) if isinstance(c, str)}
     if metrics is None:
         metrics = _default_metrics(frames, exclude)
@@ -222,7 +234,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
     if sample_weight is None:
         weights = np.ones(n_q)
     else:
-        weights = _per_query(sample_weight, "sample_weight", qids, first, n_q)
+        weights = _per_query(sample_weight, "sample_weight", qids, first, order)
         try:
             weights = weights.astype(np.float64)
         except (TypeError, ValueError):
@@ -242,7 +254,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
             )
     codes = None
     if cluster is not None:
-        ids = _per_query(cluster, "cluster", qids, first, n_q)
+        ids = _per_query(cluster, "cluster", qids, first, order)
         if pd.isna(ids).any():
             raise ValueError("cluster has missing ids; give every query a cluster.")
         codes = pd.factorize(ids, sort=False)[0]

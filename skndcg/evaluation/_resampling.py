@@ -82,8 +82,9 @@ def _signs_kernel(seeds, out):  # pragma: no cover - compiled
 
 
 def _seeds(rng, n_rows):
-    return rng.integers(0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64,
-                        endpoint=True)  # fmt: skip
+    return rng.integers(
+        0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
+    )
 
 
 def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
