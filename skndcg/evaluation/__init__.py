@@ -15,6 +15,7 @@ Per-query values come from :func:`skndcg.metrics.ranking_report`.
 from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_bootstrap
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
+from ._cross_val import cross_val_ranking_report
 
 __all__ = [
     "BootstrapCI",
@@ -23,5 +24,6 @@ __all__ = [
     "bootstrap_ci",
     "compare",
     "compare_scores",
+    "cross_val_ranking_report",
     "paired_bootstrap",
 ]
