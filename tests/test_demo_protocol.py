@@ -140,38 +140,20 @@ def test_release_years_from_titles():
     assert years.loc[[3, 4]].isna().all()
 
 
-def test_cluster_bootstrap():
-    rng = np.random.default_rng(0)
-    values = rng.random((50, 2))
-    # One query per cluster: the cluster bootstrap is the query bootstrap.
-    a = _intervals._resampled_means(
-        values, np.arange(50), 200, np.random.default_rng(3)
-    )
-    b = _intervals._resampled_means(
-        values, np.arange(50) * 7 + 1, 200, np.random.default_rng(3)
-    )
-    np.testing.assert_allclose(a, b)
-    # Hand check of one resample: the mean over the queries of drawn clusters.
-    user = np.array([0, 0, 1, 2, 2, 2])
-    v = np.array([[1.0], [3.0], [5.0], [0.0], [0.0], [6.0]])
-    draws = _intervals._resampled_means(v, user, 1, np.random.default_rng(5))
-    counts = np.random.default_rng(5).multinomial(3, np.full(3, 1 / 3))
-    sums, sizes = np.array([4.0, 5.0, 6.0]), np.array([2.0, 1.0, 3.0])
-    assert draws[0, 0] == pytest.approx(counts @ sums / (counts @ sizes))
-
-
 def test_user_interval_widens_when_a_users_queries_agree():
     rng = np.random.default_rng(2)
     users = np.repeat(np.arange(30), 8)
     per_user = rng.normal(0.5, 0.2, 30)
     base = per_user[users] + rng.normal(0, 0.02, users.size)
+    qid = np.arange(users.size) + 100
     reports = {
-        "A": pd.DataFrame({"ndcg@10": base + 0.05}),
-        "B": pd.DataFrame({"ndcg@10": base}),
+        "A": pd.DataFrame({"qid": qid, "ndcg@10": base + 0.05}),
+        "B": pd.DataFrame({"qid": qid, "ndcg@10": base}),
+        "C": pd.DataFrame({"qid": qid, "ndcg@10": base + 0.06}),
     }
     res = _intervals.holdout_intervals(
         reports,
-        users,
+        dict(zip(qid, users, strict=True)),
         metrics=["ndcg@10"],
         ranker="A",
         n_resamples=2000,
@@ -180,19 +162,14 @@ def test_user_interval_widens_when_a_users_queries_agree():
     ).set_index("model")
     one = res.loc["B"]
     assert one["user_high"] - one["user_low"] > 2 * (one["high"] - one["low"])
+    # Paired differences are ranker - baseline, with their intervals in order.
     diff = res.loc["A - B"]
     assert diff["value"] == pytest.approx(0.05)
     assert diff["low"] == pytest.approx(0.05) and diff["p_adjusted"] < 0.01
-
-
-def test_holm_matches_statsmodels():
-    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
-    rng = np.random.default_rng(7)
-    for size in (1, 3, 8):
-        p = rng.random(size) ** 3
-        p[0] = p[-1]  # a tie
-        expected = multipletests(p, method="holm")[1]
-        np.testing.assert_allclose(_intervals.holm(p), expected, rtol=1e-12)
+    worse = res.loc["A - C"]
+    assert worse["value"] == pytest.approx(-0.01)
+    assert worse["user_low"] <= worse["value"] <= worse["user_high"]
+    assert "C - A" not in res.index and "A" in res.index
 
 
 def test_fold_diagram_roles_and_legend(tmp_path):

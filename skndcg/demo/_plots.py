@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._intervals import _resampled_means
 from ._models import RANKER
 
 ROLE_COLORS = {
@@ -91,22 +90,6 @@ def plot_folds(roles, path, title):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return sorted(used)
-
-
-def ndcg_curves(reports, ks, *, n_resamples, confidence, random_state):
-    """Mean NDCG@k and a query-bootstrap band per model (long DataFrame)."""
-    rng = np.random.default_rng(random_state)
-    names = list(reports)
-    values = np.column_stack(
-        [reports[n][f"ndcg@{k}"].to_numpy(np.float64) for n in names for k in ks]
-    )
-    draws = _resampled_means(values, np.arange(values.shape[0]), n_resamples, rng)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
-    index = pd.MultiIndex.from_product([names, list(ks)], names=["model", "k"])
-    return pd.DataFrame(
-        {"mean": values.mean(axis=0), "low": low, "high": high}, index=index
-    ).reset_index()
 
 
 def plot_ndcg_at_k(curves, path, title):

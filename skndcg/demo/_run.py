@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import _data, _plots, _report
-from ._intervals import holdout_intervals
+from ._intervals import holdout_intervals, metric_curves
 from ._models import (
     BASELINES,
     METRICS,
@@ -64,10 +64,9 @@ def _split(X, y, cut):
     return dev, (X[hold].reset_index(drop=True), y[hold])
 
 
-def _users_of(report, X):
-    """The user of every query of a ranking_report, in its row order."""
-    user = X.groupby("qid")["user_id"].first()
-    return user.loc[report["qid"].to_numpy()].to_numpy()
+def _users_of(X):
+    """Query id -> user id."""
+    return X.groupby("qid")["user_id"].first().to_dict()
 
 
 def _one_mode(ratings, mode, args, cut, say, stream):
@@ -120,7 +119,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     n_boot = 300 if args["quick"] else 1000
     holdout = holdout_intervals(
         reports,
-        _users_of(reports[RANKER], X_hold),
+        _users_of(X_hold),
         metrics=list(METRICS),
         ranker=RANKER,
         n_resamples=n_boot,
@@ -231,9 +230,10 @@ def run_demo(
     written = ["results.csv", "results.md"]
     try:
         for mode, r in runs.items():
-            curves = _plots.ndcg_curves(
+            curves = metric_curves(
                 r["reports"],
                 range(1, 21),
+                ranker=RANKER,
                 n_resamples=r["n_boot"],
                 confidence=_CONFIDENCE,
                 random_state=random_state,
