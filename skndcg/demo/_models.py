@@ -88,6 +88,9 @@ def build_search(cv, label_gain, *, quick, random_state):
         refit=REFIT,
         cv=cv,
         error_score="raise",
+        # The full run fits its folds on both cores; the quick one (and the
+        # tests) stays in one process.
+        n_jobs=1 if quick else 2,
     )
 
 
