@@ -209,3 +209,18 @@ def test_python_dash_m_reports_cleanly(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("skndcg demo: error: MovieLens path")
     assert "Traceback" not in proc.stderr
+
+
+def test_one_mode_other_n_and_history(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["demo", "--quick", "--out", str(out), "--negatives", "uniform"]
+    argv += ["--n-negatives", "10", "--min-history", "2"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.count("uniform negatives, N = 10: hold-out of") == 1
+    assert "popularity negatives" not in text
+    assert "0 queries are users without a past" in text
+    res = pd.read_csv(out / "results.csv")
+    assert set(res["negatives"]) == {"uniform"} and set(res["n_negatives"]) == {10}
+    assert (out / "ndcg_at_k_uniform.png").is_file()
+    assert not (out / "ndcg_at_k_popularity.png").exists()

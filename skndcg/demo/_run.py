@@ -93,10 +93,14 @@ def _one_mode(ratings, mode, args, cut, say, stream):
             f"possible negatives); the demo needs at least {_MIN_QUERIES} of each."
         )
     n_users = X_hold["user_id"].nunique()
+    first = X.groupby("qid")["user_log_ratings"].first()
+    n_new = int((first == 0).sum())
     say(
         f"[{mode}, N={n_neg}] task: {X['qid'].nunique():,} queries, {len(X):,} "
         f"rows ({int((y > 0).sum()):,} rated, {int((y == 0).sum()):,} sampled); "
-        f"hold-out: {n_hold:,} queries of {n_users:,} users, tuning: {n_dev:,}"
+        f"hold-out: {n_hold:,} queries of {n_users:,} users, tuning: {n_dev:,}; "
+        f"{n_new:,} queries are users without a past (only item features can "
+        "help there)"
     )
     codes_dev, label_gain = rating_codes(y_dev)
     group = {"group_col": "qid", "time_col": "window_start"}
