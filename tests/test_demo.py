@@ -224,3 +224,18 @@ def test_one_mode_other_n_and_history(tmp_path, capsys):
     assert set(res["negatives"]) == {"uniform"} and set(res["n_negatives"]) == {10}
     assert (out / "ndcg_at_k_uniform.png").is_file()
     assert not (out / "ndcg_at_k_popularity.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"negatives": "zipf"}, "--negatives must be 'uniform', 'popularity' or"),
+        ({"n_negatives": 0}, "--n-negatives must be an integer >= 1, got 0"),
+        ({"min_history": "2"}, "--min-history must be an integer >= 0, got '2'"),
+    ],
+)
+def test_run_demo_checks_its_options(tmp_path, kwargs, match):
+    from skndcg.demo import run_demo
+
+    with pytest.raises(ValueError, match=match):
+        run_demo(out=tmp_path / "out", **kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
@@ -46,12 +47,12 @@ def _check_options(out, negatives, n_negatives, min_history):
         raise ValueError(
             f"--negatives must be 'uniform', 'popularity' or 'both', got {negatives!r}."
         )
-    for name, value in (("--n-negatives", n_negatives), ("--min-history", min_history)):
-        if int(value) != value or value < (1 if name == "--n-negatives" else 0):
-            raise ValueError(
-                f"{name} must be an integer >= "
-                f"{1 if name == '--n-negatives' else 0}, got {value!r}."
-            )
+    for name, value, least in (
+        ("--n-negatives", n_negatives, 1),
+        ("--min-history", min_history, 0),
+    ):
+        if not isinstance(value, Integral) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}.")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory.")
