@@ -140,23 +140,27 @@ def test_every_candidate_could_have_been_drawn(ratings, negatives):
     assert hit.empty
 
 
-def _two_items(weight_a, weight_b):
+def _two_items(weight_a, weight_b, later_b=0):
     """January: item 1 rated ``weight_a`` times, item 2 ``weight_b`` times,
-    item 3 by user 1. February: user 1 rates item 3 again, user 99 rates
-    item 4, which is new, many times (it must never be drawn)."""
+    item 3 by user 1. February: user 1 rates item 3 again, item 2 is rated
+    ``later_b`` times (which must not weigh in February's draws), and item 4,
+    new, is rated 20 times (it must never be drawn)."""
     jan, feb = (pd.Timestamp(f"2020-0{m}-05").timestamp() for m in (1, 2))
     rows = [(100 + k, 1, 3.0, jan) for k in range(weight_a)]
     rows += [(200 + k, 2, 3.0, jan) for k in range(weight_b)]
     rows += [(1, 3, 4.0, jan), (1, 3, 5.0, feb)]
     rows += [(300 + k, 4, 2.0, feb) for k in range(20)]
+    rows += [(400 + k, 2, 4.0, feb) for k in range(later_b)]
     return pd.DataFrame(rows, columns=["user_id", "item_id", "rating", "timestamp"])
 
 
 @pytest.mark.parametrize(
-    ("negatives", "share"), [("popularity", 0.9), ("uniform", 0.5)]
+    ("negatives", "share"), [("popularity", 0.1), ("uniform", 0.5)]
 )
 def test_negative_weights_use_counts_before_the_window(negatives, share):
-    ratings = _two_items(1, 9)
+    # Before February item 2 has 1 rating of 10; counting February's would
+    # make it 31 of 40.
+    ratings = _two_items(9, 1, later_b=30)
     drawn = []
     for seed in range(300):
         X, y = make_ranking_task(
