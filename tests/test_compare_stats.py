@@ -301,3 +301,21 @@ def test_cluster_bootstrap_widens_with_correlated_queries():
     plain = _row(compare(_long({"b": b, "a": indep}), **kw))
     clus = _row(compare(_long({"b": b, "a": indep}), cluster=cluster, **kw))
     assert 0.75 < width(clus) / width(plain) < 1.33
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_clusters_without_values_do_not_count(test):
+    """A cluster whose queries are all NaN for the metric is left out."""
+    rng = np.random.default_rng(8)
+    cluster = np.repeat(np.arange(12), 2)
+    a, b = rng.random(24), rng.random(24)
+    a_nan, b_nan = a.copy(), b.copy()
+    a_nan[:2] = b_nan[:2] = np.nan  # cluster 0
+    kw = dict(baseline="b", test=test, correction=None, n_resamples=50)
+    with_nan = _row(compare(_long({"b": b_nan, "a": a_nan}), cluster=cluster, **kw))
+    without = _row(
+        compare(
+            _long({"b": b[2:], "a": a[2:]}, np.arange(2, 24)), cluster=cluster[2:], **kw
+        )
+    )
+    assert with_nan["p_value"] == pytest.approx(without["p_value"], rel=1e-12)

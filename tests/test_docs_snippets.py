@@ -25,6 +25,7 @@ PAGES = [
     "user_guide/query_ids.rst",
     "user_guide/splitting.rst",
     "user_guide/ranker.rst",
+    "user_guide/comparing.rst",
 ]
 
 # Pages whose examples another test file runs.

@@ -14,7 +14,7 @@ ALLOWED = {
     "ranker": {"ranker", "metrics", "utils"},
     "datasets": {"datasets", "metrics", "utils"},
     "evaluation": {"evaluation", "metrics", "utils"},
-    "plotting": {"plotting", "model_selection", "metrics", "utils"},
+    "plotting": {"plotting", "evaluation", "model_selection", "metrics", "utils"},
     "demo": {
         "demo",
         "datasets",

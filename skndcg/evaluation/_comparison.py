@@ -35,7 +35,22 @@ class Comparison:
 
     Made by :func:`compare` and :func:`compare_scores`; read it with
     :meth:`to_frame` or print it with :meth:`to_markdown`, :meth:`to_latex`,
-    :meth:`to_json` (notebooks show it as an HTML table).
+    :meth:`to_json` (notebooks show it as an HTML table). Draw it with
+    :func:`~skndcg.plotting.plot_comparison`,
+    :func:`~skndcg.plotting.plot_metric_at_k` and
+    :func:`~skndcg.plotting.plot_paired`.
+
+    Parameters
+    ----------
+    scores : object
+        The checked per-query values (built by :func:`compare`, which is
+        the way to make a ``Comparison``).
+    result : dict
+        The numbers computed by :func:`compare`.
+    baseline, test, correction, confidence, interval, n_resamples : object
+        The settings of :func:`compare`.
+    clustered, weighted : bool
+        Whether ``cluster`` and ``sample_weight`` were given.
 
     Attributes
     ----------
@@ -66,6 +81,37 @@ class Comparison:
         The queries, in the order of :attr:`values`.
     values : ndarray of shape (n_models, n_queries, n_metrics)
         Per-query values; NaN where a query does not count for a metric.
+    clustered, weighted : bool
+        Whether clusters and query weights were used.
+
+    See Also
+    --------
+    compare : Makes a comparison.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import compare_scores
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(30), 8)
+    >>> y = rng.integers(0, 3, qid.size)
+    >>> cmp = compare_scores(y, {"random": rng.random(qid.size),
+    ...                          "model": y + rng.normal(0, 1, qid.size)}, qid,
+    ...                      metrics=["ndcg@5"], baseline="random",
+    ...                      n_resamples=500, random_state=0)
+    >>> cmp
+    <Comparison of 2 models on 1 metric(s), baseline='random', ...>
+    >>> cmp.to_frame(pairs=True)[["model", "other", "significant", "wins"]]
+       model   other  significant  wins
+    0  model  random         True    23
+    >>> print(cmp.to_markdown())  # doctest: +ELLIPSIS
+    | model | ndcg@5 |
+    |:---|---:|
+    | random | 0... [0..., 0...] |
+    | model | 0... [0..., 0...]* |
+    <BLANKLINE>
+    Mean [95% percentile bootstrap ...]; * differs from random at p <= 0.05 ...
+    <BLANKLINE>
     """
 
     def __init__(
@@ -217,6 +263,7 @@ class Comparison:
 
     def _footnote(self):
         n = len(self.pairs) * len(self.metrics)
+        n_text = f"{n} comparison" + ("" if n == 1 else "s")
         corr = self.correction if self.correction is not None else "no"
         unit = "clusters" if self.clustered else "queries"
         level = f"{100 * self.confidence:g}%"
@@ -229,12 +276,12 @@ class Comparison:
         if self.baseline is not None:
             mark = (
                 f"* differs from {self.baseline} at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n} comparisons)"
+                f"test, {corr} correction over {n_text})"
             )
         else:
             mark = (
                 f">x: better than model (x) at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n} comparisons)"
+                f"test, {corr} correction over {n_text})"
             )
         return f"{head}; {mark}; {nq_text} queries."
 

@@ -45,40 +45,63 @@ def _splitmix(x):  # pragma: no cover - compiled
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _counts_kernel(seeds, n_units, out):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True, inline="always")
+def _count_row(seed, n_units, row):  # pragma: no cover - compiled
     n = np.uint64(n_units)
     s32 = np.uint64(32)
     low = np.uint64(0xFFFFFFFF)
     golden = np.uint64(0x9E3779B97F4A7C15)
-    for b in prange(out.shape[0]):
-        row = out[b]
-        row[:] = 0
-        x = seeds[b]
-        i = 0
-        while i < n_units:
+    row[:] = 0
+    x = seed
+    i = 0
+    while i < n_units:
+        x += golden
+        z = _splitmix(x)
+        row[np.intp(((z & low) * n) >> s32)] += 1
+        i += 1
+        if i < n_units:
+            row[np.intp(((z >> s32) * n) >> s32)] += 1
+            i += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sign_row(seed, row):  # pragma: no cover - compiled
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    one = np.uint64(1)
+    x = seed
+    z = np.uint64(0)
+    for i in range(row.shape[0]):
+        if i % 64 == 0:
             x += golden
             z = _splitmix(x)
-            row[np.intp(((z & low) * n) >> s32)] += 1
-            i += 1
-            if i < n_units:
-                row[np.intp(((z >> s32) * n) >> s32)] += 1
-                i += 1
+        row[i] = 1.0 if (z >> np.uint64(i % 64)) & one else -1.0
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _signs_kernel(seeds, out):  # pragma: no cover - compiled
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    one = np.uint64(1)
-    n_units = out.shape[1]
+def _counts_parallel(seeds, n_units, out):  # pragma: no cover - compiled
     for b in prange(out.shape[0]):
-        x = seeds[b]
-        z = np.uint64(0)
-        for i in range(n_units):
-            if i % 64 == 0:
-                x += golden
-                z = _splitmix(x)
-            out[b, i] = 1.0 if (z >> np.uint64(i % 64)) & one else -1.0
+        _count_row(seeds[b], n_units, out[b])
+
+
+@njit(cache=True, nogil=True)
+def _counts_serial(seeds, n_units, out):  # pragma: no cover - compiled
+    for b in range(out.shape[0]):
+        _count_row(seeds[b], n_units, out[b])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _signs_parallel(seeds, out):  # pragma: no cover - compiled
+    for b in prange(out.shape[0]):
+        _sign_row(seeds[b], out[b])
+
+
+@njit(cache=True, nogil=True)
+def _signs_serial(seeds, out):  # pragma: no cover - compiled
+    for b in range(out.shape[0]):
+        _sign_row(seeds[b], out[b])
+
+
+_PARALLEL_FROM = 1_000_000  # cells from which a block is filled by all threads
 
 
 def _seeds(rng, n_rows):
@@ -94,14 +117,16 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     ``n_units``.
     """
     out = np.empty((n_rows, n_units), dtype=dtype)
-    _counts_kernel(_seeds(rng, n_rows), n_units, out)
+    kernel = _counts_parallel if out.size >= _PARALLEL_FROM else _counts_serial
+    kernel(_seeds(rng, n_rows), n_units, out)
     return out
 
 
 def sign_flips(rng, n_rows, n_units, dtype=np.float64):
     """Random signs (+1 or -1) of shape ``(n_rows, n_units)``."""
     out = np.empty((n_rows, n_units), dtype=dtype)
-    _signs_kernel(_seeds(rng, n_rows), out)
+    kernel = _signs_parallel if out.size >= _PARALLEL_FROM else _signs_serial
+    kernel(_seeds(rng, n_rows), out)
     return out
 
 

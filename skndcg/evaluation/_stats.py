@@ -42,14 +42,15 @@ def t_test(D, W):
     and ``G - 1`` degrees of freedom; with one query per unit and unit
     weights it is ``s / sqrt(n)``, the textbook paired t-test.
     """
-    n_units = D.shape[0]
+    # Units without weight for a comparison (every query NaN there) do not count.
+    n_units = (W > 0).sum(0)
     total = W.sum(0)
     mean = D.sum(0) / total
     resid = D - W * mean
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(n_units / (n_units - 1) * (resid**2).sum(0)) / total
         t = mean / se
-    p = 2 * stats.t.sf(np.abs(t), n_units - 1)
+        p = 2 * stats.t.sf(np.abs(t), n_units - 1)
     p = np.where(se == 0, np.where(mean == 0, 1.0, 0.0), p)
     return np.where(n_units > 1, p, np.nan)
 
@@ -60,10 +61,10 @@ def wilcoxon_test(D, W):
     Zero differences are dropped (``zero_method="wilcox"``, scipy's default);
     a comparison whose differences are all zero gets p = 1.
     """
-    diffs = D / W
-    out = np.ones(diffs.shape[1])
-    for j in range(diffs.shape[1]):
-        d = diffs[:, j]
+    out = np.ones(D.shape[1])
+    for j in range(D.shape[1]):
+        has = W[:, j] > 0
+        d = D[has, j] / W[has, j]
         if np.any(d != 0):
             out[j] = stats.wilcoxon(d).pvalue
     return out
