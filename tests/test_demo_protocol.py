@@ -214,3 +214,35 @@ def test_demo_uses_only_public_library_modules():
             if level >= 2 and any(p.startswith("_") for p in module.split(".")):
                 bad.append(f"{path.name}: {'.' * level}{module}")
     assert not bad, bad
+
+
+def test_ndcg_at_k_plot_has_bands_and_a_full_title(tmp_path):
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), 12)
+    y = rng.integers(0, 3, qid.size).astype(float)
+    reports = {
+        name: ranking_report(y, score, qid, metrics=[f"ndcg@{k}" for k in range(1, 6)])
+        for name, score in {
+            _models.RANKER: y + rng.normal(0, 1, qid.size),
+            "popularity": rng.random(qid.size),
+        }.items()
+    }
+    cmp = _intervals.metric_curves(
+        reports,
+        range(1, 6),
+        ranker=_models.RANKER,
+        n_resamples=200,
+        confidence=0.95,
+        random_state=0,
+    )
+    title = _plots.ndcg_title("some data", "uniform", 50, 30)
+    for part in ("some data", "uniform negatives", "N = 50", "30 queries"):
+        assert part in title
+    ax = _plots.plot_ndcg_at_k(cmp, tmp_path / "k.png", title)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        _models.RANKER,
+        "popularity",
+    ]
+    assert len(ax.collections) == 2  # one band per model
+    assert ax.get_title() == title and (tmp_path / "k.png").stat().st_size > 0

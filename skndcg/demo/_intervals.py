@@ -70,16 +70,13 @@ def holdout_intervals(
 
 
 def metric_curves(reports, ks, *, ranker, n_resamples, confidence, random_state):
-    """Mean NDCG@k with a query-bootstrap interval, per model and k."""
-    metrics = [f"ndcg@{k}" for k in ks]
-    frame = compare(
+    """Comparison of NDCG@k for every k (means and query-bootstrap intervals)."""
+    return compare(
         reports,
         baseline=ranker,
-        metrics=metrics,
+        metrics=[f"ndcg@{k}" for k in ks],
         correction=None,
         confidence=confidence,
         n_resamples=n_resamples,
         random_state=random_state,
-    ).to_frame()
-    frame["k"] = frame["metric"].str.split("@").str[1].astype(int)
-    return frame[["model", "k", "mean", "low", "high"]]
+    )

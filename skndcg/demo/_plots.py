@@ -92,30 +92,27 @@ def plot_folds(roles, path, title):
     return sorted(used)
 
 
-def plot_ndcg_at_k(curves, path, title):
+def ndcg_title(source, mode, n_negatives, n_queries):
+    """Title of an NDCG@k plot: what was measured on which data."""
+    return (
+        f"NDCG@k on the hold-out, 95% query-bootstrap bands\n{source}; "
+        f"{mode} negatives, N = {n_negatives}; {n_queries:,} queries"
+    )
+
+
+def plot_ndcg_at_k(comparison, path, title):
     """NDCG@k against k for every model on the hold-out, with bands."""
+    from ..plotting import plot_metric_at_k
+
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for name, c in curves.groupby("model", sort=False):
-        (line,) = ax.plot(
-            c["k"],
-            c["mean"],
-            marker="o",
-            ms=3,
-            label=name,
-            lw=2.2 if name == RANKER else 1.2,
-        )
-        ax.fill_between(
-            c["k"], c["low"], c["high"], color=line.get_color(), alpha=0.18, linewidth=0
-        )
-    ks = sorted(curves["k"].unique())
-    ax.set_xlabel("k (cut-off)")
-    ax.set_ylabel("mean NDCG@k over hold-out queries")
-    ax.set_xticks(ks[::2] if len(ks) > 10 else ks)
+    plot_metric_at_k(comparison, "ndcg", ax=ax)
+    for line in ax.get_lines():
+        line.set_linewidth(2.2 if line.get_label() == RANKER else 1.2)
     ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return ax

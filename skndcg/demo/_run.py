@@ -247,8 +247,7 @@ def run_demo(
             _plots.plot_ndcg_at_k(
                 curves,
                 out / name,
-                f"NDCG@k on the hold-out, 95% query-bootstrap bands\n{source}; "
-                f"{mode} negatives, N = {n_negatives}; {r['n_hold']:,} queries",
+                _plots.ndcg_title(source, mode, n_negatives, r["n_hold"]),
             )
             written.append(name)
         cv, X_dev, X_hold = next(iter(runs.values()))["fold_data"]
