@@ -27,7 +27,7 @@ from numba import njit, prange
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
 
-_BLOCK_CELLS = 4_000_000  # count-matrix cells drawn at once
+_BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
 
 
