@@ -5,7 +5,9 @@ bootstrap resamples (one metric, every model against a baseline, paired
 bootstrap test, Holm correction) in at most 10 seconds on two cores. The
 per-query values are drawn at random (the work does not depend on them).
 It also times the same call with a cluster bootstrap (2,000 clusters), with
-BCa intervals, and with the randomization test.
+BCa intervals, and with the randomization test. Wall times depend on what
+else runs on the machine; the CPU time (summed over threads) of the best run
+does much less, and half of it is the wall time two free cores would need.
 
 Run from the project root::
 
@@ -16,6 +18,7 @@ Run from the project root::
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -42,12 +45,14 @@ def make_scores(n_models, n_queries, seed=0):
 
 
 def best_of(func, repeat):
-    times = []
+    """Best and median wall time, and the CPU time (all threads) of the best run."""
+    runs = []
     for _ in range(repeat):
-        tic = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         func()
-        times.append(time.perf_counter() - tic)
-    return min(times), float(np.median(times))
+        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
+    best = min(runs)
+    return best[0], float(np.median([w for w, _ in runs])), best[1]
 
 
 def main(argv=None):
@@ -81,9 +86,11 @@ def main(argv=None):
         f"{args.resamples:,} resamples, baseline m0, holm"
     )
     print(f"python {platform.python_version()}, numpy {np.__version__}, {sys.platform}")
-    print(f"{'case':36s} {'best s':>8s} {'median s':>9s}")
+    # Other processes on the machine slow every case alike; the load says how much.
+    print(f"load average before: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    print(f"{'case':36s} {'best s':>8s} {'median s':>9s} {'CPU s':>7s}")
     for name, extra in cases.items():
-        best, median = best_of(
+        best, median, cpu = best_of(
             lambda extra=extra: compare(
                 scores,
                 baseline="m0",
@@ -93,7 +100,8 @@ def main(argv=None):
             ),
             args.repeat,
         )
-        print(f"{name:36s} {best:8.2f} {median:9.2f}")
+        print(f"{name:36s} {best:8.2f} {median:9.2f} {cpu:7.2f}")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

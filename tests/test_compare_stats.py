@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -319,3 +321,30 @@ def test_clusters_without_values_do_not_count(test):
         )
     )
     assert with_nan["p_value"] == pytest.approx(without["p_value"], rel=1e-12)
+
+
+@settings(max_examples=25)
+@given(
+    n=st.integers(3, 30),
+    seed=st.integers(0, 2**31 - 1),
+    test=st.sampled_from(["paired_bootstrap", "randomization", "t"]),
+)
+def test_swapping_models_mirrors_the_comparison(n, seed, test):
+    rng = np.random.default_rng(seed)
+    a, b = rng.random(n).round(2), rng.random(n).round(2)
+    kw = dict(test=test, correction=None, n_resamples=200, random_state=seed)
+    ab = compare(_long({"b": b, "a": a}), baseline="b", **kw).to_frame(pairs=True)
+    ba = compare(_long({"a": a, "b": b}), baseline="a", **kw).to_frame(pairs=True)
+    r, s = ab.iloc[0], ba.iloc[0]
+    assert r["diff"] == pytest.approx(-s["diff"], abs=1e-12)
+    assert r["diff_low"] == pytest.approx(-s["diff_high"], abs=1e-12)
+    assert r["diff_high"] == pytest.approx(-s["diff_low"], abs=1e-12)
+    assert r["p_value"] == pytest.approx(s["p_value"], abs=1e-12, nan_ok=True)
+    assert (r["wins"], r["ties"], r["losses"]) == (s["losses"], s["ties"], s["wins"])
+    if test != "t":
+        return  # resampled differences of exactly zero may round either way
+    # Shifting every value by a constant moves the means, not the comparison.
+    shifted = compare(_long({"b": b + 3, "a": a + 3}), baseline="b", **kw)
+    t = shifted.to_frame(pairs=True).iloc[0]
+    assert t["diff"] == pytest.approx(r["diff"], abs=1e-9)
+    assert t["p_value"] == pytest.approx(r["p_value"], abs=1e-9, nan_ok=True)

@@ -88,6 +88,24 @@ def test_group_time_series_split(data):
     result = cross_validate(ridge(), X, y, cv=cv, scoring=make_ranking_scorer(METRICS))
     _assert_equal_to_scorer(report, result)
     assert report["fold"].nunique() == 3
+    # Routing on: groups, time and query ids all routed, no column needed.
+    X_feat = X.drop(columns=["qid", "ts"])
+    params = {"groups": qid, "time": X["ts"].to_numpy(), "qid": qid}
+    cv_routed = GroupTimeSeriesSplit(3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = cross_val_ranking_report(
+            Ridge(), X_feat, y, cv=cv_routed, metrics=METRICS, params=params
+        )
+        result = cross_validate(
+            Ridge(),
+            X_feat,
+            y,
+            cv=cv_routed,
+            scoring=make_ranking_scorer(METRICS),
+            params=params,
+        )
+    _assert_equal_to_scorer(routed, result)
+    pd.testing.assert_frame_equal(routed[["fold", "qid"]], report[["fold", "qid"]])
 
 
 class CountingRegressor(RegressorMixin, BaseEstimator):

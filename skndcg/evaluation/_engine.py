@@ -68,13 +68,13 @@ def run(
     G = num.shape[0]
     means = num.sum(0) / den.sum(0)  # (M, K)
 
-    den_full = np.broadcast_to(den[:, None, :], (G, M, K)).reshape(G, M * K)
     den_index = np.tile(np.arange(K), M)
     dist = bootstrap_ratios(num.reshape(G, M * K), den, n_resamples, rng, den_index)
     dist = dist.reshape(n_resamples, M, K)
     jack = None
     if interval == "bca":
-        jack = jackknife_ratios(num.reshape(G, M * K), den_full).reshape(G, M, K)
+        jack = jackknife_ratios(num.reshape(G, M * K), den[:, den_index])
+        jack = jack.reshape(G, M, K)
     low, high = _interval(
         dist.reshape(n_resamples, M * K),
         means.reshape(-1),

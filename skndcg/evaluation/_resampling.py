@@ -13,9 +13,11 @@ Each resample draws its units from its own SplitMix64 stream, seeded from
 unit by multiply-shift (a unit's probability is off by less than
 ``n_units / 2**32`` of itself). Resample ``b`` is therefore the same whatever
 the block size or the number of threads, and the kernel fills the rows of a
-block in parallel. Large problems use single-precision products on centred
-values (measured error below 1e-8 on the metric scale); small ones stay in
-double precision.
+block in parallel. The sign flips of the randomization test are the bits of
+the generator's raw words, a fixed stretch of words per resample.
+
+Large problems use single-precision products on centred values (measured
+error below 1e-8 on the metric scale); small ones stay in double precision.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from numba import njit, prange
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
 
-_BLOCK_CELLS = 4_000_000  # count-matrix cells drawn at once
+_BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
 
 
@@ -64,19 +66,6 @@ def _count_row(seed, n_units, row):  # pragma: no cover - compiled
             i += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _sign_row(seed, row):  # pragma: no cover - compiled
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    one = np.uint64(1)
-    x = seed
-    z = np.uint64(0)
-    for i in range(row.shape[0]):
-        if i % 64 == 0:
-            x += golden
-            z = _splitmix(x)
-        row[i] = 1.0 if (z >> np.uint64(i % 64)) & one else -1.0
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def _counts_parallel(seeds, n_units, out):  # pragma: no cover - compiled
     for b in prange(out.shape[0]):
@@ -87,18 +76,6 @@ def _counts_parallel(seeds, n_units, out):  # pragma: no cover - compiled
 def _counts_serial(seeds, n_units, out):  # pragma: no cover - compiled
     for b in range(out.shape[0]):
         _count_row(seeds[b], n_units, out[b])
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _signs_parallel(seeds, out):  # pragma: no cover - compiled
-    for b in prange(out.shape[0]):
-        _sign_row(seeds[b], out[b])
-
-
-@njit(cache=True, nogil=True)
-def _signs_serial(seeds, out):  # pragma: no cover - compiled
-    for b in range(out.shape[0]):
-        _sign_row(seeds[b], out[b])
 
 
 _PARALLEL_FROM = 1_000_000  # cells from which a block is filled by all threads
@@ -122,12 +99,16 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     return out
 
 
-def sign_flips(rng, n_rows, n_units, dtype=np.float64):
-    """Random signs (+1 or -1) of shape ``(n_rows, n_units)``."""
-    out = np.empty((n_rows, n_units), dtype=dtype)
-    kernel = _signs_parallel if out.size >= _PARALLEL_FROM else _signs_serial
-    kernel(_seeds(rng, n_rows), out)
-    return out
+def random_bits(rng, n_rows, n_units, dtype=np.float64):
+    """Fair random bits (0 or 1) of shape ``(n_rows, n_units)``.
+
+    Row ``b`` takes the ``b``-th stretch of ``ceil(n_units / 64)`` raw 64-bit
+    words of the generator, so the bits do not depend on the block size.
+    """
+    words = -(-n_units // 64)
+    raw = rng.bit_generator.random_raw(n_rows * words)
+    bits = np.unpackbits(raw.view(np.uint8), bitorder="little")
+    return bits.reshape(n_rows, words * 64)[:, :n_units].astype(dtype)
 
 
 def all_sign_flips(n_units):
@@ -193,16 +174,18 @@ def sign_flip_means(num, den_total, n_resamples, rng):
     if n_units < 63 and 2**n_units <= n_resamples:
         return (all_sign_flips(n_units) @ num) / den_total, True
     dtype = _dtype(n_resamples, n_units)
-    # Products of centred values: S @ num = S @ (num - c) + c * S.sum(1).
+    # With bits u (sign 2u - 1) and num = c + r:
+    # S @ num = 2 * (u @ r + c * u.sum()) - num.sum(), with small products u @ r.
     center = num.mean(0)
     resid = (num - center).astype(dtype)
+    total = num.sum(0)
     out = np.empty((n_resamples, num.shape[1]))
     step = _block_rows(n_units, n_resamples)
     for lo in range(0, n_resamples, step):
         hi = min(lo + step, n_resamples)
-        signs = sign_flips(rng, hi - lo, n_units, dtype)
-        total = signs @ resid + np.outer(signs.sum(1, dtype=np.float64), center)
-        out[lo:hi] = total / den_total
+        bits = random_bits(rng, hi - lo, n_units, dtype)
+        ones = bits.sum(1, dtype=np.float64)[:, None]
+        out[lo:hi] = (2.0 * (bits @ resid + ones * center) - total) / den_total
     return out, False
 
 
