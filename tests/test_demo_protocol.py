@@ -246,3 +246,28 @@ def test_ndcg_at_k_plot_has_bands_and_a_full_title(tmp_path):
     ]
     assert len(ax.collections) == 2  # one band per model
     assert ax.get_title() == title and (tmp_path / "k.png").stat().st_size > 0
+
+
+def test_release_year_reaches_the_ratings_from_either_catalogue(tmp_path):
+    ml100k = tmp_path / "ml-100k"
+    ml100k.mkdir()
+    (ml100k / "u.data").write_text("1\t10\t4\t881250949\n2\t20\t3\t881250950\n")
+    flags = "|".join(["0"] * 18 + ["1"])
+    (ml100k / "u.item").write_text(
+        f"10|Heat (1995)|01-Jan-1995||http://x|{flags}\n20|Unknown||||{flags}\n",
+        encoding="latin-1",
+    )
+    ratings, _ = _data.load(ml100k, None, False, 0)
+    assert ratings["year"].iloc[0] == 1995 and np.isnan(ratings["year"].iloc[1])
+    latest = tmp_path / "latest"
+    latest.mkdir()
+    (latest / "ratings.csv").write_text(
+        "userId,movieId,rating,timestamp\n1,10,4.5,964982703\n"
+    )
+    (latest / "movies.csv").write_text(
+        'movieId,title,genres\n10,"Heat, The (1995) ",Action\n'
+    )
+    ratings, _ = _data.load(latest, None, False, 0)
+    assert ratings["year"].tolist() == [1995.0]
+    ratings, _ = _data.load(None, None, True, 0)
+    assert ratings["year"].between(1900, 2030).all()
