@@ -31,7 +31,8 @@ size = (200, 2000, 20_000) if quick else (600, 9000, 100_000)
 ratings = make_movielens_like(*size, random_state=0)
 X, y = make_ranking_task(ratings, window="M", n_negatives=50, random_state=0)
 print(X.iloc[:3, :7])
-print(f"{X['qid'].nunique()} queries, {len(X)} rows, labels {np.bincount(y)}")
+labels = dict(zip(*(v.tolist() for v in np.unique(y, return_counts=True)), strict=True))
+print(f"{X['qid'].nunique()} queries, {len(X)} rows, label counts {labels}")
 
 # %%
 # ``window_start`` is the time of a query; ``user_id`` and ``item_id`` are

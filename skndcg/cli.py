@@ -38,8 +38,15 @@ def _version() -> str:
     return __version__
 
 
+def _positive_int(text):
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    from ._demo import DEFAULT_OUT
+    from .demo import DEFAULT_OUT
 
     parser = _Parser(
         prog="skndcg",
@@ -53,7 +60,8 @@ def _build_parser() -> argparse.ArgumentParser:
         description=(
             "Build one ranking query per user and month, tune "
             "QueryRanker(LGBMRanker) with GridSearchCV over time-ordered folds, "
-            "and score it and three baselines on later, held-out queries."
+            "and compare it on later, held-out queries with the strongest of "
+            "four baselines, with intervals over queries and over users."
         ),
     )
     source = demo.add_mutually_exclusive_group()
@@ -85,6 +93,27 @@ def _build_parser() -> argparse.ArgumentParser:
         "(default: 200000)",
     )
     demo.add_argument(
+        "--negatives",
+        choices=("uniform", "popularity", "both"),
+        default="both",
+        help="how the unrated candidates are drawn: uniformly or by popularity "
+        "before the month; both runs the demo once per mode (default: both)",
+    )
+    demo.add_argument(
+        "--n-negatives",
+        metavar="N",
+        type=_positive_int,
+        default=50,
+        help="sampled unrated candidates per query (default: 50)",
+    )
+    demo.add_argument(
+        "--min-history",
+        metavar="H",
+        type=_non_negative_int,
+        default=0,
+        help="earlier ratings a user needs for a month to be a query (default: 0)",
+    )
+    demo.add_argument(
         "--seed",
         metavar="N",
         type=_non_negative_int,
@@ -106,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_score(args)
     if args.command == "demo":
-        from ._demo import run_demo
+        from .demo import run_demo
 
         try:
             run_demo(
@@ -115,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                 out=args.out,
                 quick=args.quick,
                 max_ratings=args.max_ratings,
+                negatives=args.negatives,
+                n_negatives=args.n_negatives,
+                min_history=args.min_history,
                 random_state=args.seed,
             )
         except (ValueError, OSError) as exc:

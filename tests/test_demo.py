@@ -1,20 +1,26 @@
 """The demo command line: a quick run end to end, real-file input, bad input."""
 
+import re
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from skndcg.cli import main
 from skndcg.datasets import make_movielens_like
 
-MODELS = [
-    "random",
-    "most popular to date",
-    "item mean rating to date",
-    "LGBMRanker (tuned)",
+BASELINES = [
+    "random (expected)",
+    "random (one draw)",
+    "popularity",
+    "popularity (30 days)",
+    "item mean",
 ]
+RANKER = "LGBMRanker (tuned)"
+MODELS = [*BASELINES, RANKER]
+COLUMNS = ["model", "split", "metric", "value", "low", "high"]
 
 
 @pytest.fixture(scope="module")
@@ -32,37 +38,83 @@ def quick_run(tmp_path_factory):
     return code, buffer.getvalue(), out
 
 
-def test_quick_demo_prints_table_and_writes_files(quick_run):
+def test_quick_demo_prints_tables_and_writes_files(quick_run):
     code, text, out = quick_run
     assert code == 0
     lines = text.splitlines()
-    for step in ("data:", "task:", "hold-out:", "grid search done: best", "wrote"):
+    for step in ("data:", "candidates:", "hold-out:", "grid search:", "wrote"):
         assert any(step in line for line in lines), step
-    header = next(line for line in lines if line.startswith("model"))
-    assert "fold 0" in header and "fold 1" in header and "CV mean" in header
+    # One table per sampling mode, each naming the mode, N and the hold-out.
+    titles = [ln for ln in lines if " negatives, N = 50: hold-out of " in ln]
+    assert [t.split()[0] for t in titles] == ["uniform", "popularity"]
+    headers = [ln for ln in lines if ln.startswith("model")]
+    assert len(headers) == 2
+    assert all("95% CI (queries)" in h and "95% CI (users)" in h for h in headers)
     for name in MODELS:
-        assert any(line.startswith(name + " ") for line in lines), name
-    assert "chosen parameters: {'num_leaves':" in text
-    for name in ("results.csv", "results.md", "ndcg_at_k.png", "cv_folds.png"):
+        row = re.compile(re.escape(name) + r" +\d")
+        assert sum(bool(row.match(line)) for line in lines) == 2, name
+    assert text.count("headline: LGBMRanker (tuned) against ") == 2
+    assert "dropped as positives" in text and "of the span is held out" in text
+    for name in (
+        "results.csv",
+        "results.md",
+        "ndcg_at_k_uniform.png",
+        "ndcg_at_k_popularity.png",
+        "cv_folds.png",
+    ):
         assert (out / name).stat().st_size > 0, name
     md = (out / "results.md").read_text()
-    assert "| LGBMRanker (tuned)" in md and "Chosen parameters" in md
+    assert "| LGBMRanker (tuned)" in md and "## popularity negatives" in md
 
 
 def test_quick_demo_results(quick_run):
     _, text, out = quick_run
     res = pd.read_csv(out / "results.csv")
-    assert set(res["model"]) == set(MODELS)
+    assert list(res.columns[:6]) == COLUMNS
+    assert {"negatives", "n_negatives", "user_low", "user_high"} <= set(res.columns)
+    assert set(res["negatives"]) == {"uniform", "popularity"}
+    assert set(res["n_negatives"]) == {50}
+    diffs = [f"{RANKER} - {b}" for b in BASELINES]
+    assert set(res["model"]) == {*MODELS, *diffs}
     assert set(res["split"]) == {"fold 0", "fold 1", "CV mean", "hold-out"}
-    hold = res[(res["split"] == "hold-out") & (res["metric"] == "ndcg@10")]
-    hold = hold.set_index("model")
-    ranker, rand = hold.loc["LGBMRanker (tuned)"], hold.loc["random"]
-    assert ranker["value"] > rand["high"]  # beats random beyond its interval
-    assert ranker["low"] < ranker["value"] < ranker["high"]
-    # The printed table shows the numbers of the file.
-    row = next(line for line in text.splitlines() if line.startswith("LGBMRanker"))
-    assert f"{ranker['value']:.3f} [{ranker['low']:.3f}, {ranker['high']:.3f}]" in row
-    assert "LGBMRanker (tuned) - random: ndcg@10 +" in text
+    assert not res.duplicated(["model", "split", "metric", "negatives"]).any()
+    hold = res[res["split"] == "hold-out"]
+    assert set(hold["model"]) == {*MODELS, *diffs}
+    assert (hold["low"] <= hold["value"]).all() and (
+        hold["value"] <= hold["high"]
+    ).all()
+    assert (hold["user_low"] <= hold["value"]).all()
+    assert hold.loc[hold["model"].isin(diffs), "p_adjusted"].between(0, 1).all()
+    assert hold.loc[~hold["model"].isin(diffs), "p_value"].isna().all()
+    for mode, rows in res.groupby("negatives"):
+        h = rows[(rows["split"] == "hold-out") & (rows["metric"] == "ndcg@10")]
+        h = h.set_index("model")
+        ranker, rand = h.loc[RANKER], h.loc["random (expected)"]
+        assert ranker["value"] > rand["high"], mode  # beats random clearly
+        # A paired difference is the difference of the two means.
+        for b in BASELINES:
+            assert h.loc[f"{RANKER} - {b}", "value"] == pytest.approx(
+                ranker["value"] - h.loc[b, "value"]
+            )
+        # The headline baseline is the best baseline by CV mean: chosen before
+        # the hold-out is looked at.
+        cv = rows[(rows["split"] == "CV mean") & (rows["metric"] == "ndcg@10")]
+        best = cv[cv["model"].isin(BASELINES)].set_index("model")["value"].idxmax()
+        assert f"{mode} negatives" in text
+        assert f"against {best}, the strongest baseline" in text
+        # The printed table shows the numbers of the file.
+        r = ranker
+        cell = (
+            f"{r['value']:.3f}    [{r['low']:.3f}, {r['high']:.3f}]  "
+            f"[{r['user_low']:.3f}, {r['user_high']:.3f}]"
+        )
+        assert cell in text, cell
+    # Random ordering's exact expectation does not depend on the sampling mode
+    # of the negatives when their number is the same; its draw does.
+    e = hold[(hold["model"] == "random (expected)")].pivot(
+        index="metric", columns="negatives", values="value"
+    )
+    np.testing.assert_allclose(e["uniform"], e["popularity"])
 
 
 def test_demo_on_movielens_files(tmp_path, capsys):
@@ -73,7 +125,7 @@ def test_demo_on_movielens_files(tmp_path, capsys):
         columns="genres"
     ).to_csv(folder / "ratings.csv", index=False)
     movies = ratings.groupby("item_id")["genres"].first().reset_index()
-    movies.insert(1, "title", "Movie")
+    movies.insert(1, "title", "Movie (1999)")
     movies.rename(columns={"item_id": "movieId"}).to_csv(
         folder / "movies.csv", index=False
     )
@@ -98,6 +150,9 @@ def _error_line(capsys):
         (["--max-ratings", "many"], "expected a non-negative integer, got 'many'"),
         (["--data", "a", "--fetch", "ml-100k"], "not allowed with argument"),
         (["--quick", "--bogus"], "unrecognized arguments: --bogus"),
+        (["--negatives", "zipf"], "argument --negatives: invalid choice: 'zipf'"),
+        (["--n-negatives", "0"], "expected a positive integer, got '0'"),
+        (["--min-history", "-2"], "expected a non-negative integer, got '-2'"),
     ],
 )
 def test_bad_options_exit_2(capsys, argv, match):
@@ -125,7 +180,14 @@ def test_bad_data_exit_2(tmp_path, capsys):
     tiny.mkdir()
     (tiny / "ratings.csv").write_text("userId,movieId,rating,timestamp\n1,2,4.0,5\n")
     assert main(["demo", "--data", str(tiny)]) == 2
-    assert "the data make only 0 queries" in _error_line(capsys)
+    assert "the ratings span less than one month boundary" in _error_line(capsys)
+    small = tmp_path / "small"
+    small.mkdir()
+    make_movielens_like(20, 200, 600, random_state=0).drop(columns="genres").rename(
+        columns={"user_id": "userId", "item_id": "movieId"}
+    ).to_csv(small / "ratings.csv", index=False)
+    assert main(["demo", "--data", str(small)]) == 2
+    assert "the demo needs at least 40 of each" in _error_line(capsys)
 
 
 def test_bad_fetch_and_out_exit_2(tmp_path, capsys):
@@ -147,3 +209,33 @@ def test_python_dash_m_reports_cleanly(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("skndcg demo: error: MovieLens path")
     assert "Traceback" not in proc.stderr
+
+
+def test_one_mode_other_n_and_history(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["demo", "--quick", "--out", str(out), "--negatives", "uniform"]
+    argv += ["--n-negatives", "10", "--min-history", "2"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.count("uniform negatives, N = 10: hold-out of") == 1
+    assert "popularity negatives" not in text
+    assert "0 queries are users without a past" in text
+    res = pd.read_csv(out / "results.csv")
+    assert set(res["negatives"]) == {"uniform"} and set(res["n_negatives"]) == {10}
+    assert (out / "ndcg_at_k_uniform.png").is_file()
+    assert not (out / "ndcg_at_k_popularity.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"negatives": "zipf"}, "--negatives must be 'uniform', 'popularity' or"),
+        ({"n_negatives": 0}, "--n-negatives must be an integer >= 1, got 0"),
+        ({"min_history": "2"}, "--min-history must be an integer >= 0, got '2'"),
+    ],
+)
+def test_run_demo_checks_its_options(tmp_path, kwargs, match):
+    from skndcg.demo import run_demo
+
+    with pytest.raises(ValueError, match=match):
+        run_demo(out=tmp_path / "out", **kwargs)

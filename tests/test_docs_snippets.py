@@ -27,6 +27,7 @@ PAGES = [
     "user_guide/query_ids.rst",
     "user_guide/splitting.rst",
     "user_guide/ranker.rst",
+    "user_guide/comparing.rst",
 ]
 
 NAMES = [getattr(p, "values", (p,))[0] for p in PAGES]

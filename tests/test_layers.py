@@ -15,11 +15,21 @@ ALLOWED = {
     "datasets": {"datasets", "metrics", "utils"},
     "evaluation": {"evaluation", "metrics", "utils"},
     "io": {"io", "metrics", "utils"},
-    "plotting": {"plotting", "model_selection", "metrics", "utils"},
     "_partial": {"_partial", "metrics", "utils"},
     "dask": {"dask", "_partial", "metrics", "utils"},
     "streaming": {"streaming", "_partial", "metrics", "utils"},
     "spark": {"spark", "_partial", "metrics", "utils"},
+    "plotting": {"plotting", "evaluation", "model_selection", "metrics", "utils"},
+    "demo": {
+        "demo",
+        "datasets",
+        "evaluation",
+        "metrics",
+        "model_selection",
+        "plotting",
+        "ranker",
+        "utils",
+    },
 }
 
 

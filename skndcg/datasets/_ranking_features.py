@@ -9,7 +9,10 @@ FEATURES = (
     "item_log_ratings",
     "item_mean_rating",
     "item_log_recent",
+    "item_log_30d",
+    "item_share_30d",
     "item_age",
+    "item_year",
     "user_log_ratings",
     "user_mean_rating",
     "user_days_idle",
@@ -20,6 +23,7 @@ NO_GENRE = "(no genres listed)"
 _RECENT = 3  # windows counted by item_log_recent
 _SHRINK = 5.0  # weight of the global mean in item_mean_rating
 _DAY = 86_400.0
+_RECENT_DAYS = 30  # days counted by item_log_30d and item_share_30d
 
 
 def _table(keys, *columns):
@@ -99,6 +103,19 @@ def _item_to_date(log, ordinal, item, win_ord):
     return n_before, s_before, n_before - n_old, first_ord
 
 
+def _last_days(log, item, start_s, days):
+    """Ratings of each item, and of all items, in ``[start - days, start)``."""
+    ts = log.timestamp.astype(np.int64)
+    span = int(ts.max() - ts.min()) + 2 * int(days * _DAY) + 2
+    lo = int(ts.min()) - int(days * _DAY) - 1
+    key = np.sort(log.item * span + (ts - lo))
+    base = item * span - lo
+    since = start_s - int(days * _DAY)
+    n_item = np.searchsorted(key, base + start_s) - np.searchsorted(key, base + since)
+    n_all = np.searchsorted(ts, start_s) - np.searchsorted(ts, since)
+    return n_item.astype(np.float64), n_all.astype(np.float64)
+
+
 def build_features(log, user, item, win):
     """Feature columns for candidate rows (user, item, window index) codes."""
     ordinal = log.windows[log.win]
@@ -139,6 +156,7 @@ def build_features(log, user, item, win):
     n_hist = u_n[row]
     user_mean = np.divide(u_s[row], n_hist, out=np.zeros(row.size), where=n_hist > 0)
     start_s = log.window_starts.astype("datetime64[s]").astype(np.int64)[win]
+    n_30, all_30 = _last_days(log, item, start_s, _RECENT_DAYS)
     idle = (start_s - prev_last[row]) / _DAY
 
     item_g = genre[item].astype(np.float64)
@@ -157,7 +175,12 @@ def build_features(log, user, item, win):
         "item_log_ratings": np.log1p(i_n),
         "item_mean_rating": item_mean,
         "item_log_recent": np.log1p(i_recent),
+        "item_log_30d": np.log1p(n_30),
+        "item_share_30d": np.divide(
+            n_30, all_30, out=np.zeros(row.size), where=all_30 > 0
+        ),
         "item_age": item_age.astype(np.float64),
+        "item_year": log.item_year[item],
         "user_log_ratings": np.log1p(n_hist),
         "user_mean_rating": user_mean,
         "user_days_idle": idle,

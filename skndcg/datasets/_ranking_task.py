@@ -19,7 +19,8 @@ def _check_ratings(ratings):
     if not isinstance(ratings, pd.DataFrame):
         raise TypeError(
             "ratings must be a pandas DataFrame with columns user_id, item_id, "
-            f"rating, timestamp (and optionally genres), got {type(ratings).__name__}."
+            f"rating, timestamp (and optionally genres, year), got "
+            f"{type(ratings).__name__}."
         )
     missing = [c for c in _REQUIRED if c not in ratings.columns]
     if missing:
@@ -39,6 +40,11 @@ def _check_ratings(ratings):
             raise ValueError(
                 f"ratings[{col!r}] has {int(values.isna().sum())} missing values."
             )
+    if "year" in ratings.columns and not pd.api.types.is_numeric_dtype(ratings["year"]):
+        raise ValueError(
+            "ratings['year'] must be numeric (the release year, NaN where "
+            f"unknown), got dtype {ratings['year'].dtype}."
+        )
     rating = ratings["rating"].to_numpy(dtype=np.float64)
     if rating.min() < 0:
         raise ValueError(
@@ -58,36 +64,66 @@ def _windows(timestamp, window):
     return ordinal, uniq, starts.as_unit("s").to_numpy()
 
 
-def _sample_negatives(rng, q_user, q_win, n_negatives, log, user_items):
-    """Up to ``n_negatives`` unrated items per query, drawn in query order.
+def _seed_key(values):
+    """Non-negative integers that identify ``values`` (ids or ordinals)."""
+    arr = np.asarray(values)
+    if np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.int64).view(np.uint64)
+    return arr.astype(np.float64).view(np.uint64)
 
-    The draws of a query depend only on data up to the end of its window and
-    on its position in the query order, so appending later data never changes
-    the candidates of earlier queries.
+
+def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_items):
+    """Exactly ``n_negatives`` distinct negatives per query, or none at all.
+
+    A query of window ``w`` draws from the items with at least one rating
+    before ``w`` starts that its user had not rated by the end of ``w``;
+    ``"popularity"`` weighs each item by its ratings before ``w`` starts,
+    ``"uniform"`` weighs them equally. The draw without replacement takes
+    the ``n_negatives`` smallest keys ``E / weight`` with ``E`` standard
+    exponential (successive sampling in proportion to the weights). Every
+    query has its own generator seeded by (``seed``, user id, window), and
+    the draw reads only data up to the end of the window, so later data never
+    change the candidates of earlier queries.
+
+    Returns the query positions, the item codes and a mask of the queries
+    whose pool held fewer than ``n_negatives`` items (they get none).
     """
     n_queries = q_user.size
-    n_draw = 2 * n_negatives + 10
-    u = rng.random((n_queries, n_draw))
+    short = np.zeros(n_queries, dtype=bool)
     if n_negatives == 0 or n_queries == 0:
         empty = np.empty(0, dtype=np.int64)
-        return empty, empty
-    # Rows of the log up to the end of each query's window: a uniform row
-    # among them is an item drawn in proportion to its ratings so far.
-    n_rows_to_date = np.searchsorted(log.win_sorted, q_win, side="right")
-    pick = np.minimum(
-        (u * n_rows_to_date[:, None]).astype(np.int64), n_rows_to_date[:, None] - 1
-    )
-    item = log.item_by_time[pick].ravel()
-    query = np.repeat(np.arange(n_queries), n_draw)
-    # Drop items the user rated up to the end of the window, and repeats.
-    key = q_user[query] * log.n_items + item
-    pos = np.searchsorted(user_items.key, key)
-    pos = np.minimum(pos, user_items.key.size - 1)
-    rated = (user_items.key[pos] == key) & (user_items.first_win[pos] <= q_win[query])
-    frame = pd.DataFrame({"query": query[~rated], "item": item[~rated]})
-    frame = frame.drop_duplicates()
-    frame = frame[frame.groupby("query").cumcount() < n_negatives]
-    return frame["query"].to_numpy(np.int64), frame["item"].to_numpy(np.int64)
+        return empty, empty, short
+    user_key = _seed_key(log.user_ids)
+    win_key = _seed_key(log.windows)
+    counts = np.zeros(log.n_items)
+    row_end = np.searchsorted(log.win_sorted, np.arange(log.windows.size + 1))
+    out_query, out_item = [], []
+    done = 0
+    for w in np.unique(q_win):
+        # Ratings of windows before w: counts of every item so far.
+        counts += np.bincount(
+            log.item[row_end[done] : row_end[w]], minlength=log.n_items
+        )
+        done = w
+        pool = np.flatnonzero(counts > 0)
+        weight = counts[pool] if negatives == "popularity" else np.ones(pool.size)
+        for q in np.flatnonzero(q_win == w):
+            u = q_user[q]
+            rated = user_items.rated_by(u, w)
+            allowed = ~np.isin(pool, rated, assume_unique=True)
+            if allowed.sum() < n_negatives:
+                short[q] = True
+                continue
+            seq = np.random.SeedSequence([seed, int(user_key[u]), int(win_key[w])])
+            keys = np.random.default_rng(seq).exponential(size=pool.size) / weight
+            keys[~allowed] = np.inf
+            pick = np.argpartition(keys, n_negatives - 1)[:n_negatives]
+            out_query.append(np.full(n_negatives, q, dtype=np.int64))
+            out_item.append(pool[pick])
+    if not out_query:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, short
+    return np.concatenate(out_query), np.concatenate(out_item), short
 
 
 class _Log:
@@ -116,6 +152,13 @@ class _Log:
             self.genres = ratings["genres"].to_numpy(dtype=object)[order]
         else:
             self.genres = np.full(order.size, np.nan, dtype=object)
+        # Release year of each item: the first one given, in time order.
+        self.item_year = np.full(self.n_items, np.nan)
+        if "year" in ratings.columns:
+            year = ratings["year"].to_numpy(dtype=np.float64)[order]
+            idx = np.flatnonzero(~np.isnan(year))
+            items, where = np.unique(self.item[idx], return_index=True)
+            self.item_year[items] = year[idx[where]]
 
 
 class _UserItems:
@@ -127,6 +170,14 @@ class _UserItems:
         key, first = key[order], log.win[order]
         keep = np.r_[True, key[1:] != key[:-1]]
         self.key, self.first_win = key[keep], first[keep]
+        self.n_items = log.n_items
+        self.start = np.searchsorted(self.key, np.arange(log.n_users + 1) * log.n_items)
+
+    def rated_by(self, user, win):
+        """Item codes (sorted) the user had rated by the end of window ``win``."""
+        lo, hi = self.start[user], self.start[user + 1]
+        items = self.key[lo:hi] - user * self.n_items
+        return items[self.first_win[lo:hi] <= win]
 
 
 @validate_params(
@@ -134,30 +185,45 @@ class _UserItems:
         "ratings": [pd.DataFrame],
         "window": [StrOptions({"D", "W", "M", "Q", "Y"})],
         "n_negatives": [Interval(Integral, 0, None, closed="left")],
-        "min_history": [Interval(Integral, 1, None, closed="left")],
+        "negatives": [StrOptions({"popularity", "uniform"})],
+        "min_history": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def make_ranking_task(
-    ratings, *, window="M", n_negatives=50, min_history=5, random_state=None
+    ratings,
+    *,
+    window="M",
+    n_negatives=50,
+    negatives="popularity",
+    min_history=5,
+    random_state=None,
 ):
     """Build a leakage-free ranking task from a ratings log.
 
     Each **query** is one user in one time window (by default a calendar
     month, UTC) in which the user rated something, provided the user rated
-    at least ``min_history`` items before that window. Its **candidates** are
-    the items the user rated in the window, labelled by their rating, plus up
-    to ``n_negatives`` items the user had not rated by the end of the window,
-    labelled 0. Negatives are drawn in proportion to how often an item was
-    rated up to the end of the window, so they are plausible items rather
-    than the obscure long tail; without them, re-ranking the rated items
-    alone scores a high NDCG even for a random order.
+    at least ``min_history`` items before that window.
 
-    Every **feature** is computed only from ratings in windows strictly
-    before the query's window, so nothing about the query's own or later
-    windows leaks into it: changing or removing later ratings leaves the
-    features (and candidates) of earlier queries unchanged.
+    Its **candidates** are drawn from the *eligible* items: those with at
+    least one rating (by anyone) before the window starts. The positives are
+    the eligible items the user rated in the window, labelled by the rating
+    itself; a rating of an item nobody had rated before the window is not a
+    candidate, since a model would learn that "no history" means "rated".
+    The negatives are exactly ``n_negatives`` distinct eligible items the
+    user had not rated by the end of the window, labelled 0, drawn uniformly
+    or in proportion to their ratings before the window starts. A query
+    without an eligible positive, or whose pool of negatives is smaller than
+    ``n_negatives``, is left out. The draw of each query is seeded by
+    (``random_state``, user id, window), so it does not depend on the other
+    queries.
+
+    Every **feature** is computed only from ratings before the query's window
+    starts (the release year comes from the catalogue), so nothing about the
+    query's own or later windows leaks into it: changing or removing later
+    ratings leaves the features, candidates and labels of earlier queries
+    unchanged.
 
     Parameters
     ----------
@@ -166,16 +232,22 @@ def make_ranking_task(
         (>= 0), ``timestamp`` (Unix seconds) and optionally ``genres``
         (pipe-separated, as returned by
         :func:`~skndcg.datasets.make_movielens_like` and
-        :func:`~skndcg.datasets.load_movielens`). It is not modified.
+        :func:`~skndcg.datasets.load_movielens`) and ``year`` (the item's
+        release year, NaN where unknown). It is not modified.
     window : {"D", "W", "M", "Q", "Y"}, default="M"
         Calendar period of a query (pandas period alias): day, week, month,
         quarter or year, in UTC.
     n_negatives : int >= 0, default=50
-        Number of unrated items sampled per query (fewer when the catalogue
-        known at that time is too small).
-    min_history : int >= 1, default=5
+        Number of unrated items sampled per query.
+    negatives : {"popularity", "uniform"}, default="popularity"
+        How the negatives are drawn from the eligible unrated items: in
+        proportion to their number of ratings before the window starts, or
+        uniformly. Popularity-drawn negatives are harder for a popularity
+        ranking, uniform ones easier, so every metric depends on this choice.
+    min_history : int >= 0, default=5
         Minimum number of ratings a user must have before a window for that
-        window to make a query.
+        window to make a query. With 0, users without any past are queries
+        too; only item features can help to rank for them.
     random_state : int, RandomState instance or None, default=None
         Seed of the negative sampling.
 
@@ -195,20 +267,24 @@ def make_ranking_task(
           global mean with the weight of 5 ratings.
         - ``item_log_recent``: log(1 + ratings of the item in the previous
           three windows), a trend signal.
-        - ``item_age``: windows since the item's first rating (0 if none).
+        - ``item_log_30d``: log(1 + ratings of the item in the 30 days
+          before the window starts).
+        - ``item_share_30d``: the item's share of all ratings in those 30
+          days (0 when there were none).
+        - ``item_age``: windows since the item's first rating.
+        - ``item_year``: the item's release year (NaN when unknown).
         - ``user_log_ratings``: log(1 + number of ratings of the user).
-        - ``user_mean_rating``: the user's mean rating.
+        - ``user_mean_rating``: the user's mean rating (0 without a past).
         - ``user_days_idle``: days from the user's last rating to the window
-          start.
+          start (NaN without a past).
         - ``genre_affinity``: share of the user's ratings whose genres
           include the item's genres, averaged over the item's genres.
         - ``genre_rating``: the user's mean rating of items sharing a genre
           with the item, minus the user's mean rating (0 if none).
 
-        Every feature uses only ratings before the query's window.
     y : numpy.ndarray of shape (n_rows,)
-        Relevance (int64): ``ceil(rating)`` for rated items (1 to 5 for
-        MovieLens stars), 0 for sampled negatives.
+        Relevance (float64): the rating itself for rated items (half stars
+        kept), 0 for sampled negatives.
 
     See Also
     --------
@@ -220,6 +296,8 @@ def make_ranking_task(
     ----------
     .. [1] F. M. Harper and J. A. Konstan, "The MovieLens datasets: history and
        context", ACM Transactions on Interactive Intelligent Systems 5(4), 2015.
+    .. [2] P. S. Efraimidis and P. G. Spirakis, "Weighted random sampling with
+       a reservoir", Information Processing Letters 97(5), 2006.
 
     Examples
     --------
@@ -231,10 +309,12 @@ def make_ranking_task(
     >>> len(X) == len(y)
     True
     >>> sorted(set(y.tolist()))
-    [0, 1, 2, 3, 4, 5]
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    >>> X[y == 0].groupby("qid").size().unique()  # negatives per query
+    array([20])
     """
     _check_ratings(ratings)
-    rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
+    seed = int(check_random_state(random_state).randint(0, 2**31 - 1))
     log = _Log(ratings, window)
 
     # Queries: (user, window) pairs with ratings and enough earlier history.
@@ -245,28 +325,38 @@ def make_ranking_task(
     before = np.cumsum(q_size) - q_size
     user_start = np.maximum.accumulate(np.where(first_of_user, before, 0))
     history = before - user_start
-    keep = history >= min_history
+    # Eligible positives: ratings of items rated by anyone in an earlier window.
+    item_first = np.full(log.n_items, np.iinfo(np.int64).max)
+    np.minimum.at(item_first, log.item, log.win)
+    warm = item_first[log.item] < log.win
+    n_warm = np.bincount(np.searchsorted(q_key, uw[warm]), minlength=q_key.size)
+    keep = (history >= min_history) & (n_warm > 0)
     # Query ids grow with time: order by (window, user).
     order = np.lexsort((q_user[keep], q_win[keep]))
     q_user, q_win = q_user[keep][order], q_win[keep][order]
 
-    # Positives: every rating of a kept (user, window).
+    neg_query, neg_item, short = _sample_negatives(
+        seed, q_user, q_win, n_negatives, negatives, log, _UserItems(log)
+    )
+    # Renumber the queries that keep their negatives.
+    new_id = np.cumsum(~short) - 1
+    neg_query = new_id[neg_query]
+    q_user, q_win = q_user[~short], q_win[~short]
+
+    # Positives: every warm rating of a kept (user, window).
     q_lookup = q_user * log.windows.size + q_win
     sorter = np.argsort(q_lookup)
     pos = np.searchsorted(q_lookup, uw, sorter=sorter)
     pos = sorter[np.minimum(pos, q_lookup.size - 1)] if q_lookup.size else pos
     hit = (q_lookup[pos] == uw) if q_lookup.size else np.zeros(uw.size, dtype=bool)
+    hit &= warm
     pos_query = pos[hit]
     pos_item = log.item[hit]
-    pos_label = np.ceil(log.rating[hit]).astype(np.int64)
-    pos_label = np.maximum(pos_label, 1)
+    pos_label = log.rating[hit]
 
-    neg_query, neg_item = _sample_negatives(
-        rng, q_user, q_win, n_negatives, log, _UserItems(log)
-    )
     query = np.r_[pos_query, neg_query]
     item = np.r_[pos_item, neg_item]
-    label = np.r_[pos_label, np.zeros(neg_item.size, dtype=np.int64)]
+    label = np.r_[pos_label, np.zeros(neg_item.size)]
     rows = np.lexsort((log.item_ids[item], query))
     query, item, label = query[rows], item[rows], label[rows]
 
@@ -282,4 +372,4 @@ def make_ranking_task(
     features = build_features(log, user, item, win)
     for name in FEATURES:
         X[name] = features[name]
-    return X, label
+    return X, label.astype(np.float64)

@@ -1,5 +1,10 @@
-"""Uncertainty of ranking metrics: bootstrap intervals over queries.
+"""Uncertainty and comparison of ranking metrics over queries.
 
+- :func:`compare` and :func:`compare_scores`: several models on the same
+  queries, with bootstrap intervals, paired tests and corrections for
+  multiple comparisons, returned as a :class:`Comparison`.
+- :func:`cross_val_ranking_report`: out-of-fold per-query values from any
+  estimator and cross-validation splitter, ready for :func:`compare`.
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
@@ -8,10 +13,17 @@ Per-query values come from :func:`skndcg.metrics.ranking_report`.
 """
 
 from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_bootstrap
+from ._compare import compare, compare_scores
+from ._comparison import Comparison
+from ._cross_val import cross_val_ranking_report
 
 __all__ = [
     "BootstrapCI",
+    "Comparison",
     "PairedBootstrap",
     "bootstrap_ci",
+    "compare",
+    "compare_scores",
+    "cross_val_ranking_report",
     "paired_bootstrap",
 ]

@@ -103,8 +103,34 @@ def _drop_nan(mask, nan_policy, what):
         )
 
 
-def _resampled_means(values, n_resamples, random_state):
-    """Means of ``n_resamples`` resamples drawn with replacement, in order."""
+def _as_weights(sample_weight, n):
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(
+            f"sample_weight must hold one weight per query ({n} values), got shape "
+            f"{w.shape}."
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and >= 0.")
+    return w
+
+
+def _weighted_mean(values, weights):
+    if weights is None:
+        return float(values.mean())
+    total = weights.sum()
+    if total <= 0:
+        raise ValueError(
+            "sample_weight sums to zero over the queries left; at least one query "
+            "needs a positive weight."
+        )
+    return float(np.dot(weights, values) / total)
+
+
+def _resampled_means(values, n_resamples, random_state, weights=None):
+    """(Weighted) means of ``n_resamples`` resamples drawn with replacement."""
     rs = check_random_state(random_state)
     n = values.size
     out = np.empty(n_resamples)
@@ -112,12 +138,18 @@ def _resampled_means(values, n_resamples, random_state):
     for lo in range(0, n_resamples, step):
         hi = min(lo + step, n_resamples)
         idx = rs.randint(0, n, size=(hi - lo, n))
-        out[lo:hi] = values[idx].mean(axis=1)
+        if weights is None:
+            out[lo:hi] = values[idx].mean(axis=1)
+        else:
+            w = weights[idx]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[lo:hi] = (w * values[idx]).sum(axis=1) / w.sum(axis=1)
     return out
 
 
 def _interval(means, confidence):
     alpha = 1.0 - confidence
+    means = means[~np.isnan(means)]  # resamples drawing only zero weights
     low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(low), float(high)
 
@@ -127,6 +159,7 @@ _COMMON = {
     "confidence": [Interval(Real, 0, 1, closed="neither")],
     "nan_policy": [StrOptions({"omit", "raise"})],
     "random_state": ["random_state"],
+    "sample_weight": ["array-like", None],
 }
 
 
@@ -135,7 +168,13 @@ _COMMON = {
 )
 @with_references(_REFERENCES)
 def bootstrap_ci(
-    values, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
+    values,
+    *,
+    n_resamples=1000,
+    confidence=0.95,
+    nan_policy="omit",
+    random_state=None,
+    sample_weight=None,
 ):
     """Percentile bootstrap confidence interval of a mean over queries.
 
@@ -160,16 +199,22 @@ def bootstrap_ci(
         raise.
     random_state : int, RandomState instance or None, default=None
         Seed of the resampling.
+    sample_weight : array-like of shape (n_queries,), default=None
+        Query weights: the estimate and every resampled mean are weighted
+        means, as in the grouped metrics with the same weights (the
+        ``weight`` column of a report made with ``sample_weight``). A
+        query's weight goes with it into the resamples.
 
     Returns
     -------
     result : BootstrapCI
-        Named tuple ``(estimate, low, high)``: the mean of the values and the
-        interval bounds. All NaN when no value is left.
+        Named tuple ``(estimate, low, high)``: the (weighted) mean of the
+        values and the interval bounds. All NaN when no value is left.
 
     See Also
     --------
     paired_bootstrap : Interval of the difference between two models.
+    compare : Several models, metrics, tests and corrections at once.
 
     {references}
 
@@ -183,13 +228,16 @@ def bootstrap_ci(
     True
     """
     arr = _as_values(values, "values")
+    w = _as_weights(sample_weight, arr.size)
     nan = np.isnan(arr)
     _drop_nan(nan, nan_policy, "values")
     arr = arr[~nan]
+    w = None if w is None else w[~nan]
     if arr.size == 0:
         return BootstrapCI(np.nan, np.nan, np.nan)
-    means = _resampled_means(arr, n_resamples, random_state)
-    return BootstrapCI(float(arr.mean()), *_interval(means, confidence))
+    estimate = _weighted_mean(arr, w)
+    means = _resampled_means(arr, n_resamples, random_state, w)
+    return BootstrapCI(estimate, *_interval(means, confidence))
 
 
 @validate_params(
@@ -198,7 +246,14 @@ def bootstrap_ci(
 )
 @with_references(_REFERENCES)
 def paired_bootstrap(
-    a, b, *, n_resamples=1000, confidence=0.95, nan_policy="omit", random_state=None
+    a,
+    b,
+    *,
+    n_resamples=1000,
+    confidence=0.95,
+    nan_policy="omit",
+    random_state=None,
+    sample_weight=None,
 ):
     """Paired bootstrap of the mean difference between two models' scores.
 
@@ -222,6 +277,8 @@ def paired_bootstrap(
         the call raise.
     random_state : int, RandomState instance or None, default=None
         Seed of the resampling.
+    sample_weight : array-like of shape (n_queries,), default=None
+        Query weights of the (weighted) mean difference.
 
     Returns
     -------
@@ -234,6 +291,7 @@ def paired_bootstrap(
     See Also
     --------
     bootstrap_ci : Interval of one model's mean.
+    compare : Several models, metrics, tests and corrections at once.
 
     {references}
 
@@ -254,13 +312,16 @@ def paired_bootstrap(
             f"a and b must hold one value per query for the same queries, got "
             f"{a_arr.size} and {b_arr.size} values."
         )
+    w = _as_weights(sample_weight, a_arr.size)
     nan = np.isnan(a_arr) | np.isnan(b_arr)
     _drop_nan(nan, nan_policy, "a or b")
     diff = a_arr[~nan] - b_arr[~nan]
+    w = None if w is None else w[~nan]
     if diff.size == 0:
         return PairedBootstrap(np.nan, np.nan, np.nan, np.nan)
-    means = _resampled_means(diff, n_resamples, random_state)
-    observed = float(diff.mean())
+    observed = _weighted_mean(diff, w)
+    means = _resampled_means(diff, n_resamples, random_state, w)
+    means = means[~np.isnan(means)]
     if observed == 0.0:
         p_value = 1.0
     else:

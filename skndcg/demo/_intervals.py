@@ -1,0 +1,82 @@
+"""Hold-out intervals over queries and over users, and paired differences.
+
+A query is one user in one month, so the queries of one user are not
+independent draws: resampling whole users (a cluster bootstrap) gives the
+interval for "other users like these", resampling queries the interval for
+"other months of these users". Both come from
+:func:`skndcg.evaluation.compare`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..evaluation import compare
+
+
+def holdout_intervals(
+    reports, users, *, metrics, ranker, n_resamples, confidence, random_state
+):
+    """Every hold-out number with a query and a user interval.
+
+    ``reports`` maps a model name to its :func:`~skndcg.metrics.ranking_report`
+    on the hold-out (the same queries), ``users`` maps a query id to its user.
+    Returns one row per (model, metric), and one row per (``ranker -
+    baseline``, metric) for the paired differences: ``low`` and ``high``
+    resample queries, ``user_low`` and ``user_high`` resample users, and the
+    p-values (paired bootstrap over users) are Holm-adjusted over every
+    comparison made.
+    """
+    common = {
+        "baseline": ranker,
+        "metrics": list(metrics),
+        "test": "paired_bootstrap",
+        "correction": "holm",
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "random_state": random_state,
+    }
+    by_query = compare(reports, **common).to_frame()
+    by_user = compare(reports, cluster=users, **common).to_frame()
+    key = ["model", "metric"]
+    merged = by_query.merge(by_user, on=key, suffixes=("", "_user"))
+    values = pd.DataFrame(
+        {
+            "model": merged["model"],
+            "metric": merged["metric"],
+            "value": merged["mean"],
+            "low": merged["low"],
+            "high": merged["high"],
+            "user_low": merged["low_user"],
+            "user_high": merged["high_user"],
+        }
+    )
+    # compare gives model - baseline; the demo reports ranker - model.
+    pairs = merged[merged["model"] != ranker]
+    diffs = pd.DataFrame(
+        {
+            "model": [f"{ranker} - {m}" for m in pairs["model"]],
+            "metric": pairs["metric"].to_numpy(),
+            "value": -pairs["diff"].to_numpy(),
+            "low": -pairs["diff_high"].to_numpy(),
+            "high": -pairs["diff_low"].to_numpy(),
+            "user_low": -pairs["diff_high_user"].to_numpy(),
+            "user_high": -pairs["diff_low_user"].to_numpy(),
+            "p_value": pairs["p_value_user"].to_numpy(),
+            "p_adjusted": pairs["p_adjusted_user"].to_numpy(),
+        }
+    )
+    return pd.concat([values, diffs], ignore_index=True)
+
+
+def metric_curves(reports, ks, *, ranker, n_resamples, confidence, random_state):
+    """Comparison of NDCG@k for every k (means and query-bootstrap intervals)."""
+    return compare(
+        reports,
+        baseline=ranker,
+        metrics=[f"ndcg@{k}" for k in ks],
+        correction=None,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )

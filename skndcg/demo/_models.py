@@ -1,0 +1,156 @@
+"""The demo's models: the tuned LightGBM ranker and the baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import grouped_ranking_scores, make_ranking_scorer, ranking_report
+
+METRICS = ("ndcg@5", "ndcg@10", "map@10")
+#: AP@10 divided by min(10, R): the best ranking scores 1 whatever R.
+METRIC_OPTIONS = {"ap_denominator": "min_k_relevant"}
+REFIT = "ndcg@10"
+RANKER = "LGBMRanker (tuned)"
+RANDOM_EXPECTED = "random (expected)"
+RANDOM_DRAW = "random (one draw)"
+#: Baseline name -> feature column whose value is the score (None: random).
+BASELINES = {
+    RANDOM_EXPECTED: None,
+    RANDOM_DRAW: None,
+    "popularity": "item_log_ratings",
+    "popularity (30 days)": "item_log_30d",
+    "item mean": "item_mean_rating",
+}
+ID_COLUMNS = ["window_start", "user_id", "item_id"]
+_STEPS = 2  # integer codes per rating point: half stars
+
+
+def rating_codes(y):
+    """Integer codes of half-star relevance labels and their linear gains.
+
+    LightGBM's lambdarank only takes integer labels; ``label_gain[code]`` is
+    the gain of a code. Coding a rating ``r`` as ``2 r`` with
+    ``label_gain[c] = c / 2`` makes the training gain equal to the reported
+    (linear) gain, the rating itself.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    codes = np.rint(y * _STEPS)
+    bad = np.flatnonzero((codes != y * _STEPS) | (y < 0))
+    if bad.size:
+        raise ValueError(
+            f"relevance label {float(y[bad[0]])!r} is not a non-negative multiple of "
+            f"{1 / _STEPS}; the demo's ranker needs half-star ratings."
+        )
+    n_codes = int(codes.max(initial=0)) + 1
+    return codes.astype(np.int64), [c / _STEPS for c in range(max(n_codes, 2))]
+
+
+def build_search(cv, label_gain, *, quick, random_state):
+    """GridSearchCV over QueryRanker(Pipeline([drop ids, LGBMRanker]))."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    from ..ranker import QueryRanker
+
+    try:
+        import lightgbm as lgb
+    except ImportError as exc:
+        raise ImportError(
+            "the demo's ranker needs LightGBM: pip install 'skndcg[lightgbm]'"
+        ) from exc
+
+    drop_ids = ColumnTransformer(
+        [("ids", "drop", ID_COLUMNS)],
+        remainder="passthrough",
+        verbose_feature_names_out=False,
+    ).set_output(transform="pandas")
+    # One thread: on two busy cores LightGBM's OpenMP threads mostly wait for
+    # each other, and a single thread is several times faster.
+    ranker = lgb.LGBMRanker(
+        n_estimators=40 if quick else 60,
+        learning_rate=0.1,
+        max_bin=63,
+        min_child_samples=50,
+        label_gain=label_gain,
+        n_jobs=1,
+        random_state=random_state,
+        verbose=-1,
+    )
+    model = QueryRanker(Pipeline([("drop_ids", drop_ids), ("rank", ranker)]))
+    # Two candidates keep both sampling modes within a minute on two cores.
+    grid = {"estimator__rank__num_leaves": [7, 15] if quick else [7, 31]}
+    return GridSearchCV(
+        model,
+        grid,
+        scoring=make_ranking_scorer(list(METRICS), **METRIC_OPTIONS),
+        refit=REFIT,
+        cv=cv,
+        error_score="raise",
+    )
+
+
+def baseline_scores(X, random_state):
+    """Scores of every baseline on the rows of ``X`` (dict name -> array).
+
+    ``random (expected)`` gives every row the same score: with the metrics'
+    ``ties="average"`` that is the exact expectation over random orders.
+    """
+    rng = np.random.default_rng(random_state)
+    out = {}
+    for name, column in BASELINES.items():
+        if name == RANDOM_EXPECTED:
+            out[name] = np.zeros(len(X))
+        elif column is None:
+            out[name] = rng.random(len(X))
+        else:
+            out[name] = X[column].to_numpy(dtype=np.float64)
+    return out
+
+
+def fold_table(search, cv, X, y, random_state):
+    """Per-fold scores of every model on the CV test folds (long format).
+
+    The tuned ranker's numbers are those GridSearchCV recorded for the
+    chosen parameters (on the label codes: linear gain is scale-free, so they
+    equal the scores on the ratings); the baselines are scored on the same
+    test rows.
+    """
+    rows = []
+    best = search.best_index_
+    res = search.cv_results_
+    qid = X["qid"].to_numpy()
+    for fold, (_, test) in enumerate(cv.split(X)):
+        for name, score in baseline_scores(X.iloc[test], random_state + fold).items():
+            values = grouped_ranking_scores(
+                y[test], score, qid[test], list(METRICS), **METRIC_OPTIONS
+            )
+            rows += [(name, fold, m, v) for m, v in values.items()]
+        for m in METRICS:
+            rows.append((RANKER, fold, m, float(res[f"split{fold}_test_{m}"][best])))
+    return pd.DataFrame(rows, columns=["model", "fold", "metric", "value"])
+
+
+def strongest_baseline(folds):
+    """The baseline with the best CV mean of REFIT (chosen before the hold-out)."""
+    cv = folds[(folds["metric"] == REFIT) & (folds["model"] != RANKER)]
+    means = cv.groupby("model", sort=False)["value"].mean()
+    return str(means.idxmax()), float(means.max())
+
+
+def holdout_scores(search, X, random_state):
+    """Scores on the hold-out for every model: dict name -> score array."""
+    scores = baseline_scores(X, random_state + 1000)
+    scores[RANKER] = np.asarray(search.best_estimator_.predict(X), dtype=np.float64)
+    return scores
+
+
+def per_query(scores, X, y, ks=range(1, 21)):
+    """ranking_report of every model: one row per hold-out query."""
+    metrics = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in ks)]))
+    qid = X["qid"].to_numpy()
+    return {
+        name: ranking_report(y, s, qid, metrics=metrics, **METRIC_OPTIONS)
+        for name, s in scores.items()
+    }

@@ -1,0 +1,331 @@
+"""Compare several rankers on the same queries: :func:`compare`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import ranking_report
+from ..utils._docstrings import with_references
+from ._comparison import Comparison
+from ._engine import run
+from ._inputs import gather
+from ._stats import CORRECTIONS, TESTS
+
+_REFERENCES = """
+    References
+    ----------
+    .. [1] B. Efron and R. Tibshirani, "An Introduction to the Bootstrap", Chapman &
+       Hall, 1993 (percentile and BCa intervals).
+    .. [2] M. D. Smucker, J. Allan and B. Carterette, "A comparison of statistical
+       significance tests for information retrieval evaluation", CIKM 2007.
+    .. [3] S. Holm, "A simple sequentially rejective multiple test procedure",
+       Scandinavian Journal of Statistics 6(2), 1979.
+    .. [4] Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate",
+       JRSS B 57(1), 1995; Y. Benjamini and D. Yekutieli, "False discovery
+       rate-adjusted multiple confidence intervals for selected parameters",
+       JASA 100(469), 2005.
+    .. [5] A. C. Cameron and D. L. Miller, "A practitioner's guide to
+       cluster-robust inference", Journal of Human Resources 50(2), 2015.
+"""
+
+
+def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}.")
+    if correction is not None and correction not in CORRECTIONS:
+        raise ValueError(
+            f"correction must be one of {list(CORRECTIONS)} or None, got "
+            f"{correction!r}."
+        )
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, Real)
+        or not 0 < confidence < 1
+    ):
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
+        )
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, Integral)
+        or n_resamples < 1
+    ):
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    if interval not in ("percentile", "bca"):
+        raise ValueError(f"interval must be 'percentile' or 'bca', got {interval!r}.")
+    if nan_policy not in ("omit", "raise"):
+        raise ValueError(f"nan_policy must be 'omit' or 'raise', got {nan_policy!r}.")
+
+
+@with_references(_REFERENCES)
+def compare(
+    scores,
+    *,
+    baseline=None,
+    metrics=None,
+    test="paired_bootstrap",
+    correction="holm",
+    confidence=0.95,
+    n_resamples=10_000,
+    interval="percentile",
+    sample_weight=None,
+    cluster=None,
+    nan_policy="omit",
+    random_state=None,
+):
+    """Compare two or more models scored on the same queries.
+
+    Every model's mean of every metric gets a bootstrap interval; every model
+    is compared with ``baseline`` (or every pair of models with each other
+    when ``baseline=None``) on the per-query differences, which are paired:
+    both models answer the same queries, so the variation between easy and
+    hard queries cancels out. Each comparison gets the mean difference, its
+    interval, the relative lift and its interval, a p-value from ``test``,
+    the p-value adjusted by ``correction`` over all (comparison, metric)
+    pairs, and win / tie / loss counts.
+
+    Parameters
+    ----------
+    scores : mapping or pandas.DataFrame
+        Per-query values: a mapping ``{model name: DataFrame}`` of
+        :func:`~skndcg.metrics.ranking_report` frames (columns ``qid`` and
+        the metrics), or one long DataFrame with columns ``model``, ``qid``
+        and the metrics (such as :func:`cross_val_ranking_report` frames with
+        a ``model`` column). Every model must cover the same queries, once.
+    baseline : object, default=None
+        Name of the model to compare every other one with; ``None`` compares
+        every pair.
+    metrics : str or list of str, default=None
+        Metric columns to compare; ``None`` takes every numeric column the
+        models share except bookkeeping ones (``qid``, ``n_items``,
+        ``n_relevant``, ``weight``, ``skipped``, ``fold``, ...) and the
+        ``dcg@k`` / ``idcg@k`` columns a report adds behind ``ndcg@k``.
+    test : {"paired_bootstrap", "randomization", "t", "wilcoxon"}, \
+default="paired_bootstrap"
+        Test of "no difference in mean":
+
+        - ``"paired_bootstrap"``: twice the share of bootstrap mean
+          differences on the far side of zero;
+        - ``"randomization"``: two-sided sign-flip (permutation) test on the
+          paired differences; exact (every sign vector) when
+          ``2 ** n_units <= n_resamples``;
+        - ``"t"``: paired t-test (cluster-robust with ``cluster``, weighted
+          with ``sample_weight``);
+        - ``"wilcoxon"``: signed-rank test of the per-unit differences; it
+          has no weighted form, so ``sample_weight`` is refused.
+    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+        Multiple-comparison correction over every (comparison, metric) pair
+        made. The corrected intervals of the differences are Bonferroni
+        intervals for ``"holm"`` and ``"bonferroni"`` and false coverage rate
+        intervals (Benjamini & Yekutieli, 2005) for ``"fdr_bh"``.
+    confidence : float in (0, 1), default=0.95
+        Coverage of the intervals; ``1 - confidence`` is the significance
+        level of the markers.
+    n_resamples : int >= 1, default=10_000
+        Bootstrap resamples (and random sign vectors of the randomization
+        test).
+    interval : {"percentile", "bca"}, default="percentile"
+        Percentile or bias-corrected and accelerated bootstrap intervals.
+    sample_weight : str, array-like of shape (n_queries,) or mapping, \
+default=None
+        Query weights used in every mean, interval and test: a column name
+        of the scores (``"weight"`` for reports made with ``sample_weight``),
+        one value per query in the order of the first model's rows, or a
+        mapping from query id to weight. The weighted means equal the
+        ``grouped_*_score`` functions with the same weights.
+    cluster : str, array-like of shape (n_queries,) or mapping, default=None
+        Cluster of every query (for example the user behind user-by-month
+        queries), given like ``sample_weight``. The bootstrap then resamples
+        whole clusters and the tests treat clusters as the independent units,
+        which widens the intervals when queries of a cluster are correlated.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A NaN value (a query the metric skipped, for example because nothing
+        in it is relevant) leaves that query out of that metric for every
+        model (``"omit"``, as the grouped metrics do) or raises.
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seed of the resampling.
+
+    Returns
+    -------
+    comparison : Comparison
+        Read with :meth:`Comparison.to_frame`; print with
+        :meth:`Comparison.to_markdown`, :meth:`Comparison.to_latex` or
+        :meth:`Comparison.to_json`.
+
+    See Also
+    --------
+    compare_scores : The same from labels and each model's scores.
+    cross_val_ranking_report : Out-of-fold per-query values to compare.
+
+    Notes
+    -----
+    All resampled means come from matrix products of bootstrap count
+    matrices with per-query sums, so many models, metrics and queries cost
+    little more than one. With ``cluster``, a query's weight counts inside
+    its cluster and the clusters are resampled.
+
+    {references}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from skndcg.evaluation import compare
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.random(200)
+    >>> scores = pd.DataFrame({
+    ...     "model": ["bm25"] * 200 + ["ltr"] * 200,
+    ...     "qid": np.tile(np.arange(200), 2),
+    ...     "ndcg@10": np.r_[base, np.clip(base + 0.05, 0, 1)],
+    ... })
+    >>> cmp = compare(scores, baseline="bm25", n_resamples=2000, random_state=0)
+    >>> row = cmp.to_frame().set_index("model").loc["ltr"]
+    >>> bool(row["diff"] > 0), bool(row["significant"]), int(row["wins"]) > 150
+    (True, True, True)
+    """
+    _check_options(test, correction, confidence, n_resamples, interval, nan_policy)
+    s = gather(scores, metrics, sample_weight, cluster, nan_policy)
+    if baseline is not None and baseline not in s.models:
+        raise ValueError(f"baseline={baseline!r} is not one of the models {s.models}.")
+    if test == "wilcoxon" and sample_weight is not None:
+        raise ValueError(
+            "test='wilcoxon' has no weighted form; with sample_weight use "
+            "test='paired_bootstrap', 'randomization' or 't'."
+        )
+    result = run(
+        s,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        interval=interval,
+        random_state=random_state,
+    )
+    return Comparison(
+        s,
+        result,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        confidence=float(confidence),
+        interval=interval,
+        n_resamples=int(n_resamples),
+        clustered=cluster is not None,
+        weighted=sample_weight is not None,
+    )
+
+
+def compare_scores(
+    y_true,
+    y_scores,
+    qid,
+    *,
+    metrics=("ndcg@10",),
+    baseline=None,
+    sample_weight=None,
+    cluster=None,
+    metric_options=None,
+    **compare_options,
+):
+    """Compare models from the labels, the query ids and each model's scores.
+
+    Shortcut for :func:`~skndcg.metrics.ranking_report` on every model
+    followed by :func:`compare`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Relevance labels.
+    y_scores : mapping
+        ``{model name: y_score}``, one score per row for each model.
+    qid : array-like of shape (n_samples,)
+        Query id of every row.
+    metrics : str or list of str, default=("ndcg@10",)
+        Metric names, as in :func:`~skndcg.metrics.ranking_report`.
+    baseline : object, default=None
+        As in :func:`compare`.
+    sample_weight : array-like of shape (n_samples,) or mapping, default=None
+        Query weights, as the metric functions take them (one per row,
+        constant within a query, or a mapping from query id).
+    cluster : array-like of shape (n_samples,) or mapping, default=None
+        Cluster of every row (constant within a query), or a mapping from
+        query id to cluster.
+    metric_options : dict, default=None
+        Options of :func:`~skndcg.metrics.ranking_report` (``gain``,
+        ``ties``, ``convention``, ...).
+    **compare_options : dict
+        Options of :func:`compare` (``test``, ``correction``,
+        ``n_resamples``, ``random_state``, ...).
+
+    Returns
+    -------
+    comparison : Comparison
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import compare_scores
+    >>> y = [3, 2, 0, 1, 0, 2, 1, 0]
+    >>> qid = [1, 1, 1, 2, 2, 3, 3, 3]
+    >>> cmp = compare_scores(y, {"ltr": [3, 2, 1, 2, 1, 3, 2, 1],
+    ...                          "random": [1, 3, 2, 1, 2, 2, 1, 3]}, qid,
+    ...                      baseline="random", n_resamples=500, random_state=0)
+    >>> cmp.to_frame()[["model", "mean"]].round(3)
+        model   mean
+    0     ltr  1.000
+    1  random  0.707
+    """
+    if not isinstance(y_scores, Mapping) or len(y_scores) < 2:
+        raise ValueError(
+            "y_scores must be a mapping {model name: y_score} of at least two "
+            f"models, got {type(y_scores).__name__}"
+            + (
+                f" with {len(y_scores)} model(s)."
+                if isinstance(y_scores, Mapping)
+                else "."
+            )
+        )
+    options = dict(metric_options or {})
+    reports = {
+        name: ranking_report(
+            y_true, score, qid, metrics=metrics, sample_weight=sample_weight, **options
+        )
+        for name, score in y_scores.items()
+    }
+    weights = "weight" if sample_weight is not None else None
+    clusters = None
+    if cluster is not None:
+        clusters = _cluster_per_query(cluster, qid)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    return compare(
+        reports,
+        baseline=baseline,
+        metrics=names,
+        sample_weight=weights,
+        cluster=clusters,
+        **compare_options,
+    )
+
+
+def _cluster_per_query(cluster, qid):
+    if isinstance(cluster, (Mapping, pd.Series)):
+        return cluster
+    qid, cluster = np.asarray(qid), np.asarray(cluster)
+    if cluster.shape != qid.shape:
+        raise ValueError(
+            f"cluster must hold one value per row ({qid.shape[0]} rows), got shape "
+            f"{cluster.shape}."
+        )
+    rows = pd.DataFrame({"qid": qid, "cluster": cluster})
+    per_q = rows.groupby("qid", sort=False)["cluster"].nunique()
+    if (per_q > 1).any():
+        bad = per_q.index[per_q > 1][:5].tolist()
+        raise ValueError(
+            f"cluster varies within the queries {bad}; give every row of a query "
+            "the same cluster."
+        )
+    return rows.drop_duplicates("qid").set_index("qid")["cluster"]

@@ -1,0 +1,398 @@
+"""The result of :func:`~skndcg.evaluation.compare` and its tables."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import numpy as np
+import pandas as pd
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text):
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+
+
+def _letters(n):
+    return [chr(ord("a") + i) if i < 26 else f"m{i}" for i in range(n)]
+
+
+class Comparison:
+    """Models compared on the same queries: means, differences, tests.
+
+    Made by :func:`compare` and :func:`compare_scores`; read it with
+    :meth:`to_frame` or print it with :meth:`to_markdown`, :meth:`to_latex`,
+    :meth:`to_json` (notebooks show it as an HTML table). Draw it with
+    :func:`~skndcg.plotting.plot_comparison`,
+    :func:`~skndcg.plotting.plot_metric_at_k` and
+    :func:`~skndcg.plotting.plot_paired`.
+
+    Parameters
+    ----------
+    scores : object
+        The checked per-query values (built by :func:`compare`, which is
+        the way to make a ``Comparison``).
+    result : dict
+        The numbers computed by :func:`compare`.
+    baseline, test, correction, confidence, interval, n_resamples : object
+        The settings of :func:`compare`.
+    clustered, weighted : bool
+        Whether ``cluster`` and ``sample_weight`` were given.
+
+    Attributes
+    ----------
+    models : list
+        Model names, in the order given.
+    metrics : list
+        Metric names.
+    baseline : object or None
+        The model every other one is compared with, or ``None`` when every
+        pair of models is compared.
+    pairs : list of tuple
+        The comparisons made, ``(model, other)``: the difference is
+        ``model - other``.
+    test, correction : str or None
+        The test behind the p-values and the multiple-comparison correction.
+    confidence : float
+        Coverage of the intervals.
+    confidence_adjusted : float
+        Coverage of the corrected intervals of the differences
+        (``diff_low_adjusted``, ``diff_high_adjusted``).
+    alpha : float
+        Significance level, ``1 - confidence``.
+    interval : str
+        ``"percentile"`` or ``"bca"``.
+    n_resamples : int
+        Bootstrap resamples drawn.
+    qids : ndarray
+        The queries, in the order of :attr:`values`.
+    values : ndarray of shape (n_models, n_queries, n_metrics)
+        Per-query values; NaN where a query does not count for a metric.
+    clustered, weighted : bool
+        Whether clusters and query weights were used.
+
+    See Also
+    --------
+    compare : Makes a comparison.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import compare_scores
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(30), 8)
+    >>> y = rng.integers(0, 3, qid.size)
+    >>> cmp = compare_scores(y, {"random": rng.random(qid.size),
+    ...                          "model": y + rng.normal(0, 1, qid.size)}, qid,
+    ...                      metrics=["ndcg@5"], baseline="random",
+    ...                      n_resamples=500, random_state=0)
+    >>> cmp
+    <Comparison of 2 models on 1 metric(s), baseline='random', ...>
+    >>> cmp.to_frame(pairs=True)[["model", "other", "significant", "wins"]]
+       model   other  significant  wins
+    0  model  random         True    23
+    >>> print(cmp.to_markdown())  # doctest: +ELLIPSIS
+    | model | ndcg@5 |
+    |:---|---:|
+    | random | 0... [0..., 0...] |
+    | model | 0... [0..., 0...]* |
+    <BLANKLINE>
+    Mean [95% percentile bootstrap ...]; * differs from random at p <= 0.05 ...
+    <BLANKLINE>
+    """
+
+    def __init__(
+        self,
+        scores,
+        result,
+        *,
+        baseline,
+        test,
+        correction,
+        confidence,
+        interval,
+        n_resamples,
+        clustered,
+        weighted,
+    ):
+        self.models = list(scores.models)
+        self.metrics = list(scores.metrics)
+        self.baseline = baseline
+        self.pairs = [(self.models[a], self.models[b]) for a, b in result["pairs"]]
+        self.test = test
+        self.correction = correction
+        self.confidence = confidence
+        self.confidence_adjusted = result["confidence_adjusted"]
+        self.alpha = 1.0 - confidence
+        self.interval = interval
+        self.n_resamples = n_resamples
+        self.qids = scores.qids
+        self.values = np.where(scores.keep[None], scores.values, np.nan)
+        self.clustered = clustered
+        self.weighted = weighted
+        self._r = result
+
+    # ------------------------------------------------------------------ frames
+    def _model_rows(self):
+        r = self._r
+        rows = []
+        for i, model in enumerate(self.models):
+            for k, metric in enumerate(self.metrics):
+                rows.append(
+                    {
+                        "model": model,
+                        "metric": metric,
+                        "n_queries": int(r["n_queries"][k]),
+                        "mean": r["means"][i, k],
+                        "low": r["low"][i, k],
+                        "high": r["high"][i, k],
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def _pair_rows(self):
+        r = self._r
+        rows = []
+        for p, (model, other) in enumerate(self.pairs):
+            for k, metric in enumerate(self.metrics):
+                row = {"model": model, "other": other, "metric": metric}
+                row["n_queries"] = int(r["n_queries"][k])
+                for key in (
+                    "diff",
+                    "diff_low",
+                    "diff_high",
+                    "diff_low_adjusted",
+                    "diff_high_adjusted",
+                    "lift",
+                    "lift_low",
+                    "lift_high",
+                    "p_value",
+                    "p_adjusted",
+                ):
+                    row[key] = r[key][p, k]
+                row["significant"] = bool(r["p_adjusted"][p, k] <= self.alpha)
+                for key in ("wins", "ties", "losses"):
+                    row[key] = int(r[key][p, k])
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_frame(self, *, pairs=False):
+        """The comparison as a DataFrame.
+
+        Parameters
+        ----------
+        pairs : bool, default=False
+            ``False``: one row per (model, metric) with ``model``, ``metric``,
+            ``n_queries``, ``mean``, ``low``, ``high`` and, when there is a
+            baseline, the comparison with it: ``baseline``, ``diff``,
+            ``diff_low``, ``diff_high``, ``diff_low_adjusted``,
+            ``diff_high_adjusted`` (interval at :attr:`confidence_adjusted`),
+            ``lift`` (relative: ``diff / baseline mean``), ``lift_low``,
+            ``lift_high``, ``p_value`` (raw), ``p_adjusted`` (after
+            :attr:`correction`), ``significant`` (``p_adjusted <= alpha``),
+            ``wins``, ``ties``, ``losses`` (queries where the model is above,
+            equal to, below the baseline); NaN on the baseline's own rows.
+            ``True``: one row per (comparison, metric), with ``model``,
+            ``other`` and the same comparison columns.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+        """
+        if pairs:
+            return self._pair_rows()
+        frame = self._model_rows()
+        if self.baseline is None:
+            return frame
+        comp = self._pair_rows().drop(columns=["n_queries"])
+        comp = comp.rename(columns={"other": "baseline"})
+        out = frame.merge(comp, on=["model", "metric"], how="left")
+        out["baseline"] = self.baseline
+        out["significant"] = out["significant"].fillna(False).astype(bool)
+        for key in ("wins", "ties", "losses"):
+            out[key] = out[key].astype("Int64")
+        return out
+
+    # ----------------------------------------------------------------- tables
+    def _cells(self, digits, latex=False):
+        """Formatted table: one row per model, one column per metric."""
+        r = self._r
+        letters = _letters(len(self.models))
+        beats = {
+            (i, k): []
+            for i in range(len(self.models))
+            for k in range(len(self.metrics))
+        }
+        sig = {}
+        for p, (a, b) in enumerate(r["pairs"]):
+            for k in range(len(self.metrics)):
+                if r["p_adjusted"][p, k] <= self.alpha:
+                    sig[a, k] = True
+                    winner, loser = (a, b) if r["diff"][p, k] > 0 else (b, a)
+                    beats[winner, k].append(letters[loser])
+        rows = []
+        for i, model in enumerate(self.models):
+            label = model if self.baseline is not None else f"({letters[i]}) {model}"
+            row = [str(label)]
+            for k in range(len(self.metrics)):
+                cell = (
+                    f"{r['means'][i, k]:.{digits}f} [{r['low'][i, k]:.{digits}f}, "
+                    f"{r['high'][i, k]:.{digits}f}]"
+                )
+                if self.baseline is not None and sig.get((i, k)):
+                    cell += "$^{*}$" if latex else "*"
+                elif self.baseline is None and beats[i, k]:
+                    mark = "".join(sorted(beats[i, k]))
+                    cell += f"$^{{{mark}}}$" if latex else f" >{mark}"
+                row.append(cell)
+            rows.append(row)
+        return ["model", *map(str, self.metrics)], rows
+
+    def _footnote(self):
+        n = len(self.pairs) * len(self.metrics)
+        n_text = f"{n} comparison" + ("" if n == 1 else "s")
+        corr = self.correction if self.correction is not None else "no"
+        unit = "clusters" if self.clustered else "queries"
+        level = f"{100 * self.confidence:g}%"
+        head = (
+            f"Mean [{level} {self.interval} bootstrap interval over {unit}, "
+            f"{self.n_resamples} resamples]"
+        )
+        nq = sorted(set(int(v) for v in self._r["n_queries"]))
+        nq_text = " or ".join(map(str, nq))
+        if self.baseline is not None:
+            mark = (
+                f"* differs from {self.baseline} at p <= {self.alpha:g} ({self.test} "
+                f"test, {corr} correction over {n_text})"
+            )
+        else:
+            mark = (
+                f">x: better than model (x) at p <= {self.alpha:g} ({self.test} "
+                f"test, {corr} correction over {n_text})"
+            )
+        return f"{head}; {mark}; {nq_text} queries."
+
+    def to_markdown(self, digits=3):
+        """A Markdown table of the means with significance markers.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals shown.
+
+        Returns
+        -------
+        text : str
+            The table, then a line that explains the markers, the test and
+            the correction.
+        """
+        header, rows = self._cells(digits)
+        lines = ["| " + " | ".join(header) + " |"]
+        lines.append("|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines) + "\n\n" + self._footnote() + "\n"
+
+    def to_latex(self, digits=3):
+        """A booktabs LaTeX table of the means with significance markers.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals shown.
+
+        Returns
+        -------
+        text : str
+            A ``tabular`` environment (needs ``\\usepackage{booktabs}``).
+        """
+        header, rows = self._cells(digits, latex=True)
+        spec = "l" + "r" * (len(header) - 1)
+        out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
+        out.append(" & ".join(_latex_escape(h) for h in header) + r" \\")
+        out.append("\\midrule")
+        for row in rows:
+            cells = [_latex_escape(row[0])] + [
+                c.replace("[", "[").replace("%", r"\%") for c in row[1:]
+            ]
+            out.append(" & ".join(cells) + r" \\")
+        out.append("\\bottomrule")
+        note = _latex_escape(self._footnote()).replace(r"\$", "$")
+        out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
+        out.append("\\end{tabular}")
+        return "\n".join(out) + "\n"
+
+    def to_json(self, **kwargs):
+        """Every number of the comparison as a JSON document.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            Passed to :func:`json.dumps` (for example ``indent=2``).
+
+        Returns
+        -------
+        text : str
+            An object with the settings (``test``, ``correction``,
+            ``confidence``, ...), ``models`` (the rows of :meth:`to_frame`)
+            and ``pairs`` (the rows of ``to_frame(pairs=True)``); NaN is
+            written as ``null``.
+        """
+
+        def records(frame):
+            frame = frame.astype(object).where(frame.notna(), None)
+            return [
+                {
+                    k: (v.item() if isinstance(v, np.generic) else v)
+                    for k, v in row.items()
+                }
+                for row in frame.to_dict(orient="records")
+            ]
+
+        doc = {
+            "models": [str(m) for m in self.models],
+            "metrics": [str(m) for m in self.metrics],
+            "baseline": None if self.baseline is None else str(self.baseline),
+            "test": self.test,
+            "correction": self.correction,
+            "confidence": self.confidence,
+            "confidence_adjusted": self.confidence_adjusted,
+            "interval": self.interval,
+            "n_resamples": self.n_resamples,
+            "model_rows": records(self._model_rows()),
+            "pair_rows": records(self._pair_rows()),
+        }
+        return json.dumps(doc, default=str, **kwargs)
+
+    def _repr_html_(self):
+        header, rows = self._cells(3)
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in rows
+        )
+        note = html.escape(self._footnote())
+        return (
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f"<p><small>{note}</small></p>"
+        )
+
+    def __repr__(self):
+        base = "all pairs" if self.baseline is None else f"baseline={self.baseline!r}"
+        return (
+            f"<Comparison of {len(self.models)} models on "
+            f"{len(self.metrics)} metric(s), {base}, test={self.test!r}, "
+            f"correction={self.correction!r}>"
+        )

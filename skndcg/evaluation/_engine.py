@@ -1,0 +1,146 @@
+"""The numbers behind :func:`compare`: means, differences, intervals, p-values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._inputs import Scores
+from ._resampling import (
+    as_generator,
+    bca_interval,
+    bootstrap_ratios,
+    jackknife_ratios,
+    percentile_interval,
+)
+from ._stats import (
+    adjust_p_values,
+    bootstrap_p_value,
+    corrected_confidence,
+    randomization_test,
+    t_test,
+    wilcoxon_test,
+)
+
+
+def _unit_sums(x, codes, n_units):
+    """Sum the rows of ``x`` (n_queries, ...) within each unit."""
+    if codes is None:
+        return x
+    out = np.zeros((n_units, *x.shape[1:]))
+    np.add.at(out, codes, x)
+    return out
+
+
+def pairs_of(models, baseline):
+    """Index pairs ``(a, b)``: each model against the baseline, or all pairs."""
+    n = len(models)
+    if baseline is not None:
+        b = models.index(baseline)
+        return [(a, b) for a in range(n) if a != b]
+    return [(a, b) for a in range(n) for b in range(a + 1, n)]
+
+
+def _interval(dist, estimate, jack, confidence, method):
+    if method == "bca":
+        return bca_interval(dist, estimate, jack, confidence)
+    return percentile_interval(dist, confidence)
+
+
+def run(
+    s: Scores,
+    *,
+    baseline,
+    test,
+    correction,
+    confidence,
+    n_resamples,
+    interval,
+    random_state,
+):
+    """All numbers of a comparison, as a dict of arrays."""
+    M, Q, K = s.values.shape
+    rng = as_generator(random_state)
+    wk = s.weights[:, None] * s.keep  # (Q, K)
+    wv = np.where(s.keep[None], s.values, 0.0) * wk[None]  # (M, Q, K)
+    n_units = Q if s.clusters is None else int(s.clusters.max()) + 1
+    num = _unit_sums(wv.transpose(1, 0, 2), s.clusters, n_units)  # (G, M, K)
+    den = _unit_sums(wk, s.clusters, n_units)  # (G, K)
+    G = num.shape[0]
+    means = num.sum(0) / den.sum(0)  # (M, K)
+
+    den_index = np.tile(np.arange(K), M)
+    dist = bootstrap_ratios(num.reshape(G, M * K), den, n_resamples, rng, den_index)
+    dist = dist.reshape(n_resamples, M, K)
+    jack = None
+    if interval == "bca":
+        jack = jackknife_ratios(num.reshape(G, M * K), den[:, den_index])
+        jack = jack.reshape(G, M, K)
+    low, high = _interval(
+        dist.reshape(n_resamples, M * K),
+        means.reshape(-1),
+        None if jack is None else jack.reshape(G, M * K),
+        confidence,
+        interval,
+    )
+
+    pairs = pairs_of(s.models, baseline)
+    a_idx = np.array([a for a, _ in pairs], dtype=np.intp)
+    b_idx = np.array([b for _, b in pairs], dtype=np.intp)
+    P = len(pairs)
+    diff = means[a_idx] - means[b_idx]  # (P, K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lift = diff / means[b_idx]
+        diff_dist = (dist[:, a_idx] - dist[:, b_idx]).reshape(n_resamples, P * K)
+        lift_dist = diff_dist / dist[:, b_idx].reshape(n_resamples, P * K)
+    diff_jack = lift_jack = None
+    if jack is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diff_jack = (jack[:, a_idx] - jack[:, b_idx]).reshape(G, P * K)
+            lift_jack = diff_jack / jack[:, b_idx].reshape(G, P * K)
+    d_low, d_high = _interval(
+        diff_dist, diff.reshape(-1), diff_jack, confidence, interval
+    )
+    l_low, l_high = _interval(
+        lift_dist, lift.reshape(-1), lift_jack, confidence, interval
+    )
+
+    D = (num[:, a_idx] - num[:, b_idx]).reshape(G, P * K)
+    W = np.broadcast_to(den[:, None, :], (G, P, K)).reshape(G, P * K)
+    if test == "paired_bootstrap":
+        p = bootstrap_p_value(diff_dist, diff.reshape(-1))
+    elif test == "t":
+        p = t_test(D, W)
+    elif test == "wilcoxon":
+        p = wilcoxon_test(D, W)
+    else:
+        p = randomization_test(D, W, n_resamples, rng)
+    p_adj = adjust_p_values(p, correction)
+    conf_adj = corrected_confidence(p_adj, correction, confidence)
+    a_low, a_high = _interval(
+        diff_dist, diff.reshape(-1), diff_jack, conf_adj, interval
+    )
+
+    dv = s.values[a_idx] - s.values[b_idx]  # (P, Q, K)
+    kept = s.keep[None]
+    return {
+        "pairs": pairs,
+        "means": means,
+        "low": low.reshape(M, K),
+        "high": high.reshape(M, K),
+        "n_queries": s.keep.sum(0),
+        "n_units": (den > 0).sum(0),
+        "diff": diff,
+        "diff_low": d_low.reshape(P, K),
+        "diff_high": d_high.reshape(P, K),
+        "diff_low_adjusted": a_low.reshape(P, K),
+        "diff_high_adjusted": a_high.reshape(P, K),
+        "lift": lift,
+        "lift_low": l_low.reshape(P, K),
+        "lift_high": l_high.reshape(P, K),
+        "p_value": p.reshape(P, K),
+        "p_adjusted": p_adj.reshape(P, K),
+        "confidence_adjusted": conf_adj,
+        "wins": ((dv > 0) & kept).sum(1),
+        "ties": ((dv == 0) & kept).sum(1),
+        "losses": ((dv < 0) & kept).sum(1),
+    }

@@ -1,0 +1,261 @@
+"""Per-query scores of several models, checked and aligned for :func:`compare`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: Columns of a ranking report (or a long frame) that are not metrics.
+BOOKKEEPING = frozenset(
+    {
+        "model",
+        "qid",
+        "fold",
+        "n_items",
+        "n_relevant",
+        "n_retrieved",
+        "n_relevant_retrieved",
+        "weight",
+        "skipped",
+    }
+)
+
+
+@dataclass
+class Scores:
+    """Aligned per-query values: ``values[model, query, metric]``."""
+
+    models: list
+    qids: np.ndarray
+    metrics: list
+    values: np.ndarray
+    keep: np.ndarray  # (n_queries, n_metrics): the query counts for the metric
+    weights: np.ndarray
+    clusters: np.ndarray | None  # unit code of every query, or None
+
+
+def _examples(items, n=5):
+    items = list(items)
+    shown = ", ".join(repr(_py(x)) for x in items[:n])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
+
+
+def _py(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _frames(scores):
+    """``{model: DataFrame}`` from a mapping of reports or a long DataFrame."""
+    if isinstance(scores, pd.DataFrame):
+        for col in ("model", "qid"):
+            if col not in scores.columns:
+                raise ValueError(
+                    "scores is a DataFrame, so it must be in long format with "
+                    f"columns 'model', 'qid' and one column per metric; column "
+                    f"{col!r} is missing (columns: {list(scores.columns)})."
+                )
+        return {
+            name: frame.reset_index(drop=True)
+            for name, frame in scores.groupby("model", sort=False)
+        }
+    if isinstance(scores, Mapping):
+        out = {}
+        for name, frame in scores.items():
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(
+                    f"scores[{name!r}] must be a pandas DataFrame such as "
+                    "skndcg.metrics.ranking_report returns, got "
+                    f"{type(frame).__name__}."
+                )
+            if "qid" not in frame.columns:
+                raise ValueError(
+                    f"scores[{name!r}] has no 'qid' column (columns: "
+                    f"{list(frame.columns)}); pass ranking_report DataFrames."
+                )
+            out[name] = frame
+        return out
+    raise TypeError(
+        "scores must be a mapping {model name: ranking_report DataFrame} or a long "
+        f"DataFrame with columns 'model', 'qid' and metrics, got "
+        f"{type(scores).__name__}."
+    )
+
+
+def _default_metrics(frames, exclude):
+    first = next(iter(frames.values()))
+    cols = [
+        c
+        for c in first.columns
+        if c not in BOOKKEEPING
+        and c not in exclude
+        and all(c in f.columns for f in frames.values())
+        and pd.api.types.is_numeric_dtype(first[c])
+    ]
+    # The DCG columns a ranking report adds behind an NDCG column.
+    ndcg_ks = {c[len("ndcg@") :] for c in cols if str(c).startswith("ndcg@")}
+
+    def added(c):
+        c = str(c)
+        return c.startswith("idcg@") or (
+            c.startswith("dcg@") and c[len("dcg@") :] in ndcg_ks
+        )
+
+    cols = [c for c in cols if not added(c)]
+    if not cols:
+        raise ValueError(
+            "scores holds no metric column; pass metrics= or frames with metric "
+            f"columns (columns: {list(first.columns)})."
+        )
+    return cols
+
+
+def _per_query(spec, name, qids, first, order):
+    """Weights or cluster ids given as a column name, array or mapping."""
+    n_queries = order.size
+    if isinstance(spec, str) and spec in first.columns:
+        return first[spec].to_numpy()
+    if isinstance(spec, (Mapping, pd.Series)):
+        mapping = dict(spec.items())
+        missing = [q for q in qids if q not in mapping]
+        if missing:
+            raise ValueError(
+                f"{name} gives no value for the queries {_examples(missing)}."
+            )
+        return np.array([mapping[q] for q in qids])
+    if isinstance(spec, str):
+        raise ValueError(
+            f"{name}={spec!r} is not a column of the scores (columns: "
+            f"{list(first.columns)})."
+        )
+    arr = np.asarray(spec)
+    if arr.shape != (n_queries,):
+        raise ValueError(
+            f"{name} must hold one value per query ({n_queries} queries, in the "
+            f"order of the first model's rows), got shape {arr.shape}."
+        )
+    return arr[order]
+
+
+def _sorted(qids):
+    """Order that sorts the query ids (first-seen order when they do not sort)."""
+    try:
+        return np.argsort(qids, kind="stable")
+    except TypeError:
+        return np.arange(qids.size)
+
+
+def _check_qids(frames):
+    models = list(frames)
+    first = frames[models[0]]
+    qids = first["qid"].to_numpy()
+    index = pd.Index(qids)
+    for name, frame in frames.items():
+        q = pd.Index(frame["qid"].to_numpy())
+        if q.has_duplicates:
+            raise ValueError(
+                f"model {name!r} has several rows for the queries "
+                f"{_examples(q[q.duplicated()].unique())}; give one row per query "
+                "(for out-of-fold reports whose folds share query ids, make the id "
+                "unique, for example from the fold and the query)."
+            )
+        missing, extra = index.difference(q), q.difference(index)
+        if len(missing) or len(extra):
+            parts = []
+            if len(missing):
+                parts.append(f"lacks the queries {_examples(missing)}")
+            if len(extra):
+                parts.append(f"has queries {_examples(extra)} that the others lack")
+            raise ValueError(
+                f"models must be scored on the same queries: model {name!r} "
+                f"{' and '.join(parts)} (compared with model {models[0]!r})."
+            )
+    return qids
+
+
+def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
+    frames = _frames(scores)
+    models = list(frames)
+    if len(models) < 2:
+        raise ValueError(
+            f"compare needs the scores of at least two models, got {len(models)}"
+            + (f" ({models[0]!r})." if models else ".")
+        )
+    rows = _check_qids(frames)
+    # Queries in sorted order, so the resampling does not depend on row order.
+    order = _sorted(rows)
+    qids = rows[order]
+    first = frames[models[0]].iloc[order]
+    exclude = {c for c in (sample_weight, cluster) if isinstance(c, str)}
+    if metrics is None:
+        metrics = _default_metrics(frames, exclude)
+    else:
+        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+        if not metrics:
+            raise ValueError("metrics is empty; name at least one metric column.")
+        for name, frame in frames.items():
+            absent = [m for m in metrics if m not in frame.columns]
+            if absent:
+                raise ValueError(
+                    f"metrics {absent} are not columns of the scores of model "
+                    f"{name!r} (columns: {list(frame.columns)})."
+                )
+    n_q = qids.size
+    values = np.empty((len(models), n_q, len(metrics)))
+    for i, (name, frame) in enumerate(frames.items()):
+        aligned = frame.set_index("qid").reindex(qids)
+        for j, m in enumerate(metrics):
+            col = aligned[m]
+            if not pd.api.types.is_numeric_dtype(col):
+                raise TypeError(
+                    f"metric column {m!r} of model {name!r} is not numeric "
+                    f"(dtype {col.dtype})."
+                )
+            values[i, :, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            if np.isinf(values[i, :, j]).any():
+                bad = qids[np.isinf(values[i, :, j])]
+                raise ValueError(
+                    f"metric {m!r} of model {name!r} is infinite for the queries "
+                    f"{_examples(bad)}."
+                )
+    nan = np.isnan(values)
+    if nan.any() and nan_policy == "raise":
+        i, _, j = np.argwhere(nan)[0]
+        bad = qids[nan[i, :, j]]
+        raise ValueError(
+            f"metric {metrics[j]!r} of model {models[i]!r} is NaN for the queries "
+            f"{_examples(bad)} (for example queries the metric skipped because "
+            "nothing in them is relevant); pass nan_policy='omit' to leave such "
+            "queries out of that metric for every model."
+        )
+    keep = ~nan.any(axis=0)
+    if sample_weight is None:
+        weights = np.ones(n_q)
+    else:
+        weights = _per_query(sample_weight, "sample_weight", qids, first, order)
+        try:
+            weights = weights.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sample_weight must be numeric, got dtype {weights.dtype}."
+            ) from None
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError(
+                "sample_weight must be finite and >= 0, got values such as "
+                f"{_examples(weights[~np.isfinite(weights) | (weights < 0)])}."
+            )
+    for j, m in enumerate(metrics):
+        if not (weights[keep[:, j]] > 0).any():
+            raise ValueError(
+                f"metric {m!r} has no query left with a positive weight "
+                f"({int(keep[:, j].sum())} of {n_q} queries are not NaN)."
+            )
+    codes = None
+    if cluster is not None:
+        ids = _per_query(cluster, "cluster", qids, first, order)
+        if pd.isna(ids).any():
+            raise ValueError("cluster has missing ids; give every query a cluster.")
+        codes = pd.factorize(ids, sort=False)[0]
+    return Scores(models, qids, metrics, values, keep, weights, codes)

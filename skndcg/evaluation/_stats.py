@@ -1,0 +1,138 @@
+"""Paired tests on per-unit difference totals, and multiple-testing corrections.
+
+Each test sees, for every comparison (a column), the per-unit sums of the
+weighted differences ``D[u] = sum(w * (a - b))`` and the per-unit weight
+sums ``W[u]``; a unit is a query, or a cluster of queries. Without weights and
+clusters these are the plain per-query differences and ones, and every test
+reduces to its textbook form (checked against scipy in the tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ._resampling import sign_flip_means
+
+TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+
+
+def bootstrap_p_value(dist, observed):
+    """Twice the share of resampled differences on the far side of zero (<= 1)."""
+    out = np.full(observed.shape, np.nan)
+    for j, obs in enumerate(observed):
+        col = dist[:, j]
+        col = col[~np.isnan(col)]
+        if col.size == 0 or np.isnan(obs):
+            continue
+        if obs == 0:
+            out[j] = 1.0
+            continue
+        other = np.mean(col <= 0) if obs > 0 else np.mean(col >= 0)
+        out[j] = min(1.0, 2.0 * other)
+    return out
+
+
+def t_test(D, W):
+    """Paired t-test of the weighted mean difference, cluster-robust.
+
+    The standard error is the linearised (sandwich) one of a ratio of sums,
+    ``sqrt(G / (G - 1) * sum((D - d * W) ** 2)) / sum(W)`` with ``G`` units
+    and ``G - 1`` degrees of freedom; with one query per unit and unit
+    weights it is ``s / sqrt(n)``, the textbook paired t-test.
+    """
+    # Units without weight for a comparison (every query NaN there) do not count.
+    n_units = (W > 0).sum(0)
+    total = W.sum(0)
+    mean = D.sum(0) / total
+    resid = D - W * mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(n_units / (n_units - 1) * (resid**2).sum(0)) / total
+        t = mean / se
+        p = 2 * stats.t.sf(np.abs(t), n_units - 1)
+    p = np.where(se == 0, np.where(mean == 0, 1.0, 0.0), p)
+    return np.where(n_units > 1, p, np.nan)
+
+
+def wilcoxon_test(D, W):
+    """Wilcoxon signed-rank test of the per-unit mean differences ``D / W``.
+
+    Zero differences are dropped (``zero_method="wilcox"``, scipy's default);
+    a comparison whose differences are all zero gets p = 1.
+    """
+    out = np.ones(D.shape[1])
+    for j in range(D.shape[1]):
+        has = W[:, j] > 0
+        d = D[has, j] / W[has, j]
+        if np.any(d != 0):
+            out[j] = stats.wilcoxon(d).pvalue
+    return out
+
+
+def randomization_test(D, W, n_resamples, rng):
+    """Two-sided sign-flip test of the weighted mean difference.
+
+    Under "no difference" each unit's difference is as likely to have either
+    sign; the null distribution flips the signs of whole units. Every sign
+    vector is enumerated when ``2**n_units <= n_resamples`` (exact test);
+    otherwise ``n_resamples`` random ones are drawn and one is added to the
+    counts (the observed arrangement), as scipy's ``permutation_test`` does.
+    """
+    total = W.sum(0)
+    observed = D.sum(0) / total
+    null, exact = sign_flip_means(D, total, n_resamples, rng)
+    adjust = 0 if exact else 1
+    n_null = null.shape[0]
+    gamma = np.abs(1e-14 * observed)
+    less = ((null <= observed + gamma).sum(0) + adjust) / (n_null + adjust)
+    greater = ((null >= observed - gamma).sum(0) + adjust) / (n_null + adjust)
+    return np.minimum(1.0, 2.0 * np.minimum(less, greater))
+
+
+def adjust_p_values(p, method):
+    """Adjusted p-values over all non-NaN entries of ``p``.
+
+    ``holm``: step-down Bonferroni (Holm, 1979); ``bonferroni``; ``fdr_bh``:
+    Benjamini-Hochberg step-up false discovery rate (1995); ``None``: no change.
+    """
+    p = np.asarray(p, dtype=float)
+    out = p.copy()
+    if method is None:
+        return out
+    ok = ~np.isnan(p)
+    vals = p[ok]
+    m = vals.size
+    if m == 0:
+        return out
+    order = np.argsort(vals, kind="mergesort")
+    ranked = vals[order]
+    if method == "bonferroni":
+        adj = np.minimum(1.0, ranked * m)
+    elif method == "holm":
+        adj = np.minimum(1.0, np.maximum.accumulate(ranked * (m - np.arange(m))))
+    else:  # fdr_bh
+        scaled = ranked * m / np.arange(1, m + 1)
+        adj = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    back = np.empty(m)
+    back[order] = adj
+    out[ok] = back
+    return out
+
+
+def corrected_confidence(p_adjusted, method, confidence):
+    """Confidence level of the intervals that go with the corrected p-values.
+
+    Bonferroni and Holm: ``1 - alpha / m`` (Bonferroni simultaneous intervals,
+    also the usual companion of Holm). ``fdr_bh``: ``1 - R * alpha / m``, the
+    false-coverage-statement-rate intervals of Benjamini & Yekutieli (2005),
+    with ``R`` the number of rejections (at least one). ``None``: unchanged.
+    """
+    alpha = 1.0 - confidence
+    m = int(np.sum(~np.isnan(p_adjusted)))
+    if method is None or m == 0:
+        return confidence
+    if method == "fdr_bh":
+        rejected = int(np.sum(p_adjusted <= alpha))
+        return 1.0 - max(rejected, 1) * alpha / m
+    return 1.0 - alpha / m
