@@ -89,6 +89,12 @@ def test_comparison_forest_plot(cmp):
     assert ax.get_xlabel() == "difference in mean ndcg@5"
     filled = ax.collections[-2].get_offsets()
     assert len(filled) == int(pairs["significant"].sum())
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    sig = pairs["significant"].to_numpy()
+    expected = [
+        k for k, n in (("significant", sig), ("not significant", ~sig)) if n.any()
+    ]
+    assert legend == expected
     raw = plot_comparison(cmp, metric="ndcg@5", corrected=False, ax=plt.figure().gca())
     assert "uncorrected" in raw.get_title()
     every = plot_comparison(cmp)

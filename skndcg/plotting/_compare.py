@@ -177,14 +177,22 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     err = np.vstack([diff - pairs[low].to_numpy(), pairs[high].to_numpy() - diff])
     ax.errorbar(diff, y, xerr=err, fmt="none", ecolor="#1f77b4", capsize=3)
     sig = pairs["significant"].to_numpy()
-    ax.scatter(diff[sig], y[sig], color="#1f77b4", zorder=3, label="significant")
+    # Filled: significant after the correction; hollow: not. Legend only for
+    # the kinds present.
+    ax.scatter(
+        diff[sig],
+        y[sig],
+        color="#1f77b4",
+        zorder=3,
+        label="significant" if sig.any() else None,
+    )
     ax.scatter(
         diff[~sig],
         y[~sig],
         facecolor="white",
         edgecolor="#1f77b4",
         zorder=3,
-        label="not significant",
+        label="not significant" if (~sig).any() else None,
     )
     ax.axvline(0.0, color="black", linestyle="--", linewidth=1)
     labels = [
