@@ -10,7 +10,7 @@ PIP := $(PY) -m pip --disable-pip-version-check
 # torch for `make test-peers` comes from PyTorch's CPU-only index.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test test-peers test-fast test-spark bench lint format docs clean
+.PHONY: demo test test-slow test-peers test-fast test-spark bench lint format docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,12 @@ demo: $(VENV)/.installed-demo
 	$(PY) -m skndcg demo $(DEMO_ARGS)
 
 test: $(VENV)/.installed-test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# Slow statistical checks (coverage of compare()'s intervals over 1,000
+# experiments); .ci/run runs them after make test.
+test-slow: $(VENV)/.installed-test
+	$(PY) -m pytest -m slow tests $(PYTEST_ARGS)
 
 # Agreement with torchmetrics, kept out of `make test` so that it never installs
 # torch; the tests in tests/peers_torch are only collected with --peers-torch.
