@@ -210,10 +210,11 @@ def ideal_hist(y, lo, m, kk, gain_mode, ibuf, hist):
     Labels are small non-negative integers; ``hist`` (one bin per label) comes
     zeroed and is left zeroed.
     """
+    yq = y[lo : lo + m]
     top = np.int64(0)
     for i in range(m):
-        li = np.int64(y[lo + i])
-        hist[li] += 1
+        li = np.int64(yq[i])
+        hist[np.uintp(li)] += 1
         top = max(top, li)
     p = 0
     for lab in range(top, -1, -1):

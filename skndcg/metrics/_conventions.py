@@ -209,11 +209,14 @@ def _plain(v):
     return int(v) if v.is_integer() else v
 
 
-def prepare_labels(y: np.ndarray, conv: Convention, gain) -> np.ndarray:
+def prepare_labels(
+    y: np.ndarray, conv: Convention, gain, *, nonnegative: bool = False
+) -> np.ndarray:
     """Check labels (float64) against the convention; return what the kernel reads."""
     rule = conv.labels
     exp = gain == "exponential"
-    if rule == "nonnegative" and not (callable(gain) or exp) and (y < 0).any():
+    known = nonnegative  # the caller already knows the labels are >= 0
+    if rule == "nonnegative" and not (callable(gain) or exp or known) and (y < 0).any():
         first = _plain(y[np.flatnonzero(y < 0)[0]])
         hint = (
             "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"

@@ -229,7 +229,8 @@ def evaluate(
         )
     if conv.score_dtype == "float32":
         s = s.astype(np.float32).astype(np.float64)
-    y = prepare_labels(y, conv, conv.gain)
+    # Labels fit for the histogram are known to be small and >= 0.
+    y = prepare_labels(y, conv, conv.gain, nonnegative=n_hist > 0)
     if conv.gain == "exponential":
         _check_exp_labels(y)
     if callable(conv.gain) or conv.labels in ("trec_eval", "ranx"):

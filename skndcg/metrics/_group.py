@@ -310,7 +310,8 @@ def chunk_bounds(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Split the queries into contiguous chunks of about equal row counts."""
     n_groups = starts.shape[0]
     n_threads = num_threads()
-    n_chunks = max(1, min(n_groups, 32 * n_threads)) if n_threads > 1 else 1
+    # A few chunks per thread balance uneven queries; each chunk is one call.
+    n_chunks = max(1, min(n_groups, 8 * n_threads)) if n_threads > 1 else 1
     if n_chunks == 1:
         return np.array([0, n_groups], dtype=np.int64)
     cum = np.cumsum(ends - starts)

@@ -168,10 +168,13 @@ def _make(
             m = ends[g] - lo
             mr = nret[g] if NRET else m  # rows retrieved, first in the query
             # Step 1: relevant count, label sum and ideal gains of every judged row.
+            # A view indexed from 0: numba drops its negative-index handling
+            # and the loop vectorises.
+            yq = y[lo : lo + m]
             n_rel = 0
-            lsum = y[lo] - y[lo]  # the label type: integer labels sum exactly
+            lsum = yq[0] - yq[0]  # the label type: integer labels sum exactly
             for i in range(m):
-                lab = y[lo + i]
+                lab = yq[i]
                 lsum += lab
                 n_rel += np.int64(lab >= rel_thr)
             if DCG_:
@@ -187,7 +190,7 @@ def _make(
             if NRET:
                 rel_ret = 0
                 for i in range(mr):
-                    rel_ret += np.int64(y[lo + i] >= rel_thr)
+                    rel_ret += np.int64(yq[i] >= rel_thr)
             n_rel_out[g] = n_rel
             lsum_out[g] = lsum
             rel_ret_out[g] = rel_ret

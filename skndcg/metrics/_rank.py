@@ -29,7 +29,7 @@ RANK_MAX_K = 64
 GAIN_LINEAR, GAIN_EXPONENTIAL = range(2)
 
 
-@jit
+@jit(inline="always")
 def gain(label, gain_mode):
     if gain_mode == GAIN_EXPONENTIAL:
         return 2.0**label - 1.0
