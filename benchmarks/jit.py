@@ -88,9 +88,12 @@ print(json.dumps({"import": t1 - t0, "first": t3 - t2, "compiled": times,
 
 
 def _run(code, env, *args):
+    # Run outside the checkout: with ``-c`` the working folder comes first on
+    # sys.path and would shadow PYTHONPATH.
     out = subprocess.run(
         [sys.executable, "-c", code, *args],
         env=env,
+        cwd=tempfile.gettempdir(),
         capture_output=True,
         text=True,
         check=True,

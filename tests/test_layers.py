@@ -87,6 +87,7 @@ def test_scoring_alone_does_not_import_scikit_learn():
         "v = grouped_ndcg_score([1, 0, 2], [0.1, 0.2, 0.3], [7, 7, 7])\n"
         "assert 0 < v < 1, v\n"
         "assert 'sklearn' not in sys.modules\n"
+        "assert 'pandas' not in sys.modules  # numpy input needs no pandas\n"
         "import skndcg.metrics as m\n"
         "assert callable(m.make_ndcg_scorer) and 'sklearn' in sys.modules\n"
         "assert 'make_ranking_scorer' in dir(m)\n"

@@ -4,7 +4,6 @@ Every function takes one row per (query, candidate): a relevance label, a score 
 a query id of any hashable dtype, with queries of any sizes in any row order.
 """
 
-from ._beyond import catalog_coverage_score, intra_list_diversity_score
 from ._binary import (
     grouped_hit_rate_score,
     grouped_map_score,
@@ -14,27 +13,34 @@ from ._binary import (
 )
 from ._conventions import PRESETS as _PRESETS
 from ._ranking import grouped_dcg_score, grouped_ndcg_score, grouped_ranking_scores
-from ._recipes import log_frequency_weights, minmax_labels_per_query, sqrt_gain
 from ._report import ranking_report
 
 #: Names accepted by ``convention=``.
 CONVENTIONS = tuple(sorted(_PRESETS))
 
-# The scorers are built on scikit-learn, whose import costs most of this
-# package's start-up; they load on first use, so scoring alone starts fast.
-_SCORERS = ("make_ndcg_scorer", "make_ranking_scorer")
+# These load on first use, so that scoring alone starts fast: the scorers are
+# built on scikit-learn, the beyond-accuracy metrics and recipes on pandas.
+_LAZY = {
+    "make_ndcg_scorer": "_scorer",
+    "make_ranking_scorer": "_scorer",
+    "catalog_coverage_score": "_beyond",
+    "intra_list_diversity_score": "_beyond",
+    "log_frequency_weights": "_recipes",
+    "minmax_labels_per_query": "_recipes",
+    "sqrt_gain": "_recipes",
+}
 
 
 def __getattr__(name):
-    if name in _SCORERS:
-        from . import _scorer
+    if name in _LAZY:
+        import importlib
 
-        return getattr(_scorer, name)
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted({*globals(), *_SCORERS})
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 
 from . import _blocks as B
 from ._aggregate import Evaluation
@@ -44,6 +43,7 @@ from ._validate import (
     check_finite,
     check_k,  # noqa: F401  (re-exported for the scorers)
     hist_size,
+    isna,
     label_range,
     labels,
     py,
@@ -144,12 +144,14 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
         raise ValueError(
             f"doc_id has {d.shape[0]} rows but y_true has {n}; they must match."
         )
-    missing = np.asarray(pd.isna(d))
+    missing = isna(d)
     if missing.any():
         raise ValueError(
             f"doc_id has {int(missing.sum())} missing value(s) (first at row "
             f"{int(np.flatnonzero(missing)[0])}); every row needs a document id."
         )
+    import pandas as pd
+
     try:
         codes, _ = pd.factorize(d, sort=True)
     except TypeError:

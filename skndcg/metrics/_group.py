@@ -22,11 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from . import _group_kernels as GK
 from ._threads import num_threads, run_chunks
-from ._validate import PARALLEL_ROWS, as_1d, py, row_chunks
+from ._validate import PARALLEL_ROWS, as_1d, is_categorical, isna, py, row_chunks
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
@@ -191,6 +190,8 @@ def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
 
 
 def _factorized(values: np.ndarray) -> Grouping:
+    import pandas as pd
+
     try:
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:
@@ -214,7 +215,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     name : str
         Argument name used in error messages.
     """
-    if isinstance(getattr(qid, "dtype", None), pd.CategoricalDtype):
+    if is_categorical(qid):
         codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
         _check_length(name, codes.shape[0], n_rows)
         if (codes < 0).any():
@@ -250,7 +251,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         if nan.any():
             raise _missing_error(name, nan)
         return _factorized(q)
-    missing = np.asarray(pd.isna(q))
+    missing = isna(q)
     if missing.any():
         raise _missing_error(name, missing)
     return _factorized(q)

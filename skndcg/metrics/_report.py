@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..utils._docstrings import with_references
 from . import _blocks as K
@@ -147,4 +146,6 @@ def ranking_report(
             reasons[mask] = why
     reasons[ev.excluded] = "nothing retrieved"
     data["skipped"] = reasons
+    import pandas as pd  # here, not at import: scoring alone never needs it
+
     return pd.DataFrame(data)

@@ -9,9 +9,9 @@ Python value) and what was expected.
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
-import pandas as pd
 
 from ._jit import jit
 from ._threads import num_threads, run_chunks
@@ -44,10 +44,28 @@ def _missing_error(name: str, mask: np.ndarray) -> ValueError:
     )
 
 
+def is_categorical(x) -> bool:
+    """Whether ``x`` is a pandas categorical (pandas is only imported by its users)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(getattr(x, "dtype", None), pd.CategoricalDtype)
+
+
+def isna(arr: np.ndarray) -> np.ndarray:
+    """Missing values (None, NaN, pandas' NA) of an object array."""
+    import pandas as pd
+
+    return np.asarray(pd.isna(arr))
+
+
 def _from_pandas(x, name: str) -> np.ndarray:
-    if isinstance(getattr(x, "dtype", None), pd.CategoricalDtype):
+    if is_categorical(x):
         return np.asarray(x)
-    if hasattr(x, "isna") and isinstance(x.dtype, pd.api.extensions.ExtensionDtype):
+    pd = sys.modules.get("pandas")
+    if (
+        pd is not None
+        and hasattr(x, "isna")
+        and isinstance(x.dtype, pd.api.extensions.ExtensionDtype)
+    ):
         missing = np.asarray(x.isna())
         if missing.any():
             raise _missing_error(name, missing)
@@ -99,7 +117,7 @@ def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
             f"{py(arr[0])!r}); convert it to numbers explicitly."
         )
     if arr.dtype.kind == "O":
-        missing = np.asarray(pd.isna(arr))
+        missing = isna(arr)
         if missing.any():
             raise _missing_error(name, missing)
         for i, v in enumerate(arr):
