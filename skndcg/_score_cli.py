@@ -278,7 +278,7 @@ def _streamed(args, metrics):
 
 
 def _score(args):
-    from .metrics import grouped_ranking_scores, ranking_report
+    from .metrics import ranking_report
 
     metrics = list(dict.fromkeys(args.metrics))
     lowered = {m.lower(): m for m in metrics}
@@ -301,9 +301,10 @@ def _score(args):
             "query ids of the two files match?"
         )
     options = _options(args, y_score, doc_order, trec=args.qrels is not None)
-    scores = grouped_ranking_scores(y_true, y_score, qid, metrics=metrics, **options)
-    means = {m: float(scores[m]) for m in metrics}
-    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
+    # One evaluation gives the per-query rows and the means.
+    report, means = ranking_report(
+        y_true, y_score, qid, metrics=metrics, _with_means=True, **options
+    )
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None

@@ -150,6 +150,12 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
             f"doc_id has {int(missing.sum())} missing value(s) (first at row "
             f"{int(np.flatnonzero(missing)[0])}); every row needs a document id."
         )
+    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8:
+        # Integer ids order themselves: no need to rank them.
+        if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
+            pass
+        else:
+            return d.astype(np.int64)
     import pandas as pd
 
     try:

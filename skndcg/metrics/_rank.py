@@ -314,7 +314,7 @@ def order_within_queries(
     """Permutation of the grouped rows that realises a tie rule with ``"stable"``.
 
     ``rule`` is ``"reverse"`` (reverse input order), ``"docid"`` (document id
-    descending, from ``doc_rank``: each row's rank among the sorted ids),
+    descending, from ``doc_rank``: integer ids, or ranks of the sorted ids),
     ``"pessimistic"`` (lowest label first, from ``labels``: CatBoost),
     ``"quicksort"`` (ranx's order) or ``None``. Rows flagged ``unretrieved`` go
     last in their query, whatever the rule. Returns ``None`` when nothing moves.
@@ -329,7 +329,7 @@ def order_within_queries(
     if rule == "reverse":
         keys.append(-np.arange(n))
     elif rule == "docid":
-        keys.append(-doc_rank)
+        keys.append(~doc_rank)  # descending, without overflow
     elif rule == "pessimistic":
         keys.append(labels)
     elif rule == "quicksort":

@@ -30,6 +30,7 @@ def ranking_report(
     doc_id=None,
     nan_score=None,
     queries=None,
+    _with_means=False,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -148,4 +149,8 @@ def ranking_report(
     data["skipped"] = reasons
     import pandas as pd  # here, not at import: scoring alone never needs it
 
-    return pd.DataFrame(data)
+    frame = pd.DataFrame(data)
+    if _with_means:
+        means = ev.means()[: len(names)]
+        return frame, {n: float(v) for n, v in zip(names, means, strict=True)}
+    return frame
