@@ -242,9 +242,36 @@ def _csv(text):
 _STREAM_ROWS = 20_000_000
 
 
+# TREC runs larger than this are scored query by query, in bounded memory, when
+# only the means are asked for.
+_STREAM_BYTES = 1 << 30
+
+
+def _streamed_trec(args, metrics):
+    """Means and query count of a large TREC run read in batches, or None."""
+    import os
+
+    if args.per_query or args.ci:
+        return None
+    try:
+        if os.path.getsize(args.input) < _STREAM_BYTES:
+            return None
+    except OSError:
+        return None  # the in-memory reader reports the problem
+    from .streaming._trec import score_trec_run
+
+    means, counts = score_trec_run(
+        args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
+        all_judged=args.all_judged, depth=args.depth, _with_counts=True,
+    )  # fmt: skip
+    return means, counts[metrics[0]]
+
+
 def _streamed(args, metrics):
     """Means and query count of a large Parquet file read in batches, or None."""
-    if args.qrels is not None or args.per_query or args.ci or args.depth is not None:
+    if args.qrels is not None:
+        return _streamed_trec(args, metrics)
+    if args.per_query or args.ci or args.depth is not None:
         return None
     if not str(args.input).lower().endswith((".parquet", ".pq")):
         return None

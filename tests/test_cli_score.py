@@ -311,6 +311,32 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
 # ------------------------------------------------------------------ TREC runs
 
 
+def test_large_trec_runs_are_streamed_with_the_same_numbers(
+    capsys, tmp_path, monkeypatch
+):
+    from test_score_trec_eval import QRELS as HAND_QRELS
+    from test_score_trec_eval import RUN_LINES
+
+    from skndcg import _score_cli
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("\n".join(RUN_LINES) + "\n")
+    qrels.write_text(HAND_QRELS)
+    outputs = []
+    for threshold in (1, 10**15):  # streamed, then in memory
+        monkeypatch.setattr(_score_cli, "_STREAM_BYTES", threshold)
+        for extra in ([], ["--all-judged"], ["--depth", "2"]):
+            code, out, err = _run(
+                capsys, "score", run, "--qrels", qrels, "--format", "json", *extra
+            )
+            assert code == 0, err
+            outputs.append(json.loads(out))
+    streamed, in_memory = outputs[:3], outputs[3:]
+    for a, b in zip(streamed, in_memory, strict=True):
+        assert a["n_queries"] == b["n_queries"]
+        assert a["mean"] == pytest.approx(b["mean"], abs=1e-12)
+
+
 @pytest.fixture
 def trec_files(tmp_path):
     from test_score_trec_eval import QRELS as HAND_QRELS

@@ -17,7 +17,7 @@ ALLOWED = {
     "io": {"io", "metrics", "utils"},
     "_partial": {"_partial", "metrics", "utils"},
     "dask": {"dask", "_partial", "metrics", "utils"},
-    "streaming": {"streaming", "_partial", "metrics", "utils"},
+    "streaming": {"streaming", "_partial", "io", "metrics", "utils"},
     "spark": {"spark", "_partial", "metrics", "utils"},
     "plotting": {"plotting", "evaluation", "model_selection", "metrics", "utils"},
     "demo": {
