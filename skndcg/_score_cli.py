@@ -305,7 +305,7 @@ def _streamed(args, metrics):
 
 
 def _score(args):
-    from .metrics import ranking_report
+    from .metrics._report import report_with_means
 
     metrics = list(dict.fromkeys(args.metrics))
     lowered = {m.lower(): m for m in metrics}
@@ -329,9 +329,7 @@ def _score(args):
         )
     options = _options(args, y_score, doc_order, trec=args.qrels is not None)
     # One evaluation gives the per-query rows and the means.
-    report, means = ranking_report(
-        y_true, y_score, qid, metrics=metrics, _with_means=True, **options
-    )
+    report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None

@@ -30,7 +30,6 @@ def ranking_report(
     doc_id=None,
     nan_score=None,
     queries=None,
-    _with_means=False,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -80,6 +79,23 @@ def ranking_report(
     >>> report["skipped"].tolist()
     ['', 'no relevant item: ideal DCG@3 is 0']
     """
+    return report_with_means(
+        y_true, y_score, qid, metrics=metrics, gain=gain, discount=discount,
+        ties=ties, empty=empty, sample_weight=sample_weight, convention=convention,
+        rel_threshold=rel_threshold, ap_denominator=ap_denominator,
+        p_denominator=p_denominator, doc_id=doc_id, nan_score=nan_score,
+        queries=queries, with_means=False,
+    )[0]  # fmt: skip
+
+
+def report_with_means(
+    y_true, y_score, qid, *, metrics=("ndcg@10",), gain=None, discount="log2",
+    ties=None, empty=None, sample_weight=None, convention=None, rel_threshold=None,
+    ap_denominator=None, p_denominator=None, doc_id=None, nan_score=None,
+    queries=None, with_means=True,
+):  # fmt: skip
+    """:func:`ranking_report` and the means of its metrics (or None), from one
+    evaluation."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
@@ -149,8 +165,7 @@ def ranking_report(
     data["skipped"] = reasons
     import pandas as pd  # here, not at import: scoring alone never needs it
 
-    frame = pd.DataFrame(data)
-    if _with_means:
-        means = ev.means()[: len(names)]
-        return frame, {n: float(v) for n, v in zip(names, means, strict=True)}
-    return frame
+    if not with_means:
+        return pd.DataFrame(data), None
+    means = ev.means()[: len(names)]
+    return pd.DataFrame(data), {n: float(v) for n, v in zip(names, means, strict=True)}
