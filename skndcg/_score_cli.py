@@ -258,11 +258,11 @@ def _streamed_trec(args, metrics):
             return None
     except OSError:
         return None  # the in-memory reader reports the problem
-    from .streaming._trec import score_trec_run
+    from .streaming._trec import stream_trec_run
 
-    means, counts = score_trec_run(
+    means, counts = stream_trec_run(
         args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
-        all_judged=args.all_judged, depth=args.depth, _with_counts=True,
+        all_judged=args.all_judged, depth=args.depth,
     )  # fmt: skip
     return means, counts[metrics[0]]
 

@@ -75,7 +75,6 @@ def score_trec_run(
     depth=None,
     batch_lines=1 << 20,
     progress=None,
-    _with_counts=False,
     **options,
 ):
     """Means of ranking metrics of a TREC run too large for memory.
@@ -130,6 +129,17 @@ def score_trec_run(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'map': 0.25, 'p@2': 0.5}
     """
+    return stream_trec_run(
+        run, qrels, metrics, convention=convention, all_judged=all_judged,
+        depth=depth, batch_lines=batch_lines, progress=progress, **options,
+    )[0]  # fmt: skip
+
+
+def stream_trec_run(
+    run, qrels, metrics, *, convention="trec_eval", all_judged=False, depth=None,
+    batch_lines=1 << 20, progress=None, **options,
+):  # fmt: skip
+    """:func:`score_trec_run`, also returning the number of queries each mean covers."""
     names = metric_names(metrics)
     if isinstance(batch_lines, bool) or not isinstance(batch_lines, int | np.integer):
         raise TypeError(f"batch_lines must be an int >= 1, got {batch_lines!r}.")
@@ -197,8 +207,6 @@ def score_trec_run(
             "the two files match?"
         )
     means = combine(parts, names, rules, weighted=False)
-    if not _with_counts:
-        return means
     total = np.sum(np.asarray(parts, dtype=np.float64), axis=0)
     return means, {name: int(total[N_SUMS * j + 2]) for j, name in enumerate(names)}
 
