@@ -46,6 +46,7 @@ from ._validate import (
     isna,
     label_range,
     labels,
+    missing_error,
     py,
     scores,
 )
@@ -146,10 +147,7 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
         )
     missing = isna(d)
     if missing.any():
-        raise ValueError(
-            f"doc_id has {int(missing.sum())} missing value(s) (first at row "
-            f"{int(np.flatnonzero(missing)[0])}); every row needs a document id."
-        )
+        raise missing_error("doc_id", missing, "a document id")
     if d.dtype.kind in "iu" and d.dtype.itemsize <= 8:
         # Integer ids order themselves: no need to rank them.
         if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
@@ -270,7 +268,7 @@ def evaluate(
     nret = None
     if unretrieved is not None:
         missed = np.bincount(
-            grouping.query_of_rows(),
+            grouping.row_query,
             weights=unretrieved.astype(np.float64),
             minlength=grouping.n_groups,
         )

@@ -20,12 +20,21 @@ Three paths, from cheapest to dearest:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
 from . import _group_kernels as GK
 from ._threads import num_threads, run_chunks
-from ._validate import PARALLEL_ROWS, as_1d, is_categorical, isna, py, row_chunks
+from ._validate import (
+    PARALLEL_ROWS,
+    as_1d,
+    is_categorical,
+    isna,
+    missing_error,
+    py,
+    row_chunks,
+)
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
@@ -99,8 +108,9 @@ class Grouping:
             )
         return out
 
-    def query_of_rows(self) -> np.ndarray:
-        """Canonical query index of each grouped row."""
+    @cached_property
+    def row_query(self) -> np.ndarray:
+        """Canonical query index of each grouped row (computed once, then kept)."""
         order = np.argsort(self.starts, kind="stable")
         out = np.empty(int(self.sizes.sum()), dtype=np.int64)
         out[:] = np.repeat(order, self.sizes[order])
@@ -108,11 +118,7 @@ class Grouping:
 
 
 def _missing_error(name: str, mask: np.ndarray) -> ValueError:
-    first = int(np.flatnonzero(mask)[0])
-    return ValueError(
-        f"{name} has {int(mask.sum())} missing value(s) (first at row {first}); "
-        f"every row needs a query id."
-    )
+    return missing_error(name, mask, "a query id")
 
 
 def _scan(q: np.ndarray):
@@ -223,12 +229,7 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
         cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
         g = _group_int(codes.astype(np.int64))
         return replace(g, keys=cats[g.keys])
-    try:
-        q = as_1d(qid, name, allow_object=True)
-    except ValueError as exc:
-        if "missing value" in str(exc):
-            raise ValueError(str(exc).replace("a value", "a query id")) from None
-        raise
+    q = as_1d(qid, name, allow_object=True, what="a query id")
     _check_length(name, q.shape[0], n_rows)
     kind = q.dtype.kind
     if kind == "b":
@@ -296,7 +297,7 @@ def group_constant(values: np.ndarray, grouping: Grouping, name: str) -> np.ndar
     """The per-query value of a per-row array that must be constant in a query."""
     grouped = grouping.take(values)
     per_query = grouped[grouping.starts]
-    owner = grouping.query_of_rows()
+    owner = grouping.row_query
     bad = np.flatnonzero(grouped != per_query[owner])
     if bad.size:
         g = int(owner[bad[0]])

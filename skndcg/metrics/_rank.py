@@ -322,9 +322,6 @@ def order_within_queries(
     if rule not in REORDERING_RULES and unretrieved is None:
         return None
     n = s.shape[0]
-    # Each row's query, as the query's first row: sorting by it keeps every
-    # query in its own span of the grouped arrays.
-    owner = grouping.starts[grouping.query_of_rows()]
     keys = []
     if rule == "reverse":
         keys.append(-np.arange(n))
@@ -343,5 +340,8 @@ def order_within_queries(
         keys.append(unretrieved)
     if not keys:
         return None
+    # Each row's query, as the query's first row: sorting by it keeps every
+    # query in its own span of the grouped arrays.
+    owner = grouping.starts[grouping.row_query]
     # np.lexsort: the last key is the primary one. Queries keep their rows.
     return np.lexsort((np.arange(n), *keys, owner))

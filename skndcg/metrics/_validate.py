@@ -36,11 +36,13 @@ def chunk(n: int, t: int, n_chunks: int) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------ array-likes
-def _missing_error(name: str, mask: np.ndarray) -> ValueError:
+def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
+    """The error for missing entries of ``name``: how many, the first row, and
+    that every row needs ``what``."""
     first = int(np.flatnonzero(mask)[0])
     return ValueError(
         f"{name} has {int(mask.sum())} missing value(s) (first at row {first}); "
-        f"every row needs a value."
+        f"every row needs {what}."
     )
 
 
@@ -57,7 +59,7 @@ def isna(arr: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(arr))
 
 
-def _from_pandas(x, name: str) -> np.ndarray:
+def _from_pandas(x, name: str, what: str) -> np.ndarray:
     if is_categorical(x):
         return np.asarray(x)
     pd = sys.modules.get("pandas")
@@ -68,7 +70,7 @@ def _from_pandas(x, name: str) -> np.ndarray:
     ):
         missing = np.asarray(x.isna())
         if missing.any():
-            raise _missing_error(name, missing)
+            raise missing_error(name, missing, what)
     return x.to_numpy()
 
 
@@ -84,14 +86,16 @@ def _from_sequence(x) -> np.ndarray:
     return arr
 
 
-def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
+def as_1d(
+    x, name: str, *, allow_object: bool = False, what: str = "a value"
+) -> np.ndarray:
     """A 1-D numpy array of ``x`` in native byte order, refusing 2-D and empty input.
 
     Numeric arguments (``allow_object=False``) refuse strings and bytes, numeric
     or not, as scikit-learn does; ids (``allow_object=True``) keep them.
     """
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        arr = _from_pandas(x, name)
+        arr = _from_pandas(x, name, what)
     elif isinstance(x, (list, tuple)):
         arr = _from_sequence(x)
     else:
@@ -119,7 +123,7 @@ def as_1d(x, name: str, *, allow_object: bool = False) -> np.ndarray:
     if arr.dtype.kind == "O":
         missing = isna(arr)
         if missing.any():
-            raise _missing_error(name, missing)
+            raise missing_error(name, missing, what)
         for i, v in enumerate(arr):
             if isinstance(v, (str, bytes)) or not isinstance(
                 v, (numbers.Number, np.generic)
