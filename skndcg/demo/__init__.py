@@ -9,6 +9,20 @@ and compared on later queries with the strongest simple baseline, with
 intervals over queries and over users.
 """
 
-from ._run import DEFAULT_OUT, run_demo
+DEFAULT_OUT = "skndcg_demo_output"
 
 __all__ = ["DEFAULT_OUT", "run_demo"]
+
+
+def __getattr__(name):
+    # Loaded on first use, so the command line's parser does not import
+    # scikit-learn and LightGBM just to print a default folder name.
+    if name == "run_demo":
+        from ._run import run_demo
+
+        return run_demo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), "run_demo"])

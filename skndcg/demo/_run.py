@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import _data, _plots, _report
+from . import DEFAULT_OUT, _data, _plots, _report
 from ._intervals import holdout_intervals, metric_curves
 from ._models import (
     BASELINES,
@@ -24,7 +24,6 @@ from ._models import (
     strongest_baseline,
 )
 
-DEFAULT_OUT = "skndcg_demo_output"
 MODES = ("uniform", "popularity")
 _MIN_QUERIES = 40
 _CONFIDENCE = 0.95
