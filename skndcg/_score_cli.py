@@ -127,10 +127,18 @@ def _load(args):
         given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
         if given:
             raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
-        run = read_trec_run(args.input)
-        qrels = read_trec_qrels(args.qrels)
-        coded = _join.join_codes(run, qrels, depth=args.depth)
-        tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
+        from .io import _fastjoin
+
+        # Regular files are joined on their bytes; anything else (or an error
+        # to report with its file and line) goes through the DataFrame readers.
+        fast = _fastjoin.join_files(args.input, args.qrels, depth=args.depth)
+        if fast is not None:
+            coded, tag = fast
+        else:
+            run = read_trec_run(args.input)
+            qrels = read_trec_qrels(args.qrels)
+            coded = _join.join_codes(run, qrels, depth=args.depth)
+            tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
         return coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names, tag
     missing = [f"--{k}" for k, v in columns.items() if v is None]
     if missing:

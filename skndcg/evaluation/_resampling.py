@@ -23,9 +23,11 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
+
+from ..metrics._jit import jit
 
 _BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
@@ -39,7 +41,7 @@ def as_generator(random_state):
     return np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@jit(inline="always")
 def _splitmix(x):  # pragma: no cover - compiled
     z = x
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -47,7 +49,7 @@ def _splitmix(x):  # pragma: no cover - compiled
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@jit(inline="always")
 def _count_row(seed, n_units, row):  # pragma: no cover - compiled
     n = np.uint64(n_units)
     s32 = np.uint64(32)
@@ -66,13 +68,13 @@ def _count_row(seed, n_units, row):  # pragma: no cover - compiled
             i += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@jit(parallel=True)
 def _counts_parallel(seeds, n_units, out):  # pragma: no cover - compiled
     for b in prange(out.shape[0]):
         _count_row(seeds[b], n_units, out[b])
 
 
-@njit(cache=True, nogil=True)
+@jit
 def _counts_serial(seeds, n_units, out):  # pragma: no cover - compiled
     for b in range(out.shape[0]):
         _count_row(seeds[b], n_units, out[b])

@@ -6,16 +6,17 @@ strings themselves before it is used, so a collision can never change a result.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pandas as pd
+
+from ..metrics._jit import jit
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
     for i in range(out.size):
         h = _FNV_OFFSET
@@ -80,7 +81,7 @@ def mix(qid, value_bits):
         return (value_bits ^ (qid.astype(np.uint64) * _MIX)) * _FNV_PRIME
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _table_size(n):  # pragma: no cover - compiled
     size = 16
     while size < 2 * n:
@@ -88,7 +89,7 @@ def _table_size(n):  # pragma: no cover - compiled
     return size
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _slots(keys, size, table, used):  # pragma: no cover - compiled
     """Open addressing: the slot of each key; equal keys share a slot."""
     mask = np.uint64(size - 1)
@@ -105,7 +106,7 @@ def _slots(keys, size, table, used):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _repeated(keys):  # pragma: no cover - compiled
     size = _table_size(keys.size)
     table = np.empty(size, dtype=np.uint64)
@@ -120,7 +121,7 @@ def _repeated(keys):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _lookup(keys, wanted):  # pragma: no cover - compiled
     """Index of each wanted key in ``keys`` (unique), -1 when absent."""
     size = _table_size(keys.size)
@@ -156,7 +157,7 @@ def lookup(keys, wanted):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _block_repeats(order, starts, values):  # pragma: no cover - compiled
     out = np.zeros(order.size, dtype=np.bool_)
     for b in range(starts.size - 1):

@@ -123,7 +123,7 @@ def scan(path, layout):
             if name is not None and name != layout.number:
                 columns[name].append(value)
         value = text[layout.names.index(layout.number)]
-        number.append(_number(value, path, lineno, layout))
+        number.append(parse_number(value, path, lineno, layout))
     if not number:
         raise ValueError(
             f"{path} is empty: no {layout.kind} line in it (expected lines like "
@@ -132,7 +132,7 @@ def scan(path, layout):
     return build_frame(columns, layout)
 
 
-def _number(text, path, lineno, layout):
+def parse_number(text, path, lineno, layout):
     if layout.integer:
         try:
             return int(text)

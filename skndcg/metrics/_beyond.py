@@ -16,10 +16,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import prange
 
 from ._engine import _query_weights
 from ._items import item_categories_csr, item_codes, item_vectors, py
+from ._jit import jit
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 from ._validate import as_1d
 
@@ -339,7 +340,7 @@ def _mean(values: np.ndarray, weights) -> float:
     return float(np.sum(values[ok] * weights[ok]) / total)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@jit(parallel=True)
 def _ild_sets(bounds, prob, boundary, pair_both, unit, out, indptr, labels):
     for q in prange(bounds.shape[0] - 1):
         lo, hi = bounds[q], bounds[q + 1]
@@ -366,7 +367,7 @@ def _ild_sets(bounds, prob, boundary, pair_both, unit, out, indptr, labels):
         out[q] = total
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@jit(parallel=True)
 def _ild_vectors(bounds, prob, boundary, pair_both, unit, out, vectors):
     d = vectors.shape[1]
     for q in prange(bounds.shape[0] - 1):

@@ -1,0 +1,319 @@
+"""The join of a regular TREC run with its qrels, on the files' bytes.
+
+What ``skndcg score RUN --qrels QRELS`` scores: the same arrays as
+``_join.join_codes`` gives for the two files read as DataFrames, built from the
+compiled scanner's fields without a string per row. Every hash match is
+confirmed on the bytes. Whatever this path does not handle on its own (a
+document twice in a query, a hash collision, an irregular file) makes
+:func:`join_files` return None, and the caller takes the DataFrame path, which
+gives the same result or names the problem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics._jit import jit
+from . import _scan, _text
+from ._join import Coded
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_PRIME = np.uint64(1099511628211)
+_OK, _GIVE_UP = 0, 1
+
+
+@jit(inline="always")
+def _slot(key, mask):  # pragma: no cover - compiled
+    return np.int64((key * _MIX) >> np.uint64(20)) & mask
+
+
+@jit(inline="always")
+def _same(data_a, a, len_a, data_b, b, len_b):  # pragma: no cover - compiled
+    if len_a != len_b:
+        return False
+    for j in range(len_a):  # noqa: SIM110 - a loop numba compiles
+        if data_a[a + j] != data_b[b + j]:
+            return False
+    return True
+
+
+@jit(inline="always")
+def _before(data, a, len_a, b, len_b):  # pragma: no cover - compiled
+    """Whether bytes data[a:a+len_a] sort before data[b:b+len_b] (strcmp)."""
+    for j in range(min(len_a, len_b)):
+        if data[a + j] != data[b + j]:
+            return data[a + j] < data[b + j]
+    return len_a < len_b
+
+
+@jit
+def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
+    """Sort ``rows`` in place by their document ids (a stable merge sort)."""
+    m = rows.size
+    src, dst = rows, tmp[:m]
+    width, swapped = 1, False
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid, hi = min(lo + width, m), min(lo + 2 * width, m)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j < hi and (
+                    i >= mid
+                    or _before(
+                        data,
+                        start[src[j]],
+                        length[src[j]],
+                        start[src[i]],
+                        length[src[i]],
+                    )
+                ):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+        src, dst = dst, src
+        swapped = not swapped
+        width *= 2
+    if swapped:
+        rows[:] = src
+
+
+@jit
+def _run_keys(
+    order, starts, score, data, start, length, hashes
+):  # pragma: no cover - compiled
+    """(status, keys): each row's tie key, or _GIVE_UP on a repeated document.
+
+    Keys are the row numbers, permuted within each group of rows whose scores
+    tie as float32 (so also as float64) so that the key order is the docno
+    order there: ordering a tie by key, descending, is trec_eval's order.
+    """
+    n = score.size
+    keys = np.arange(n, dtype=np.int64)
+    widest = 1
+    for b in range(starts.size - 1):
+        widest = max(widest, starts[b + 1] - starts[b])
+    size = 16
+    while size < 2 * widest:
+        size *= 2
+    doc_row = np.empty(size, dtype=np.int64)
+    tie_bits = np.empty(size, dtype=np.uint32)
+    tie_count = np.empty(size, dtype=np.int64)
+    member_slot = np.empty(widest, dtype=np.int64)
+    tied = np.empty(widest, dtype=np.int64)
+    tmp = np.empty(widest, dtype=np.int64)
+    single = np.empty(1, dtype=np.float32)
+    bits = single.view(np.uint32)
+    for b in range(starts.size - 1):
+        lo, m = starts[b], starts[b + 1] - starts[b]
+        block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
+        cap = 16
+        while cap < 2 * m:
+            cap *= 2
+        mask = cap - 1
+        doc_row[:cap] = -1
+        tie_count[:cap] = 0
+        for t in range(m):
+            r = block[t]
+            # a document twice in this query: the DataFrame path decides
+            slot = _slot(hashes[r], mask)
+            while doc_row[slot] >= 0:
+                if hashes[doc_row[slot]] == hashes[r]:
+                    return _GIVE_UP, keys
+                slot = (slot + 1) & mask
+            doc_row[slot] = r
+            # ties on float32 scores (-0.0 counts as 0.0)
+            single[0] = np.float32(score[r]) + np.float32(0.0)
+            key = np.uint64(bits[0])
+            slot = _slot(key * _PRIME + np.uint64(1), mask)
+            while tie_count[slot] > 0 and tie_bits[slot] != bits[0]:
+                slot = (slot + 1) & mask
+            tie_bits[slot] = bits[0]
+            tie_count[slot] += 1
+            member_slot[t] = slot
+        n_tied = 0
+        for t in range(m):
+            if tie_count[member_slot[t]] > 1:
+                tied[n_tied] = t
+                n_tied += 1
+        if n_tied == 0:
+            continue
+        # members grouped by score, each group in row order
+        tied_now = tied[:n_tied]
+        grouped = tied_now[np.argsort(member_slot[tied_now], kind="mergesort")]
+        g = 0
+        while g < n_tied:
+            h = g
+            while h < n_tied and member_slot[grouped[h]] == member_slot[grouped[g]]:
+                h += 1
+            rows = block[grouped[g:h]]  # ascending row numbers
+            by_doc = rows.copy()
+            _sort_by_doc(by_doc, data, start, length, tmp)
+            for i in range(h - g):
+                keys[by_doc[i]] = rows[i]
+            g = h
+    return _OK, keys
+
+
+@jit
+def _depth_keep(order, starts, score, keys, depth, keep):  # pragma: no cover - compiled
+    """Clear ``keep`` past each query's ``depth`` best rows (score, then key)."""
+    for b in range(starts.size - 1):
+        lo, m = starts[b], starts[b + 1] - starts[b]
+        if m <= depth:
+            continue
+        block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
+        ranked = block[np.argsort(-score[block], kind="mergesort")]
+        i = 0
+        while i < m:  # within equal scores, the larger key first
+            j = i
+            while j < m and score[ranked[j]] == score[ranked[i]]:
+                j += 1
+            if j - i > 1:
+                run = ranked[i:j]
+                ranked[i:j] = run[np.argsort(-keys[run])]
+            i = j
+        for t in range(depth, m):
+            keep[ranked[t]] = False
+
+
+@jit
+def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
+    """Whether any document hash repeats within a query."""
+    widest = 1
+    for b in range(starts.size - 1):
+        widest = max(widest, starts[b + 1] - starts[b])
+    size = 16
+    while size < 2 * widest:
+        size *= 2
+    seen = np.empty(size, dtype=np.uint64)
+    used = np.empty(size, dtype=np.bool_)
+    for b in range(starts.size - 1):
+        lo, m = starts[b], starts[b + 1] - starts[b]
+        cap = 16
+        while cap < 2 * m:
+            cap *= 2
+        used[:cap] = False
+        for t in range(m):
+            r = order[lo + t] if order.size else lo + t
+            slot = _slot(hashes[r], cap - 1)
+            while used[slot]:
+                if seen[slot] == hashes[r]:
+                    return True
+                slot = (slot + 1) & (cap - 1)
+            used[slot] = True
+            seen[slot] = hashes[r]
+    return False
+
+
+@jit
+def _labels(
+    r_q, r_hash, keep, r_data, r_start, r_len, j_q, j_hash, rel, j_data, j_start, j_len
+):  # pragma: no cover - compiled
+    """(status, label, retrieved): each kept run row's judgment (0 when none),
+    and which judgments a kept row retrieved; matches confirmed on the bytes."""
+    cap = 16
+    while cap < 2 * j_q.size:
+        cap *= 2
+    mask = cap - 1
+    table = np.full(cap, -1, dtype=np.int64)
+    j_key = (j_hash ^ (j_q.astype(np.uint64) * _MIX)) * _PRIME
+    for i in range(j_q.size):
+        slot = _slot(j_key[i], mask)
+        while table[slot] >= 0:
+            if j_key[table[slot]] == j_key[i]:  # distinct judgments, one key
+                return _GIVE_UP, np.empty(0, np.int64), np.empty(0, np.bool_)
+            slot = (slot + 1) & mask
+        table[slot] = i
+    label = np.zeros(r_q.size, dtype=np.int64)
+    retrieved = np.zeros(j_q.size, dtype=np.bool_)
+    for r in range(r_q.size):
+        if not keep[r]:
+            continue
+        key = (r_hash[r] ^ (np.uint64(r_q[r]) * _MIX)) * _PRIME
+        slot = _slot(key, mask)
+        while table[slot] >= 0:
+            i = table[slot]
+            if j_key[i] == key:
+                if r_q[r] != j_q[i] or not _same(
+                    r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
+                ):
+                    return _GIVE_UP, label, retrieved  # a hash collision
+                label[r] = rel[i]
+                retrieved[i] = True
+                break
+            slot = (slot + 1) & mask
+    return _OK, label, retrieved
+
+
+def _blocks(codes, n_codes):
+    """(order, starts): rows grouped by code; order is empty when they already are."""
+    counts = np.bincount(codes, minlength=n_codes)
+    starts = np.zeros(n_codes + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    changes = np.count_nonzero(codes[1:] != codes[:-1])
+    if changes + 1 == np.count_nonzero(counts):  # each query in one piece
+        cuts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        starts = np.concatenate(([0], cuts, [codes.size])).astype(np.int64)
+        return np.empty(0, dtype=np.int64), starts
+    return np.argsort(codes, kind="stable").astype(np.int64), starts
+
+
+def join_files(run_path, qrels_path, *, depth=None):
+    """``(Coded, run tag)`` of a run file joined with its qrels file, or None.
+
+    None means the files need the DataFrame path (``_join.join_codes``): that
+    path gives the same arrays, or the error that names the file and line.
+    """
+    run_path = _text.check_path(run_path, "run file")
+    qrels_path = _text.check_path(qrels_path, "qrels file")
+    qrels = _scan.scan_fast(qrels_path, _text.QRELS)
+    if qrels is None:
+        return None
+    j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
+    if _check_repeats(j_order, j_starts, qrels.doc_hash):
+        return None
+    run = _scan.scan_fast(run_path, _text.RUN)
+    if run is None:
+        return None
+    order, starts = _blocks(run.qcode, len(run.names))
+    status, keys = _run_keys(
+        order, starts, run.value, run.data, run.doc_start, run.doc_len, run.doc_hash
+    )
+    if status != _OK:
+        return None
+    names = np.array(sorted(set(run.names) | set(qrels.names)), dtype=object)
+    r_q = np.searchsorted(names, run.names).astype(np.int64)[run.qcode]
+    j_q = np.searchsorted(names, qrels.names).astype(np.int64)[qrels.qcode]
+    judged = np.zeros(len(names), dtype=bool)
+    judged[j_q] = True
+    keep = judged[r_q]
+    if depth is not None:
+        _depth_keep(order, starts, run.value, keys, depth, keep)
+    del order
+    status, label, retrieved = _labels(
+        r_q, run.doc_hash, keep, run.data, run.doc_start, run.doc_len,
+        j_q, qrels.doc_hash, qrels.value, qrels.data, qrels.doc_start, qrels.doc_len,
+    )  # fmt: skip
+    if status != _OK:
+        return None
+    missing = np.flatnonzero(~retrieved)
+    rows = slice(None) if keep.all() else np.flatnonzero(keep)
+    n_kept, n_missing = len(r_q) if keep.all() else len(rows), len(missing)
+    score = run.value
+    tag = run.tag
+    del run
+    coded = Coded(
+        qid=np.concatenate([r_q[rows], j_q[missing]]),
+        names=names,
+        docs=None,
+        y_true=np.maximum(np.concatenate([label[rows], qrels.value[missing]]), 0),
+        y_score=np.concatenate([score[rows], np.full(n_missing, np.nan)]),
+        # Unretrieved rows take no rank; their keys only need to be unique.
+        doc_order=np.concatenate(
+            [keys[rows], np.arange(n_missing, dtype=np.int64) + len(keys)]
+        ),
+    )
+    assert len(coded.qid) == n_kept + n_missing
+    return coded, tag

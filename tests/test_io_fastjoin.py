@@ -1,0 +1,292 @@
+"""The byte-level run/qrels join that ``skndcg score`` uses: the same arrays as the
+DataFrame readers and join, or None (then the DataFrame path runs)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skndcg.io import _fastjoin, _scan, _text, read_trec_qrels, read_trec_run
+from skndcg.io._join import join_codes
+
+
+def _write(folder, name, text):
+    path = folder / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(path)
+
+
+def _tie_order(qid, score, keys):
+    """For every pair of rows of one query tied as float32: which key is larger."""
+    out = {}
+    single = score.astype(np.float32)
+    for i in range(len(qid)):
+        for j in range(i + 1, len(qid)):
+            if qid[i] == qid[j] and single[i] == single[j]:
+                out[(i, j)] = keys[i] > keys[j]
+    return out
+
+
+def _check_same(run_path, qrels_path, depth=None):
+    fast = _fastjoin.join_files(run_path, qrels_path, depth=depth)
+    assert fast is not None
+    coded, tag = fast
+    ref = join_codes(read_trec_run(run_path), read_trec_qrels(qrels_path), depth=depth)
+    np.testing.assert_array_equal(coded.names, ref.names)
+    np.testing.assert_array_equal(coded.qid, ref.qid)
+    np.testing.assert_array_equal(coded.y_true, ref.y_true)
+    np.testing.assert_array_equal(coded.y_score, ref.y_score)  # NaN == NaN here
+    assert coded.y_score.dtype == ref.y_score.dtype == np.float64
+    retrieved = ~np.isnan(ref.y_score)
+    got = _tie_order(
+        coded.qid[retrieved], coded.y_score[retrieved], coded.doc_order[retrieved]
+    )
+    want = _tie_order(
+        ref.qid[retrieved], ref.y_score[retrieved], ref.doc_order[retrieved]
+    )
+    assert got == want
+    # unretrieved rows: keys unique within their query
+    pairs = set(zip(coded.qid.tolist(), coded.doc_order.tolist(), strict=True))
+    assert len(pairs) == len(coded.qid)
+    assert tag == str(read_trec_run(run_path)["tag"].iloc[-1])
+    return coded
+
+
+RUN = """\
+q1 Q0 b 1 2.5 tagA
+q1 Q0 a 2 2.5 tagA
+q1 Q0 ab 3 2.5 tagA
+q1 Q0 x 4 1.0 tagA
+# a comment line
+q9 Q0 a 1 7 tagA
+
+q2\tQ0  c 1 -0 tagB extra fields
+q2 Q0 d 2 0.0 tagB\r
+q1 Q0 late 9 1e-3 tagC
+"""
+QRELS = """\
+q1 0 b 1
+q1 0 ab 2
+q1 0 c 3
+q2 0 c -1
+q2 0 d 1
+q3 0 e 1
+"""
+
+
+def test_hand_made_files_equal_the_dataframe_path(tmp_path):
+    run = _write(tmp_path, "run.txt", RUN)
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    coded = _check_same(run, qrels)
+    # q9 is not judged: dropped; q1's late row joins q1; c and e unretrieved
+    assert list(coded.names) == ["q1", "q2", "q3", "q9"]
+    assert coded.y_true.tolist() == [1, 0, 2, 0, 0, 1, 0, 3, 1]
+    # ties at 2.5: key order is the docno order (a < ab < b)
+    k = coded.doc_order
+    assert k[1] < k[2] < k[0]
+    for depth in (1, 2, 3):
+        _check_same(run, qrels, depth=depth)
+
+
+_DOC = st.text("abAB0-._", min_size=1, max_size=6)
+_SCORE = st.one_of(
+    st.sampled_from(
+        [
+            "1",
+            "1.0",
+            "-0",
+            "0",
+            ".5",
+            "5.",
+            "+2",
+            "1e3",
+            "1E-3",
+            "0.1",
+            "0.30000000000000004",
+            "123456789012345678",
+            "1.2345678901234567890123",
+            "9007199254740993",
+            "1e-30",
+            "2.5e+22",
+            "1e23",
+            "3.4028235e38",
+            "1_0",
+        ]
+    ),
+    st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+    st.integers(-5, 5).map(lambda i: f"{i / 4:.2f}"),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "10", "q1a"]), _DOC, _SCORE),
+        min_size=1,
+        max_size=30,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    judged=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "q3", "10"]), _DOC, st.integers(-1, 3)),
+        min_size=1,
+        max_size=20,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    sep=st.sampled_from([" ", "\t", "  ", " \x0b"]),
+    depth=st.sampled_from([None, 1, 2, 5]),
+)
+def test_random_files_equal_the_dataframe_path(
+    tmp_path_factory, lines, judged, sep, depth
+):
+    folder = tmp_path_factory.mktemp("fast")
+    run = _write(
+        folder,
+        "run.txt",
+        "".join(f"{q}{sep}Q0{sep}{d}{sep}0{sep}{s}{sep}t\n" for q, d, s in lines),
+    )
+    qrels = _write(
+        folder, "qrels.txt", "".join(f"{q} 0 {d} {r}\n" for q, d, r in judged)
+    )
+    _check_same(run, qrels, depth=depth)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_numbers_are_read_exactly_as_float_does(tmp_path_factory, x):
+    texts = [repr(x), f"{x:.17g}", f"{x:.6f}", f"{x:.3e}", f"{x:.15g}"]
+    texts = [t for t in texts if np.isfinite(float(t))]  # rounding can overflow
+    folder = tmp_path_factory.mktemp("num")
+    path = _write(
+        folder, "run.txt", "".join(f"q Q0 d{i} 1 {t} r\n" for i, t in enumerate(texts))
+    )
+    scanned = _scan.scan_fast(path, _text.RUN)
+    assert scanned.value.tolist() == [float(t) for t in texts]
+    assert [np.signbit(v) for v in scanned.value] == [
+        np.signbit(float(t)) for t in texts
+    ]
+
+
+def test_pieces_give_the_same_arrays_and_line_numbers(tmp_path, monkeypatch):
+    rng = np.random.default_rng(1)
+    n = 3000
+    q = rng.integers(0, 40, n)  # queries interleaved across pieces
+    lines = [
+        f"q{q[i]} Q0 d{i % 997} {i} {rng.integers(0, 50) / 8} run\n" for i in range(n)
+    ]
+    lines = [
+        ln
+        for i, ln in enumerate(lines)
+        if (q[i], i % 997) not in {(q[j], j % 997) for j in range(i)}
+    ]
+    run = _write(tmp_path, "run.txt", "".join(lines))
+    qrels = _write(
+        tmp_path,
+        "qrels.txt",
+        "".join(f"q{i % 40} 0 d{i} {i % 3}\n" for i in range(500)),
+    )
+    one = _fastjoin.join_files(run, qrels)[0]
+    monkeypatch.setattr(_scan, "_PARALLEL_BYTES", 0)
+    monkeypatch.setenv("SKNDCG_NUM_THREADS", "3")
+    with open(run, "rb") as fh:
+        assert len(_scan._pieces(np.frombuffer(fh.read(), np.uint8), 3)) == 3
+    three = _check_same(run, qrels)
+    for field in ("qid", "y_true", "y_score", "doc_order"):
+        np.testing.assert_array_equal(getattr(one, field), getattr(three, field))
+    # a bad number in the last piece is reported on its own line
+    bad = lines[:]
+    bad[-2] = bad[-2].replace(" run\n", "x run\n")
+    run = _write(tmp_path, "bad.txt", "".join(bad))
+    with pytest.raises(ValueError, match=rf"bad\.txt, line {len(bad) - 1}: the score"):
+        _fastjoin.join_files(run, qrels)
+
+
+@pytest.mark.parametrize(
+    ("run_text", "why"),
+    [
+        ("q1 Q0 d1 1 1.0 r\nq1 Q0 d1 2 0.5 r\n", "a document twice in a query"),
+        ("q1 Q0 d\u00e9 1 1.0 r\n", "non-ASCII text"),
+        ("q1 Q0 d1 1 1.0\n", "five fields"),
+        ("", "an empty file"),
+        ("# nothing\n\n", "only a comment"),
+    ],
+)
+def test_irregular_runs_take_the_dataframe_path(tmp_path, run_text, why):
+    run = _write(tmp_path, "run.txt", run_text)
+    qrels = _write(tmp_path, "qrels.txt", "q1 0 d1 1\n")
+    assert _fastjoin.join_files(run, qrels) is None, why
+
+
+@pytest.mark.parametrize(
+    "qrels_text",
+    ["q1 0 d1 1\nq1 0 d1 2\n", "q1 0 d1 1 5\n", "q1 0 d1 99999999999999999999\n"],
+)
+def test_irregular_qrels_take_the_dataframe_path(tmp_path, qrels_text):
+    run = _write(tmp_path, "run.txt", "q1 Q0 d1 1 1.0 r\n")
+    qrels = _write(tmp_path, "qrels.txt", qrels_text)
+    assert _fastjoin.join_files(run, qrels) is None
+
+
+def test_errors_of_the_number_name_file_and_line(tmp_path):
+    run = _write(tmp_path, "run.txt", "q1 Q0 d1 1 1.0 r\nq1 Q0 d2 2 nan r\n")
+    qrels = _write(tmp_path, "qrels.txt", "q1 0 d1 1\n")
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: the score 'nan' is not"):
+        _fastjoin.join_files(run, qrels)
+    qrels = _write(tmp_path, "qrels.txt", "q1 0 d1 1\n\nq1 0 d2 1.5\n")
+    with pytest.raises(ValueError, match=r"qrels\.txt, line 3: the relevance '1\.5'"):
+        _fastjoin.join_files(run, qrels)
+
+
+def test_hash_collisions_give_up_instead_of_matching(tmp_path):
+    # The kernels are given equal hashes for different documents, as a real
+    # collision would: they must give up, never join or flag the wrong rows.
+    data = np.frombuffer(b"aaXbbY", np.uint8)
+    start = np.array([0, 3], np.int64)
+    length = np.array([2, 2], np.int32)
+    same_hash = np.array([7, 7], np.uint64)
+    order = np.empty(0, np.int64)
+    starts = np.array([0, 2], np.int64)
+    status, _ = _fastjoin._run_keys(
+        order, starts, np.array([1.0, 2.0]), data, start, length, same_hash
+    )
+    assert status == _fastjoin._GIVE_UP
+    one = np.array([0], np.int64)
+    status, _, _ = _fastjoin._labels(
+        one,
+        same_hash[:1],
+        np.array([True]),
+        data,
+        start[:1],
+        length[:1],
+        one,
+        same_hash[1:],
+        np.array([3], np.int64),
+        data,
+        start[1:],
+        length[1:],
+    )
+    assert status == _fastjoin._GIVE_UP
+    # two query ids, one hash: the scanner's interning gives up too. Code 0
+    # is stored with the hash of "bb" but the bytes of "aa", as a collision
+    # between the two would leave it.
+    table = np.full(16, -1, np.int64)
+    q = [np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4, np.uint64)]
+    code, table, q_start, q_len, q_hash, n = _scan._intern(data, 3, 2, table, *q, 0)
+    assert (code, n) == (0, 1)
+    q_start[0] = 0
+    code = _scan._intern(data, 3, 2, table, q_start, q_len, q_hash, n)[0]
+    assert code == -1
+
+
+def test_score_command_uses_it_and_agrees(tmp_path, capsys):
+    from skndcg.cli import main
+
+    run = _write(tmp_path, "run.txt", RUN)
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    args = ["score", run, "--qrels", qrels, "--format", "json", "--all-judged"]
+    assert main(args) == 0
+    fast = capsys.readouterr().out
+    # the same command on a file the byte path refuses (a UTF-8 tag)
+    slow = _write(tmp_path, "slow.txt", RUN.replace("tagC", "t\u00e4g"))
+    assert _fastjoin.join_files(slow, qrels) is None
+    assert main(["score", slow, *args[2:]]) == 0
+    assert capsys.readouterr().out == fast
