@@ -247,6 +247,55 @@ def _labels(
     return _OK, label, retrieved
 
 
+@jit
+def _assemble(
+    n_names, r_q, keep, label, score, keys, j_q, rel, retrieved
+):  # pragma: no cover - compiled
+    """The joined rows grouped by query: its kept run rows in run order, then
+    its unretrieved judgments in qrels order (so no later grouping moves them)."""
+    count = np.zeros(n_names + 1, dtype=np.int64)
+    for r in range(r_q.size):
+        if keep[r]:
+            count[r_q[r] + 1] += 1
+    n_kept = count.copy()
+    for i in range(j_q.size):
+        if not retrieved[i]:
+            count[j_q[i] + 1] += 1
+    at = np.cumsum(count)  # at[q]: the first row of query q
+    n = at[-1]
+    qid = np.empty(n, dtype=np.int64)
+    y_true = np.empty(n, dtype=np.int64)
+    y_score = np.empty(n, dtype=np.float64)
+    order = np.empty(n, dtype=np.int64)
+    cursor = at[:-1].copy()
+    for r in range(r_q.size):
+        if keep[r]:
+            q = r_q[r]
+            p = cursor[q]
+            cursor[q] += 1
+            qid[p], y_true[p], y_score[p], order[p] = (
+                q,
+                max(label[r], 0),
+                score[r],
+                keys[r],
+            )
+    for q in range(n_names):
+        cursor[q] = at[q] + n_kept[q + 1]
+    for i in range(j_q.size):
+        if not retrieved[i]:
+            q = j_q[i]
+            p = cursor[q]
+            cursor[q] += 1
+            # unretrieved rows take no rank; their keys only need to be unique
+            qid[p], y_true[p], y_score[p], order[p] = (
+                q,
+                max(rel[i], 0),
+                np.nan,
+                r_q.size + i,
+            )
+    return qid, y_true, y_score, order
+
+
 def _blocks(codes, n_codes):
     """(order, starts): rows grouped by code; order is empty when they already are."""
     counts = np.bincount(codes, minlength=n_codes)
@@ -298,22 +347,8 @@ def join_files(run_path, qrels_path, *, depth=None):
     )  # fmt: skip
     if status != _OK:
         return None
-    missing = np.flatnonzero(~retrieved)
-    rows = slice(None) if keep.all() else np.flatnonzero(keep)
-    n_kept, n_missing = len(r_q) if keep.all() else len(rows), len(missing)
-    score = run.value
     tag = run.tag
-    del run
-    coded = Coded(
-        qid=np.concatenate([r_q[rows], j_q[missing]]),
-        names=names,
-        docs=None,
-        y_true=np.maximum(np.concatenate([label[rows], qrels.value[missing]]), 0),
-        y_score=np.concatenate([score[rows], np.full(n_missing, np.nan)]),
-        # Unretrieved rows take no rank; their keys only need to be unique.
-        doc_order=np.concatenate(
-            [keys[rows], np.arange(n_missing, dtype=np.int64) + len(keys)]
-        ),
+    qid, y_true, y_score, doc_order = _assemble(
+        len(names), r_q, keep, label, run.value, keys, j_q, qrels.value, retrieved
     )
-    assert len(coded.qid) == n_kept + n_missing
-    return coded, tag
+    return Coded(qid, names, None, y_true, y_score, doc_order), tag

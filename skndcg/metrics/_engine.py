@@ -267,12 +267,11 @@ def evaluate(
         y_g, s_g = y_g[perm], s_g[perm]
     nret = None
     if unretrieved is not None:
-        missed = np.bincount(
-            grouping.row_query,
-            weights=unretrieved.astype(np.float64),
-            minlength=grouping.n_groups,
-        )
-        nret = np.ascontiguousarray(grouping.sizes - missed.astype(np.int64))
+        # Each query's rows are one span of the grouped arrays.
+        before = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(unretrieved, out=before[1:])
+        missed = before[grouping.ends] - before[grouping.starts]
+        nret = np.ascontiguousarray(grouping.sizes - missed)
 
     # Steps 3 and 4: rank and score, in one compiled pass per chunk of queries.
     max_size = int(grouping.sizes.max())

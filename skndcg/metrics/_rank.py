@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
+from ._threads import run_chunks
+from ._validate import PARALLEL_ROWS, row_chunks
 
 # Queries up to this size are ranked whole by insertion sort.
 SMALL = 24
@@ -308,6 +310,29 @@ def _quicksort_orders(s, starts, ends, out):
             out[lo + i] = lo + o[i]
 
 
+@jit
+def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
+    # Chunk t of the queries: each query's rows stably sorted by (unretrieved,
+    # key), as positions in the grouped arrays.
+    n_groups = starts.shape[0]
+    for g in range(n_groups * t // n_chunks, n_groups * (t + 1) // n_chunks):
+        lo, hi = starts[g], ends[g]
+        o = np.argsort(key[lo:hi], kind="mergesort")
+        if unretrieved.shape[0]:
+            j = lo
+            for i in range(o.shape[0]):  # retrieved rows first ...
+                if not unretrieved[lo + o[i]]:
+                    out[j] = lo + o[i]
+                    j += 1
+            for i in range(o.shape[0]):  # ... then the others, each stably
+                if unretrieved[lo + o[i]]:
+                    out[j] = lo + o[i]
+                    j += 1
+        else:
+            for i in range(o.shape[0]):
+                out[lo + i] = lo + o[i]
+
+
 def order_within_queries(
     grouping, s, *, rule, doc_rank=None, unretrieved=None, labels=None
 ):
@@ -322,26 +347,32 @@ def order_within_queries(
     if rule not in REORDERING_RULES and unretrieved is None:
         return None
     n = s.shape[0]
-    keys = []
-    if rule == "reverse":
-        keys.append(-np.arange(n))
-    elif rule == "docid":
-        keys.append(~doc_rank)  # descending, without overflow
-    elif rule == "pessimistic":
-        keys.append(labels)
-    elif rule == "quicksort":
+    if rule == "quicksort":
         out = np.empty(n, dtype=np.int64)
         _quicksort_orders(s, grouping.starts, grouping.ends, out)
-        base = out
         if unretrieved is None:
-            return base
-        keys.append(np.argsort(base, kind="stable"))
-    if unretrieved is not None:
-        keys.append(unretrieved)
-    if not keys:
-        return None
-    # Each row's query, as the query's first row: sorting by it keeps every
-    # query in its own span of the grouped arrays.
-    owner = grouping.starts[grouping.row_query]
-    # np.lexsort: the last key is the primary one. Queries keep their rows.
-    return np.lexsort((np.arange(n), *keys, owner))
+            return out
+        key = np.argsort(out, kind="stable")
+    elif rule == "reverse":
+        key = -np.arange(n, dtype=np.int64)
+    elif rule == "docid":
+        key = ~np.asarray(doc_rank, dtype=np.int64)  # descending, without overflow
+    elif rule == "pessimistic":
+        key = np.asarray(labels)
+    else:
+        key = np.zeros(n, dtype=np.int64)
+    # Every query is sorted within its own span of the grouped arrays; equal
+    # keys keep their input order.
+    if n < PARALLEL_ROWS:  # numpy, so small inputs compile nothing for this
+        owner = grouping.starts[grouping.row_query]
+        keys = [key] if unretrieved is None else [key, unretrieved]
+        # np.lexsort: the last key is the primary one. Queries keep their rows.
+        return np.lexsort((np.arange(n), *keys, owner))
+    out = np.empty(n, dtype=np.int64)
+    flags = np.zeros(0, dtype=np.bool_) if unretrieved is None else unretrieved
+    n_chunks = row_chunks(n)
+    run_chunks(
+        _key_orders, n_chunks, n_chunks, grouping.starts, grouping.ends,
+        np.ascontiguousarray(key), np.ascontiguousarray(flags, dtype=np.bool_), out,
+    )  # fmt: skip
+    return out
