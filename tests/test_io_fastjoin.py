@@ -248,28 +248,24 @@ def test_hash_collisions_give_up_instead_of_matching(tmp_path):
     start = np.array([0, 3], np.int64)
     length = np.array([2, 2], np.int32)
     same_hash = np.array([7, 7], np.uint64)
-    order = np.empty(0, np.int64)
-    starts = np.array([0, 2], np.int64)
-    status, _ = _fastjoin._run_keys(
-        order, starts, np.array([1.0, 2.0]), data, start, length, same_hash
-    )
-    assert status == _fastjoin._GIVE_UP
-    one = np.array([0], np.int64)
-    status, _, _ = _fastjoin._labels(
-        one,
-        same_hash[:1],
-        np.array([True]),
-        data,
-        start[:1],
-        length[:1],
-        one,
-        same_hash[1:],
-        np.array([3], np.int64),
-        data,
-        start[1:],
-        length[1:],
-    )
-    assert status == _fastjoin._GIVE_UP
+    none = np.empty(0, np.int64)
+
+    def join(run_rows, judged_rows, with_judgments):
+        r, j = np.array(run_rows), np.array(judged_rows)
+        return _fastjoin._join_blocks(
+            none, np.array([0, len(r)]), np.arange(len(r), dtype=float), data,
+            start[r], length[r], same_hash[r], np.array([0 if with_judgments else -1]),
+            none, np.array([0, len(j)]), data, start[j], length[j], same_hash[j],
+            np.ones(len(j), np.int64),
+        )  # fmt: skip
+
+    # two documents of one query share a hash
+    assert join([0, 1], [0], False)[0] == _fastjoin._GIVE_UP
+    # a judgment shares the hash of a different retrieved document
+    assert join([0], [1], True)[0] == _fastjoin._GIVE_UP
+    # the same document: joined
+    status, _, label, match = join([0], [0], True)
+    assert (status, label.tolist(), match.tolist()) == (_fastjoin._OK, [1], [0])
     # two query ids, one hash: the scanner's interning gives up too. Code 0
     # is stored with the hash of "bb" but the bytes of "aa", as a collision
     # between the two would leave it.

@@ -80,17 +80,24 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
 
 
 @jit
-def _run_keys(
-    order, starts, score, data, start, length, hashes
-):  # pragma: no cover - compiled
-    """(status, keys): each row's tie key, or _GIVE_UP on a repeated document.
+def _join_blocks(
+    order, starts, score, r_data, r_start, r_len, r_hash,
+    r2j, j_order, j_starts, j_data, j_start, j_len, j_hash, rel,
+):  # pragma: no cover - compiled  # fmt: skip
+    """(status, keys, label, match), query by query; _GIVE_UP on a repeated
+    document or a hash collision.
 
-    Keys are the row numbers, permuted within each group of rows whose scores
+    ``keys``: the row numbers, permuted within each group of rows whose scores
     tie as float32 (so also as float64) so that the key order is the docno
     order there: ordering a tie by key, descending, is trec_eval's order.
+    ``label``: each run row's judgment (0 when none); ``match``: the run row
+    of each judgment (-1 when the run did not return it). Block ``b`` holds the
+    rows of run query ``b``, whose judgments are qrels block ``r2j[b]``.
     """
     n = score.size
     keys = np.arange(n, dtype=np.int64)
+    label = np.zeros(n, dtype=np.int64)
+    match = np.full(j_hash.size, -1, dtype=np.int64)
     widest = 1
     for b in range(starts.size - 1):
         widest = max(widest, starts[b + 1] - starts[b])
@@ -117,21 +124,37 @@ def _run_keys(
         for t in range(m):
             r = block[t]
             # a document twice in this query: the DataFrame path decides
-            slot = _slot(hashes[r], mask)
+            slot = _slot(r_hash[r], mask)
             while doc_row[slot] >= 0:
-                if hashes[doc_row[slot]] == hashes[r]:
-                    return _GIVE_UP, keys
+                if r_hash[doc_row[slot]] == r_hash[r]:
+                    return _GIVE_UP, keys, label, match
                 slot = (slot + 1) & mask
             doc_row[slot] = r
             # ties on float32 scores (-0.0 counts as 0.0)
             single[0] = np.float32(score[r]) + np.float32(0.0)
-            key = np.uint64(bits[0])
-            slot = _slot(key * _PRIME + np.uint64(1), mask)
+            slot = _slot(np.uint64(bits[0]) * _PRIME + np.uint64(1), mask)
             while tie_count[slot] > 0 and tie_bits[slot] != bits[0]:
                 slot = (slot + 1) & mask
             tie_bits[slot] = bits[0]
             tie_count[slot] += 1
             member_slot[t] = slot
+        # the judgments of this query, looked up among its documents
+        jb = r2j[b]
+        if jb >= 0:
+            for u in range(j_starts[jb], j_starts[jb + 1]):
+                i = j_order[u] if j_order.size else u
+                slot = _slot(j_hash[i], mask)
+                while doc_row[slot] >= 0:
+                    r = doc_row[slot]
+                    if r_hash[r] == j_hash[i]:
+                        if not _same(
+                            r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
+                        ):
+                            return _GIVE_UP, keys, label, match  # a collision
+                        label[r] = rel[i]
+                        match[i] = r
+                        break
+                    slot = (slot + 1) & mask
         n_tied = 0
         for t in range(m):
             if tie_count[member_slot[t]] > 1:
@@ -149,11 +172,11 @@ def _run_keys(
                 h += 1
             rows = block[grouped[g:h]]  # ascending row numbers
             by_doc = rows.copy()
-            _sort_by_doc(by_doc, data, start, length, tmp)
+            _sort_by_doc(by_doc, r_data, r_start, r_len, tmp)
             for i in range(h - g):
                 keys[by_doc[i]] = rows[i]
             g = h
-    return _OK, keys
+    return _OK, keys, label, match
 
 
 @jit
@@ -208,46 +231,6 @@ def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
 
 
 @jit
-def _labels(
-    r_q, r_hash, keep, r_data, r_start, r_len, j_q, j_hash, rel, j_data, j_start, j_len
-):  # pragma: no cover - compiled
-    """(status, label, retrieved): each kept run row's judgment (0 when none),
-    and which judgments a kept row retrieved; matches confirmed on the bytes."""
-    cap = 16
-    while cap < 2 * j_q.size:
-        cap *= 2
-    mask = cap - 1
-    table = np.full(cap, -1, dtype=np.int64)
-    j_key = (j_hash ^ (j_q.astype(np.uint64) * _MIX)) * _PRIME
-    for i in range(j_q.size):
-        slot = _slot(j_key[i], mask)
-        while table[slot] >= 0:
-            if j_key[table[slot]] == j_key[i]:  # distinct judgments, one key
-                return _GIVE_UP, np.empty(0, np.int64), np.empty(0, np.bool_)
-            slot = (slot + 1) & mask
-        table[slot] = i
-    label = np.zeros(r_q.size, dtype=np.int64)
-    retrieved = np.zeros(j_q.size, dtype=np.bool_)
-    for r in range(r_q.size):
-        if not keep[r]:
-            continue
-        key = (r_hash[r] ^ (np.uint64(r_q[r]) * _MIX)) * _PRIME
-        slot = _slot(key, mask)
-        while table[slot] >= 0:
-            i = table[slot]
-            if j_key[i] == key:
-                if r_q[r] != j_q[i] or not _same(
-                    r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
-                ):
-                    return _GIVE_UP, label, retrieved  # a hash collision
-                label[r] = rel[i]
-                retrieved[i] = True
-                break
-            slot = (slot + 1) & mask
-    return _OK, label, retrieved
-
-
-@jit
 def _assemble(
     n_names, r_q, keep, label, score, keys, j_q, rel, retrieved
 ):  # pragma: no cover - compiled
@@ -296,17 +279,25 @@ def _assemble(
     return qid, y_true, y_score, order
 
 
-def _blocks(codes, n_codes):
-    """(order, starts): rows grouped by code; order is empty when they already are."""
-    counts = np.bincount(codes, minlength=n_codes)
+@jit
+def _blocks(codes, n_codes):  # pragma: no cover - compiled
+    """(order, starts): rows grouped by code (codes number the queries by first
+    appearance); ``order`` is empty when each query is already one piece."""
     starts = np.zeros(n_codes + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    changes = np.count_nonzero(codes[1:] != codes[:-1])
-    if changes + 1 == np.count_nonzero(counts):  # each query in one piece
-        cuts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-        starts = np.concatenate(([0], cuts, [codes.size])).astype(np.int64)
+    pieces = 0
+    for i in range(codes.size):
+        starts[codes[i] + 1] += 1
+        pieces += i == 0 or codes[i] != codes[i - 1]
+    for c in range(n_codes):
+        starts[c + 1] += starts[c]
+    if pieces == n_codes:
         return np.empty(0, dtype=np.int64), starts
-    return np.argsort(codes, kind="stable").astype(np.int64), starts
+    order = np.empty(codes.size, dtype=np.int64)
+    cursor = starts[:-1].copy()
+    for i in range(codes.size):
+        order[cursor[codes[i]]] = i
+        cursor[codes[i]] += 1
+    return order, starts
 
 
 def join_files(run_path, qrels_path, *, depth=None):
@@ -327,28 +318,24 @@ def join_files(run_path, qrels_path, *, depth=None):
     if run is None:
         return None
     order, starts = _blocks(run.qcode, len(run.names))
-    status, keys = _run_keys(
-        order, starts, run.value, run.data, run.doc_start, run.doc_len, run.doc_hash
-    )
+    j_code = {name: c for c, name in enumerate(qrels.names)}
+    r2j = np.array([j_code.get(name, -1) for name in run.names], dtype=np.int64)
+    status, keys, label, match = _join_blocks(
+        order, starts, run.value, run.data, run.doc_start, run.doc_len,
+        run.doc_hash, r2j, j_order, j_starts, qrels.data, qrels.doc_start,
+        qrels.doc_len, qrels.doc_hash, qrels.value,
+    )  # fmt: skip
     if status != _OK:
         return None
     names = np.array(sorted(set(run.names) | set(qrels.names)), dtype=object)
     r_q = np.searchsorted(names, run.names).astype(np.int64)[run.qcode]
     j_q = np.searchsorted(names, qrels.names).astype(np.int64)[qrels.qcode]
-    judged = np.zeros(len(names), dtype=bool)
-    judged[j_q] = True
-    keep = judged[r_q]
+    keep = r2j[run.qcode] >= 0  # queries nobody judged are dropped
     if depth is not None:
         _depth_keep(order, starts, run.value, keys, depth, keep)
-    del order
-    status, label, retrieved = _labels(
-        r_q, run.doc_hash, keep, run.data, run.doc_start, run.doc_len,
-        j_q, qrels.doc_hash, qrels.value, qrels.data, qrels.doc_start, qrels.doc_len,
-    )  # fmt: skip
-    if status != _OK:
-        return None
-    tag = run.tag
+    retrieved = match >= 0
+    retrieved[retrieved] = keep[match[retrieved]]
     qid, y_true, y_score, doc_order = _assemble(
         len(names), r_q, keep, label, run.value, keys, j_q, qrels.value, retrieved
     )
-    return Coded(qid, names, None, y_true, y_score, doc_order), tag
+    return Coded(qid, names, None, y_true, y_score, doc_order), run.tag

@@ -267,10 +267,12 @@ def evaluate(
         y_g, s_g = y_g[perm], s_g[perm]
     nret = None
     if unretrieved is not None:
-        # Each query's rows are one span of the grouped arrays.
-        before = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(unretrieved, out=before[1:])
-        missed = before[grouping.ends] - before[grouping.starts]
+        # Each query's rows are one span of the grouped arrays: find the span
+        # of each (rare) unretrieved row.
+        by_start = np.argsort(grouping.starts, kind="stable")
+        rows = np.flatnonzero(unretrieved)
+        span = np.searchsorted(grouping.starts[by_start], rows, side="right") - 1
+        missed = np.bincount(by_start[span], minlength=grouping.n_groups)
         nret = np.ascontiguousarray(grouping.sizes - missed)
 
     # Steps 3 and 4: rank and score, in one compiled pass per chunk of queries.
