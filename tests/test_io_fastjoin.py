@@ -171,6 +171,52 @@ def test_numbers_are_read_exactly_as_float_does(tmp_path_factory, x):
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9007199254740993",  # 2**53 + 1: halfway, rounds to even (down)
+        "9007199254740995",  # halfway, rounds to even (up)
+        "4503599627370496.5",
+        "4503599627370497.5",
+        "0.1",
+        "0.30000000000000004",
+        "1e23",  # needs the 128-bit product
+        "2.2250738585072014e-308",  # the smallest normal double
+        "2.2250738585072011e-308",  # subnormal: float() reads it
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",  # rounds down to the largest double
+        "8.98846567431158e307",
+        "1.00000000000000011102230246251565404236316680908203125",  # 55 digits
+        "123456789012345678.9",
+        "-0.000000000000000000000000000000000000000001",
+        "00000000000000000000000000012.5e-1",
+    ],
+)
+def test_hard_numbers_are_read_exactly(tmp_path, text):
+    path = _write(tmp_path, "run.txt", f"q Q0 d 1 {text} r\n")
+    got = _scan.scan_fast(path, _text.RUN).value[0]
+    assert got == float(text) and np.signbit(got) == np.signbit(float(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    digits=st.integers(1, 10**19 - 1),
+    point=st.integers(0, 19),
+    exponent=st.integers(-360, 330),
+)
+def test_nineteen_digit_decimals_anywhere_in_range(
+    tmp_path_factory, digits, point, exponent
+):
+    text = str(digits)
+    text = f"{text[:point]}.{text[point:]}e{exponent}"
+    if not np.isfinite(float(text)):
+        return  # an overflow is an error, tested elsewhere
+    folder = tmp_path_factory.mktemp("dec")
+    path = _write(folder, "run.txt", f"q Q0 d 1 {text} r\n")
+    assert _scan.scan_fast(path, _text.RUN).value[0] == float(text)
+
+
 def test_pieces_give_the_same_arrays_and_line_numbers(tmp_path, monkeypatch):
     rng = np.random.default_rng(1)
     n = 3000
@@ -291,3 +337,14 @@ def test_score_command_uses_it_and_agrees(tmp_path, capsys):
     assert _fastjoin.join_files(slow, qrels) is None
     assert main(["score", slow, *args[2:]]) == 0
     assert capsys.readouterr().out == fast
+
+
+def test_many_numbers_for_python_leave_the_file_to_the_slow_path(tmp_path, monkeypatch):
+    text = "q Q0 a 1 1_0 r\nq Q0 b 2 0.1000000000000000000001 r\nq Q0 c 3 2 r\n"
+    run = _write(tmp_path, "run.txt", text)
+    qrels = _write(tmp_path, "qrels.txt", "q 0 a 1\n")
+    scanned = _scan.scan_fast(run, _text.RUN)
+    assert scanned.value.tolist() == [10.0, 0.1, 2.0]  # float()'s reading
+    monkeypatch.setattr(_scan, "_MAX_SLOW", 1)
+    assert _scan.scan_fast(run, _text.RUN) is None
+    assert _fastjoin.join_files(run, qrels) is None

@@ -232,18 +232,19 @@ def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
 
 @jit
 def _assemble(
-    n_names, r_q, keep, label, score, keys, j_q, rel, retrieved
+    n_names, r_code, r_map, keep, label, score, keys, j_code, j_map, rel, retrieved
 ):  # pragma: no cover - compiled
     """The joined rows grouped by query: its kept run rows in run order, then
     its unretrieved judgments in qrels order (so no later grouping moves them)."""
+    # r_map and j_map turn each file's query codes into codes of sorted names
     count = np.zeros(n_names + 1, dtype=np.int64)
-    for r in range(r_q.size):
+    for r in range(r_code.size):
         if keep[r]:
-            count[r_q[r] + 1] += 1
+            count[r_map[r_code[r]] + 1] += 1
     n_kept = count.copy()
-    for i in range(j_q.size):
+    for i in range(j_code.size):
         if not retrieved[i]:
-            count[j_q[i] + 1] += 1
+            count[j_map[j_code[i]] + 1] += 1
     at = np.cumsum(count)  # at[q]: the first row of query q
     n = at[-1]
     qid = np.empty(n, dtype=np.int64)
@@ -251,9 +252,9 @@ def _assemble(
     y_score = np.empty(n, dtype=np.float64)
     order = np.empty(n, dtype=np.int64)
     cursor = at[:-1].copy()
-    for r in range(r_q.size):
+    for r in range(r_code.size):
         if keep[r]:
-            q = r_q[r]
+            q = r_map[r_code[r]]
             p = cursor[q]
             cursor[q] += 1
             qid[p], y_true[p], y_score[p], order[p] = (
@@ -264,9 +265,9 @@ def _assemble(
             )
     for q in range(n_names):
         cursor[q] = at[q] + n_kept[q + 1]
-    for i in range(j_q.size):
+    for i in range(j_code.size):
         if not retrieved[i]:
-            q = j_q[i]
+            q = j_map[j_code[i]]
             p = cursor[q]
             cursor[q] += 1
             # unretrieved rows take no rank; their keys only need to be unique
@@ -274,7 +275,7 @@ def _assemble(
                 q,
                 max(rel[i], 0),
                 np.nan,
-                r_q.size + i,
+                r_code.size + i,
             )
     return qid, y_true, y_score, order
 
@@ -327,15 +328,20 @@ def join_files(run_path, qrels_path, *, depth=None):
     )  # fmt: skip
     if status != _OK:
         return None
-    names = np.array(sorted(set(run.names) | set(qrels.names)), dtype=object)
-    r_q = np.searchsorted(names, run.names).astype(np.int64)[run.qcode]
-    j_q = np.searchsorted(names, qrels.names).astype(np.int64)[qrels.qcode]
-    keep = r2j[run.qcode] >= 0  # queries nobody judged are dropped
+    # The file's text is no longer needed: free it before the outputs exist.
+    r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
+    del run
+    names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)
+    r_map = np.searchsorted(names, r_names).astype(np.int64)
+    j_map = np.searchsorted(names, qrels.names).astype(np.int64)
+    keep = r2j[r_code] >= 0  # queries nobody judged are dropped
     if depth is not None:
-        _depth_keep(order, starts, run.value, keys, depth, keep)
+        _depth_keep(order, starts, score, keys, depth, keep)
+    del order
     retrieved = match >= 0
     retrieved[retrieved] = keep[match[retrieved]]
     qid, y_true, y_score, doc_order = _assemble(
-        len(names), r_q, keep, label, run.value, keys, j_q, qrels.value, retrieved
-    )
-    return Coded(qid, names, None, y_true, y_score, doc_order), run.tag
+        len(names), r_code, r_map, keep, label, score, keys, qrels.qcode, j_map,
+        qrels.value, retrieved,
+    )  # fmt: skip
+    return Coded(qid, names, None, y_true, y_score, doc_order), tag

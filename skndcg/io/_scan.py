@@ -9,9 +9,10 @@ The scanner only accepts what it can read exactly as the reference line scanner
 in ``_text`` does; anything else (non-ASCII text, a wrong field count, no line
 at all, a hash collision between two query ids) makes it give up and return
 None, and the caller reads the file the slow way, which also names the file and
-line of any error. A number it cannot parse exactly on its own (more than 15
-significant digits, a large exponent, ``nan``, ``1_0``) is marked for Python
-to parse, with the same rules as the line scanner.
+line of any error. A number it cannot read exactly on its own (more than 19
+significant digits, a subnormal, ``nan``, ``1_0``) is marked for Python to
+read, with the same rules as the line scanner; a file with many of them is left
+to the slow way as a whole.
 """
 
 from __future__ import annotations
@@ -24,19 +25,18 @@ import numpy as np
 from ..metrics._jit import jit
 from ..metrics._threads import num_threads, run_chunks
 from . import _text
+from ._decimal import read_float
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-# Powers of ten that are exact doubles: m * 10**e and m / 10**e are then
-# correctly rounded for any integer m < 2**53 (Clinger's fast path), which is
-# what float() gives.
-_POW10 = np.array([10.0**e for e in range(23)])
-_EXACT = np.uint64(1 << 53)
 
 GAVE_UP = -1
+_SLOW_INT = np.iinfo(np.int64).min
 # Files above this size are scanned in pieces, one per thread.
 _PARALLEL_BYTES = 8 << 20
+# More numbers than this for Python to read: the whole file goes the slow way.
+_MAX_SLOW = 100_000
 
 
 @jit
@@ -74,60 +74,6 @@ def _same(data, a, b, length):  # pragma: no cover - compiled
         if data[a + j] != data[b + j]:
             return False
     return True
-
-
-@jit(inline="always")
-def _float(data, i, end, pow10):  # pragma: no cover - compiled
-    """(value, exact): the decimal number in data[i:end], when exactly readable."""
-    neg = False
-    if data[i] == 45 or data[i] == 43:  # '-' or '+'
-        neg = data[i] == 45
-        i += 1
-    mant = np.uint64(0)
-    n_digits = 0
-    exp10 = 0
-    seen = False
-    point = False
-    while i < end:
-        c = data[i]
-        if c >= 48 and c <= 57:
-            seen = True
-            if mant != 0 or c != 48:
-                if n_digits == 19:
-                    return 0.0, False
-                mant = mant * np.uint64(10) + np.uint64(c - 48)
-                n_digits += 1
-            if point:
-                exp10 -= 1
-        elif c == 46 and not point:  # '.'
-            point = True
-        else:
-            break
-        i += 1
-    if not seen:
-        return 0.0, False
-    if i < end and (data[i] == 101 or data[i] == 69):  # 'e' or 'E'
-        i += 1
-        sign = 1
-        if i < end and (data[i] == 45 or data[i] == 43):
-            sign = -1 if data[i] == 45 else 1
-            i += 1
-        if i == end:
-            return 0.0, False
-        e = 0
-        while i < end and data[i] >= 48 and data[i] <= 57 and e < 10000:
-            e = e * 10 + (data[i] - 48)
-            i += 1
-        exp10 += sign * e
-    if i != end:
-        return 0.0, False
-    if mant == 0:
-        return -0.0 if neg else 0.0, True
-    if mant > _EXACT or exp10 < -22 or exp10 > 22:
-        return 0.0, False
-    value = np.float64(mant)
-    value = value / pow10[-exp10] if exp10 < 0 else value * pow10[exp10]
-    return -value if neg else value, True
 
 
 @jit(inline="always")
@@ -186,91 +132,99 @@ def _intern(
     return code, table, q_start, q_len, q_hash, n_codes
 
 
-@jit
-def _scan(
-    data, lo, hi, layout, pow10, qcode, doc_start, doc_len, doc_hash, fvalue, ivalue
-):  # pragma: no cover - compiled
-    """Fields of the lines in data[lo:hi], written from row 0 of the outputs.
+def _make_scan(n_fields, extra_ok, number_field, integer):
+    # The layout is made of constants of the closure, so numba compiles one
+    # straight loop per file kind (numba's cache key pickles these cells).
+    @jit
+    def scan(
+        data, lo, hi, qcode, doc_start, doc_len, doc_hash, fvalue, ivalue
+    ):  # pragma: no cover - compiled
+        """Fields of the lines in data[lo:hi], written from row 0 of the outputs.
 
-    ``layout`` is (n_fields, extra_ok, number_field, integer). Returns the
-    status (GAVE_UP when a line is irregular), the rows written, each query
-    code's first bytes, the rows (and lines, from 1 at ``lo``) whose number
-    Python must read, and where the last line's run tag lies.
-    """
-    n_fields, extra_ok, number_field, integer = layout
-    slow = np.empty(16, dtype=np.int64)  # rows whose number Python reads
-    slow_line = np.empty(16, dtype=np.int64)
-    n_slow = 0
-    # Query ids: open addressing on their hash, checked on their bytes.
-    table = np.full(1024, -1, dtype=np.int64)
-    q_start = np.empty(64, dtype=np.int64)
-    q_len = np.empty(64, dtype=np.int64)
-    q_hash = np.empty(64, dtype=np.uint64)
-    n_codes, last, prev_start, prev_len = 0, -1, 0, -1
-    fs = np.zeros(n_fields, dtype=np.int64)
-    fe = np.zeros(n_fields, dtype=np.int64)
-    tag_start, tag_end = 0, 0
-    status, row, pos, lineno, n = 0, 0, lo, 0, hi
-    while pos < n:
-        lineno += 1
-        i, k, ascii_ok = pos, 0, True
-        while True:  # the fields of one line, in one pass over its bytes
-            while i < n and _blank(data[i]):
-                i += 1
-            if i == n or data[i] == 10:
-                break
-            if k == n_fields and extra_ok:  # later fields are ignored
-                while i < n and data[i] != 10:
+        Returns the
+        status (GAVE_UP when a line is irregular), the rows written, each query
+        code's first bytes, the rows (and lines, from 1 at ``lo``) whose number
+        Python must read, and where the last line's run tag lies.
+        """
+        status = 0
+        # Query ids: open addressing on their hash, checked on their bytes.
+        table = np.full(1024, -1, dtype=np.int64)
+        q_start = np.empty(64, dtype=np.int64)
+        q_len = np.empty(64, dtype=np.int64)
+        q_hash = np.empty(64, dtype=np.uint64)
+        n_codes, last, prev_start, prev_len = 0, -1, 0, -1
+        fs = np.zeros(n_fields, dtype=np.int64)
+        fe = np.zeros(n_fields, dtype=np.int64)
+        tag_start, tag_end = 0, 0
+        row, pos, lineno, n = 0, lo, 0, hi
+        while pos < n:
+            lineno += 1
+            i, k = pos, 0
+            while True:  # the fields of one line, in one pass over its bytes
+                while i < n and _blank(data[i]):
                     i += 1
+                if i == n or data[i] == 10:
+                    break
+                if k == n_fields and extra_ok:  # later fields are ignored
+                    while i < n and data[i] != 10:
+                        i += 1
+                    break
+                s = i
+                while i < n and (data[i] > 32 or not _space(data[i])):
+                    i += 1
+                if k < n_fields:
+                    fs[k], fe[k] = s, i
+                k += 1
+            pos = i + 1
+            if k == 0 or data[fs[0]] == 35:  # blank, or a '#' comment
+                continue
+            if k != n_fields:  # the line scanner says what is wrong
+                status = GAVE_UP
                 break
-            s = i
-            while i < n and not _space(data[i]):
-                ascii_ok &= data[i] < 128
-                i += 1
-            if k < n_fields:
-                fs[k], fe[k] = s, i
-            k += 1
-        pos = i + 1
-        if k == 0 or data[fs[0]] == 35:  # blank, or a '#' comment
-            continue
-        if k != n_fields or not ascii_ok:  # the line scanner says what is wrong
-            status = GAVE_UP
-            break
-        # query id: the previous line's code when the bytes are the same
-        a, length = fs[0], fe[0] - fs[0]
-        if not (length == prev_len and _same(data, prev_start, a, length)):
-            last, table, q_start, q_len, q_hash, n_codes = _intern(
-                data, a, length, table, q_start, q_len, q_hash, n_codes
-            )
-            if last < 0:
-                status = GAVE_UP  # two query ids share a hash
-                break
-            prev_start, prev_len = a, length
-        qcode[row] = last
-        doc_start[row] = fs[2]
-        doc_len[row] = fe[2] - fs[2]
-        doc_hash[row] = _hash(data, fs[2], fe[2])
-        s, e = fs[number_field], fe[number_field]
-        if integer:
-            v, ok = _int(data, s, e)
-            ivalue[row] = v
-        else:
-            x, ok = _float(data, s, e, pow10)
-            fvalue[row] = x
-        if not ok:
-            if n_slow == slow.size:
-                slow = np.concatenate((slow, np.empty_like(slow)))
-                slow_line = np.concatenate((slow_line, np.empty_like(slow_line)))
-            slow[n_slow] = row
-            slow_line[n_slow] = lineno
-            n_slow += 1
-        if n_fields == 6:
-            tag_start, tag_end = fs[5], fe[5]
-        row += 1
-    return (
-        status, row, q_start[:n_codes], q_len[:n_codes], slow[:n_slow],
-        slow_line[:n_slow], tag_start, tag_end,
+            # query id: the previous line's code when the bytes are the same
+            a, length = fs[0], fe[0] - fs[0]
+            if not (length == prev_len and _same(data, prev_start, a, length)):
+                last, table, q_start, q_len, q_hash, n_codes = _intern(
+                    data, a, length, table, q_start, q_len, q_hash, n_codes
+                )
+                if last < 0:
+                    status = GAVE_UP  # two query ids share a hash
+                    break
+                prev_start, prev_len = a, length
+            qcode[row] = last
+            doc_start[row] = fs[2]
+            doc_len[row] = fe[2] - fs[2]
+            doc_hash[row] = _hash(data, fs[2], fe[2])
+            s, e = fs[number_field], fe[number_field]
+            # a number Python must read is marked: NaN (which the exact
+            # path never gives) or the smallest int64 (19 digits: never exact)
+            if integer:
+                v, ok = _int(data, s, e)
+                ivalue[row] = v if ok else _SLOW_INT
+            else:
+                x, ok = read_float(data, s, e)
+                fvalue[row] = x if ok else np.nan
+            if n_fields == 6:
+                tag_start, tag_end = fs[5], fe[5]
+            row += 1
+        return (
+            status, row, q_start[:n_codes], q_len[:n_codes], tag_start, tag_end,
+        )  # fmt: skip
+
+    return scan
+
+
+_SCANS = {}
+
+
+def _scanner(layout):
+    spec = (
+        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
+        layout.integer,
     )  # fmt: skip
+    if spec not in _SCANS:
+        _SCANS[spec] = _make_scan(*spec)
+    return _SCANS[spec]
 
 
 @jit
@@ -321,28 +275,27 @@ def scan_fast(path, layout):
     """A :class:`Scanned` of a regular TREC file, or None to read it the slow way."""
     raw = _text.read_bytes(path)
     data = np.frombuffer(raw, dtype=np.uint8)
-    if data.size == 0:
+    # Non-ASCII text anywhere: the line scanner checks the UTF-8.
+    if data.size == 0 or data.max() >= 128:
         return None
     n_pieces = num_threads() if data.size > _PARALLEL_BYTES else 1
     pieces = _pieces(data, n_pieces)
-    caps = [_count_lines(data[lo:hi]) for lo, hi, _ in pieces]
+    # Rows each piece may write: its newlines, plus an unterminated last line.
+    caps = [_count_lines(data[lo:hi]) - (data[hi - 1] == 10) for lo, hi, _ in pieces]
     n_lines = sum(caps)
     qcode = np.empty(n_lines, dtype=np.int32)
     doc_start = np.empty(n_lines, dtype=np.int64)
     doc_len = np.empty(n_lines, dtype=np.int32)
     doc_hash = np.empty(n_lines, dtype=np.uint64)
     value = np.empty(n_lines, dtype=np.int64 if layout.integer else np.float64)
-    spec = (
-        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
-        layout.integer,
-    )  # fmt: skip
+    scan = _scanner(layout)
     offsets = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
     def piece(t):
         lo, hi, _ = pieces[t]
         at = slice(offsets[t], offsets[t + 1])
-        return _scan(
-            data, lo, hi, spec, _POW10, qcode[at], doc_start[at], doc_len[at],
+        return scan(
+            data, lo, hi, qcode[at], doc_start[at], doc_len[at],
             doc_hash[at], value[at] if not layout.integer else value[:0],
             value[at] if layout.integer else value[:0],
         )  # fmt: skip
@@ -353,7 +306,7 @@ def scan_fast(path, layout):
     # Pieces wrote from their own offsets: close the gaps, one code per query id.
     names, code_of, row = [], {}, 0
     tag = None
-    for t, (_, n_rows, q_start, q_len, slow, slow_line, t0, t1) in enumerate(results):
+    for t, (_, n_rows, q_start, q_len, t0, t1) in enumerate(results):
         text = [
             bytes(data[s : s + n]).decode("ascii")
             for s, n in zip(q_start, q_len, strict=True)
@@ -363,20 +316,23 @@ def scan_fast(path, layout):
         )
         src = slice(offsets[t], offsets[t] + n_rows)
         dst = slice(row, row + n_rows)
-        for arr in (qcode, doc_start, doc_len, doc_hash, value):
-            arr[dst] = arr[src]
+        if src != dst:
+            for arr in (qcode, doc_start, doc_len, doc_hash, value):
+                arr[dst] = arr[src]
         if not np.array_equal(mapping, np.arange(len(mapping))):
             _recode(qcode[dst], mapping)
-        for r, lineno in zip(slow.tolist(), slow_line.tolist(), strict=True):
-            number = _slow_number(raw, doc_start[row + r], layout, path)
-            lineno += pieces[t][2]
-            number = _text.parse_number(number, path, lineno, layout)
-            if layout.integer and not -(2**63) <= number < 2**63:
-                return None
-            value[row + r] = number
         row += n_rows
         if t1:
             tag = bytes(data[t0:t1]).decode("ascii")
+    value = value[:row]
+    slow = np.flatnonzero(np.isnan(value) if not layout.integer else value == _SLOW_INT)
+    if len(slow) > _MAX_SLOW:
+        return None
+    for r in slow.tolist():
+        number = _slow_number(raw, int(doc_start[r]), layout, path)
+        if number is None:
+            return None
+        value[r] = number
     if row == 0:
         return None
     names = np.array(list(code_of), dtype=object)
@@ -387,8 +343,17 @@ def scan_fast(path, layout):
 
 
 def _slow_number(raw, doc_at, layout, path):
-    """The text of the number field on the line holding offset ``doc_at``."""
+    """The number on the line holding offset ``doc_at``, read by Python's rules
+    (and errors), or None when it does not fit the column."""
     start = raw.rfind(b"\n", 0, doc_at) + 1
     end = raw.find(b"\n", doc_at)
     line = raw[start : end if end >= 0 else len(raw)]
-    return line.split()[layout.names.index(layout.number)].decode("ascii")
+    text = line.split()[layout.names.index(layout.number)].decode("ascii")
+    try:
+        number = _text.parse_number(text, path, 0, layout)
+    except ValueError:  # again, with the line number in the message
+        _text.parse_number(text, path, raw.count(b"\n", 0, start) + 1, layout)
+        raise
+    if layout.integer and not -(2**63) <= number < 2**63:
+        return None
+    return number
