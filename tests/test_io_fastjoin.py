@@ -238,6 +238,7 @@ def test_pieces_give_the_same_arrays_and_line_numbers(tmp_path, monkeypatch):
     one = _fastjoin.join_files(run, qrels)[0]
     monkeypatch.setattr(_scan, "_PARALLEL_BYTES", 0)
     monkeypatch.setenv("SKNDCG_NUM_THREADS", "3")
+    monkeypatch.setattr(_fastjoin, "row_chunks", lambda n: 3)  # queries in 3 chunks
     with open(run, "rb") as fh:
         assert len(_scan._pieces(np.frombuffer(fh.read(), np.uint8), 3)) == 3
     three = _check_same(run, qrels)
@@ -298,19 +299,22 @@ def test_hash_collisions_give_up_instead_of_matching(tmp_path):
 
     def join(run_rows, judged_rows, with_judgments):
         r, j = np.array(run_rows), np.array(judged_rows)
-        return _fastjoin._join_blocks(
-            none, np.array([0, len(r)]), np.arange(len(r), dtype=float), data,
+        keys, label = np.arange(len(r)), np.zeros(len(r), np.int64)
+        match = np.full(len(j), -1)
+        status = _fastjoin._join_blocks(
+            0, 1, none, np.array([0, len(r)]), np.arange(len(r), dtype=float), data,
             start[r], length[r], same_hash[r], np.array([0 if with_judgments else -1]),
             none, np.array([0, len(j)]), data, start[j], length[j], same_hash[j],
-            np.ones(len(j), np.int64),
+            np.ones(len(j), np.int64), keys, label, match,
         )  # fmt: skip
+        return status, label, match
 
     # two documents of one query share a hash
     assert join([0, 1], [0], False)[0] == _fastjoin._GIVE_UP
     # a judgment shares the hash of a different retrieved document
     assert join([0], [1], True)[0] == _fastjoin._GIVE_UP
     # the same document: joined
-    status, _, label, match = join([0], [0], True)
+    status, label, match = join([0], [0], True)
     assert (status, label.tolist(), match.tolist()) == (_fastjoin._OK, [1], [0])
     # two query ids, one hash: the scanner's interning gives up too. Code 0
     # is stored with the hash of "bb" but the bytes of "aa", as a collision

@@ -11,9 +11,13 @@ gives the same result or names the problem.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..metrics._jit import jit
+from ..metrics._threads import run_chunks
+from ..metrics._validate import row_chunks
 from . import _scan, _text
 from ._join import Coded
 
@@ -81,25 +85,25 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
 
 @jit
 def _join_blocks(
-    order, starts, score, r_data, r_start, r_len, r_hash,
+    t, n_chunks, order, starts, score, r_data, r_start, r_len, r_hash,
     r2j, j_order, j_starts, j_data, j_start, j_len, j_hash, rel,
+    keys, label, match,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """(status, keys, label, match), query by query; _GIVE_UP on a repeated
-    document or a hash collision.
+    """Chunk ``t`` of the queries, query by query: _GIVE_UP on a repeated
+    document or a hash collision, else _OK.
 
-    ``keys``: the row numbers, permuted within each group of rows whose scores
-    tie as float32 (so also as float64) so that the key order is the docno
-    order there: ordering a tie by key, descending, is trec_eval's order.
-    ``label``: each run row's judgment (0 when none); ``match``: the run row
-    of each judgment (-1 when the run did not return it). Block ``b`` holds the
-    rows of run query ``b``, whose judgments are qrels block ``r2j[b]``.
+    ``keys`` (row numbers on entry) are permuted within each group of rows
+    whose scores tie as float32 (so also as float64) so that the key order is
+    the docno order there: ordering a tie by key, descending, is trec_eval's
+    order. ``label`` gets each run row's judgment (0 when none), ``match`` the
+    run row of each judgment (-1 when the run did not return it). Block ``b``
+    holds the rows of run query ``b``, whose judgments are qrels block
+    ``r2j[b]``; each chunk writes only its own queries' entries.
     """
-    n = score.size
-    keys = np.arange(n, dtype=np.int64)
-    label = np.zeros(n, dtype=np.int64)
-    match = np.full(j_hash.size, -1, dtype=np.int64)
+    n_blocks = starts.size - 1
+    b0, b1 = n_blocks * t // n_chunks, n_blocks * (t + 1) // n_chunks
     widest = 1
-    for b in range(starts.size - 1):
+    for b in range(b0, b1):
         widest = max(widest, starts[b + 1] - starts[b])
     size = 16
     while size < 2 * widest:
@@ -112,7 +116,7 @@ def _join_blocks(
     tmp = np.empty(widest, dtype=np.int64)
     single = np.empty(1, dtype=np.float32)
     bits = single.view(np.uint32)
-    for b in range(starts.size - 1):
+    for b in range(b0, b1):
         lo, m = starts[b], starts[b + 1] - starts[b]
         block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
         cap = 16
@@ -127,7 +131,7 @@ def _join_blocks(
             slot = _slot(r_hash[r], mask)
             while doc_row[slot] >= 0:
                 if r_hash[doc_row[slot]] == r_hash[r]:
-                    return _GIVE_UP, keys, label, match
+                    return _GIVE_UP
                 slot = (slot + 1) & mask
             doc_row[slot] = r
             # ties on float32 scores (-0.0 counts as 0.0)
@@ -150,7 +154,7 @@ def _join_blocks(
                         if not _same(
                             r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
                         ):
-                            return _GIVE_UP, keys, label, match  # a collision
+                            return _GIVE_UP  # a collision
                         label[r] = rel[i]
                         match[i] = r
                         break
@@ -176,7 +180,7 @@ def _join_blocks(
             for i in range(h - g):
                 keys[by_doc[i]] = rows[i]
             g = h
-    return _OK, keys, label, match
+    return _OK
 
 
 @jit
@@ -301,6 +305,27 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
     return order, starts
 
 
+class _Read(threading.Thread):
+    """A file's bytes, read on a thread of its own (the read releases the GIL)."""
+
+    def __init__(self, path):
+        super().__init__(name="skndcg-read", daemon=True)
+        self.path, self.data, self.error = path, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.data = _text.read_bytes(self.path)
+        except BaseException as exc:  # raised again in the caller's thread
+            self.error = exc
+
+    def result(self):
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.data
+
+
 def join_files(run_path, qrels_path, *, depth=None):
     """``(Coded, run tag)`` of a run file joined with its qrels file, or None.
 
@@ -309,24 +334,35 @@ def join_files(run_path, qrels_path, *, depth=None):
     """
     run_path = _text.check_path(run_path, "run file")
     qrels_path = _text.check_path(qrels_path, "qrels file")
-    qrels = _scan.scan_fast(qrels_path, _text.QRELS)
-    if qrels is None:
-        return None
-    j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
-    if _check_repeats(j_order, j_starts, qrels.doc_hash):
-        return None
-    run = _scan.scan_fast(run_path, _text.RUN)
+    # The run is read from disk while the qrels are scanned.
+    reading = _Read(run_path)
+    try:
+        qrels = _scan.scan_fast(qrels_path, _text.QRELS)
+        if qrels is None:
+            return None
+        j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
+        if _check_repeats(j_order, j_starts, qrels.doc_hash):
+            return None
+    finally:
+        raw = reading.result()
+    run = _scan.scan_fast(run_path, _text.RUN, raw)
+    del raw
     if run is None:
         return None
     order, starts = _blocks(run.qcode, len(run.names))
     j_code = {name: c for c, name in enumerate(qrels.names)}
     r2j = np.array([j_code.get(name, -1) for name in run.names], dtype=np.int64)
-    status, keys, label, match = _join_blocks(
-        order, starts, run.value, run.data, run.doc_start, run.doc_len,
-        run.doc_hash, r2j, j_order, j_starts, qrels.data, qrels.doc_start,
-        qrels.doc_len, qrels.doc_hash, qrels.value,
+    keys = np.arange(len(run.qcode), dtype=np.int64)
+    label = np.zeros(len(run.qcode), dtype=np.int64)
+    match = np.full(len(qrels.qcode), -1, dtype=np.int64)
+    n_chunks = row_chunks(len(run.qcode))
+    status = run_chunks(
+        _join_blocks, n_chunks, n_chunks, order, starts, run.value, run.data,
+        run.doc_start, run.doc_len, run.doc_hash, r2j, j_order, j_starts,
+        qrels.data, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.value,
+        keys, label, match,
     )  # fmt: skip
-    if status != _OK:
+    if any(s != _OK for s in status):
         return None
     # The file's text is no longer needed: free it before the outputs exist.
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names

@@ -271,9 +271,11 @@ def _pieces(data, n_pieces):
     return pieces
 
 
-def scan_fast(path, layout):
-    """A :class:`Scanned` of a regular TREC file, or None to read it the slow way."""
-    raw = _text.read_bytes(path)
+def scan_fast(path, layout, raw=None):
+    """A :class:`Scanned` of a regular TREC file (whose bytes ``raw`` may be
+    given), or None to read it the slow way."""
+    if raw is None:
+        raw = _text.read_bytes(path)
     data = np.frombuffer(raw, dtype=np.uint8)
     # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
