@@ -320,10 +320,12 @@ class _Read(threading.Thread):
             self.error = exc
 
     def result(self):
+        """The bytes, handed over: this object keeps no reference to them."""
         self.join()
         if self.error is not None:
             raise self.error
-        return self.data
+        data, self.data = self.data, None
+        return data
 
 
 def join_files(run_path, qrels_path, *, depth=None):
