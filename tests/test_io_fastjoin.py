@@ -289,33 +289,30 @@ def test_errors_of_the_number_name_file_and_line(tmp_path):
 
 
 def test_hash_collisions_give_up_instead_of_matching(tmp_path):
-    # The kernels are given equal hashes for different documents, as a real
-    # collision would: they must give up, never join or flag the wrong rows.
+    # A judgment is given the hash of a different retrieved document, as a
+    # real collision would: the join must give up, never label the wrong row.
+    # (Two retrieved documents with one hash give up like a repeated document,
+    # which test_irregular_runs_take_the_dataframe_path covers.)
     data = np.frombuffer(b"aaXbbY", np.uint8)
     start = np.array([0, 3], np.int64)
     length = np.array([2, 2], np.int32)
-    same_hash = np.array([7, 7], np.uint64)
     none = np.empty(0, np.int64)
+    hashes = _scan.doc_hashes(data, start, length)
 
-    def join(run_rows, judged_rows, with_judgments):
-        r, j = np.array(run_rows), np.array(judged_rows)
-        keys, label = np.arange(len(r)), np.zeros(len(r), np.int64)
-        match = np.full(len(j), -1)
+    def join(judged, judged_hash):
+        keys, label, match = np.arange(1), np.zeros(1, np.int64), np.full(1, -1)
         status = _fastjoin._join_blocks(
-            0, 1, none, np.array([0, len(r)]), np.arange(len(r), dtype=float), data,
-            start[r], length[r], same_hash[r], np.array([0 if with_judgments else -1]),
-            none, np.array([0, len(j)]), data, start[j], length[j], same_hash[j],
-            np.ones(len(j), np.int64), keys, label, match,
+            0, 1, none, np.array([0, 1]), np.array([1.0]), data, start[:1],
+            length[:1], np.array([0]), none, np.array([0, 1]), data,
+            start[judged : judged + 1], length[judged : judged + 1],
+            np.array([judged_hash], np.uint64), np.array([3], np.int64), keys,
+            label, match,
         )  # fmt: skip
-        return status, label, match
+        return status, label.tolist(), match.tolist()
 
-    # two documents of one query share a hash
-    assert join([0, 1], [0], False)[0] == _fastjoin._GIVE_UP
-    # a judgment shares the hash of a different retrieved document
-    assert join([0], [1], True)[0] == _fastjoin._GIVE_UP
-    # the same document: joined
-    status, label, match = join([0], [0], True)
-    assert (status, label.tolist(), match.tolist()) == (_fastjoin._OK, [1], [0])
+    assert join(1, hashes[0])[0] == _fastjoin._GIVE_UP  # "bb" posing as "aa"
+    assert join(0, hashes[0]) == (_fastjoin._OK, [3], [0])  # "aa" itself
+    assert join(1, hashes[1]) == (_fastjoin._OK, [0], [-1])  # "bb": not retrieved
     # two query ids, one hash: the scanner's interning gives up too. Code 0
     # is stored with the hash of "bb" but the bytes of "aa", as a collision
     # between the two would leave it.

@@ -85,11 +85,11 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
 
 @jit
 def _join_blocks(
-    t, n_chunks, order, starts, score, r_data, r_start, r_len, r_hash,
+    chunk, n_chunks, order, starts, score, r_data, r_start, r_len,
     r2j, j_order, j_starts, j_data, j_start, j_len, j_hash, rel,
     keys, label, match,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """Chunk ``t`` of the queries, query by query: _GIVE_UP on a repeated
+    """Chunk ``chunk`` of the queries, query by query: _GIVE_UP on a repeated
     document or a hash collision, else _OK.
 
     ``keys`` (row numbers on entry) are permuted within each group of rows
@@ -101,14 +101,15 @@ def _join_blocks(
     ``r2j[b]``; each chunk writes only its own queries' entries.
     """
     n_blocks = starts.size - 1
-    b0, b1 = n_blocks * t // n_chunks, n_blocks * (t + 1) // n_chunks
+    b0, b1 = n_blocks * chunk // n_chunks, n_blocks * (chunk + 1) // n_chunks
     widest = 1
     for b in range(b0, b1):
         widest = max(widest, starts[b + 1] - starts[b])
     size = 16
     while size < 2 * widest:
         size *= 2
-    doc_row = np.empty(size, dtype=np.int64)
+    doc_pos = np.empty(size, dtype=np.int64)  # a slot's place in the block
+    row_hash = np.empty(widest, dtype=np.uint64)
     tie_bits = np.empty(size, dtype=np.uint32)
     tie_count = np.empty(size, dtype=np.int64)
     member_slot = np.empty(widest, dtype=np.int64)
@@ -123,17 +124,19 @@ def _join_blocks(
         while cap < 2 * m:
             cap *= 2
         mask = cap - 1
-        doc_row[:cap] = -1
+        doc_pos[:cap] = -1
         tie_count[:cap] = 0
         for t in range(m):
             r = block[t]
             # a document twice in this query: the DataFrame path decides
-            slot = _slot(r_hash[r], mask)
-            while doc_row[slot] >= 0:
-                if r_hash[doc_row[slot]] == r_hash[r]:
+            h = _scan.fnv1a(r_data, r_start[r], r_start[r] + r_len[r])
+            row_hash[t] = h
+            slot = _slot(h, mask)
+            while doc_pos[slot] >= 0:
+                if row_hash[doc_pos[slot]] == h:
                     return _GIVE_UP
                 slot = (slot + 1) & mask
-            doc_row[slot] = r
+            doc_pos[slot] = t
             # ties on float32 scores (-0.0 counts as 0.0)
             single[0] = np.float32(score[r]) + np.float32(0.0)
             slot = _slot(np.uint64(bits[0]) * _PRIME + np.uint64(1), mask)
@@ -148,9 +151,9 @@ def _join_blocks(
             for u in range(j_starts[jb], j_starts[jb + 1]):
                 i = j_order[u] if j_order.size else u
                 slot = _slot(j_hash[i], mask)
-                while doc_row[slot] >= 0:
-                    r = doc_row[slot]
-                    if r_hash[r] == j_hash[i]:
+                while doc_pos[slot] >= 0:
+                    r = block[doc_pos[slot]]
+                    if row_hash[doc_pos[slot]] == j_hash[i]:
                         if not _same(
                             r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
                         ):
@@ -343,7 +346,8 @@ def join_files(run_path, qrels_path, *, depth=None):
         if qrels is None:
             return None
         j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
-        if _check_repeats(j_order, j_starts, qrels.doc_hash):
+        j_hash = _scan.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
+        if _check_repeats(j_order, j_starts, j_hash):
             return None
     finally:
         raw = reading.result()
@@ -360,8 +364,8 @@ def join_files(run_path, qrels_path, *, depth=None):
     n_chunks = row_chunks(len(run.qcode))
     status = run_chunks(
         _join_blocks, n_chunks, n_chunks, order, starts, run.value, run.data,
-        run.doc_start, run.doc_len, run.doc_hash, r2j, j_order, j_starts,
-        qrels.data, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.value,
+        run.doc_start, run.doc_len, r2j, j_order, j_starts,
+        qrels.data, qrels.doc_start, qrels.doc_len, j_hash, qrels.value,
         keys, label, match,
     )  # fmt: skip
     if any(s != _OK for s in status):

@@ -1,7 +1,7 @@
 """A compiled scanner for regular TREC files: fields located, not copied.
 
 One pass over the file's bytes finds, per line, the query id (as a code), where
-the document id lies in the buffer with a 64-bit hash of it, and the number
+the document id lies in the buffer, and the number
 field parsed exactly. Nothing is built per row but numbers, so a run of ten
 million lines needs no ten million strings.
 
@@ -61,7 +61,7 @@ def _blank(c):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _hash(data, start, end):  # pragma: no cover - compiled
+def fnv1a(data, start, end):  # pragma: no cover - compiled
     h = _FNV_OFFSET
     for j in range(start, end):
         h = (h ^ np.uint64(data[j])) * _FNV_PRIME
@@ -104,7 +104,7 @@ def _intern(
     Open addressing on the id's hash; a match is checked on the bytes.
     """
     size = table.size
-    h = _hash(data, a, a + length)
+    h = fnv1a(data, a, a + length)
     slot = np.int64((h * _MIX) >> np.uint64(20)) & (size - 1)
     while table[slot] >= 0 and q_hash[table[slot]] != h:
         slot = (slot + 1) & (size - 1)
@@ -137,7 +137,7 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
     # straight loop per file kind (numba's cache key pickles these cells).
     @jit
     def scan(
-        data, lo, hi, qcode, doc_start, doc_len, doc_hash, fvalue, ivalue
+        data, lo, hi, qcode, doc_start, doc_len, fvalue, ivalue
     ):  # pragma: no cover - compiled
         """Fields of the lines in data[lo:hi], written from row 0 of the outputs.
 
@@ -194,7 +194,6 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
             qcode[row] = last
             doc_start[row] = fs[2]
             doc_len[row] = fe[2] - fs[2]
-            doc_hash[row] = _hash(data, fs[2], fe[2])
             s, e = fs[number_field], fe[number_field]
             # a number Python must read is marked: NaN (which the exact
             # path never gives) or the smallest int64 (19 digits: never exact)
@@ -228,6 +227,15 @@ def _scanner(layout):
 
 
 @jit
+def doc_hashes(data, start, length):  # pragma: no cover - compiled
+    """The 64-bit FNV-1a hash of each document id."""
+    out = np.empty(start.size, dtype=np.uint64)
+    for r in range(start.size):
+        out[r] = fnv1a(data, start[r], start[r] + length[r])
+    return out
+
+
+@jit
 def _recode(qcode, mapping):  # pragma: no cover - compiled
     for i in range(qcode.size):
         qcode[i] = mapping[qcode[i]]
@@ -243,7 +251,6 @@ class Scanned:
     names: np.ndarray  # str query id of each code
     doc_start: np.ndarray  # int64 offset of each row's document id in data
     doc_len: np.ndarray  # int32 length of it
-    doc_hash: np.ndarray  # uint64 FNV-1a of it
     value: np.ndarray  # float64 score or int64 relevance
     tag: str | None  # the last line's run tag (runs only)
 
@@ -288,7 +295,6 @@ def scan_fast(path, layout, raw=None):
     qcode = np.empty(n_lines, dtype=np.int32)
     doc_start = np.empty(n_lines, dtype=np.int64)
     doc_len = np.empty(n_lines, dtype=np.int32)
-    doc_hash = np.empty(n_lines, dtype=np.uint64)
     value = np.empty(n_lines, dtype=np.int64 if layout.integer else np.float64)
     scan = _scanner(layout)
     offsets = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
@@ -298,7 +304,7 @@ def scan_fast(path, layout, raw=None):
         at = slice(offsets[t], offsets[t + 1])
         return scan(
             data, lo, hi, qcode[at], doc_start[at], doc_len[at],
-            doc_hash[at], value[at] if not layout.integer else value[:0],
+            value[at] if not layout.integer else value[:0],
             value[at] if layout.integer else value[:0],
         )  # fmt: skip
 
@@ -319,7 +325,7 @@ def scan_fast(path, layout, raw=None):
         src = slice(offsets[t], offsets[t] + n_rows)
         dst = slice(row, row + n_rows)
         if src != dst:
-            for arr in (qcode, doc_start, doc_len, doc_hash, value):
+            for arr in (qcode, doc_start, doc_len, value):
                 arr[dst] = arr[src]
         if not np.array_equal(mapping, np.arange(len(mapping))):
             _recode(qcode[dst], mapping)
@@ -340,7 +346,7 @@ def scan_fast(path, layout, raw=None):
     names = np.array(list(code_of), dtype=object)
     return Scanned(
         path, data, qcode[:row], names, doc_start[:row], doc_len[:row],
-        doc_hash[:row], value[:row], tag,
+        value[:row], tag,
     )  # fmt: skip
 
 
