@@ -70,7 +70,8 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
 
 # Metric speed and memory against the peers, start-up cost, the splitter on
-# MovieLens-shaped data, QueryRanker's overhead, Dask and streaming; see
+# MovieLens-shaped data, QueryRanker's overhead, Dask, streaming, `skndcg score` on
+# a TREC run and `compare`; see
 # docs/performance.md.
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
@@ -79,6 +80,8 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_ranker.py
 	$(PY) benchmarks/bench_dask.py
 	$(PY) benchmarks/bench_stream.py
+	$(PY) benchmarks/bench_trec.py
+	$(PY) benchmarks/bench_compare.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

@@ -128,6 +128,7 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()}, {os.cpu_count()} cores")
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as folder:
         t0 = time.perf_counter()
         run, qrels = make_files(folder, args.lines)
@@ -141,6 +142,7 @@ def main(argv=None):
         for _ in range(args.repeat):
             for mode in results:  # alternate, so both see the same machine load
                 results[mode].append(measure(mode, run, qrels))
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     best = {m: min(r, key=lambda x: x["seconds"]) for m, r in results.items()}
     for mode, r in best.items():
         added = max(x["peak"] - x["base"] for x in results[mode])
