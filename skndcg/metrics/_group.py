@@ -72,8 +72,9 @@ class Grouping:
     def n_groups(self) -> int:
         return int(self.starts.shape[0])
 
-    @property
+    @cached_property
     def sizes(self) -> np.ndarray:
+        """Rows of each query (computed once, then kept)."""
         return self.ends - self.starts
 
     def take(self, a: np.ndarray) -> np.ndarray:
