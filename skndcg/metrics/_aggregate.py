@@ -24,8 +24,9 @@ class Evaluation:
 
     ``values[g, j]`` is metric ``j`` of query ``g`` after the empty rule and the
     query coverage (NaN where the query is left out of the mean); ``raw`` is the
-    value before them; ``empty[g, j]`` marks queries without a relevant item and
-    ``excluded[g]`` queries left out because nothing of theirs was retrieved.
+    value before them (the same array when neither changed anything; neither is
+    modified once built); ``empty[g, j]`` marks queries without a relevant item
+    and ``excluded[g]`` queries left out because nothing of theirs was retrieved.
     """
 
     specs: list
@@ -62,11 +63,13 @@ class Evaluation:
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[conv.empty]
             values = np.where(empty, fill, raw)
         else:
-            values = raw.copy()
+            values = raw  # nothing to change: one array serves as both
         # A judged query with nothing retrieved scores 0 (set by the kernel); it
         # counts in the mean only when every judged query does.
         excluded = (n_retrieved == 0) & (queries == "retrieved")
         if excluded.any():
+            if values is raw:
+                values = raw.copy()
             values[excluded, :] = np.nan
         return cls(
             specs=specs,
