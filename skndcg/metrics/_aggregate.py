@@ -24,8 +24,9 @@ class Evaluation:
 
     ``values[g, j]`` is metric ``j`` of query ``g`` after the empty rule and the
     query coverage (NaN where the query is left out of the mean); ``raw`` is the
-    value before them; ``empty[g, j]`` marks queries without a relevant item and
-    ``excluded[g]`` queries left out because nothing of theirs was retrieved.
+    value before them (the same array when neither changed anything; neither is
+    modified once built); ``empty[g, j]`` marks queries without a relevant item
+    and ``excluded[g]`` queries left out because nothing of theirs was retrieved.
     """
 
     specs: list
@@ -51,7 +52,6 @@ class Evaluation:
             empty = np.repeat((label_sum == 0)[:, None], len(specs), axis=1)
         else:
             empty = aux <= 0
-        values = raw.copy()
         if empty.any():
             if conv.empty == "error":
                 g, j = np.argwhere(empty)[0]
@@ -61,11 +61,16 @@ class Evaluation:
                     "empty='skip', 'zero' or 'one' to handle such queries."
                 )
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[conv.empty]
-            values[empty] = fill
+            values = np.where(empty, fill, raw)
+        else:
+            values = raw  # nothing to change: one array serves as both
         # A judged query with nothing retrieved scores 0 (set by the kernel); it
         # counts in the mean only when every judged query does.
         excluded = (n_retrieved == 0) & (queries == "retrieved")
-        values[excluded, :] = np.nan
+        if excluded.any():
+            if values is raw:
+                values = raw.copy()
+            values[excluded, :] = np.nan
         return cls(
             specs=specs,
             grouping=grouping,
@@ -87,11 +92,12 @@ class Evaluation:
 
     def _mean(self, j: int) -> float:
         conv = self.convention
-        keep_q = ~self.excluded
-        v = self.values[keep_q, j]
-        empty = self.empty[keep_q, j]
+        # Every query counts unless some were excluded: then no masks are built.
+        keep_q = slice(None) if not self.excluded.any() else ~self.excluded
+        v = np.ascontiguousarray(self.values[keep_q, j])
         w = None if self.weights is None else self.weights[keep_q]
         if conv.weighting != "mean" and v.size:
+            empty = self.empty[keep_q, j]
             # LightGBM / XGBoost: each empty query adds its value without weight,
             # while every query's weight counts in the denominator.
             if w is None:
@@ -108,7 +114,9 @@ class Evaluation:
                 result = min(result, 1.0)
             return result
         keep = ~np.isnan(v)
-        if not keep.any():
+        if keep.all():
+            keep = slice(None)
+        elif not keep.any():
             if conv.all_skipped == "zero":
                 return 0.0
             from sklearn.exceptions import UndefinedMetricWarning

@@ -251,7 +251,7 @@ def evaluate(
         weights = _query_weights(sample_weight, grouping, n)
         if conv.weighting != "mean":
             weights = weights.astype(np.float32).astype(np.float64)
-    y_g, s_g = grouping.take(y), grouping.take(s)
+    y_g, s_g = grouping.take_pair(y, s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = None if tie_rule != "docid" else grouping.take(_doc_rank(doc_id, n))
     rule = tie_rule if tie_rule in REORDERING_RULES else None

@@ -72,8 +72,9 @@ class Grouping:
     def n_groups(self) -> int:
         return int(self.starts.shape[0])
 
-    @property
+    @cached_property
     def sizes(self) -> np.ndarray:
+        """Rows of each query (computed once, then kept)."""
         return self.ends - self.starts
 
     def take(self, a: np.ndarray) -> np.ndarray:
@@ -107,6 +108,33 @@ class Grouping:
                 GK.sort_buckets, n_sort, n_sort, dst, sub, self._shift, self._bin_start
             )
         return out
+
+    def take_pair(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(take(a), take(b))``, in one pass over the rows when both are scattered."""
+        if (
+            self._codes is None
+            or self._perm is not None
+            or any(x.dtype.itemsize != 8 or x.dtype.kind not in "iuf" for x in (a, b))
+        ):
+            return self.take(a), self.take(b)
+        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+        out_a = np.empty(a.shape[0], dtype=a.dtype)
+        out_b = np.empty(b.shape[0], dtype=b.dtype)
+        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
+        src_a, src_b = a.view(np.int64), b.view(np.int64)
+        dst_a, dst_b = out_a.view(np.int64), out_b.view(np.int64)
+        n_chunks = self._offsets.shape[0]
+        run_chunks(
+            GK.scatter_pair, n_chunks, self._codes, n_chunks, self._base,
+            self._shift, self._offsets, src_a, src_b, dst_a, dst_b, sub,
+        )  # fmt: skip
+        if self._shift:
+            n_sort = row_chunks(a.shape[0])
+            run_chunks(
+                GK.sort_buckets_pair, n_sort, n_sort, dst_a, dst_b, sub,
+                self._shift, self._bin_start,
+            )  # fmt: skip
+        return out_a, out_b
 
     @cached_property
     def row_query(self) -> np.ndarray:

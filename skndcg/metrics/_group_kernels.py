@@ -126,3 +126,55 @@ def sort_buckets(t, n_chunks, out, sub, shift, bin_start):
             part[p] = tmp[i]
             pos[k] = p + 1
     return 0
+
+
+@jit
+def scatter_pair(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, sub):
+    """``scatter`` of two arrays at once: the keys and positions are read and
+    computed once for both (the engine groups labels and scores together)."""
+    n = q.shape[0]
+    mask = (1 << shift) - 1
+    with_sub = shift > 0
+    pos = offsets[t].copy()
+    i0 = n * t // n_chunks
+    i1 = n * (t + 1) // n_chunks
+    qt = q[i0:i1]
+    sa = src_a[i0:i1]
+    sb = src_b[i0:i1]
+    for i in range(qt.shape[0]):
+        b = qt[i] - base
+        c = np.uintp(b >> shift)
+        p = np.uintp(pos[c])
+        out_a[p] = sa[i]
+        out_b[p] = sb[i]
+        if with_sub:
+            sub[p] = b & mask
+        pos[c] = p + 1
+    return 0
+
+
+@jit
+def sort_buckets_pair(t, n_chunks, out_a, out_b, sub, shift, bin_start):
+    """``sort_buckets`` of two arrays scattered by ``scatter_pair``."""
+    n = out_a.shape[0]
+    n_bins = bin_start.shape[0]
+    width = 1 << shift
+    n_buckets = (n_bins + width - 1) >> shift
+    for c in range(n_buckets * t // n_chunks, n_buckets * (t + 1) // n_chunks):
+        b0 = c << shift
+        b1 = min(n_bins, b0 + width)
+        r0 = bin_start[b0]
+        r1 = bin_start[b1] if b1 < n_bins else n
+        part_a = out_a[r0:r1]
+        part_b = out_b[r0:r1]
+        tmp_a = part_a.copy()
+        tmp_b = part_b.copy()
+        ks = sub[r0:r1]
+        pos = bin_start[b0:b1] - r0
+        for i in range(r1 - r0):
+            k = np.uintp(ks[i])
+            p = np.uintp(pos[k])
+            part_a[p] = tmp_a[i]
+            part_b[p] = tmp_b[i]
+            pos[k] = p + 1
+    return 0

@@ -69,7 +69,11 @@ def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     need_rank = bool((kinds != B.IDCG).any())
     kmax = int(ks.max()) if (ks > 0).any() else 0
     kbase = kmax if kmax > 0 else 10
-    mr = sizes if nret is None else nret
+    # Every test below depends on one query's size alone, and gives the same
+    # answer for all sizes from ``cap`` on: the distinct sizes, capped, suffice.
+    cap = max(SMALL, 3 * kbase) + 1
+    sizes = _distinct(sizes, cap)
+    mr = sizes if nret is None else _distinct(nret, cap)
     kk = mr if k_all else np.minimum(kbase, mr)
     top_q = (mr > SMALL) & (kk * 3 < mr)
     top = need_rank and bool(top_q.any())
@@ -95,6 +99,11 @@ def _flags(kinds, ks, params, sizes, nret, n_hist, average):
         small,
     )
     return flags, (kbase, k_all, rr_all, need_rank)
+
+
+def _distinct(v, cap):
+    """The distinct values of ``v`` (non-negative), those above ``cap`` as ``cap``."""
+    return np.flatnonzero(np.bincount(np.minimum(v, cap), minlength=cap + 1))
 
 
 def chunk_kernel(flags):

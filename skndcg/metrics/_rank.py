@@ -129,13 +129,16 @@ def rank_top(s, lo, m, kk, order, buf, lanes, cs, ci, rk):
     for j in range(m - row):
         lanes[j] = max(lanes[j], sq[row + j])
     # The kk-th best lane score: the smallest lane score that fewer than kk beat.
+    # Counted lane against lane, the inner loop over lanes in vector registers.
+    beaten = rk[:n_lanes]
+    beaten[:] = 0
+    for b in range(n_lanes):
+        vb = lanes[b]
+        for a in range(n_lanes):
+            beaten[a] += np.int64(vb > lanes[a])
     t = np.inf
     for a in range(n_lanes):
-        va = lanes[a]
-        r = np.int64(0)
-        for b in range(n_lanes):
-            r += np.int64(lanes[b] > va)
-        t = min(t, va if r < kk else np.inf)
+        t = min(t, lanes[a] if beaten[a] < kk else np.inf)
     # Candidates in row order; capacity checked once per 64 rows, the last 8
     # slots kept for the padding below.
     cap = cs.shape[0] - 8

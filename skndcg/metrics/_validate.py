@@ -143,15 +143,17 @@ def as_1d(
 def _first_nonfinite(t, x, n_chunks):
     """First row of chunk ``t`` holding NaN or infinity, or -1.
 
-    ``x - x`` is 0 for a finite value and NaN otherwise, so one branch-free
-    reduction decides whether the chunk has any; only then is it searched.
+    ``abs(v) < inf`` is false exactly for NaN and infinity; OR-ing its negation
+    over the chunk is an integer reduction, which vectorises (a sum of floats
+    would be one long chain of dependent additions). Only a chunk that has a
+    bad value is then searched for the first one.
     """
     n = x.shape[0]
     part = x[n * t // n_chunks : n * (t + 1) // n_chunks]
-    acc = 0.0
+    bad = np.int64(0)
     for i in range(part.shape[0]):
-        acc += part[i] - part[i]
-    if acc == 0.0:
+        bad |= np.int64(not abs(part[i]) < np.inf)
+    if bad == 0:
         return -1
     for i in range(part.shape[0]):
         if not np.isfinite(part[i]):
@@ -231,13 +233,14 @@ def _float_label_range(t, y, n_chunks):
     part = y[n * t // n_chunks : n * (t + 1) // n_chunks]
     lo = part[0]
     hi = part[0]
-    frac = 0.0
+    # An integer OR, not a float sum: the loop vectorises.
+    frac = np.int64(0)
     for i in range(part.shape[0]):
         v = part[i]
         lo = min(lo, v)
         hi = max(hi, v)
-        frac += abs(v - np.floor(v))
-    return lo, hi, frac == 0.0
+        frac |= np.int64(v != np.floor(v))
+    return lo, hi, frac == 0
 
 
 def hist_size(y: np.ndarray) -> int:
