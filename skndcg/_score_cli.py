@@ -131,7 +131,12 @@ def _load(args):
 
         # Regular files are joined on their bytes; anything else (or an error
         # to report with its file and line) goes through the DataFrame readers.
-        fast = _fastjoin.join_files(args.input, args.qrels, depth=args.depth)
+        # With ties broken by document id, row order does not matter: the
+        # rows come ordered so that the engine's tie reordering moves nothing.
+        by_docno = (args.convention or "trec_eval") in ("trec_eval", "pytrec_eval")
+        fast = _fastjoin.join_files(
+            args.input, args.qrels, depth=args.depth, by_docno=by_docno
+        )
         if fast is not None:
             coded, tag = fast
         else:

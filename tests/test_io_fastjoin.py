@@ -89,8 +89,9 @@ def test_hand_made_files_equal_the_dataframe_path(tmp_path):
     # ties at 2.5: key order is the docno order (a < ab < b)
     k = coded.doc_order
     assert k[1] < k[2] < k[0]
-    for depth in (1, 2, 3):
+    for depth in (None, 1, 2, 3):
         _check_same(run, qrels, depth=depth)
+        _check_by_docno(run, qrels, depth=depth)
 
 
 _DOC = st.text("abAB0-._", min_size=1, max_size=6)
@@ -123,6 +124,43 @@ _SCORE = st.one_of(
 )
 
 
+def _check_by_docno(run_path, qrels_path, depth=None):
+    """by_docno=True: the same rows, each query's in descending doc_order (so
+    the engine's docid reordering moves nothing), and the same scores."""
+    from skndcg.metrics import grouped_ranking_scores
+    from skndcg.metrics._group import group_rows
+    from skndcg.metrics._rank import order_within_queries
+
+    plain = _fastjoin.join_files(run_path, qrels_path, depth=depth)[0]
+    ranked = _fastjoin.join_files(run_path, qrels_path, depth=depth, by_docno=True)[0]
+    np.testing.assert_array_equal(ranked.qid, plain.qid)
+
+    def rows(c):  # NaN != NaN: compare scores as text
+        cols = (c.qid, c.doc_order, c.y_true, c.y_score.astype(str))
+        return sorted(zip(*cols, strict=True))
+
+    assert rows(ranked) == rows(plain)
+    for q in np.unique(ranked.qid):
+        at = ranked.qid == q
+        unret = np.isnan(ranked.y_score[at])
+        assert not (unret[:-1] & ~unret[1:]).any()  # unretrieved rows last
+        for part in (~unret, unret):
+            assert (np.diff(ranked.doc_order[at][part]) < 0).all()
+    g = group_rows(ranked.qid, len(ranked.qid))
+    perm = order_within_queries(
+        g, g.take(ranked.y_score), rule="docid",
+        doc_rank=g.take(ranked.doc_order), unretrieved=g.take(np.isnan(ranked.y_score)),
+    )  # fmt: skip
+    assert perm is None or np.array_equal(perm, np.arange(len(perm)))
+    metrics = ["ndcg", "ndcg@3", "map", "mrr", "p@2", "r@5"]
+    for convention in ("trec_eval", "pytrec_eval"):
+        got = [grouped_ranking_scores(c.y_true, c.y_score, c.qid, metrics=metrics,
+                                      convention=convention, doc_id=c.doc_order,
+                                      nan_score="unretrieved")
+               for c in (plain, ranked)]  # fmt: skip
+        assert got[0] == got[1]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     lines=st.lists(
@@ -153,6 +191,9 @@ def test_random_files_equal_the_dataframe_path(
         folder, "qrels.txt", "".join(f"{q} 0 {d} {r}\n" for q, d, r in judged)
     )
     _check_same(run, qrels, depth=depth)
+    if np.isnan(join_codes(read_trec_run(run), read_trec_qrels(qrels)).y_score).all():
+        return  # nothing retrieved is judged: grouped_ranking_scores skips all
+    _check_by_docno(run, qrels, depth=depth)
 
 
 @settings(max_examples=200, deadline=None)

@@ -19,6 +19,7 @@ from ..metrics._jit import jit
 from ..metrics._threads import run_chunks
 from ..metrics._validate import row_chunks
 from . import _scan, _text
+from ._arrange import assemble, depth_keep, query_offsets
 from ._join import Coded
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -187,28 +188,6 @@ def _join_blocks(
 
 
 @jit
-def _depth_keep(order, starts, score, keys, depth, keep):  # pragma: no cover - compiled
-    """Clear ``keep`` past each query's ``depth`` best rows (score, then key)."""
-    for b in range(starts.size - 1):
-        lo, m = starts[b], starts[b + 1] - starts[b]
-        if m <= depth:
-            continue
-        block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
-        ranked = block[np.argsort(-score[block], kind="mergesort")]
-        i = 0
-        while i < m:  # within equal scores, the larger key first
-            j = i
-            while j < m and score[ranked[j]] == score[ranked[i]]:
-                j += 1
-            if j - i > 1:
-                run = ranked[i:j]
-                ranked[i:j] = run[np.argsort(-keys[run])]
-            i = j
-        for t in range(depth, m):
-            keep[ranked[t]] = False
-
-
-@jit
 def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
     """Whether any document hash repeats within a query."""
     widest = 1
@@ -235,56 +214,6 @@ def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
             used[slot] = True
             seen[slot] = hashes[r]
     return False
-
-
-@jit
-def _assemble(
-    n_names, r_code, r_map, keep, label, score, keys, j_code, j_map, rel, retrieved
-):  # pragma: no cover - compiled
-    """The joined rows grouped by query: its kept run rows in run order, then
-    its unretrieved judgments in qrels order (so no later grouping moves them)."""
-    # r_map and j_map turn each file's query codes into codes of sorted names
-    count = np.zeros(n_names + 1, dtype=np.int64)
-    for r in range(r_code.size):
-        if keep[r]:
-            count[r_map[r_code[r]] + 1] += 1
-    n_kept = count.copy()
-    for i in range(j_code.size):
-        if not retrieved[i]:
-            count[j_map[j_code[i]] + 1] += 1
-    at = np.cumsum(count)  # at[q]: the first row of query q
-    n = at[-1]
-    qid = np.empty(n, dtype=np.int64)
-    y_true = np.empty(n, dtype=np.int64)
-    y_score = np.empty(n, dtype=np.float64)
-    order = np.empty(n, dtype=np.int64)
-    cursor = at[:-1].copy()
-    for r in range(r_code.size):
-        if keep[r]:
-            q = r_map[r_code[r]]
-            p = cursor[q]
-            cursor[q] += 1
-            qid[p], y_true[p], y_score[p], order[p] = (
-                q,
-                max(label[r], 0),
-                score[r],
-                keys[r],
-            )
-    for q in range(n_names):
-        cursor[q] = at[q] + n_kept[q + 1]
-    for i in range(j_code.size):
-        if not retrieved[i]:
-            q = j_map[j_code[i]]
-            p = cursor[q]
-            cursor[q] += 1
-            # unretrieved rows take no rank; their keys only need to be unique
-            qid[p], y_true[p], y_score[p], order[p] = (
-                q,
-                max(rel[i], 0),
-                np.nan,
-                r_code.size + i,
-            )
-    return qid, y_true, y_score, order
 
 
 @jit
@@ -331,8 +260,14 @@ class _Read(threading.Thread):
         return data
 
 
-def join_files(run_path, qrels_path, *, depth=None):
+def join_files(run_path, qrels_path, *, depth=None, by_docno=False):
     """``(Coded, run tag)`` of a run file joined with its qrels file, or None.
+
+    The rows are grouped by query: its retrieved rows, then its unretrieved
+    judgments. ``by_docno=True`` (for scoring with ties broken by document id,
+    where row order does not matter) puts each query's rows in descending
+    ``doc_order``, so the metric engine's tie reordering finds nothing to move;
+    otherwise the retrieved rows keep the run's order.
 
     None means the files need the DataFrame path (``_join.join_codes``): that
     path gives the same arrays, or the error that names the file and line.
@@ -374,16 +309,26 @@ def join_files(run_path, qrels_path, *, depth=None):
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
     del run
     names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)
-    r_map = np.searchsorted(names, r_names).astype(np.int64)
-    j_map = np.searchsorted(names, qrels.names).astype(np.int64)
+    name_run = np.full(len(names), -1, dtype=np.int64)
+    name_run[np.searchsorted(names, r_names)] = np.arange(len(r_names))
+    name_qrels = np.full(len(names), -1, dtype=np.int64)
+    name_qrels[np.searchsorted(names, qrels.names)] = np.arange(len(qrels.names))
     keep = r2j[r_code] >= 0  # queries nobody judged are dropped
+    del r_code
     if depth is not None:
-        _depth_keep(order, starts, score, keys, depth, keep)
-    del order
+        depth_keep(order, starts, score, keys, depth, keep)
     retrieved = match >= 0
     retrieved[retrieved] = keep[match[retrieved]]
-    qid, y_true, y_score, doc_order = _assemble(
-        len(names), r_code, r_map, keep, label, score, keys, qrels.qcode, j_map,
-        qrels.value, retrieved,
+    at = query_offsets(
+        name_run, name_qrels, starts, order, keep, j_starts, j_order, retrieved
+    )
+    n = int(at[-1])
+    qid, y_true = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    y_score, doc_order = np.empty(n), np.empty(n, dtype=np.int64)
+    n_chunks = row_chunks(n)
+    run_chunks(
+        assemble, n_chunks, n_chunks, at, by_docno, name_run, starts, order,
+        keep, label, score, keys, name_qrels, j_starts, j_order, qrels.value,
+        retrieved, len(keys), qid, y_true, y_score, doc_order,
     )  # fmt: skip
     return Coded(qid, names, None, y_true, y_score, doc_order), tag

@@ -314,12 +314,32 @@ def _quicksort_orders(s, starts, ends, out):
 
 
 @jit
+def _in_order(lo, hi, key, unretrieved):
+    # Whether rows lo..hi already are in (unretrieved, key) order.
+    flagged = unretrieved.shape[0] > 0
+    for i in range(lo + 1, hi):
+        if flagged and unretrieved[i] != unretrieved[i - 1]:
+            if unretrieved[i - 1]:
+                return False
+        elif key[i] < key[i - 1]:
+            return False
+    return True
+
+
+@jit
 def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
     # Chunk t of the queries: each query's rows stably sorted by (unretrieved,
-    # key), as positions in the grouped arrays.
+    # key), as positions in the grouped arrays. Returns whether every query of
+    # the chunk already was in that order.
     n_groups = starts.shape[0]
+    unmoved = True
     for g in range(n_groups * t // n_chunks, n_groups * (t + 1) // n_chunks):
         lo, hi = starts[g], ends[g]
+        if _in_order(lo, hi, key, unretrieved):
+            for i in range(lo, hi):
+                out[i] = i
+            continue
+        unmoved = False
         o = np.argsort(key[lo:hi], kind="mergesort")
         if unretrieved.shape[0]:
             j = lo
@@ -334,6 +354,7 @@ def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
         else:
             for i in range(o.shape[0]):
                 out[lo + i] = lo + o[i]
+    return unmoved
 
 
 def order_within_queries(
@@ -374,8 +395,9 @@ def order_within_queries(
     out = np.empty(n, dtype=np.int64)
     flags = np.zeros(0, dtype=np.bool_) if unretrieved is None else unretrieved
     n_chunks = row_chunks(n)
-    run_chunks(
+    unmoved = run_chunks(
         _key_orders, n_chunks, n_chunks, grouping.starts, grouping.ends,
         np.ascontiguousarray(key), np.ascontiguousarray(flags, dtype=np.bool_), out,
     )  # fmt: skip
-    return out
+    # Rows already in order (e.g. sorted by document id): nothing moves.
+    return None if all(unmoved) else out

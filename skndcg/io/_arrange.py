@@ -1,0 +1,98 @@
+"""The joined rows' arrangement: the depth cut and the order they are handed on in."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics._jit import jit
+
+
+@jit
+def depth_keep(order, starts, score, keys, depth, keep):  # pragma: no cover - compiled
+    """Clear ``keep`` past each query's ``depth`` best rows (score, then key)."""
+    for b in range(starts.size - 1):
+        lo, m = starts[b], starts[b + 1] - starts[b]
+        if m <= depth:
+            continue
+        block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
+        ranked = block[np.argsort(-score[block], kind="mergesort")]
+        i = 0
+        while i < m:  # within equal scores, the larger key first
+            j = i
+            while j < m and score[ranked[j]] == score[ranked[i]]:
+                j += 1
+            if j - i > 1:
+                run = ranked[i:j]
+                ranked[i:j] = run[np.argsort(-keys[run])]
+            i = j
+        for t in range(depth, m):
+            keep[ranked[t]] = False
+
+
+@jit
+def query_offsets(
+    name_run, name_qrels, starts, order, keep, j_starts, j_order, retrieved
+):  # pragma: no cover - compiled
+    """First output row of each query (by sorted name), and the row count."""
+    n_names = name_run.size
+    at = np.zeros(n_names + 1, dtype=np.int64)
+    for q in range(n_names):
+        count = 0
+        b = name_run[q]
+        if b >= 0:
+            for u in range(starts[b], starts[b + 1]):
+                count += keep[order[u] if order.size else u]
+        jb = name_qrels[q]
+        if jb >= 0:
+            for u in range(j_starts[jb], j_starts[jb + 1]):
+                count += not retrieved[j_order[u] if j_order.size else u]
+        at[q + 1] = at[q] + count
+    return at
+
+
+@jit
+def assemble(
+    chunk, n_chunks, at, by_key, name_run, starts, order, keep, label, score, keys,
+    name_qrels, j_starts, j_order, rel, retrieved, n_run,
+    qid, y_true, y_score, doc_order,
+):  # pragma: no cover - compiled  # fmt: skip
+    """Chunk ``chunk`` of the queries (by sorted name) written from ``at[q]``:
+    each query's kept run rows, then its unretrieved judgments (so no later
+    grouping moves them). The run rows keep their run order, or with ``by_key``
+    go by key, descending, as ordering ties by document id would put them."""
+    n_names = name_run.size
+    q0, q1 = n_names * chunk // n_chunks, n_names * (chunk + 1) // n_chunks
+    widest = 1
+    for q in range(q0, q1):
+        if name_run[q] >= 0:
+            widest = max(widest, starts[name_run[q] + 1] - starts[name_run[q]])
+    by_rank = np.empty(widest, dtype=np.int64)
+    for q in range(q0, q1):
+        p = at[q]
+        b = name_run[q]
+        if b >= 0:
+            lo, m = starts[b], starts[b + 1] - starts[b]
+            block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
+            if by_key:  # keys are the block's rows, permuted: rank them
+                for t in range(m):
+                    by_rank[np.searchsorted(block, keys[block[t]])] = block[t]
+                rows = by_rank[:m][::-1]
+            else:
+                rows = block
+            for t in range(m):
+                r = rows[t]
+                if keep[r]:
+                    qid[p], y_true[p], y_score[p] = q, max(label[r], 0), score[r]
+                    doc_order[p] = keys[r]
+                    p += 1
+        jb = name_qrels[q]
+        if jb >= 0:
+            n_j = j_starts[jb + 1] - j_starts[jb]
+            for v in range(n_j):
+                u = j_starts[jb] + (n_j - 1 - v if by_key else v)
+                i = j_order[u] if j_order.size else u
+                if not retrieved[i]:
+                    # no rank is taken: the key only needs to be unique
+                    qid[p], y_true[p], y_score[p] = q, max(rel[i], 0), np.nan
+                    doc_order[p] = n_run + i
+                    p += 1
