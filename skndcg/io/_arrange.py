@@ -75,7 +75,9 @@ def assemble(
             block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
             if by_key:  # keys are the block's rows, permuted: rank them
                 for t in range(m):
-                    by_rank[np.searchsorted(block, keys[block[t]])] = block[t]
+                    k = keys[block[t]]
+                    rank = k - lo if order.size == 0 else np.searchsorted(block, k)
+                    by_rank[rank] = block[t]
                 rows = by_rank[:m][::-1]
             else:
                 rows = block
