@@ -94,6 +94,19 @@ def test_hand_made_files_equal_the_dataframe_path(tmp_path):
         _check_by_docno(run, qrels, depth=depth)
 
 
+def test_gzip_and_a_last_line_without_newline(tmp_path):
+    import gzip
+
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    bare = _write(tmp_path, "bare.txt", RUN.rstrip("\n"))
+    _check_same(bare, qrels)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(RUN.encode()))
+    coded = _check_same(str(packed), qrels)
+    plain = _fastjoin.join_files(_write(tmp_path, "run.txt", RUN), qrels)[0]
+    np.testing.assert_array_equal(coded.y_true, plain.y_true)
+
+
 _DOC = st.text("abAB0-._", min_size=1, max_size=6)
 _SCORE = st.one_of(
     st.sampled_from(
