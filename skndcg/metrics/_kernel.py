@@ -40,8 +40,10 @@ from ._rank import (
     LANE_BLOCK,
     RANK_MAX_K,
     SMALL,
+    SPARSE_MAX,
     argsort_desc,
     blocks_single,
+    blocks_sparse,
     blocks_tied,
     sort_small,
     top_rows,
@@ -171,6 +173,9 @@ def _make(
         ci = np.empty(n_cand, dtype=np.int64)
         rk = np.empty(n_cand, dtype=np.int64)
         no_tail = (0, 0.0, 0)
+        # Rows that count, for a whole query ranked without a sort.
+        sparse_rows = np.empty(SPARSE_MAX if FULL and not AVERAGE else 0, np.int64)
+        sparse_ranks = np.empty_like(sparse_rows)
 
         for g in range(g0, g1):
             lo = starts[g]
@@ -230,7 +235,15 @@ def _make(
                                     break
                             # The first relevant row ranks below the top: all of it.
                             whole = not found
-                if whole:
+                sparse = -1
+                if whole and FULL and not AVERAGE and mr > SMALL:
+                    sparse = blocks_sparse(
+                        y, s, lo, mr, mr if rr_all else kk, gain_mode, rel_thr,
+                        bl, sparse_rows, sparse_ranks,
+                    )  # fmt: skip
+                if sparse >= 0:
+                    nb = sparse
+                elif whole:
                     if mr <= SMALL:
                         if SMALLSORT:
                             sort_small(s, lo, mr, order)

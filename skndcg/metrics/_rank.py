@@ -27,6 +27,8 @@ SMALL = 24
 LANE_BLOCK = 16
 # Above this cut-off the lane threshold costs more than it saves.
 RANK_MAX_K = 64
+# At most this many rows that count (and one in 16 of a query): ranked by counting.
+SPARSE_MAX = 64
 
 GAIN_LINEAR, GAIN_EXPONENTIAL = range(2)
 
@@ -246,6 +248,57 @@ def top_rows(
 
 
 # ------------------------------------------------------------------------ blocks
+@jit
+def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
+    """Blocks of only the rows that count, each at its rank, without a sort.
+
+    A row counts when it has a gain or is relevant; the others add nothing to
+    any block metric. Each counting row's rank is the number of rows that
+    outscore it plus the tied rows before it (ties in input order, as
+    :func:`argsort_desc` ranks them). When more than ``rows.shape[0]`` rows
+    count, or more than one in 16 of the query, a sort is cheaper: returns -1.
+    Otherwise the number of blocks, one per counting row ranked before ``upto``.
+    """
+    bstart, bsize, bgain, brel = out
+    limit = min(rows.shape[0], m // 16)
+    n = 0
+    for i in range(m):
+        lab = y[lo + i]
+        if gain(lab, gain_mode) != 0 or lab >= rel_thr:
+            if n == limit:
+                return -1
+            rows[n] = i
+            n += 1
+    sq = s[lo : lo + m]
+    for c in range(n):
+        i = rows[c]
+        si = sq[i]
+        r = 0
+        for j in range(i):
+            r += np.int64(sq[j] >= si)
+        for j in range(i + 1, m):
+            r += np.int64(sq[j] > si)
+        # insertion by rank (the ranks are distinct)
+        p = c
+        while p > 0 and ranks[p - 1] > r:
+            ranks[p] = ranks[p - 1]
+            rows[p] = rows[p - 1]
+            p -= 1
+        ranks[p] = r
+        rows[p] = i
+    nb = 0
+    for c in range(n):
+        if ranks[c] >= upto:
+            break
+        lab = y[lo + rows[c]]
+        bstart[nb] = ranks[c]
+        bsize[nb] = 1
+        bgain[nb] = gain(lab, gain_mode)
+        brel[nb] = np.int64(lab >= rel_thr)
+        nb += 1
+    return nb
+
+
 @jit
 def blocks_single(y, lo, ranked, n, gain_mode, rel_thr, out):
     """One block per ranked position ``0..n-1`` (every tie rule but averaging).
