@@ -208,7 +208,8 @@ def ideal_hist(y, lo, m, kk, gain_mode, ibuf, hist):
     """The ``kk`` largest gains of a query into ``ibuf``, by counting its labels.
 
     Labels are small non-negative integers; ``hist`` (one bin per label) comes
-    zeroed and is left zeroed.
+    zeroed and is left zeroed. Label 0 has no gain (in both gain modes): the
+    first 0 written ends the gains, and nothing is written after it.
     """
     yq = y[lo : lo + m]
     top = np.int64(0)
@@ -220,6 +221,10 @@ def ideal_hist(y, lo, m, kk, gain_mode, ibuf, hist):
     for lab in range(top, -1, -1):
         c = hist[lab]
         hist[lab] = 0
+        if lab == 0:
+            if c > 0 and p < kk:
+                ibuf[p] = 0.0
+            break
         while c > 0 and p < kk:
             ibuf[p] = gain(np.float64(lab), gain_mode)
             p += 1

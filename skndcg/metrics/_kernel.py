@@ -268,6 +268,8 @@ def _make(
                 if DCG_ and (kind == NDCG or kind == DCG or kind == IDCG):
                     ideal = 0.0
                     for p in range(m if ks[j] < 0 else min(ks[j], m)):
+                        if HIST and ibuf[p] == 0.0:
+                            break  # the gains end (see ideal_hist)
                         ideal += ibuf[p] * disc[p]
                     aux[g, j] = ideal
                     if kind == IDCG:
