@@ -50,3 +50,26 @@ def test_counting_ranks_equal_the_reference(ties, gain, seed):
                 )  # fmt: skip
                 got = report.loc[report["qid"] == q, name].iloc[0]
                 assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (q, name)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ideal_dcg_of_long_queries_with_signed_gains(seed):
+    # Float labels with a callable gain (negative gains allowed): the ideal DCG
+    # sorts only the gains that are not zero and puts the zeros between the
+    # positive and the negative ones.
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(30, 200))
+    y = np.zeros(m)
+    at = rng.choice(m, int(rng.integers(0, m // 3)), replace=False)
+    y[at] = rng.choice([-2.0, -0.5, 0.5, 1.0, 3.0], len(at))
+    s = rng.integers(0, 9, m).astype(float)
+    qid = np.zeros(m)
+    for k in (None, m // 2, m - 3):
+        name = "ndcg" if k is None else f"ndcg@{k}"
+        got = ranking_report(
+            y, s, qid, metrics=[name, "dcg"], ties="stable", gain=lambda v: v,
+            empty="zero",
+        )  # fmt: skip
+        want, _ = query_metric(list(y), list(s), "ndcg", k, gain=lambda v: v,
+                               ties="stable")  # fmt: skip
+        assert got[name].iloc[0] == pytest.approx(want, rel=1e-12, abs=1e-15)

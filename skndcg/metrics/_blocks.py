@@ -252,9 +252,31 @@ def ideal_select(y, lo, m, kk, gain_mode, ibuf):
 
 @jit
 def ideal_sort(y, lo, m, kk, gain_mode, ibuf, gbuf, order, tmp):
-    """The ``kk`` largest gains of a query into ``ibuf`` by sorting all of them."""
+    """The ``kk`` largest gains of a query into ``ibuf`` by sorting them.
+
+    Only the gains that are not zero are sorted (most rows of a long query
+    usually have none); the zeros go between the positive and negative ones,
+    where a sort of all of them puts them.
+    """
+    n_nonzero = 0
     for i in range(m):
-        gbuf[i] = gain(y[lo + i], gain_mode)
-    argsort_desc(gbuf, m, order, tmp)
-    for i in range(kk):
-        ibuf[i] = gbuf[order[i]]
+        gi = gain(y[lo + i], gain_mode)
+        if gi != 0.0:
+            gbuf[n_nonzero] = gi
+            n_nonzero += 1
+    argsort_desc(gbuf, n_nonzero, order, tmp)
+    p = 0
+    i = 0
+    while i < n_nonzero and p < kk and gbuf[order[i]] > 0.0:
+        ibuf[p] = gbuf[order[i]]
+        p += 1
+        i += 1
+    for _ in range(m - n_nonzero):
+        if p == kk:
+            break
+        ibuf[p] = 0.0
+        p += 1
+    while i < n_nonzero and p < kk:
+        ibuf[p] = gbuf[order[i]]
+        p += 1
+        i += 1
