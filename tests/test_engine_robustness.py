@@ -73,6 +73,65 @@ def test_fork_started_children_score_after_the_parent_did():
     assert "unsafe" not in out.stderr
 
 
+def test_fork_after_bootstrap_and_diversity_in_the_parent():
+    # compare_scores' resampling and intra-list diversity run on the same
+    # thread pool as the engine: a forked child works after them too.
+    code = """
+        import multiprocessing as mp
+        import numpy as np
+        from skndcg.evaluation import compare_scores
+        from skndcg.metrics import grouped_ndcg_score, intra_list_diversity_score
+
+        rng = np.random.default_rng(0)
+        q = np.repeat(np.arange(2000), 10)
+        y = rng.integers(0, 3, q.size)
+        items = rng.integers(0, 50, q.size)
+        genres = {i: [f"g{i % 7}", f"g{i % 3}"] for i in range(50)}
+
+        def job(seed):
+            s = np.random.default_rng(seed).random(q.size)
+            return grouped_ndcg_score(y, s, q, k=5)
+
+        if __name__ == "__main__":
+            scores = {"a": rng.random(q.size), "b": rng.random(q.size)}
+            # 1,000 resamples of 2,000 queries: the threaded resampling path
+            cmp = compare_scores(y, scores, q, metrics=["ndcg@5"], baseline="a",
+                                 n_resamples=1000, random_state=0)
+            ild = intra_list_diversity_score(items, scores["a"], q, k=5,
+                                             item_categories=genres)
+            with mp.get_context("fork").Pool(2) as pool:
+                got = pool.map(job, [0, 1])
+            assert got[0] == job(0)
+            print("ok", round(ild, 6))
+    """
+    path = Path(__file__).parent / "_fork_probe2_tmp.py"
+    try:
+        path.write_text(textwrap.dedent(code))
+        out = subprocess.run(
+            [sys.executable, str(path)], capture_output=True, text=True, timeout=240
+        )
+    finally:
+        path.unlink(missing_ok=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("ok")
+    assert "unsafe" not in out.stderr
+
+
+def test_bootstrap_counts_do_not_depend_on_the_thread_count():
+    code = """
+        import hashlib
+        import numpy as np
+        from skndcg.evaluation._resampling import multinomial_counts
+        c = multinomial_counts(np.random.default_rng(3), 600, 2000)
+        digest = hashlib.sha256(c.tobytes()).hexdigest()
+        print(c.sum(axis=1).min(), c.sum(axis=1).max(), digest)
+    """
+    one = _run(code, env={"SKNDCG_NUM_THREADS": "1"}).stdout
+    three = _run(code, env={"SKNDCG_NUM_THREADS": "3"}).stdout
+    assert one == three
+    assert one.split()[:2] == ["2000.0", "2000.0"]
+
+
 def test_calls_from_several_python_threads_at_once_give_identical_results():
     code = """
         from concurrent.futures import ThreadPoolExecutor

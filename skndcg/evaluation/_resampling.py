@@ -23,11 +23,11 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
 
 from ..metrics._jit import jit
+from ..metrics._threads import num_threads, run_chunks
 
 _BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
@@ -68,15 +68,10 @@ def _count_row(seed, n_units, row):  # pragma: no cover - compiled
             i += 1
 
 
-@jit(parallel=True)
-def _counts_parallel(seeds, n_units, out):  # pragma: no cover - compiled
-    for b in prange(out.shape[0]):
-        _count_row(seeds[b], n_units, out[b])
-
-
 @jit
-def _counts_serial(seeds, n_units, out):  # pragma: no cover - compiled
-    for b in range(out.shape[0]):
+def _count_rows(t, n_chunks, seeds, n_units, out):  # pragma: no cover - compiled
+    n = out.shape[0]
+    for b in range(n * t // n_chunks, n * (t + 1) // n_chunks):
         _count_row(seeds[b], n_units, out[b])
 
 
@@ -96,8 +91,11 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     ``n_units``.
     """
     out = np.empty((n_rows, n_units), dtype=dtype)
-    kernel = _counts_parallel if out.size >= _PARALLEL_FROM else _counts_serial
-    kernel(_seeds(rng, n_rows), n_units, out)
+    seeds = _seeds(rng, n_rows)
+    # Each row depends on its seed alone: blocks of rows fill on the engine's
+    # thread pool, with the same result for any number of threads.
+    n_chunks = num_threads() if out.size >= _PARALLEL_FROM else 1
+    run_chunks(_count_rows, n_chunks, n_chunks, seeds, n_units, out)
     return out
 
 

@@ -16,11 +16,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from numba import prange
 
 from ._engine import _query_weights
 from ._items import item_categories_csr, item_codes, item_vectors, py
 from ._jit import jit
+from ._threads import num_threads, run_chunks
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 from ._validate import as_1d
 
@@ -305,10 +305,12 @@ def intra_list_diversity_score(
         pair_both = take * (take - 1) / np.maximum(size * (size - 1), 1)
         sums = np.zeros(n_q)
         args = (bounds, prob[keep], boundary[keep], pair_both, unit_r[keep], sums)
+        # Queries in chunks on the engine's thread pool (each writes its own sums).
+        n_chunks = max(1, min(n_q, 4 * num_threads()))
         if metric == "cosine":
-            _ild_vectors(*args, vectors)
+            run_chunks(_ild_vectors, n_chunks, n_chunks, *args, vectors)
         else:
-            _ild_sets(*args, indptr, labels)
+            run_chunks(_ild_sets, n_chunks, n_chunks, *args, indptr, labels)
         n_pairs = length * (length - 1) / 2.0
         with np.errstate(divide="ignore", invalid="ignore"):
             ild = np.where(n_pairs > 0, sums / n_pairs, np.nan)
@@ -340,9 +342,12 @@ def _mean(values: np.ndarray, weights) -> float:
     return float(np.sum(values[ok] * weights[ok]) / total)
 
 
-@jit(parallel=True)
-def _ild_sets(bounds, prob, boundary, pair_both, unit, out, indptr, labels):
-    for q in prange(bounds.shape[0] - 1):
+@jit
+def _ild_sets(
+    t, n_chunks, bounds, prob, boundary, pair_both, unit, out, indptr, labels
+):
+    n_q = bounds.shape[0] - 1
+    for q in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
         lo, hi = bounds[q], bounds[q + 1]
         total = 0.0
         for i in range(lo, hi):
@@ -367,10 +372,11 @@ def _ild_sets(bounds, prob, boundary, pair_both, unit, out, indptr, labels):
         out[q] = total
 
 
-@jit(parallel=True)
-def _ild_vectors(bounds, prob, boundary, pair_both, unit, out, vectors):
+@jit
+def _ild_vectors(t, n_chunks, bounds, prob, boundary, pair_both, unit, out, vectors):
     d = vectors.shape[1]
-    for q in prange(bounds.shape[0] - 1):
+    n_q = bounds.shape[0] - 1
+    for q in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
         lo, hi = bounds[q], bounds[q + 1]
         total = 0.0
         for i in range(lo, hi):
