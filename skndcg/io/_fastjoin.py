@@ -20,26 +20,10 @@ from ..metrics._threads import run_chunks
 from ..metrics._validate import row_chunks
 from . import _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
+from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size
 from ._join import Coded
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_PRIME = np.uint64(1099511628211)
 _OK, _GIVE_UP = 0, 1
-
-
-@jit(inline="always")
-def _slot(key, mask):  # pragma: no cover - compiled
-    return np.int64((key * _MIX) >> np.uint64(20)) & mask
-
-
-@jit(inline="always")
-def _same(data_a, a, len_a, data_b, b, len_b):  # pragma: no cover - compiled
-    if len_a != len_b:
-        return False
-    for j in range(len_a):  # noqa: SIM110 - a loop numba compiles
-        if data_a[a + j] != data_b[b + j]:
-            return False
-    return True
 
 
 @jit(inline="always")
@@ -106,10 +90,8 @@ def _join_blocks(
     widest = 1
     for b in range(b0, b1):
         widest = max(widest, starts[b + 1] - starts[b])
-    size = 16
-    while size < 2 * widest:
-        size *= 2
-    doc_pos = np.empty(size, dtype=np.int64)  # a slot's place in the block
+    size = table_size(widest)
+    doc_pos = np.empty(size, dtype=np.int64)  # a at's place in the block
     row_hash = np.empty(widest, dtype=np.uint64)
     tie_bits = np.empty(size, dtype=np.uint32)
     tie_count = np.empty(size, dtype=np.int64)
@@ -121,48 +103,46 @@ def _join_blocks(
     for b in range(b0, b1):
         lo, m = starts[b], starts[b + 1] - starts[b]
         block = order[lo : lo + m] if order.size else np.arange(lo, lo + m)
-        cap = 16
-        while cap < 2 * m:
-            cap *= 2
+        cap = table_size(m)
         mask = cap - 1
         doc_pos[:cap] = -1
         tie_count[:cap] = 0
         for t in range(m):
             r = block[t]
             # a document twice in this query: the DataFrame path decides
-            h = _scan.fnv1a(r_data, r_start[r], r_start[r] + r_len[r])
+            h = fnv1a(r_data, r_start[r], r_start[r] + r_len[r])
             row_hash[t] = h
-            slot = _slot(h, mask)
-            while doc_pos[slot] >= 0:
-                if row_hash[doc_pos[slot]] == h:
+            at = slot(h, mask)
+            while doc_pos[at] >= 0:
+                if row_hash[doc_pos[at]] == h:
                     return _GIVE_UP
-                slot = (slot + 1) & mask
-            doc_pos[slot] = t
+                at = (at + 1) & mask
+            doc_pos[at] = t
             # ties on float32 scores (-0.0 counts as 0.0)
             single[0] = np.float32(score[r]) + np.float32(0.0)
-            slot = _slot(np.uint64(bits[0]) * _PRIME + np.uint64(1), mask)
-            while tie_count[slot] > 0 and tie_bits[slot] != bits[0]:
-                slot = (slot + 1) & mask
-            tie_bits[slot] = bits[0]
-            tie_count[slot] += 1
-            member_slot[t] = slot
+            at = slot(np.uint64(bits[0]) * FNV_PRIME + np.uint64(1), mask)
+            while tie_count[at] > 0 and tie_bits[at] != bits[0]:
+                at = (at + 1) & mask
+            tie_bits[at] = bits[0]
+            tie_count[at] += 1
+            member_slot[t] = at
         # the judgments of this query, looked up among its documents
         jb = r2j[b]
         if jb >= 0:
             for u in range(j_starts[jb], j_starts[jb + 1]):
                 i = j_order[u] if j_order.size else u
-                slot = _slot(j_hash[i], mask)
-                while doc_pos[slot] >= 0:
-                    r = block[doc_pos[slot]]
-                    if row_hash[doc_pos[slot]] == j_hash[i]:
-                        if not _same(
+                at = slot(j_hash[i], mask)
+                while doc_pos[at] >= 0:
+                    r = block[doc_pos[at]]
+                    if row_hash[doc_pos[at]] == j_hash[i]:
+                        if not same_bytes(
                             r_data, r_start[r], r_len[r], j_data, j_start[i], j_len[i]
                         ):
                             return _GIVE_UP  # a collision
                         label[r] = rel[i]
                         match[i] = r
                         break
-                    slot = (slot + 1) & mask
+                    at = (at + 1) & mask
         n_tied = 0
         for t in range(m):
             if tie_count[member_slot[t]] > 1:
@@ -193,26 +173,22 @@ def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
     widest = 1
     for b in range(starts.size - 1):
         widest = max(widest, starts[b + 1] - starts[b])
-    size = 16
-    while size < 2 * widest:
-        size *= 2
+    size = table_size(widest)
     seen = np.empty(size, dtype=np.uint64)
     used = np.empty(size, dtype=np.bool_)
     for b in range(starts.size - 1):
         lo, m = starts[b], starts[b + 1] - starts[b]
-        cap = 16
-        while cap < 2 * m:
-            cap *= 2
+        cap = table_size(m)
         used[:cap] = False
         for t in range(m):
             r = order[lo + t] if order.size else lo + t
-            slot = _slot(hashes[r], cap - 1)
-            while used[slot]:
-                if seen[slot] == hashes[r]:
+            at = slot(hashes[r], cap - 1)
+            while used[at]:
+                if seen[at] == hashes[r]:
                     return True
-                slot = (slot + 1) & (cap - 1)
-            used[slot] = True
-            seen[slot] = hashes[r]
+                at = (at + 1) & (cap - 1)
+            used[at] = True
+            seen[at] = hashes[r]
     return False
 
 

@@ -12,17 +12,49 @@ import pandas as pd
 from ..metrics._jit import jit
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+FNV_PRIME = np.uint64(1099511628211)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@jit(inline="always")
+def fnv1a(data, start, end):  # pragma: no cover - compiled
+    """The 64-bit FNV-1a hash of the bytes data[start:end]."""
+    h = _FNV_OFFSET
+    for j in range(start, end):
+        h = (h ^ np.uint64(data[j])) * FNV_PRIME
+    return h
+
+
+@jit(inline="always")
+def same_bytes(data_a, a, len_a, data_b, b, len_b):  # pragma: no cover - compiled
+    """Whether data_a[a:a+len_a] and data_b[b:b+len_b] hold the same bytes."""
+    if len_a != len_b:
+        return False
+    for j in range(len_a):  # noqa: SIM110 - a loop numba compiles
+        if data_a[a + j] != data_b[b + j]:
+            return False
+    return True
+
+
+@jit(inline="always")
+def slot(key, mask):  # pragma: no cover - compiled
+    """The first slot of a 64-bit key in an open-addressing table of mask + 1."""
+    return np.int64((key * _MIX) >> np.uint64(17)) & mask
+
+
+@jit
+def table_size(n):  # pragma: no cover - compiled
+    """A power of two at least twice ``n`` (and at least 16): a table's size."""
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    return size
 
 
 @jit
 def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
     for i in range(out.size):
-        h = _FNV_OFFSET
-        for j in range(offsets[i], offsets[i + 1]):
-            h = (h ^ np.uint64(data[j])) * _FNV_PRIME
-        out[i] = h
+        out[i] = fnv1a(data, offsets[i], offsets[i + 1])
 
 
 def _arrow_chunks(values):
@@ -78,37 +110,29 @@ def string_hashes(values):
 def mix(qid, value_bits):
     """One uint64 key per row from a query code and 64 bits of a value."""
     with np.errstate(over="ignore"):
-        return (value_bits ^ (qid.astype(np.uint64) * _MIX)) * _FNV_PRIME
-
-
-@jit
-def _table_size(n):  # pragma: no cover - compiled
-    size = 16
-    while size < 2 * n:
-        size *= 2
-    return size
+        return (value_bits ^ (qid.astype(np.uint64) * _MIX)) * FNV_PRIME
 
 
 @jit
 def _slots(keys, size, table, used):  # pragma: no cover - compiled
     """Open addressing: the slot of each key; equal keys share a slot."""
-    mask = np.uint64(size - 1)
+    mask = size - 1
     out = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
         key = keys[i]
-        slot = np.int64((key * _MIX) >> np.uint64(17) & mask)
-        while used[slot] and table[slot] != key:
-            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
-        if not used[slot]:
-            used[slot] = True
-            table[slot] = key
-        out[i] = slot
+        at = slot(key, mask)
+        while used[at] and table[at] != key:
+            at = (at + 1) & mask
+        if not used[at]:
+            used[at] = True
+            table[at] = key
+        out[i] = at
     return out
 
 
 @jit
 def _repeated(keys):  # pragma: no cover - compiled
-    size = _table_size(keys.size)
+    size = table_size(keys.size)
     table = np.empty(size, dtype=np.uint64)
     used = np.zeros(size, dtype=np.bool_)
     slots = _slots(keys, size, table, used)
@@ -124,23 +148,23 @@ def _repeated(keys):  # pragma: no cover - compiled
 @jit
 def _lookup(keys, wanted):  # pragma: no cover - compiled
     """Index of each wanted key in ``keys`` (unique), -1 when absent."""
-    size = _table_size(keys.size)
+    size = table_size(keys.size)
     table = np.empty(size, dtype=np.uint64)
     used = np.zeros(size, dtype=np.bool_)
     index = np.full(size, -1, dtype=np.int64)
     slots = _slots(keys, size, table, used)
     for i in range(keys.size):
         index[slots[i]] = i
-    mask = np.uint64(size - 1)
+    mask = size - 1
     out = np.full(wanted.size, -1, dtype=np.int64)
     for i in range(wanted.size):
         key = wanted[i]
-        slot = np.int64((key * _MIX) >> np.uint64(17) & mask)
-        while used[slot]:
-            if table[slot] == key:
-                out[i] = index[slot]
+        at = slot(key, mask)
+        while used[at]:
+            if table[at] == key:
+                out[i] = index[at]
                 break
-            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+            at = (at + 1) & mask
     return out
 
 

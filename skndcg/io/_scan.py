@@ -26,10 +26,7 @@ from ..metrics._jit import jit
 from ..metrics._threads import num_threads, run_chunks
 from . import _text
 from ._decimal import read_float
-
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+from ._hashing import fnv1a, same_bytes, slot
 
 GAVE_UP = -1
 _SLOW_INT = np.iinfo(np.int64).min
@@ -61,22 +58,6 @@ def _blank(c):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def fnv1a(data, start, end):  # pragma: no cover - compiled
-    h = _FNV_OFFSET
-    for j in range(start, end):
-        h = (h ^ np.uint64(data[j])) * _FNV_PRIME
-    return h
-
-
-@jit(inline="always")
-def _same(data, a, b, length):  # pragma: no cover - compiled
-    for j in range(length):  # noqa: SIM110 - a loop numba compiles
-        if data[a + j] != data[b + j]:
-            return False
-    return True
-
-
-@jit(inline="always")
 def _int(data, i, end):  # pragma: no cover - compiled
     """(value, exact): the integer in data[i:end], when it is plain digits."""
     neg = False
@@ -105,12 +86,14 @@ def _intern(
     """
     size = table.size
     h = fnv1a(data, a, a + length)
-    slot = np.int64((h * _MIX) >> np.uint64(20)) & (size - 1)
-    while table[slot] >= 0 and q_hash[table[slot]] != h:
-        slot = (slot + 1) & (size - 1)
-    code = table[slot]
+    at = slot(h, size - 1)
+    while table[at] >= 0 and q_hash[table[at]] != h:
+        at = (at + 1) & (size - 1)
+    code = table[at]
     if code >= 0:
-        if q_len[code] != length or not _same(data, q_start[code], a, length):
+        if q_len[code] != length or not same_bytes(
+            data, q_start[code], length, data, a, length
+        ):
             code = -1
         return code, table, q_start, q_len, q_hash, n_codes
     code = n_codes
@@ -119,16 +102,16 @@ def _intern(
         q_len = np.concatenate((q_len, np.empty_like(q_len)))
         q_hash = np.concatenate((q_hash, np.empty_like(q_hash)))
     q_start[code], q_len[code], q_hash[code] = a, length, h
-    table[slot] = code
+    table[at] = code
     n_codes += 1
     if 2 * n_codes > size:
         size *= 4
         table = np.full(size, -1, dtype=np.int64)
         for c in range(n_codes):
-            slot = np.int64((q_hash[c] * _MIX) >> np.uint64(20)) & (size - 1)
-            while table[slot] >= 0:
-                slot = (slot + 1) & (size - 1)
-            table[slot] = c
+            at = slot(q_hash[c], size - 1)
+            while table[at] >= 0:
+                at = (at + 1) & (size - 1)
+            table[at] = c
     return code, table, q_start, q_len, q_hash, n_codes
 
 
@@ -183,7 +166,10 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
                 break
             # query id: the previous line's code when the bytes are the same
             a, length = fs[0], fe[0] - fs[0]
-            if not (length == prev_len and _same(data, prev_start, a, length)):
+            if not (
+                length == prev_len
+                and same_bytes(data, prev_start, prev_len, data, a, length)
+            ):
                 last, table, q_start, q_len, q_hash, n_codes = _intern(
                     data, a, length, table, q_start, q_len, q_hash, n_codes
                 )
