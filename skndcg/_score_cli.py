@@ -133,7 +133,7 @@ def _load(args):
         # to report with its file and line) goes through the DataFrame readers.
         # With ties broken by document id, row order does not matter: the
         # rows come ordered so that the engine's tie reordering moves nothing.
-        by_docno = (args.convention or "trec_eval") in ("trec_eval", "pytrec_eval")
+        by_docno = _convention(args, trec=True) in _DOCNO_TIES
         fast = _fastjoin.join_files(
             args.input, args.qrels, depth=args.depth, by_docno=by_docno
         )
@@ -169,15 +169,24 @@ def _load(args):
     return qid, data.y_true, y_score, order, np.asarray(names, dtype=object), None
 
 
+# The conventions that break score ties by document id.
+_DOCNO_TIES = ("trec_eval", "pytrec_eval")
+
+
+def _convention(args, trec):
+    """The convention used: the one given, else trec_eval's for a TREC run."""
+    return args.convention or ("trec_eval" if trec else None)
+
+
 def _options(args, y_score, doc_order, trec):
-    convention = args.convention or ("trec_eval" if trec else None)
+    convention = _convention(args, trec)
     options = {"convention": convention}
     # The engine options are passed only where they matter.
     if np.isnan(y_score).any():
         options["nan_score"] = "unretrieved"
     if args.all_judged:
         options["queries"] = "judged"
-    if doc_order is not None and convention in ("trec_eval", "pytrec_eval"):
+    if doc_order is not None and convention in _DOCNO_TIES:
         options["doc_id"] = doc_order
     return options
 
@@ -306,7 +315,7 @@ def _streamed(args, metrics):
     options = {"convention": convention, "nan_score": "unretrieved"}
     if args.all_judged:
         options["queries"] = "judged"
-    doc = args.doc if convention in ("trec_eval", "pytrec_eval") else None
+    doc = args.doc if convention in _DOCNO_TIES else None
     try:
         means, counts = stream_parquet(
             args.input, metrics, qid_col=args.qid, label_col=args.label,
