@@ -4,7 +4,9 @@ Target (issue 14): scoring a run against its qrels takes at most 3 times as long
 as pandas takes to read the same file as a CSV, with peak memory at most 3 times
 the file size. Each measurement runs in a fresh process (Linux: peak resident
 memory from /proc); the memory of the interpreter and imports, measured before
-the work starts, is reported apart from what the work adds.
+the work starts, is reported apart from what the work adds. Before its timer
+starts, each process touches and frees 3 GiB (``WARM_BYTES``), whatever it
+measures; ``--cold-memory`` leaves that out.
 
 The run mimics a TREC ad hoc run: 1,000 documents per query, docnos drawn from a
 corpus of 2 million, scores with four decimals (so some tie); the qrels judge
@@ -13,6 +15,7 @@ corpus of 2 million, scores with four decimals (so some tie); the qrels judge
 Run from the project root::
 
     python benchmarks/bench_trec.py [--lines 10000000] [--repeat 3] [--modes ...]
+        [--cold-memory]
 """
 
 from __future__ import annotations
@@ -30,10 +33,19 @@ import pandas as pd
 
 PER_QUERY = 1_000
 CORPUS = 2_000_000
+# Memory each measured process touches and frees before its timer starts, for
+# every mode alike. Some virtual machines back guest memory lazily: the first
+# touch of a page the guest has not used yet costs far more than an ordinary
+# page fault (on the machine of docs/performance.md, about 5 to 10 ms per MB
+# against 0.15 ms once backed), so that without the warm-up the timings mostly
+# measure how much never-used memory each process happened to be handed.
+# --cold-memory measures without it.
+WARM_BYTES = 3 << 30
 
 _CHILD = r"""
 import json, sys, time
 mode, run, qrels = sys.argv[1:4]
+warm = int(sys.argv[4])
 
 def status(field):
     # VmHWM is this process's own peak (ru_maxrss would include the parent's
@@ -47,6 +59,13 @@ if mode != "pandas":
     from skndcg.cli import main
     from skndcg.io import _join, read_trec_qrels, read_trec_run
     import skndcg._score_cli, skndcg.metrics
+if warm:
+    # Touch and free this much memory first, then restart the peak count: the
+    # work then gets pages the system has already backed (see WARM below).
+    block = numpy.ones(warm // 8)
+    del block
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # resets VmHWM
 base = status("VmRSS")
 start = time.perf_counter()
 if mode == "pandas":
@@ -101,9 +120,9 @@ def make_files(folder, n_lines, seed=0):
     return run_path, qrels_path
 
 
-def measure(mode, run, qrels):
+def measure(mode, run, qrels, warm=0):
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, mode, run, qrels],
+        [sys.executable, "-c", _CHILD, mode, run, qrels, str(warm)],
         capture_output=True,
         text=True,
         check=False,
@@ -126,9 +145,21 @@ def main(argv=None):
         help="pandas: pandas.read_csv of the run; io: read and join only; "
         "score: the whole skndcg score command",
     )
+    parser.add_argument(
+        "--cold-memory",
+        action="store_true",
+        help="skip the memory warm-up: each process gets whatever pages the "
+        "system hands out (see WARM_BYTES)",
+    )
     args = parser.parse_args(argv)
+    warm = 0 if args.cold_memory else WARM_BYTES
     print(f"python {platform.python_version()}, {os.cpu_count()} cores")
     print(f"load average before: {os.getloadavg()[0]:.1f}")
+    print(
+        f"memory warm-up per process: {warm / 2**30:.0f} GiB"
+        if warm
+        else "memory warm-up: none (--cold-memory)"
+    )
     with tempfile.TemporaryDirectory() as folder:
         t0 = time.perf_counter()
         run, qrels = make_files(folder, args.lines)
@@ -141,7 +172,7 @@ def main(argv=None):
         results = {mode: [] for mode in args.modes}
         for _ in range(args.repeat):
             for mode in results:  # alternate, so both see the same machine load
-                results[mode].append(measure(mode, run, qrels))
+                results[mode].append(measure(mode, run, qrels, warm))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     best = {m: min(r, key=lambda x: x["seconds"]) for m, r in results.items()}
     for mode, r in best.items():

@@ -1,7 +1,8 @@
 """Start-up cost: what a new process pays before its first score, against
 ``python -c "import sklearn.metrics"`` measured in the same run.
 
-Each line is a fresh interpreter. "cold" uses an empty numba cache directory (a
+Each line is a fresh interpreter, with skndcg's bytecode compiled beforehand
+(as a wheel install leaves it) and 1 GiB of memory touched before the timer. "cold" uses an empty numba cache directory (a
 new machine, container or CI run: every kernel the call needs is compiled),
 "warm" the cache the cold run left. Reported: wall seconds of the import and of
 the first call, their ratio to the scikit-learn import, the compile time of each
@@ -24,12 +25,18 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results" / "jit.json"
 
+# Every measured process first touches and frees 1 GiB, before its timer. Some
+# virtual machines back guest memory lazily, and the first touch of a page the
+# guest never used costs 5 to 10 ms per MB there (0.15 ms once backed): without
+# this, a start-up time mostly says which pages the process happened to get.
+WARM = 'block = b"\\x01" * (1 << 30); del block'
+
 SKLEARN = (
-    "import time; t = time.perf_counter(); import sklearn.metrics; "
+    WARM + "; import time; t = time.perf_counter(); import sklearn.metrics; "
     "print(time.perf_counter() - t)"
 )
 
-PROBE = """
+PROBE = WARM + """
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
@@ -101,9 +108,22 @@ def _run(code, env, *args):
     return out.stdout.strip().splitlines()[-1]
 
 
+def _compile_bytecode() -> None:
+    # As pip does when it installs a wheel: without the .pyc files (say under
+    # PYTHONDONTWRITEBYTECODE) every start would compile skndcg's source too,
+    # which scikit-learn, installed by pip, never does.
+    import compileall
+
+    import skndcg
+
+    compileall.compile_dir(Path(skndcg.__file__).parent, quiet=1)
+
+
 def main() -> int:
     label = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else ""
-    base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    _compile_bytecode()
+    drop = ("NUMBA_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")
+    base = {k: v for k, v in os.environ.items() if k not in drop}
     sk = statistics.median(float(_run(SKLEARN, base)) for _ in range(3))
     print(f"python -c 'import sklearn.metrics': {sk:.2f} s (median of 3)\n")
     rows = []

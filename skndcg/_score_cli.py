@@ -119,7 +119,8 @@ def add_parser(sub):
 
 
 def _load(args):
-    """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag."""
+    """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
+    whether each query's rows already come in descending doc order."""
     from .io import _join, read_predictions, read_trec_qrels, read_trec_run
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
@@ -134,9 +135,12 @@ def _load(args):
         # With ties broken by document id, row order does not matter: the
         # rows come ordered so that the engine's tie reordering moves nothing.
         by_docno = _convention(args, trec=True) in _DOCNO_TIES
+        # Ties go by row order then, so the doc order is not needed.
         fast = _fastjoin.join_files(
-            args.input, args.qrels, depth=args.depth, by_docno=by_docno
-        )
+            args.input, args.qrels, depth=args.depth, by_docno=by_docno,
+            doc_order=not by_docno,
+        )  # fmt: skip
+        presorted = fast is not None and by_docno
         if fast is not None:
             coded, tag = fast
         else:
@@ -144,7 +148,10 @@ def _load(args):
             qrels = read_trec_qrels(args.qrels)
             coded = _join.join_codes(run, qrels, depth=args.depth)
             tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
-        return coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names, tag
+        return (
+            coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
+            tag, presorted,
+        )  # fmt: skip
     missing = [f"--{k}" for k, v in columns.items() if v is None]
     if missing:
         raise UsageError(
@@ -166,7 +173,8 @@ def _load(args):
         tie = order if order is not None else np.zeros(len(qid), dtype=np.int64)
         keep = _join._depth_cut(qid, y_score, tie, args.depth)
         y_score[~keep] = np.nan
-    return qid, data.y_true, y_score, order, np.asarray(names, dtype=object), None
+    names = np.asarray(names, dtype=object)
+    return qid, data.y_true, y_score, order, names, None, False
 
 
 # The conventions that break score ties by document id.
@@ -174,11 +182,15 @@ _DOCNO_TIES = ("trec_eval", "pytrec_eval")
 
 
 def _convention(args, trec):
-    """The convention used: the one given, else trec_eval's for a TREC run."""
-    return args.convention or ("trec_eval" if trec else None)
+    """The preset name used: the one given (in any spelling the library
+    accepts), else trec_eval's for a TREC run."""
+    from .metrics._conventions import get_convention
+
+    name = args.convention or ("trec_eval" if trec else None)
+    return None if name is None else get_convention(name).name
 
 
-def _options(args, y_score, doc_order, trec):
+def _options(args, y_score, doc_order, trec, presorted=False):
     convention = _convention(args, trec)
     options = {"convention": convention}
     # The engine options are passed only where they matter.
@@ -186,8 +198,19 @@ def _options(args, y_score, doc_order, trec):
         options["nan_score"] = "unretrieved"
     if args.all_judged:
         options["queries"] = "judged"
-    if doc_order is not None and convention in _DOCNO_TIES:
-        options["doc_id"] = doc_order
+    if convention in _DOCNO_TIES:
+        if presorted:
+            # Each query's rows already are in descending doc order, the
+            # unretrieved ones last: keeping tied rows in row order is
+            # ordering them by docno, and the engine has nothing to reorder.
+            from dataclasses import replace
+
+            from .metrics._conventions import PRESETS
+
+            conv = replace(PRESETS[convention], ties="stable", doc_ties=False)
+            options["convention"] = conv
+        elif doc_order is not None:
+            options["doc_id"] = doc_order
     return options
 
 
@@ -343,13 +366,15 @@ def _score(args):
         means, n_queries = streamed
         print(_render(args.format, metrics, means, None, n_queries, None, None))
         return _verdict(means, thresholds)
-    qid, y_true, y_score, doc_order, names, tag = _load(args)
+    qid, y_true, y_score, doc_order, names, tag, presorted = _load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
         raise UsageError(
             f"no query of {args.input} has judgments in {args.qrels}; do the "
             "query ids of the two files match?"
         )
-    options = _options(args, y_score, doc_order, trec=args.qrels is not None)
+    options = _options(
+        args, y_score, doc_order, trec=args.qrels is not None, presorted=presorted
+    )
     # One evaluation gives the per-query rows and the means.
     report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]

@@ -1,9 +1,11 @@
 """The byte-level run/qrels join that ``skndcg score`` uses: the same arrays as the
 DataFrame readers and join, or None (then the DataFrame path runs)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skndcg.io import _fastjoin, _scan, _text, read_trec_qrels, read_trec_run
@@ -403,3 +405,74 @@ def test_many_numbers_for_python_leave_the_file_to_the_slow_path(tmp_path, monke
     monkeypatch.setattr(_scan, "_MAX_SLOW", 1)
     assert _scan.scan_fast(run, _text.RUN) is None
     assert _fastjoin.join_files(run, qrels) is None
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # reset by hand
+)
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["q1", "q2"]),
+            st.sampled_from(["a", "b", "ab", "c", "d10", "d9", "e"]),
+            st.sampled_from(["1", "2", "2.0", "1.00000001"]),
+        ),
+        min_size=1,
+        max_size=14,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    judged=st.lists(
+        st.tuples(
+            st.sampled_from(["q1", "q2"]),
+            st.sampled_from(["a", "b", "c", "d9", "f", "g"]),
+            st.integers(-1, 3),
+        ),
+        min_size=1,
+        max_size=10,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    convention=st.sampled_from(["trec_eval", "pytrec_eval", "TREC-EVAL"]),
+    flags=st.sampled_from([[], ["--all-judged"], ["--depth", "2"]]),
+)
+def test_score_with_docno_ties_equals_the_dataframe_path(
+    tmp_path_factory, monkeypatch, capsys, lines, judged, convention, flags
+):
+    # The byte path hands the engine each query's rows in descending docno
+    # order and lets ties keep row order; the DataFrame path passes the docnos
+    # and lets the engine reorder. Per query, both must give the same numbers.
+    from skndcg.cli import main
+
+    folder = tmp_path_factory.mktemp("ties")
+    run_text = "".join(f"{q} Q0 {d} 0 {s} t\n" for q, d, s in lines)
+    run = _write(folder, "run.txt", run_text)
+    qrels_text = "".join(f"{q} 0 {d} {r}\n" for q, d, r in judged)
+    qrels = _write(folder, "qrels.txt", qrels_text)
+    outputs = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(_fastjoin, "join_files", lambda *a, **k: None)
+            per_query = str(folder / f"per_query_{fast}.csv")
+            argv = ["score", run, "--qrels", qrels, "--convention", convention,
+                    "--metrics", "ndcg", "ndcg@2", "map", "p@1", "mrr", "r@3",
+                    "--per-query", per_query, "--format", "json", *flags]  # fmt: skip
+            capsys.readouterr()
+            code = main(argv)
+            out = capsys.readouterr()
+            written = Path(per_query).read_text() if code == 0 else None
+            outputs.append((code, out.out, out.err, written))
+    assert outputs[0] == outputs[1]
+
+
+def test_files_are_mapped_not_copied(tmp_path):
+    import gzip
+    import mmap
+
+    plain = _write(tmp_path, "run.txt", RUN)
+    view = _text.map_bytes(plain)
+    assert isinstance(view, mmap.mmap) and view[:] == RUN.encode()
+    packed = _write(tmp_path, "run.txt.gz", gzip.compress(RUN.encode()))
+    assert _text.map_bytes(packed) == RUN.encode()
+    assert _text.map_bytes(_write(tmp_path, "empty.txt", "")) == b""

@@ -59,7 +59,8 @@ def assemble(
     """Chunk ``chunk`` of the queries (by sorted name) written from ``at[q]``:
     each query's kept run rows, then its unretrieved judgments (so no later
     grouping moves them). The run rows keep their run order, or with ``by_key``
-    go by key, descending, as ordering ties by document id would put them."""
+    go by key, descending, as ordering ties by document id would put them.
+    An empty ``doc_order`` is not written."""
     n_names = name_run.size
     q0, q1 = n_names * chunk // n_chunks, n_names * (chunk + 1) // n_chunks
     widest = 1
@@ -85,7 +86,8 @@ def assemble(
                 r = rows[t]
                 if keep[r]:
                     qid[p], y_true[p], y_score[p] = q, max(label[r], 0), score[r]
-                    doc_order[p] = keys[r]
+                    if doc_order.size:
+                        doc_order[p] = keys[r]
                     p += 1
         jb = name_qrels[q]
         if jb >= 0:
@@ -96,5 +98,6 @@ def assemble(
                 if not retrieved[i]:
                     # no rank is taken: the key only needs to be unique
                     qid[p], y_true[p], y_score[p] = q, max(rel[i], 0), np.nan
-                    doc_order[p] = n_run + i
+                    if doc_order.size:
+                        doc_order[p] = n_run + i
                     p += 1

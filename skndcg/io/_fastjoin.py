@@ -214,7 +214,8 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
 
 
 class _Read(threading.Thread):
-    """A file's bytes, read on a thread of its own (the read releases the GIL)."""
+    """A file's bytes on a thread of its own: a gzip file is decompressed there
+    (which releases the GIL), a plain file is mapped."""
 
     def __init__(self, path):
         super().__init__(name="skndcg-read", daemon=True)
@@ -223,7 +224,7 @@ class _Read(threading.Thread):
 
     def run(self):
         try:
-            self.data = _text.read_bytes(self.path)
+            self.data = _text.map_bytes(self.path)
         except BaseException as exc:  # raised again in the caller's thread
             self.error = exc
 
@@ -236,14 +237,15 @@ class _Read(threading.Thread):
         return data
 
 
-def join_files(run_path, qrels_path, *, depth=None, by_docno=False):
+def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
     """``(Coded, run tag)`` of a run file joined with its qrels file, or None.
 
     The rows are grouped by query: its retrieved rows, then its unretrieved
     judgments. ``by_docno=True`` (for scoring with ties broken by document id,
     where row order does not matter) puts each query's rows in descending
     ``doc_order``, so the metric engine's tie reordering finds nothing to move;
-    otherwise the retrieved rows keep the run's order.
+    otherwise the retrieved rows keep the run's order. ``doc_order=False``
+    leaves ``Coded.doc_order`` out (None), for a caller that has no use for it.
 
     None means the files need the DataFrame path (``_join.join_codes``): that
     path gives the same arrays, or the error that names the file and line.
@@ -300,11 +302,13 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False):
     )
     n = int(at[-1])
     qid, y_true = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    y_score, doc_order = np.empty(n), np.empty(n, dtype=np.int64)
+    y_score = np.empty(n)
+    order_out = np.empty(n if doc_order else 0, dtype=np.int64)
     n_chunks = row_chunks(n)
     run_chunks(
         assemble, n_chunks, n_chunks, at, by_docno, name_run, starts, order,
         keep, label, score, keys, name_qrels, j_starts, j_order, qrels.value,
-        retrieved, len(keys), qid, y_true, y_score, doc_order,
+        retrieved, len(keys), qid, y_true, y_score, order_out,
     )  # fmt: skip
-    return Coded(qid, names, None, y_true, y_score, doc_order), tag
+    order_out = order_out if doc_order else None
+    return Coded(qid, names, None, y_true, y_score, order_out), tag

@@ -265,10 +265,10 @@ def _pieces(data, n_pieces):
 
 
 def scan_fast(path, layout, raw=None):
-    """A :class:`Scanned` of a regular TREC file (whose bytes ``raw`` may be
-    given), or None to read it the slow way."""
+    """A :class:`Scanned` of a regular TREC file (whose bytes ``raw``, a bytes
+    object or a memory map, may be given), or None to read it the slow way."""
     if raw is None:
-        raw = _text.read_bytes(path)
+        raw = _text.map_bytes(path)
     data = np.frombuffer(raw, dtype=np.uint8)
     # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
@@ -346,7 +346,8 @@ def _slow_number(raw, doc_at, layout, path):
     try:
         number = _text.parse_number(text, path, 0, layout)
     except ValueError:  # again, with the line number in the message
-        _text.parse_number(text, path, raw.count(b"\n", 0, start) + 1, layout)
+        lineno = raw[:start].count(b"\n") + 1  # (a memory map has no count)
+        _text.parse_number(text, path, lineno, layout)
         raise
     if layout.integer and not -(2**63) <= number < 2**63:
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import mmap
 import os
 from dataclasses import dataclass
 
@@ -84,6 +85,27 @@ def read_bytes(path):
             return fh.read()
     except (OSError, EOFError) as exc:
         raise ValueError(f"cannot read {path!r}: {exc}") from None
+
+
+def map_bytes(path):
+    """The file's bytes as a read-only buffer, without a copy where possible.
+
+    A plain file is mapped into memory: its pages come from the operating
+    system's file cache as they are read, so nothing is copied and no fresh
+    memory the size of the file is needed. A gzip file, or a file that cannot
+    be mapped (empty, a pipe), is read as :func:`read_bytes` does. The mapping
+    assumes the file is not shortened while it is being read.
+    """
+    if is_gzip(path):
+        return read_bytes(path)
+    try:
+        with open(path, "rb") as fh:
+            view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # empty, not mappable, or not readable
+        return read_bytes(path)
+    if hasattr(mmap, "MADV_WILLNEED"):  # POSIX only: read it in ahead
+        view.madvise(mmap.MADV_WILLNEED)
+    return view
 
 
 def _fail(path, lineno, layout, message):

@@ -229,7 +229,7 @@ def prepare_labels(
             f"{hint}."
         )
     needs_int = rule in ("int_0_30", "trec_eval") or (rule == "xgboost" and exp)
-    if needs_int and (y != np.round(y)).any():
+    if needs_int and y.dtype.kind == "f" and (y != np.round(y)).any():
         bad = y[y != np.round(y)][0]
         raise ValueError(
             f"y_true must hold integer labels with convention={conv.name!r}, "
@@ -244,7 +244,7 @@ def prepare_labels(
         )
     if rule == "trec_eval":
         # Negative judgements mean "unjudged": gain 0, the row keeps its rank.
-        return np.maximum(y, 0.0)
+        return y if known else np.maximum(y, 0.0)
     if rule == "ranx":
         # Labels are truncated to int; below 1 they carry no gain.
         t = np.trunc(y)

@@ -153,7 +153,7 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
         if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
             pass
         else:
-            return d.astype(np.int64)
+            return d.astype(np.int64, copy=False)
     import pandas as pd
 
     try:

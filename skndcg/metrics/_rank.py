@@ -380,19 +380,26 @@ def _in_order(lo, hi, key, unretrieved):
 
 
 @jit
+def _chunk_in_order(t, n_chunks, starts, ends, key, unretrieved):
+    # Whether every query of chunk t already is in (unretrieved, key) order.
+    n_groups = starts.shape[0]
+    for g in range(n_groups * t // n_chunks, n_groups * (t + 1) // n_chunks):
+        if not _in_order(starts[g], ends[g], key, unretrieved):
+            return False
+    return True
+
+
+@jit
 def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
     # Chunk t of the queries: each query's rows stably sorted by (unretrieved,
-    # key), as positions in the grouped arrays. Returns whether every query of
-    # the chunk already was in that order.
+    # key), as positions in the grouped arrays.
     n_groups = starts.shape[0]
-    unmoved = True
     for g in range(n_groups * t // n_chunks, n_groups * (t + 1) // n_chunks):
         lo, hi = starts[g], ends[g]
         if _in_order(lo, hi, key, unretrieved):
             for i in range(lo, hi):
                 out[i] = i
             continue
-        unmoved = False
         o = np.argsort(key[lo:hi], kind="mergesort")
         if unretrieved.shape[0]:
             j = lo
@@ -407,7 +414,6 @@ def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
         else:
             for i in range(o.shape[0]):
                 out[lo + i] = lo + o[i]
-    return unmoved
 
 
 def order_within_queries(
@@ -445,12 +451,15 @@ def order_within_queries(
         keys = [key] if unretrieved is None else [key, unretrieved]
         # np.lexsort: the last key is the primary one. Queries keep their rows.
         return np.lexsort((np.arange(n), *keys, owner))
-    out = np.empty(n, dtype=np.int64)
     flags = np.zeros(0, dtype=np.bool_) if unretrieved is None else unretrieved
+    key = np.ascontiguousarray(key)
+    flags = np.ascontiguousarray(flags, dtype=np.bool_)
     n_chunks = row_chunks(n)
-    unmoved = run_chunks(
-        _key_orders, n_chunks, n_chunks, grouping.starts, grouping.ends,
-        np.ascontiguousarray(key), np.ascontiguousarray(flags, dtype=np.bool_), out,
-    )  # fmt: skip
-    # Rows already in order (e.g. sorted by document id): nothing moves.
-    return None if all(unmoved) else out
+    spans = (grouping.starts, grouping.ends, key, flags)
+    # Rows already in order (e.g. sorted by document id): nothing moves, and
+    # no permutation is written.
+    if all(run_chunks(_chunk_in_order, n_chunks, n_chunks, *spans)):
+        return None
+    out = np.empty(n, dtype=np.int64)
+    run_chunks(_key_orders, n_chunks, n_chunks, *spans, out)
+    return out
