@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
 import numpy as np
+
+from ._score_output import fmt, render
 
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
@@ -214,71 +215,6 @@ def _options(args, y_score, doc_order, trec, presorted=False):
     return options
 
 
-# ------------------------------------------------------------------ output
-
-
-def _fmt(value):
-    return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
-
-
-def _render(fmt, metrics, means, cis, n_queries, per_query, tag):
-    lines = []
-    if fmt == "json":
-        out = {"mean": {m: _json_number(means[m]) for m in metrics}}
-        out["n_queries"] = n_queries
-        if cis:
-            out["ci"] = {m: [_json_number(v) for v in cis[m]] for m in metrics}
-        return json.dumps(out, indent=2)
-    if fmt == "csv":
-        head = "metric,mean,n_queries" + (",ci_low,ci_high" if cis else "")
-        lines.append(head)
-        for m in metrics:
-            row = f"{_csv(m)},{means[m]!r},{n_queries}"
-            if cis:
-                row += f",{cis[m][0]!r},{cis[m][1]!r}"
-            lines.append(row)
-        return "\n".join(lines)
-    if fmt == "trec":
-        if per_query is not None:
-            for _, row in per_query.iterrows():
-                for m in metrics:
-                    lines.append(f"{m:<22}\t{row['qid']}\t{_fmt(row[m])}")
-        if tag is not None:
-            lines.append(f"{'runid':<22}\tall\t{tag}")
-        lines.append(f"{'num_q':<22}\tall\t{n_queries}")
-        lines.extend(f"{m:<22}\tall\t{_fmt(means[m])}" for m in metrics)
-        return "\n".join(lines)
-    header = ["metric", "mean"] + (["95% CI"] if cis else [])
-    rows = [
-        [m, _fmt(means[m])]
-        + ([f"[{_fmt(cis[m][0])}, {_fmt(cis[m][1])}]"] if cis else [])
-        for m in metrics
-    ]
-    if fmt == "md":
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
-        lines.extend("| " + " | ".join(r) + " |" for r in rows)
-        lines.append("")
-        lines.append(f"{n_queries} queries")
-        return "\n".join(lines)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    lines.append(f"n_queries  {n_queries}")
-    return "\n".join(lines)
-
-
-def _json_number(value):
-    return None if math.isnan(value) else float(value)
-
-
-def _csv(text):
-    return f'"{text}"' if any(c in text for c in ',"\n') else text
-
-
 # ------------------------------------------------------------------ run
 
 
@@ -364,7 +300,7 @@ def _score(args):
     streamed = _streamed(args, metrics)
     if streamed is not None:
         means, n_queries = streamed
-        print(_render(args.format, metrics, means, None, n_queries, None, None))
+        print(render(args.format, metrics, means, None, n_queries, None, None))
         return _verdict(means, thresholds)
     qid, y_true, y_score, doc_order, names, tag, presorted = _load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -395,14 +331,14 @@ def _score(args):
         except OSError as exc:
             raise UsageError(f"cannot write --per-query file: {exc}") from None
     per_query = counted if args.format == "trec" and args.per_query else None
-    print(_render(args.format, metrics, means, cis, len(counted), per_query, tag))
+    print(render(args.format, metrics, means, cis, len(counted), per_query, tag))
     return _verdict(means, thresholds)
 
 
 def _verdict(means, thresholds):
     """Exit code 1, with the reason on stderr, when a mean is below its floor."""
     failed = [
-        f"{m} = {_fmt(means[m])} < {value:g}"
+        f"{m} = {fmt(means[m])} < {value:g}"
         for m, value in thresholds
         if not means[m] >= value
     ]

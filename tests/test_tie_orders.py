@@ -4,7 +4,7 @@ inputs gives exactly the permutation of the numpy one used on small inputs."""
 import numpy as np
 import pytest
 
-from skndcg.metrics import _rank
+from skndcg.metrics import _reorder
 from skndcg.metrics._group import group_rows
 
 
@@ -21,10 +21,10 @@ def test_compiled_orders_equal_lexsort(monkeypatch, rule, with_unretrieved, seed
     doc_rank = g.take(rng.permutation(n).astype(np.int64))
     labels = g.take(rng.integers(0, 3, n).astype(np.int64 if seed % 2 else float))
     kwargs = dict(rule=rule, doc_rank=doc_rank, unretrieved=unretrieved, labels=labels)
-    small = _rank.order_within_queries(g, s, **kwargs)
-    monkeypatch.setattr(_rank, "PARALLEL_ROWS", 0)
+    small = _reorder.order_within_queries(g, s, **kwargs)
+    monkeypatch.setattr(_reorder, "PARALLEL_ROWS", 0)
     monkeypatch.setenv("SKNDCG_NUM_THREADS", "3")
-    large = _rank.order_within_queries(g, s, **kwargs)
+    large = _reorder.order_within_queries(g, s, **kwargs)
     if rule is None and unretrieved is None:
         assert small is None and large is None
         return
@@ -38,19 +38,21 @@ def test_compiled_orders_equal_lexsort(monkeypatch, rule, with_unretrieved, seed
 
 
 def test_rows_already_in_order_move_nothing(monkeypatch):
-    monkeypatch.setattr(_rank, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(_reorder, "PARALLEL_ROWS", 0)
     q = np.repeat([0, 1, 2], 4)
     g = group_rows(q, len(q))
     s = np.zeros(len(q))
     doc_rank = np.array([9, 7, 3, 1, 5, 4, 2, 0, 8, 6, 3, 2])  # descending per query
     unretrieved = np.array([0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0], dtype=bool)
     kwargs = dict(rule="docid", doc_rank=doc_rank)
-    assert _rank.order_within_queries(g, s, **kwargs, unretrieved=unretrieved) is None
+    assert (
+        _reorder.order_within_queries(g, s, **kwargs, unretrieved=unretrieved) is None
+    )
     # an unretrieved row before a retrieved one, or one key out of order: moved
     early = unretrieved.copy()
     early[[5, 7]] = early[[7, 5]]
-    assert _rank.order_within_queries(g, s, **kwargs, unretrieved=early) is not None
+    assert _reorder.order_within_queries(g, s, **kwargs, unretrieved=early) is not None
     swapped = doc_rank.copy()
     swapped[[8, 9]] = swapped[[9, 8]]
-    perm = _rank.order_within_queries(g, s, rule="docid", doc_rank=swapped)
+    perm = _reorder.order_within_queries(g, s, rule="docid", doc_rank=swapped)
     assert perm.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10, 11]

@@ -31,12 +31,8 @@ from ._conventions import (
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
 from ._names import BINARY_KINDS, MetricSpec, check_unique, parse_metric
-from ._rank import (
-    GAIN_EXPONENTIAL,
-    GAIN_LINEAR,
-    REORDERING_RULES,
-    order_within_queries,
-)
+from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
+from ._reorder import REORDERING_RULES, order_within_queries
 from ._validate import (
     as_1d,
     check_choice,
