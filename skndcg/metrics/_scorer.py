@@ -27,25 +27,12 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from skndcg.utils._query_ids import _has_column, resolve_qid
 
 from ..utils._docstrings import with_references
-from ._conventions import apply_options, get_convention
 from ._docstrings import REFERENCES
-from ._engine import _check_options, check_k
-from ._names import parse_metric
+from ._engine import check_k
 from ._ranking import grouped_ranking_scores
+from ._scorer_options import check_metric_options, check_metrics
 
 __all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
-
-#: Options passed on to :func:`grouped_ranking_scores`.
-_OPTIONS = (
-    "gain",
-    "discount",
-    "ties",
-    "empty",
-    "convention",
-    "rel_threshold",
-    "ap_denominator",
-    "p_denominator",
-)
 
 #: Metadata a scorer consumes, with its default request.
 _DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
@@ -53,65 +40,6 @@ _DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
 
 def _routing_enabled() -> bool:
     return bool(get_config().get("enable_metadata_routing", False))
-
-
-def _check_metric_options(options: dict) -> None:
-    """Refuse unknown or invalid metric options when the scorer is built."""
-    for key in options:
-        if key == "k":
-            raise TypeError(
-                "make_ranking_scorer got k=; put the cut-off in the metric name "
-                "instead, for example 'ndcg@5', or use make_ndcg_scorer(k=5)."
-            )
-        if key == "sample_weight":
-            raise TypeError(
-                "sample_weight is not a scorer option: pass it when calling the "
-                "scorer, or route it with scorer.set_score_request("
-                "sample_weight=True) when metadata routing is enabled."
-            )
-        if key not in _OPTIONS:
-            raise TypeError(
-                f"unknown metric option {key!r}; valid options are {list(_OPTIONS)}."
-            )
-    _check_options(
-        options.get("gain"),
-        options.get("ties"),
-        options.get("empty"),
-        options.get("ap_denominator"),
-        options.get("p_denominator"),
-    )
-    discount = options.get("discount", "log2")
-    apply_options(
-        get_convention(options.get("convention")),
-        gain=options.get("gain"),
-        ties=options.get("ties"),
-        empty=options.get("empty"),
-        discount=None if isinstance(discount, str) and discount == "log2" else discount,
-        rel_threshold=options.get("rel_threshold"),
-        ap_denominator=options.get("ap_denominator"),
-        p_denominator=options.get("p_denominator"),
-    )
-
-
-def _check_metrics(metrics) -> tuple[tuple, bool]:
-    """Metric names as a tuple, and whether one name (not a list) was given."""
-    if isinstance(metrics, str):
-        parse_metric(metrics)
-        return (metrics,), True
-    if not isinstance(metrics, (list, tuple)):
-        raise TypeError(
-            "metrics must be a metric name such as 'ndcg@10' or a list of names, "
-            f"got {metrics!r} ({type(metrics).__name__})."
-        )
-    if not metrics:
-        raise ValueError("metrics is an empty list; give at least one metric name.")
-    canonical = [parse_metric(m).name for m in metrics]
-    if len(set(canonical)) != len(canonical):
-        raise ValueError(
-            f"metrics has duplicates: {list(metrics)!r} names the same metric "
-            "more than once."
-        )
-    return tuple(metrics), False
 
 
 def _hint_no_ids() -> str:
@@ -354,7 +282,7 @@ def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
     >>> {name: round(value, 3) for name, value in scorer(model, X, y).items()}
     {'ndcg@2': 1.0, 'mrr': 1.0}
     """
-    names, single = _check_metrics(metrics)
+    names, single = check_metrics(metrics)
     if qid_col is not None and (
         isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral))
     ):
@@ -362,7 +290,7 @@ def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
             f"qid_col must be None or a column name (str or int), got {qid_col!r} "
             f"({type(qid_col).__name__})."
         )
-    _check_metric_options(metric_options)
+    check_metric_options(metric_options)
     args = [repr(metrics if single else list(names))]
     if qid_col is not None:
         args.append(f"qid_col={qid_col!r}")
