@@ -131,10 +131,17 @@ def test_chunked_scatter_is_the_stable_counting_sort(n_chunks):
     bin_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     offsets = np.cumsum(per_chunk, axis=0) - per_chunk + bin_start
     src = rng.standard_normal(q.size)
-    out, sub = np.empty_like(src), np.empty(0, dtype=np.uint16)
+    src_b = rng.integers(0, 100, q.size).astype(float)
+    out, out_b = np.empty_like(src), np.empty_like(src)
+    sub, none = np.empty(0, dtype=np.uint16), np.empty(0)
     for t in range(n_chunks):
-        GK.scatter(t, q, n_chunks, 0, 0, offsets, src, out, sub)
+        GK.scatter(t, q, n_chunks, 0, 0, offsets, src, none, out, none, sub)
     assert (out == src[np.argsort(q, kind="stable")]).all()
+    out[:] = 0
+    for t in range(n_chunks):  # two arrays at once, the same places
+        GK.scatter(t, q, n_chunks, 0, 0, offsets, src, src_b, out, out_b, sub)
+    assert (out == src[np.argsort(q, kind="stable")]).all()
+    assert (out_b == src_b[np.argsort(q, kind="stable")]).all()
 
 
 @pytest.mark.parametrize(
@@ -165,6 +172,10 @@ def test_bucketed_scatter_is_the_stable_counting_sort(
     for src in [rng.standard_normal(q.size), np.arange(q.size), q % 5 == 0]:
         assert (g.take(src) == src[order]).all()
     assert (g.take(q)[g.starts] == g.keys).all()
+    labels, scores = rng.integers(0, 4, q.size), rng.standard_normal(q.size)
+    got_labels, got_scores = g.take_pair(labels, scores)  # one pass for both
+    assert (got_labels == labels[order]).all() and got_labels.dtype == labels.dtype
+    assert (got_scores == scores[order]).all() and got_scores.dtype == scores.dtype
 
 
 def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):

@@ -85,29 +85,7 @@ class Grouping:
             return a
         if a.dtype.itemsize != 8 or a.dtype.kind not in "iuf":
             return a[self.take(np.arange(a.shape[0], dtype=np.int64))]
-        a = np.ascontiguousarray(a)
-        out = np.empty(a.shape[0], dtype=a.dtype)
-        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
-        src, dst = a.view(np.int64), out.view(np.int64)
-        n_chunks = self._offsets.shape[0]
-        run_chunks(
-            GK.scatter,
-            n_chunks,
-            self._codes,
-            n_chunks,
-            self._base,
-            self._shift,
-            self._offsets,
-            src,
-            dst,
-            sub,
-        )
-        if self._shift:
-            n_sort = row_chunks(a.shape[0])
-            run_chunks(
-                GK.sort_buckets, n_sort, n_sort, dst, sub, self._shift, self._bin_start
-            )
-        return out
+        return self._scatter(a)[0]
 
     def take_pair(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(take(a), take(b))``, in one pass over the rows when both are scattered."""
@@ -117,21 +95,30 @@ class Grouping:
             or any(x.dtype.itemsize != 8 or x.dtype.kind not in "iuf" for x in (a, b))
         ):
             return self.take(a), self.take(b)
-        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+        return self._scatter(a, b)
+
+    def _scatter(self, a, b=None):
+        """The compiled counting sort of ``a`` (and ``b``): 8-byte values, moved
+        as int64. Without ``b``, the kernels get an empty array in its place."""
+        a = np.ascontiguousarray(a)
         out_a = np.empty(a.shape[0], dtype=a.dtype)
-        out_b = np.empty(b.shape[0], dtype=b.dtype)
-        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
+        if b is None:
+            b = out_b = np.empty(0, dtype=np.int64)
+        else:
+            b = np.ascontiguousarray(b)
+            out_b = np.empty(b.shape[0], dtype=b.dtype)
         src_a, src_b = a.view(np.int64), b.view(np.int64)
         dst_a, dst_b = out_a.view(np.int64), out_b.view(np.int64)
+        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
         n_chunks = self._offsets.shape[0]
         run_chunks(
-            GK.scatter_pair, n_chunks, self._codes, n_chunks, self._base,
+            GK.scatter, n_chunks, self._codes, n_chunks, self._base,
             self._shift, self._offsets, src_a, src_b, dst_a, dst_b, sub,
         )  # fmt: skip
         if self._shift:
             n_sort = row_chunks(a.shape[0])
             run_chunks(
-                GK.sort_buckets_pair, n_sort, n_sort, dst_a, dst_b, sub,
+                GK.sort_buckets, n_sort, n_sort, dst_a, dst_b, sub,
                 self._shift, self._bin_start,
             )  # fmt: skip
         return out_a, out_b

@@ -71,27 +71,33 @@ def count_keys(t, q, n_chunks, base, counts):
 
 
 @jit
-def scatter(t, q, n_chunks, base, shift, offsets, src, out, sub):
-    """Stable counting-sort scatter of chunk ``t`` of ``src`` into ``out``.
+def scatter(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, sub):
+    """Stable counting-sort scatter of chunk ``t`` of ``src_a`` (and of ``src_b``,
+    unless it is empty) into ``out_a`` (and ``out_b``).
 
     Row ``i`` belongs to bin ``q[i] - base`` and bucket ``bin >> shift``; chunk
     ``t`` writes bucket ``c`` from ``offsets[t, c]`` on, so rows of one bucket keep
     their input order. With ``shift > 0`` each row's bin within its bucket goes to
-    ``sub`` (at the row's new place) for ``sort_buckets``.
+    ``sub`` (at the row's new place) for ``sort_buckets``. Two arrays (the
+    engine's labels and scores) share one reading of the keys and positions.
     """
     n = q.shape[0]
     mask = (1 << shift) - 1
     with_sub = shift > 0
+    pair = src_b.shape[0] > 0
     pos = offsets[t].copy()
     i0 = n * t // n_chunks
     i1 = n * (t + 1) // n_chunks
     qt = q[i0:i1]
-    st = src[i0:i1]
+    sa = src_a[i0:i1]
+    sb = src_b[i0:i1] if pair else src_b
     for i in range(qt.shape[0]):
         b = qt[i] - base
         c = np.uintp(b >> shift)
         p = np.uintp(pos[c])
-        out[p] = st[i]
+        out_a[p] = sa[i]
+        if pair:
+            out_b[p] = sb[i]
         if with_sub:
             sub[p] = b & mask
         pos[c] = p + 1
@@ -99,64 +105,17 @@ def scatter(t, q, n_chunks, base, shift, offsets, src, out, sub):
 
 
 @jit
-def sort_buckets(t, n_chunks, out, sub, shift, bin_start):
-    """Second pass of a bucketed scatter, for the buckets of chunk ``t``.
+def sort_buckets(t, n_chunks, out_a, out_b, sub, shift, bin_start):
+    """Second pass of a bucketed scatter, for the buckets of chunk ``t``, on
+    ``out_a`` (and ``out_b`` unless it is empty).
 
     Bucket ``c`` holds bins ``c << shift`` up to the next bucket, in the rows from
     ``bin_start[c << shift]`` on; ``sub`` has each row's bin within its bucket. A
     stable counting sort per bucket: a bucket spans few rows, so its writes stay
     in cache.
     """
-    n = out.shape[0]
-    n_bins = bin_start.shape[0]
-    width = 1 << shift
-    n_buckets = (n_bins + width - 1) >> shift
-    for c in range(n_buckets * t // n_chunks, n_buckets * (t + 1) // n_chunks):
-        b0 = c << shift
-        b1 = min(n_bins, b0 + width)
-        r0 = bin_start[b0]
-        r1 = bin_start[b1] if b1 < n_bins else n
-        part = out[r0:r1]
-        tmp = part.copy()
-        ks = sub[r0:r1]
-        pos = bin_start[b0:b1] - r0
-        for i in range(r1 - r0):
-            k = np.uintp(ks[i])
-            p = np.uintp(pos[k])
-            part[p] = tmp[i]
-            pos[k] = p + 1
-    return 0
-
-
-@jit
-def scatter_pair(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, sub):
-    """``scatter`` of two arrays at once: the keys and positions are read and
-    computed once for both (the engine groups labels and scores together)."""
-    n = q.shape[0]
-    mask = (1 << shift) - 1
-    with_sub = shift > 0
-    pos = offsets[t].copy()
-    i0 = n * t // n_chunks
-    i1 = n * (t + 1) // n_chunks
-    qt = q[i0:i1]
-    sa = src_a[i0:i1]
-    sb = src_b[i0:i1]
-    for i in range(qt.shape[0]):
-        b = qt[i] - base
-        c = np.uintp(b >> shift)
-        p = np.uintp(pos[c])
-        out_a[p] = sa[i]
-        out_b[p] = sb[i]
-        if with_sub:
-            sub[p] = b & mask
-        pos[c] = p + 1
-    return 0
-
-
-@jit
-def sort_buckets_pair(t, n_chunks, out_a, out_b, sub, shift, bin_start):
-    """``sort_buckets`` of two arrays scattered by ``scatter_pair``."""
     n = out_a.shape[0]
+    pair = out_b.shape[0] > 0
     n_bins = bin_start.shape[0]
     width = 1 << shift
     n_buckets = (n_bins + width - 1) >> shift
@@ -166,8 +125,8 @@ def sort_buckets_pair(t, n_chunks, out_a, out_b, sub, shift, bin_start):
         r0 = bin_start[b0]
         r1 = bin_start[b1] if b1 < n_bins else n
         part_a = out_a[r0:r1]
-        part_b = out_b[r0:r1]
         tmp_a = part_a.copy()
+        part_b = out_b[r0:r1] if pair else out_b
         tmp_b = part_b.copy()
         ks = sub[r0:r1]
         pos = bin_start[b0:b1] - r0
@@ -175,6 +134,7 @@ def sort_buckets_pair(t, n_chunks, out_a, out_b, sub, shift, bin_start):
             k = np.uintp(ks[i])
             p = np.uintp(pos[k])
             part_a[p] = tmp_a[i]
-            part_b[p] = tmp_b[i]
+            if pair:
+                part_b[p] = tmp_b[i]
             pos[k] = p + 1
     return 0
