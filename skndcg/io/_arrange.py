@@ -23,7 +23,9 @@ def depth_keep(order, starts, score, keys, depth, keep):  # pragma: no cover - c
                 j += 1
             if j - i > 1:
                 run = ranked[i:j]
-                ranked[i:j] = run[np.argsort(-keys[run])]
+                by_key = run[np.argsort(-keys[run])]
+                for u in range(j - i):  # (a slice assignment compiles more)
+                    ranked[i + u] = by_key[u]
             i = j
         for t in range(depth, m):
             keep[ranked[t]] = False

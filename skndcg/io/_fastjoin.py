@@ -64,8 +64,9 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
         src, dst = dst, src
         swapped = not swapped
         width *= 2
-    if swapped:
-        rows[:] = src
+    if swapped:  # (a loop: a slice assignment compiles numba's shape errors)
+        for k in range(m):
+            rows[k] = src[k]
 
 
 @jit
