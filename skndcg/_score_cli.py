@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 import numpy as np
@@ -230,8 +231,6 @@ _STREAM_BYTES = 1 << 30
 
 def _streamed_trec(args, metrics):
     """Means and query count of a large TREC run read in batches, or None."""
-    import os
-
     if args.per_query or args.ci:
         return None
     try:
@@ -270,7 +269,7 @@ def _streamed(args, metrics):
         return None
     from .streaming._parquet import stream_parquet
 
-    convention = args.convention
+    convention = _convention(args, trec=False)
     options = {"convention": convention, "nan_score": "unretrieved"}
     if args.all_judged:
         options["queries"] = "judged"
@@ -348,11 +347,43 @@ def _verdict(means, thresholds):
     return EXIT_OK
 
 
+def _spool(args, folder):
+    """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
+    into ``folder``, since the readers may need to read a file more than once;
+    return {copy: original} for the messages."""
+    import shutil
+    import stat
+    from pathlib import Path
+
+    copies = {}
+    for attr in ("input", "qrels"):
+        path = getattr(args, attr)
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, TypeError, ValueError):
+            continue  # missing or odd: the readers report it
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            continue
+        copy = str(Path(folder) / f"{attr}-{Path(path).name}")
+        with open(path, "rb") as src, open(copy, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        copies[copy] = str(path)
+        setattr(args, attr, copy)
+    return copies
+
+
 def run(args):
     """Run ``skndcg score`` with parsed arguments; returns the exit code."""
+    import tempfile
+
+    copies = {}
     try:
-        return _score(args)
+        with tempfile.TemporaryDirectory(prefix="skndcg-score-") as folder:
+            copies = _spool(args, folder)
+            return _score(args)
     except (UsageError, ValueError, TypeError, OSError, ImportError) as exc:
         message = " ".join(str(exc).split())
+        for copy, original in copies.items():  # name the files as given
+            message = message.replace(copy, original)
         print(f"skndcg score: error: {message}", file=sys.stderr)
         return EXIT_USAGE

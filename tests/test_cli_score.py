@@ -4,6 +4,8 @@ import csv
 import io
 import json
 import math
+import os
+from pathlib import Path
 
 import pytest
 
@@ -308,6 +310,33 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
     assert code == 2 and "skndcg.dask" in err
 
 
+def test_streamed_parquet_breaks_ties_by_doc_in_any_spelling(
+    capsys, tmp_path, monkeypatch
+):
+    # One query, two rows tied on score: row order b, a (a relevant). Ties by
+    # docno, descending, rank b first (reciprocal rank 1/2); reverse row order
+    # would rank a first (1). Streamed or not, every spelling of the preset
+    # breaks the tie by docno.
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from skndcg import _score_cli
+
+    frame = pd.DataFrame(
+        {"user": ["q", "q"], "doc": ["b", "a"], "rating": [0, 1], "pred": [0.5, 0.5]}
+    )
+    path = tmp_path / "ties.parquet"
+    frame.to_parquet(path)
+    for rows in (1, 10**12):  # streamed, then in memory
+        monkeypatch.setattr(_score_cli, "_STREAM_ROWS", rows)
+        for name in ("trec_eval", "TREC-EVAL", "Trec_Eval"):
+            code, out, err = _run(
+                capsys, "score", path, *COLS, "--doc", "doc", "--metrics", "mrr",
+                "--convention", name, "--format", "json",
+            )  # fmt: skip
+            assert code == 0, err
+            assert json.loads(out)["mean"]["mrr"] == 0.5, (rows, name)
+
+
 # ------------------------------------------------------------------ TREC runs
 
 
@@ -475,3 +504,51 @@ def test_run_and_qrels_without_a_common_query(capsys, tmp_path):
     code, out, err = _run(capsys, "score", run, "--qrels", qrels)
     assert code == 2 and out == ""
     assert "no query of" in err and "do the query ids of the two files match" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_runs_from_a_pipe_give_the_numbers_of_a_file(capsys, trec_files, tmp_path):
+    # ``skndcg score <(zcat run.gz) --qrels ...``: the shell hands over a pipe,
+    # which can be read once; the command copies it, and errors still name it.
+    # The command runs in a child process with a timeout: a reader that opened
+    # the pipe twice would wait for a writer forever.
+    import subprocess
+    import sys
+    import threading
+
+    run, qrels = trec_files
+    code, want, _ = _run(capsys, "score", run, "--qrels", qrels, "--format", "json")
+    assert code == 0
+
+    def score_from_pipe(text, name, *extra):
+        fifo = tmp_path / name
+        os.mkfifo(fifo)
+
+        def write():
+            try:
+                with open(fifo, "w") as fh:
+                    fh.write(text)
+            except OSError:  # the reader went away
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "skndcg", "score", str(fifo), "--qrels",
+                 str(qrels), *extra],
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+        finally:
+            # Release a writer still waiting for a reader.
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+            writer.join(timeout=10)
+        return done.returncode, done.stdout, done.stderr, str(fifo)
+
+    text = Path(run).read_text()
+    code, got, err, _ = score_from_pipe(text, "run.pipe", "--format", "json")
+    assert code == 0, err
+    assert json.loads(got) == json.loads(want)
+    code, _, err, fifo = score_from_pipe("q Q0 d 1\n", "bad.pipe")
+    assert code == 2
+    assert err.startswith(f"skndcg score: error: {fifo}, line 1: expected 6")
