@@ -1,6 +1,8 @@
 """TREC run and qrels files: reading, writing and every bad file."""
 
 import gzip
+import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -238,3 +240,25 @@ def test_any_c_whitespace_separates_fields(tmp_path, odd):
     assert run["tag"].tolist() == ["2.0", "r"]
     path = _write(tmp_path, f"q1{odd}Q0{odd}d1 1 2.0 r\n")
     assert read_trec_run(path)["doc_id"].tolist() == ["d1"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_pipes_are_refused_by_name_without_waiting(tmp_path):
+    # A pipe (no writer here) is never opened: opening it would wait forever,
+    # and reading it twice would lose its start.
+    fifo = tmp_path / "run.pipe"
+    os.mkfifo(fifo)
+    from skndcg.io import read_predictions
+
+    def predictions(path):
+        return read_predictions(path, qid="q", label="y", score="s")
+
+    readers = [
+        (read_trec_run, "run file"),
+        (read_trec_qrels, "qrels file"),
+        (predictions, "predictions file"),
+    ]
+    for read, what in readers:
+        message = re.escape(f"{what} '{fifo}' is not a regular file")
+        with pytest.raises(ValueError, match=message):
+            read(fifo)

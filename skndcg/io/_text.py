@@ -13,6 +13,7 @@ import io
 import math
 import mmap
 import os
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +68,13 @@ def check_path(path, what):
         raise FileNotFoundError(f"{what} {name!r} does not exist.")
     if os.path.isdir(name):
         raise IsADirectoryError(f"{what} {name!r} is a folder, expected a file.")
+    if not stat.S_ISREG(os.stat(name).st_mode):
+        # A pipe can be read once, and opening one without a writer waits forever:
+        # the readers, which may read a file more than once, take files only.
+        raise ValueError(
+            f"{what} {name!r} is not a regular file (a pipe or a device); save "
+            "it to a file first (skndcg score does this by itself)."
+        )
     return name
 
 
