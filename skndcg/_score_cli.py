@@ -347,15 +347,17 @@ def _verdict(means, thresholds):
     return EXIT_OK
 
 
-def _spool(args, folder):
+def _spool(args, stack):
     """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
-    into ``folder``, since the readers may need to read a file more than once;
-    return {copy: original} for the messages."""
+    into a temporary folder, since the readers may need to read a file more than
+    once; return {copy: original} for the messages. The folder is made only when
+    needed and removed when ``stack`` closes."""
     import shutil
     import stat
+    import tempfile
     from pathlib import Path
 
-    copies = {}
+    copies, folder = {}, None
     for attr in ("input", "qrels"):
         path = getattr(args, attr)
         try:
@@ -364,6 +366,10 @@ def _spool(args, folder):
             continue  # missing or odd: the readers report it
         if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
             continue
+        if folder is None:
+            folder = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="skndcg-score-")
+            )
         copy = str(Path(folder) / f"{attr}-{Path(path).name}")
         with open(path, "rb") as src, open(copy, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
@@ -374,12 +380,12 @@ def _spool(args, folder):
 
 def run(args):
     """Run ``skndcg score`` with parsed arguments; returns the exit code."""
-    import tempfile
+    import contextlib
 
     copies = {}
     try:
-        with tempfile.TemporaryDirectory(prefix="skndcg-score-") as folder:
-            copies = _spool(args, folder)
+        with contextlib.ExitStack() as stack:
+            copies = _spool(args, stack)
             return _score(args)
     except (UsageError, ValueError, TypeError, OSError, ImportError) as exc:
         message = " ".join(str(exc).split())
