@@ -134,10 +134,9 @@ def _load(args):
 
         # Regular files are joined on their bytes; anything else (or an error
         # to report with its file and line) goes through the DataFrame readers.
-        # With ties broken by document id, row order does not matter: the
-        # rows come ordered so that the engine's tie reordering moves nothing.
+        # With ties broken by document id, the rows come in descending docno
+        # order and ties keep row order (see _options): no doc order is needed.
         by_docno = _convention(args, trec=True) in _DOCNO_TIES
-        # Ties go by row order then, so the doc order is not needed.
         fast = _fastjoin.join_files(
             args.input, args.qrels, depth=args.depth, by_docno=by_docno,
             doc_order=not by_docno,
@@ -353,18 +352,15 @@ def _spool(args, stack):
     once; return {copy: original} for the messages. The folder is made only when
     needed and removed when ``stack`` closes."""
     import shutil
-    import stat
     import tempfile
     from pathlib import Path
+
+    from .io._text import is_stream
 
     copies, folder = {}, None
     for attr in ("input", "qrels"):
         path = getattr(args, attr)
-        try:
-            mode = os.stat(path).st_mode
-        except (OSError, TypeError, ValueError):
-            continue  # missing or odd: the readers report it
-        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        if not is_stream(path):  # files, and what the readers report
             continue
         if folder is None:
             folder = stack.enter_context(

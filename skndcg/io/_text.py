@@ -68,7 +68,7 @@ def check_path(path, what):
         raise FileNotFoundError(f"{what} {name!r} does not exist.")
     if os.path.isdir(name):
         raise IsADirectoryError(f"{what} {name!r} is a folder, expected a file.")
-    if not stat.S_ISREG(os.stat(name).st_mode):
+    if is_stream(name):
         # A pipe can be read once, and opening one without a writer waits forever:
         # the readers, which may read a file more than once, take files only.
         raise ValueError(
@@ -76,6 +76,16 @@ def check_path(path, what):
             "it to a file first (skndcg score does this by itself)."
         )
     return name
+
+
+def is_stream(path):
+    """Whether ``path`` exists and is neither a regular file nor a folder: a pipe
+    or a device, which can be read only once. Checked without opening it."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, TypeError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def is_gzip(path):
