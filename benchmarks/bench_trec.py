@@ -61,7 +61,7 @@ if mode != "pandas":
     import skndcg._score_cli, skndcg.metrics
 if warm:
     # Touch and free this much memory first, then restart the peak count: the
-    # work then gets pages the system has already backed (see WARM below).
+    # work then gets pages the system has already backed (see WARM_BYTES).
     block = numpy.ones(warm // 8)
     del block
     with open("/proc/self/clear_refs", "w") as fh:

@@ -28,13 +28,13 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results" / "jit.json"
 
+# Warm runs per 10k-row case (the 5M-row case has one); the median is reported.
+WARM_REPEATS = 5
+
 # Every measured process first touches and frees 1 GiB, before its timer. Some
 # virtual machines back guest memory lazily, and the first touch of a page the
 # guest never used costs 5 to 10 ms per MB there (0.15 ms once backed): without
 # this, a start-up time mostly says which pages the process happened to get.
-# Warm runs per 10k-row case (the 5M-row case has one); the median is reported.
-WARM_REPEATS = 5
-
 WARM = 'block = b"\\x01" * (1 << 30); del block'
 
 SKLEARN = (

@@ -92,7 +92,7 @@ def _join_blocks(
     for b in range(b0, b1):
         widest = max(widest, starts[b + 1] - starts[b])
     size = table_size(widest)
-    doc_pos = np.empty(size, dtype=np.int64)  # a at's place in the block
+    doc_pos = np.empty(size, dtype=np.int64)  # a slot's place in the block
     row_hash = np.empty(widest, dtype=np.uint64)
     tie_bits = np.empty(size, dtype=np.uint32)
     tie_count = np.empty(size, dtype=np.int64)

@@ -88,7 +88,9 @@ def order_within_queries(
     descending, from ``doc_rank``: integer ids, or ranks of the sorted ids),
     ``"pessimistic"`` (lowest label first, from ``labels``: CatBoost),
     ``"quicksort"`` (ranx's order) or ``None``. Rows flagged ``unretrieved`` go
-    last in their query, whatever the rule. Returns ``None`` when nothing moves.
+    last in their query, whatever the rule. Returns ``None`` when no rule asks
+    for a reordering, and, on inputs of ``PARALLEL_ROWS`` rows or more, when
+    every query already is in order (small inputs get numpy's permutation).
     """
     if rule not in REORDERING_RULES and unretrieved is None:
         return None
