@@ -58,7 +58,7 @@ import numpy, pandas
 if mode != "pandas":
     from skndcg.cli import main
     from skndcg.io import _join, read_trec_qrels, read_trec_run
-    import skndcg._score_cli, skndcg.metrics
+    import skndcg.cli._score, skndcg.metrics
 if warm:
     # Touch and free this much memory first, then restart the peak count: the
     # work then gets pages the system has already backed (see WARM_BYTES).

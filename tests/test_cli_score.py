@@ -281,7 +281,8 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
     # (skndcg.streaming) when only means are asked for; the numbers are the same.
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
-    from skndcg import _score_cli, streaming
+    from skndcg import streaming
+    from skndcg.cli import _score as _score_cli
 
     frame = pd.read_csv(io.StringIO(PREDICTIONS)).sort_values("user", kind="stable")
     path = tmp_path / "pred.parquet"
@@ -319,7 +320,7 @@ def test_streamed_parquet_breaks_ties_by_doc_in_any_spelling(
     # breaks the tie by docno.
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
-    from skndcg import _score_cli
+    from skndcg.cli import _score as _score_cli
 
     frame = pd.DataFrame(
         {"user": ["q", "q"], "doc": ["b", "a"], "rating": [0, 1], "pred": [0.5, 0.5]}
@@ -346,7 +347,7 @@ def test_large_trec_runs_are_streamed_with_the_same_numbers(
     from test_score_trec_eval import QRELS as HAND_QRELS
     from test_score_trec_eval import RUN_LINES
 
-    from skndcg import _score_cli
+    from skndcg.cli import _score as _score_cli
 
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_text("\n".join(RUN_LINES) + "\n")

@@ -33,7 +33,7 @@ def _non_negative_int(text):
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -46,7 +46,7 @@ def _positive_int(text):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from .demo import DEFAULT_OUT
+    from ..demo import DEFAULT_OUT
 
     parser = _Parser(
         prog="skndcg",
@@ -120,7 +120,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="random seed (default: 0)",
     )
-    from ._score_cli import add_parser as add_score_parser
+    from ._score import add_parser as add_score_parser
 
     add_score_parser(sub)
     return parser
@@ -131,11 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command == "score":
-        from ._score_cli import run as run_score
+        from ._score import run as run_score
 
         return run_score(args)
     if args.command == "demo":
-        from .demo import run_demo
+        from ..demo import run_demo
 
         try:
             run_demo(

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ._score_output import fmt, render
+from ._output import fmt, render
 
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
@@ -123,14 +123,14 @@ def add_parser(sub):
 def _load(args):
     """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
     whether each query's rows already come in descending doc order."""
-    from .io import _join, read_predictions, read_trec_qrels, read_trec_run
+    from ..io import _join, read_predictions, read_trec_qrels, read_trec_run
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
     if args.qrels is not None:
         given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
         if given:
             raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
-        from .io import _fastjoin
+        from ..io import _fastjoin
 
         # Regular files are joined on their bytes; anything else (or an error
         # to report with its file and line) goes through the DataFrame readers.
@@ -185,7 +185,7 @@ _DOCNO_TIES = ("trec_eval", "pytrec_eval")
 def _convention(args, trec):
     """The preset name used: the one given (in any spelling the library
     accepts), else trec_eval's for a TREC run."""
-    from .metrics._conventions import get_convention
+    from ..metrics._conventions import get_convention
 
     name = args.convention or ("trec_eval" if trec else None)
     return None if name is None else get_convention(name).name
@@ -206,7 +206,7 @@ def _options(args, y_score, doc_order, trec, presorted=False):
             # ordering them by docno, and the engine has nothing to reorder.
             from dataclasses import replace
 
-            from .metrics._conventions import PRESETS
+            from ..metrics._conventions import PRESETS
 
             conv = replace(PRESETS[convention], ties="stable", doc_ties=False)
             options["convention"] = conv
@@ -237,7 +237,7 @@ def _streamed_trec(args, metrics):
             return None
     except OSError:
         return None  # the in-memory reader reports the problem
-    from .streaming._trec import stream_trec_run
+    from ..streaming._trec import stream_trec_run
 
     means, counts = stream_trec_run(
         args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
@@ -266,7 +266,7 @@ def _streamed(args, metrics):
         return None  # the in-memory reader reports the problem
     if n_rows < _STREAM_ROWS:
         return None
-    from .streaming._parquet import stream_parquet
+    from ..streaming._parquet import stream_parquet
 
     convention = _convention(args, trec=False)
     options = {"convention": convention, "nan_score": "unretrieved"}
@@ -284,7 +284,7 @@ def _streamed(args, metrics):
 
 
 def _score(args):
-    from .metrics._report import report_with_means
+    from ..metrics._report import report_with_means
 
     metrics = list(dict.fromkeys(args.metrics))
     lowered = {m.lower(): m for m in metrics}
@@ -315,7 +315,7 @@ def _score(args):
     counted = report[report["skipped"] == ""]
     cis = None
     if args.ci:
-        from .evaluation import bootstrap_ci
+        from ..evaluation import bootstrap_ci
 
         cis = {}
         for m in metrics:
@@ -355,7 +355,7 @@ def _spool(args, stack):
     import tempfile
     from pathlib import Path
 
-    from .io._text import is_stream
+    from ..io._text import is_stream
 
     copies, folder = {}, None
     for attr in ("input", "qrels"):
