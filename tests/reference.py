@@ -64,6 +64,9 @@ def query_metric(
     vals = []
     for order in _orders(list(scores), ties):
         top = order[:kk]
+        if metric == "idcg":
+            vals.append(ideal)
+            continue
         if metric in ("ndcg", "dcg"):
             dcg = sum(gains[i] * disc[r] for r, i in enumerate(top))
             if metric == "dcg":
@@ -100,7 +103,7 @@ def query_metric(
         else:
             raise ValueError(metric)
     value = sum(vals) / len(vals)
-    empty = ideal <= 0 if metric in ("ndcg", "dcg") else n_rel == 0
+    empty = ideal <= 0 if metric in ("ndcg", "dcg", "idcg") else n_rel == 0
     return value, empty
 
 
@@ -130,3 +133,74 @@ def grouped_metric(
         num += w * value
         den += w
     return num / den if den else float("nan")
+
+
+# ----------------------------------------------------------- per-query measures
+def ranked_labels(labels, scores, ties="average"):
+    """Labels best score first; under "average" tied rows least relevant first
+    (NaN, unjudged, counting as 0), else in input order ("stable")."""
+    idx = range(len(labels))
+
+    def lab(i):
+        return 0.0 if labels[i] != labels[i] else labels[i]
+
+    if ties == "average":
+        order = sorted(idx, key=lambda i: (-scores[i], lab(i), i))
+    else:
+        order = sorted(idx, key=lambda i: (-scores[i], i))
+    return [labels[i] for i in order]
+
+
+def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
+                      label_max=None, ties="average"):  # fmt: skip
+    """(value, empty) of a measure without a block kernel, by its definition."""
+    is_rel = (lambda x: x == x and x > 0) if rel is None else (lambda x: x >= rel)
+    ranked = ranked_labels(labels, scores, ties)
+    top = ranked if k is None else ranked[:k]
+    judged = [x for x in labels if x == x]
+    n_rel = sum(is_rel(x) for x in judged)
+    n_non = len(judged) - n_rel
+    if metric in ("err", "nerr"):
+        gm = label_max if g_max is None else g_max
+
+        def err(seq):
+            out, go_on = 0.0, 1.0
+            for r, x in enumerate(seq, start=1):
+                g = min(max(0.0 if x != x else x, 0.0), gm)
+                stop = (2**g - 1) / 2**gm
+                out += go_on * stop / r
+                go_on *= 1 - stop
+            return out
+
+        value = err(top)
+        if metric == "nerr":
+            ideal = sorted((0.0 if x != x else x for x in labels), reverse=True)
+            best = err(ideal if k is None else ideal[:k])
+            value = value / best if best > 0 else 0.0
+        return value, n_rel == 0
+    if metric == "rbp":
+        value = (1 - p) * sum(
+            x * p**i for i, x in enumerate(top) if x == x and is_rel(x)
+        )
+        return value, False
+    if metric == "rbp_resid":
+        unjudged = sum(p**i for i, x in enumerate(top) if x != x)
+        depth = len(top) if k is None else k
+        return (1 - p) * unjudged + p**depth, False
+    if metric == "rprec":
+        hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
+        return (hits / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "bpref":
+        m = min(n_rel, n_non)
+        total, above = 0.0, 0
+        for x in top:
+            if x != x:
+                continue
+            if is_rel(x):
+                total += 1 - min(above, m) / m if above and m else 1.0
+            else:
+                above += 1
+        return (total / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "judged":
+        return sum(1 for x in top if x == x) / len(top), False
+    raise ValueError(metric)

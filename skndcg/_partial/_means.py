@@ -20,13 +20,14 @@ them (float32 for LightGBM and XGBoost).
 from __future__ import annotations
 
 import math
-import re
-import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..metrics._conventions import PRESETS as CONVENTION_PRESETS
+from ..metrics._aggregate import finish_mean, piece_sums
+from ..metrics._conventions import get_convention
+from ..metrics._names import check_unique, parse_metric
+from ..metrics._registry import ensure_registered, user_measures
 
 
 @dataclass(frozen=True)
@@ -37,96 +38,81 @@ class Averaging:
     all_skipped: str = "nan"  # or "zero": the result when every query is skipped
     empty: str = "skip"  # value of an empty query: "skip" (NaN), "zero", "one"
     empty_rule: str = "ideal"  # or "label_sum": when a query is empty
+    # The measures added with define_measure when the rules were made: pickled
+    # with the rules, they are registered again in a Dask or Spark worker.
+    measures: tuple = field(default=(), compare=False, repr=False)
+
+    def __reduce__(self):
+        return (_restore, (self.weighting, self.all_skipped, self.empty,
+                           self.empty_rule, self.measures))  # fmt: skip
 
     @property
     def fill(self) -> float:
         return {"skip": np.nan, "zero": 0.0, "one": 1.0}.get(self.empty, np.nan)
 
+    @classmethod
+    def of(cls, conv) -> Averaging:
+        """The averaging rules of a :class:`~skndcg.metrics._conventions.Convention`."""
+        return cls(
+            weighting=conv.weighting,
+            all_skipped=conv.all_skipped,
+            empty=conv.empty,
+            empty_rule=conv.empty_rule,
+        )
 
-# How each preset averages, read off the in-memory conventions themselves.
-_PRESETS = {
-    name: Averaging(
-        weighting=c.weighting,
-        all_skipped=c.all_skipped,
-        empty=c.empty,
-        empty_rule=c.empty_rule,
-    )
-    for name, c in CONVENTION_PRESETS.items()
-}
-_NAME = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*(\d+))?\s*$")
-_ALIASES = {
-    "ap": "map",
-    "rr": "mrr",
-    "precision": "p",
-    "recall": "r",
-    "hit_rate": "hit",
-    "hitrate": "hit",
-}
-_DCG_FAMILY = frozenset({"ndcg", "dcg", "idcg"})
+
+def _restore(weighting, all_skipped, empty, empty_rule, measures) -> Averaging:
+    ensure_registered(measures)
+    return Averaging(weighting, all_skipped, empty, empty_rule, measures)
+
+
 # Partial sums kept per metric: numerator, denominator, queries kept.
 N_SUMS = 3
 
 
 def metric_names(metrics) -> list[str]:
-    """``metrics=`` as a list of names, refusing duplicates as in memory."""
+    """``metrics=`` as a list of names, refusing unknown names and duplicates
+    (one metric under two names included) as in memory."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics has duplicate names: {names!r}.")
     if not names:
         raise ValueError("metrics is empty; ask for at least one metric.")
+    check_unique(names, [parse_metric(n) for n in names])
     return names
 
 
 def averaging(convention=None, empty=None) -> Averaging:
     """How ``convention=`` (a preset name or None) and ``empty=`` average."""
-    if convention is None:
-        rules = _PRESETS["skndcg"]
-    elif isinstance(convention, str):
-        key = convention.lower().replace("-", "_")
-        if key not in _PRESETS:
-            raise ValueError(
-                f"convention={convention!r} is not a known preset; expected None "
-                f"or one of {sorted(_PRESETS)}."
-            )
-        rules = _PRESETS[key]
-    else:
+    if convention is not None and not isinstance(convention, str):
         raise TypeError(
             "convention must be None or a preset name, got "
             f"{type(convention).__name__}."
         )
+    rules = replace(Averaging.of(get_convention(convention)), measures=user_measures())
     return rules if empty is None else replace(rules, empty=empty)
 
 
 def _idcg_column(report, name: str, names: list[str]) -> str:
     """The report column holding the ideal DCG behind a DCG-family metric."""
-    k = _NAME.match(name.lower()).group(2)
-    wanted = "idcg" if k is None else f"idcg@{int(k)}"
-    if wanted in report.columns:
-        return wanted
+    sp = parse_metric(name)
+    wanted = parse_metric("idcg" if sp.k is None else f"idcg@{sp.k}")
+    if wanted.name in report.columns:
+        return wanted.name
     # Asked for by the caller under another spelling ("IDCG@10").
     for other in names:
-        if _canonical(other) == wanted:
+        if parse_metric(other) == wanted:
             return other
-    raise KeyError(wanted)  # pragma: no cover - the report always has it
-
-
-def _canonical(name: str) -> str:
-    match = _NAME.match(name.lower())
-    kind, k = _ALIASES.get(match.group(1), match.group(1)), match.group(2)
-    return kind if k is None else f"{kind}@{int(k)}"
-
-
-def _is_dcg_family(name: str) -> bool:
-    match = _NAME.match(name.lower())
-    return bool(match) and match.group(1) in _DCG_FAMILY
+    raise KeyError(wanted.name)  # pragma: no cover - the report always has it
 
 
 def empty_mask(report, name, names, rules: Averaging, label_sum=None) -> np.ndarray:
     """Queries that are empty for one metric, as the convention decides."""
     if rules.empty_rule == "label_sum":
         return np.asarray(label_sum) == 0
-    if _is_dcg_family(name):
+    rule = parse_metric(name).definition.empty_when
+    if rule == "ideal_zero":
         return report[_idcg_column(report, name, names)].to_numpy() <= 0
+    if rule == "never":
+        return np.zeros(len(report), dtype=bool)
     return report["n_relevant"].to_numpy() <= 0
 
 
@@ -137,8 +123,7 @@ def metric_values(report, name, names, rules: Averaging, label_sum=None):
     empty rule, like every other metric column.
     """
     v = report[name].to_numpy(np.float64)
-    match = _NAME.match(name.lower())
-    if match and match.group(1) in ("dcg", "idcg"):
+    if parse_metric(name).measure in ("dcg", "idcg"):
         v = np.where(empty_mask(report, name, names, rules, label_sum), rules.fill, v)
     return v
 
@@ -156,20 +141,10 @@ def partial_sums(report, names, rules: Averaging, *, queries=None, label_sum=Non
     w = report["weight"].to_numpy(np.float64) if "weight" in report.columns else None
     for j, name in enumerate(names):
         v = metric_values(report, name, names, rules, label_sum)
-        if rules.weighting != "mean":
-            if w is None:
-                num, den = np.sum(v), float(v.shape[0])
-            else:
-                empty = empty_mask(report, name, names, rules, label_sum)
-                num, den = np.sum(np.where(empty, v, v * w)), np.sum(w)
-            kept = v.shape[0]
-        else:
-            keep = ~np.isnan(v)
-            if w is None:
-                num, den = np.sum(v[keep]), float(keep.sum())
-            else:
-                num, den = np.sum(v[keep] * w[keep]), np.sum(w[keep])
-            kept = keep.sum()
+        empty = None
+        if rules.weighting != "mean" and w is not None:
+            empty = empty_mask(report, name, names, rules, label_sum)
+        num, den, kept = piece_sums(v, w, empty, rules.weighting)
         out[N_SUMS * j : N_SUMS * (j + 1)] = num, den, kept
     return out
 
@@ -180,39 +155,10 @@ def combine(parts, names, rules: Averaging, *, weighted: bool) -> dict:
     result = {}
     for j, name in enumerate(names):
         num, den, kept = (math.fsum(parts[:, N_SUMS * j + i]) for i in range(N_SUMS))
-        result[name] = _mean(name, num, den, kept, rules, weighted)
-    return result
-
-
-def _mean(name, num, den, kept, rules: Averaging, weighted: bool) -> float:
-    if rules.weighting != "mean":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = float(np.float64(num) / np.float64(den))
-        if weighted and rules.weighting == "empty_unweighted_clamped":
-            if value > 1.0 + 1e-6:
-                raise ValueError(
-                    f"convention='xgboost' gives {value!r} > 1 with these query "
-                    "weights (XGBoost raises 'Invalid output score' here): empty "
-                    "queries are counted without their weight."
-                )
-            value = min(value, 1.0)
-        return value
-    if kept == 0:
-        if rules.all_skipped == "zero":
-            return 0.0
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warnings.warn(
-            f"{_canonical(name)}: every query was skipped (no query has a relevant "
-            "item); the score is undefined and nan is returned. Pass empty='zero' "
-            "or empty='one' to score such queries.",
-            UndefinedMetricWarning,
+        result[name] = finish_mean(
+            np.float64(num), np.float64(den), kept, weighting=rules.weighting,
+            all_skipped=rules.all_skipped, weighted=weighted,
+            name=parse_metric(name).name, why="no query has a relevant item",
             stacklevel=4,
-        )
-        return float("nan")
-    if weighted and den <= 0:
-        raise ValueError(
-            "sample_weight sums to zero over the queries that are scored; "
-            "at least one scored query needs a positive weight."
-        )
-    return num / den
+        )  # fmt: skip
+    return result

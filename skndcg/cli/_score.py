@@ -136,7 +136,7 @@ def _load(args):
         # to report with its file and line) goes through the DataFrame readers.
         # With ties broken by document id, the rows come in descending docno
         # order and ties keep row order (see _options): no doc order is needed.
-        by_docno = _convention(args, trec=True) in _DOCNO_TIES
+        by_docno = _convention(args, trec=True) in _docno_ties()
         fast = _fastjoin.join_files(
             args.input, args.qrels, depth=args.depth, by_docno=by_docno,
             doc_order=not by_docno,
@@ -178,16 +178,19 @@ def _load(args):
     return qid, data.y_true, y_score, order, names, None, False
 
 
-# The conventions that break score ties by document id.
-_DOCNO_TIES = ("trec_eval", "pytrec_eval")
+def _docno_ties():
+    """The conventions that break score ties by document id."""
+    from ..metrics._conventions import DOCNO_TIES
+
+    return DOCNO_TIES
 
 
 def _convention(args, trec):
     """The preset name used: the one given (in any spelling the library
     accepts), else trec_eval's for a TREC run."""
-    from ..metrics._conventions import get_convention
+    from ..metrics._conventions import TREC_RUN_DEFAULT, get_convention
 
-    name = args.convention or ("trec_eval" if trec else None)
+    name = args.convention or (TREC_RUN_DEFAULT if trec else None)
     return None if name is None else get_convention(name).name
 
 
@@ -199,17 +202,14 @@ def _options(args, y_score, doc_order, trec, presorted=False):
         options["nan_score"] = "unretrieved"
     if args.all_judged:
         options["queries"] = "judged"
-    if convention in _DOCNO_TIES:
+    if convention in _docno_ties():
         if presorted:
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
             # ordering them by docno, and the engine has nothing to reorder.
-            from dataclasses import replace
+            from ..metrics._conventions import get_convention
 
-            from ..metrics._conventions import PRESETS
-
-            conv = replace(PRESETS[convention], ties="stable", doc_ties=False)
-            options["convention"] = conv
+            options["convention"] = get_convention(convention).presorted()
         elif doc_order is not None:
             options["doc_id"] = doc_order
     return options
@@ -272,7 +272,7 @@ def _streamed(args, metrics):
     options = {"convention": convention, "nan_score": "unretrieved"}
     if args.all_judged:
         options["queries"] = "judged"
-    doc = args.doc if convention in _DOCNO_TIES else None
+    doc = args.doc if convention in _docno_ties() else None
     try:
         means, counts = stream_parquet(
             args.input, metrics, qid_col=args.qid, label_col=args.label,

@@ -24,6 +24,8 @@ _LAZY = {
     "make_ndcg_scorer": "_scorer",
     "make_ranking_scorer": "_scorer",
     "catalog_coverage_score": "_beyond",
+    "define_measure": "_define",
+    "undefine_measure": "_define",
     "intra_list_diversity_score": "_beyond",
     "log_frequency_weights": "_recipes",
     "minmax_labels_per_query": "_recipes",
@@ -46,6 +48,7 @@ def __dir__():
 __all__ = [
     "CONVENTIONS",
     "catalog_coverage_score",
+    "define_measure",
     "grouped_dcg_score",
     "grouped_hit_rate_score",
     "grouped_map_score",
@@ -61,4 +64,5 @@ __all__ = [
     "minmax_labels_per_query",
     "ranking_report",
     "sqrt_gain",
+    "undefine_measure",
 ]

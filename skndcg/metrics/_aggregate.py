@@ -91,56 +91,81 @@ class Evaluation:
         return np.array([self._mean(j) for j in range(len(self.specs))])
 
     def _mean(self, j: int) -> float:
-        conv = self.convention
         # Every query counts unless some were excluded: then no masks are built.
         keep_q = slice(None) if not self.excluded.any() else ~self.excluded
         v = np.ascontiguousarray(self.values[keep_q, j])
         w = None if self.weights is None else self.weights[keep_q]
-        if conv.weighting != "mean" and v.size:
-            empty = self.empty[keep_q, j]
-            # LightGBM / XGBoost: each empty query adds its value without weight,
-            # while every query's weight counts in the denominator.
-            if w is None:
-                return float(np.mean(v))
-            num = np.sum(np.where(empty, v, v * w))
-            result = float(num / np.sum(w))
-            if conv.weighting == "empty_unweighted_clamped":
-                if result > 1.0 + 1e-6:
-                    raise ValueError(
-                        f"convention='xgboost' gives {result!r} > 1 with these query "
-                        "weights (XGBoost raises 'Invalid output score' here): empty "
-                        "queries are counted without their weight."
-                    )
-                result = min(result, 1.0)
-            return result
-        keep = ~np.isnan(v)
-        if keep.all():
-            keep = slice(None)
-        elif not keep.any():
-            if conv.all_skipped == "zero":
-                return 0.0
-            from sklearn.exceptions import UndefinedMetricWarning
+        conv = self.convention
+        num, den, kept = piece_sums(v, w, self.empty[keep_q, j], conv.weighting)
+        why = (
+            "no query has a relevant item"
+            if not self.excluded.all()
+            else "no query has a retrieved row"
+        )
+        return finish_mean(
+            num, den, kept, weighting=conv.weighting, all_skipped=conv.all_skipped,
+            weighted=w is not None, name=self.specs[j].name, why=why, stacklevel=5,
+        )  # fmt: skip
 
-            why = (
-                "no query has a relevant item"
-                if not self.excluded.all()
-                else "no query has a retrieved row"
-            )
-            warnings.warn(
-                f"{self.specs[j].name}: every query was skipped ({why}); the score "
-                "is undefined and nan is returned. Pass empty='zero' or empty='one' "
-                "to score such queries.",
-                UndefinedMetricWarning,
-                stacklevel=4,
-            )
-            return float("nan")
+
+def piece_sums(v, w, empty, weighting: str) -> tuple:
+    """The sums a mean over queries is made of: ``(numerator, denominator,
+    queries kept)``, for any subset of the queries (they add up over a partition).
+
+    ``v`` holds per-query values (NaN for a skipped query), ``w`` the query
+    weights or None, ``empty`` which queries are empty (read only by the LightGBM
+    and XGBoost weightings, where an empty query adds its value without weight).
+    """
+    if weighting != "mean" and v.size:
         if w is None:
-            return float(np.mean(v[keep]))
-        wk = w[keep]
-        total = np.sum(wk)
-        if total <= 0:
-            raise ValueError(
-                "sample_weight sums to zero over the queries that are scored; "
-                "at least one scored query needs a positive weight."
-            )
-        return float(np.sum(v[keep] * wk) / total)
+            return np.sum(v), float(v.shape[0]), v.shape[0]
+        return np.sum(np.where(empty, v, v * w)), np.sum(w), v.shape[0]
+    keep = ~np.isnan(v)
+    if keep.all():
+        keep = slice(None)
+        kept = v.shape[0]
+    else:
+        kept = int(keep.sum())
+    if w is None:
+        return np.sum(v[keep]), float(kept), kept
+    return np.sum(v[keep] * w[keep]), np.sum(w[keep]), kept
+
+
+def finish_mean(
+    num, den, kept, *, weighting, all_skipped, weighted, name, why, stacklevel=4
+) -> float:
+    """The mean from the sums of :func:`piece_sums` (added over pieces)."""
+    if weighting != "mean" and kept:
+        if not weighted:
+            return float(num / den)
+        result = float(num / den)
+        if weighting == "empty_unweighted_clamped":
+            if result > 1.0 + 1e-6:
+                raise ValueError(
+                    f"convention='xgboost' gives {result!r} > 1 with these query "
+                    "weights (XGBoost raises 'Invalid output score' here): empty "
+                    "queries are counted without their weight."
+                )
+            result = min(result, 1.0)
+        return result
+    if kept == 0:
+        if all_skipped == "zero":
+            return 0.0
+        from sklearn.exceptions import UndefinedMetricWarning
+
+        warnings.warn(
+            f"{name}: every query was skipped ({why}); the score "
+            "is undefined and nan is returned. Pass empty='zero' or empty='one' "
+            "to score such queries.",
+            UndefinedMetricWarning,
+            stacklevel=stacklevel,
+        )
+        return float("nan")
+    if not weighted:
+        return float(num / den)
+    if den <= 0:
+        raise ValueError(
+            "sample_weight sums to zero over the queries that are scored; "
+            "at least one scored query needs a positive weight."
+        )
+    return float(num / den)

@@ -16,6 +16,7 @@ import numpy as np
 EMPTY_OPTIONS = ("skip", "zero", "one", "error")
 TIES_OPTIONS = ("average", "stable", "reverse", "docid", "pessimistic")
 NAN_SCORE_OPTIONS = ("error", "unretrieved")
+NAN_LABEL_OPTIONS = ("error", "unjudged")
 QUERIES_OPTIONS = ("retrieved", "judged")
 # Exponential gain: 2**label - 1 stays an exact integer up to this label.
 MAX_EXP_LABEL = 53
@@ -57,6 +58,8 @@ class Convention:
     doc_ties : bool
         With ``doc_id`` given, order tied scores by document id, descending
         (trec_eval); without it, ``ties`` applies.
+    trec_runs : bool
+        The preset ``skndcg score`` uses for a TREC run when none is given.
     """
 
     name: str
@@ -74,6 +77,34 @@ class Convention:
     ap_denominator: str = "relevant"
     p_denominator: str = "k"
     doc_ties: bool = False
+    trec_runs: bool = False
+
+    def tie_rule(self, ties, doc_id_given: bool) -> str:
+        """The tie rule of a call: ``ties=`` as given (None keeps the preset's),
+        or document-id order when this preset breaks ties by ``doc_id``."""
+        if doc_id_given and self.doc_ties and ties is None:
+            return "docid"
+        return self.ties
+
+    def cast_scores(self, s: np.ndarray) -> np.ndarray:
+        """Scores at the precision this convention compares them in."""
+        if self.score_dtype == "float32":
+            return s.astype(np.float32).astype(np.float64)
+        return s
+
+    def relevance_threshold(self) -> float:
+        """Relevant means ``label >= threshold`` (``label > 0`` without one)."""
+        if self.rel_threshold is None:
+            return float(np.nextafter(0.0, 1.0))
+        return float(self.rel_threshold)
+
+    def check_labels(self, y: np.ndarray, *, nonnegative: bool = False) -> np.ndarray:
+        """Refuse labels this convention cannot read; return what the kernel reads."""
+        return prepare_labels(y, self, self.gain, nonnegative=nonnegative)
+
+    def presorted(self) -> Convention:
+        """This convention on rows already in its tie order (no reordering)."""
+        return replace(self, ties="stable", doc_ties=False)
 
 
 _ANY = None  # marker: every valid value is allowed
@@ -122,6 +153,7 @@ PRESETS: dict[str, Convention] = {
         labels="trec_eval",
         rel_threshold=1.0,
         doc_ties=True,
+        trec_runs=True,
     ),
     # pytrec_eval-terrier 0.5.x (and trec_eval before 10.0) compare them as float32.
     "pytrec_eval": Convention(
@@ -159,6 +191,18 @@ PRESETS: dict[str, Convention] = {
         free={"empty": EMPTY_OPTIONS, "p_denominator": ("k", "min_k_items")},
     ),
 }
+
+
+#: The presets that break score ties by document id, read off the presets.
+DOCNO_TIES = tuple(name for name, c in PRESETS.items() if c.doc_ties)
+#: The preset for TREC runs when none is given.
+TREC_RUN_DEFAULT = next(name for name, c in PRESETS.items() if c.trec_runs)
+
+
+def resolve_convention(convention=None, **options) -> Convention:
+    """The one resolver: ``convention=`` (None, a preset name or a Convention)
+    with the explicit options (not None) laid over it, conflicts refused."""
+    return apply_options(get_convention(convention), **options)
 
 
 def get_convention(convention) -> Convention:

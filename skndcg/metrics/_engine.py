@@ -20,17 +20,17 @@ from ._conventions import (
     EMPTY_OPTIONS,
     GAIN_OPTIONS,
     MAX_EXP_LABEL,
+    NAN_LABEL_OPTIONS,
     NAN_SCORE_OPTIONS,
     QUERIES_OPTIONS,
     TIES_OPTIONS,
     _plain,
-    apply_options,
-    get_convention,
-    prepare_labels,
+    resolve_convention,
 )
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
-from ._names import BINARY_KINDS, MetricSpec, check_unique, parse_metric
+from ._names import BINARY_KINDS, CUSTOM, MetricSpec, check_unique, parse_metric
+from ._perquery import evaluate_per_query
 from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
 from ._reorder import REORDERING_RULES, order_within_queries
 from ._validate import (
@@ -180,6 +180,7 @@ def evaluate(
     doc_id=None,
     nan_score=None,
     queries=None,
+    nan_label=None,
 ) -> Evaluation:
     """Evaluate several metrics in one grouping and one kernel pass."""
     # Step 1: options, labels and scores.
@@ -191,10 +192,11 @@ def evaluate(
     _check_options(gain, ties, empty, ap_denominator, p_denominator)
     check_choice("nan_score", nan_score, NAN_SCORE_OPTIONS)
     check_choice("queries", queries, QUERIES_OPTIONS)
+    check_choice("nan_label", nan_label, NAN_LABEL_OPTIONS)
     _rel_threshold(rel_threshold)
     disc_arg = discount
-    conv = apply_options(
-        get_convention(convention),
+    conv = resolve_convention(
+        convention,
         gain=gain,
         ties=ties,
         empty=empty,
@@ -205,17 +207,26 @@ def evaluate(
     )
     if conv.k_none is not None:
         specs_eval = [
-            MetricSpec(sp.kind, conv.k_none) if sp.k is None else sp for sp in specs
+            MetricSpec(sp.kind, conv.k_none, sp.measure, sp.params)
+            if sp.k is None
+            else sp
+            for sp in specs
         ]
     else:
         specs_eval = specs
-    tie_rule = conv.ties
+    tie_rule = conv.tie_rule(ties, doc_id is not None)
     if tie_rule == "docid" and doc_id is None:
         raise ValueError("ties='docid' orders tied rows by document id: pass doc_id.")
-    if doc_id is not None and (conv.doc_ties and ties is None):
-        tie_rule = "docid"
 
     y_in = as_1d(y_true, "y_true")
+    unjudged_rows = None
+    if nan_label == "unjudged" and y_in.dtype.kind == "f":
+        isnan = np.isnan(y_in)
+        if isnan.any():
+            # Unjudged rows are not relevant to every measure but those that
+            # use them (``Measure.unjudged``), which see them as NaN.
+            unjudged_rows = isnan
+            y_in = np.where(isnan, 0.0, y_in)
     if y_in.dtype.kind in "biu":
         y, n_hist = label_range(y_in)
     else:
@@ -229,10 +240,9 @@ def evaluate(
         raise ValueError(
             f"y_score has {s.shape[0]} rows but y_true has {n}; they must match."
         )
-    if conv.score_dtype == "float32":
-        s = s.astype(np.float32).astype(np.float64)
+    s = conv.cast_scores(s)
     # Labels fit for the histogram are known to be small and >= 0.
-    y = prepare_labels(y, conv, conv.gain, nonnegative=n_hist > 0)
+    y = conv.check_labels(y, nonnegative=n_hist > 0)
     if conv.gain == "exponential":
         _check_exp_labels(y)
     if callable(conv.gain) or conv.labels in ("trec_eval", "ranx"):
@@ -271,16 +281,17 @@ def evaluate(
         missed = np.bincount(by_start[span], minlength=grouping.n_groups)
         nret = np.ascontiguousarray(grouping.sizes - missed)
 
-    # Steps 3 and 4: rank and score, in one compiled pass per chunk of queries.
+    # Steps 3 and 4: rank and score, in one compiled pass per chunk of queries,
+    # for the measures with a block kernel; the others query by query after.
+    custom = [j for j, sp in enumerate(specs_eval) if sp.kind == CUSTOM]
+    all_specs, specs_eval = specs_eval, [sp for sp in specs_eval if sp.kind != CUSTOM]
     max_size = int(grouping.sizes.max())
     ks = [max_size if sp.k is None else min(sp.k, max_size) for sp in specs_eval]
     k_label = "k=None" if any(sp.k is None for sp in specs_eval) else "k"
-    disc = discount_weights(disc_arg, max(ks), k_label)
+    disc = discount_weights(disc_arg, max(ks, default=1), k_label)
     # Relevant means label > 0 by default, label >= rel_threshold when given; the
     # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
-    rel_thr = (
-        np.nextafter(0.0, 1.0) if conv.rel_threshold is None else conv.rel_threshold
-    )
+    rel_thr = conv.relevance_threshold()
     kinds = np.array([sp.kind for sp in specs_eval], dtype=np.int64)
     kvec = np.array([-1 if sp.k is None else min(sp.k, max_size) for sp in specs_eval])
     kdens = np.array([-1.0 if sp.k is None else float(sp.k) for sp in specs_eval])
@@ -315,9 +326,9 @@ def evaluate(
         gains_g = grouping.take(gains)
         if perm is not None:
             gains_g = gains_g[perm]
-        raw = np.empty((grouping.n_groups, len(specs)))
+        raw = np.empty((grouping.n_groups, len(specs_eval)))
         aux = np.empty_like(raw)
-        binary = np.array([k in BINARY_KINDS for k in kinds])
+        binary = np.array([k in BINARY_KINDS for k in kinds], dtype=bool)
         if (~binary).any():
             v, a, *_ = run(gains_g, ~binary, 0)
             raw[:, ~binary], aux[:, ~binary] = v, a
@@ -328,6 +339,22 @@ def evaluate(
             raw[:, binary], aux[:, binary] = v, a
     else:
         raw, aux, n_rel, lsum, rel_ret = run(y_g, np.ones(len(kinds), bool), n_hist)
+    if custom:
+        unjudged_g = None
+        if unjudged_rows is not None:
+            unjudged_g = grouping.take(unjudged_rows)
+            if perm is not None:
+                unjudged_g = unjudged_g[perm]
+        cv, ca = evaluate_per_query(
+            [all_specs[j] for j in custom], y_g, s_g, unjudged_g, grouping, nret,
+            n_rel, rel_thr, pessimistic=average,
+        )  # fmt: skip
+        fused = np.setdiff1d(np.arange(len(all_specs)), custom)
+        full = np.empty((grouping.n_groups, len(all_specs)))
+        full_aux = np.empty_like(full)
+        full[:, fused], full_aux[:, fused] = raw, aux
+        full[:, custom], full_aux[:, custom] = cv, ca
+        raw, aux = full, full_aux
 
     return Evaluation.build(
         specs=specs,

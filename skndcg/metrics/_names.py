@@ -1,66 +1,115 @@
-"""Metric names as strings, ir-measures style: ``"ndcg@10"``, ``"map"``, ``"p@5"``."""
+"""Metric names as strings, read from the measure registry.
+
+The grammar is ``name``, ``name@k``, ``name(param=value, ...)`` and
+``name(param=value)@k``, case-insensitive: ``"ndcg@10"``, ``"map"``,
+``"rbp(p=0.8)"``. Which names exist, which parameters they take and whether they
+accept a cut-off is the registry's (``_registry.py``) to say.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from . import _blocks as K
+from . import _measures  # noqa: F401  (registers the built-in measures)
+from . import _registry as R
 
-_ALIASES = {
-    "ndcg": K.NDCG,
-    "dcg": K.DCG,
-    "idcg": K.IDCG,
-    "map": K.AP,
-    "ap": K.AP,
-    "mrr": K.RR,
-    "rr": K.RR,
-    "p": K.PRECISION,
-    "precision": K.PRECISION,
-    "r": K.RECALL,
-    "recall": K.RECALL,
-    "hit": K.HIT,
-    "hit_rate": K.HIT,
-    "hitrate": K.HIT,
-}
+# Kind of every measure that has no block kernel (``_registry.Measure.per_query``).
+CUSTOM = -1
 
-_CANONICAL = {
-    K.NDCG: "ndcg",
-    K.DCG: "dcg",
-    K.IDCG: "idcg",
-    K.AP: "map",
-    K.RR: "mrr",
-    K.PRECISION: "p",
-    K.RECALL: "r",
-    K.HIT: "hit",
-}
-
-# Metrics read from binary relevance (label above a threshold).
-BINARY_KINDS = frozenset({K.AP, K.RR, K.PRECISION, K.RECALL, K.HIT})
-
-_PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*(\d+))?\s*$")
+_PATTERN = re.compile(
+    r"^\s*([a-z][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:@\s*(-?\d+))?\s*$"
+)
 
 VALID_FORMS = (
     '"ndcg@10", "ndcg", "dcg@5", "map@10", "ap", "mrr", "rr@10", "p@5", "r@20", '
-    '"hit@10" (case-insensitive; without "@k" the whole list counts)'
+    '"hit@10", "rbp(p=0.8)" (case-insensitive; without "@k" the whole list '
+    "counts; the user guide lists every measure)"
 )
+
+
+def _binary_kinds() -> frozenset:
+    return frozenset(
+        m.block_kind
+        for m in R.measures()
+        if m.block_kind is not None and m.labels == "binary"
+    )
+
+
+# Metrics read from binary relevance (label above a threshold).
+BINARY_KINDS = _binary_kinds()
 
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A parsed metric: its kind and cut-off (``None`` for the whole list)."""
+    """A parsed metric: its kind, cut-off (``None`` for the whole list), measure
+    name and parameter values (``(name, value)`` pairs, in declared order)."""
 
     kind: int
     k: int | None
+    measure: str = field(default="")
+    params: tuple = ()
+
+    def __post_init__(self):
+        if not self.measure:
+            object.__setattr__(self, "measure", R.by_kind(self.kind).name)
+
+    @property
+    def definition(self) -> R.Measure:
+        m = R.lookup(self.measure)
+        if m is None:
+            raise ValueError(
+                f"the measure {self.measure!r} is no longer registered (it was "
+                "unregistered after this metric name was read)."
+            )
+        return m
+
+    def param(self, name: str):
+        return dict(self.params)[name]
 
     @property
     def name(self) -> str:
-        base = _CANONICAL[self.kind]
+        m = self.definition
+        shown = [
+            f"{p.name}={_num(v)}"
+            for p, (_, v) in zip(m.params, self.params, strict=True)
+            if v != p.default
+        ]
+        base = m.name + (f"({', '.join(shown)})" if shown else "")
         return base if self.k is None else f"{base}@{self.k}"
 
 
+def _num(v) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _params(measure: R.Measure, text: str | None, name: str) -> tuple:
+    given: dict = {}
+    if text is not None and text.strip():
+        for part in text.split(","):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise ValueError(
+                    f"metric {name!r}: parameters are written name=value, as in "
+                    f"'rbp(p=0.8)'; got {part.strip()!r}."
+                )
+            p = measure.param(key)
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(
+                    f"metric {name!r}: parameter {key}={value.strip()!r} must be "
+                    "a number."
+                ) from None
+            if key in given:
+                raise ValueError(f"metric {name!r} gives parameter {key!r} twice.")
+            given[key] = p.check(measure.name, number)
+    return tuple((p.name, given.get(p.name, p.default)) for p in measure.params)
+
+
 def parse_metric(name) -> MetricSpec:
-    """Parse a metric name such as ``"NDCG@10"`` or ``"mrr"``.
+    """Parse a metric name such as ``"NDCG@10"``, ``"mrr"`` or ``"rbp(p=0.9)"``.
 
     Examples
     --------
@@ -78,15 +127,21 @@ def parse_metric(name) -> MetricSpec:
             f"({type(name).__name__})."
         )
     match = _PATTERN.match(name.lower())
-    kind = _ALIASES.get(match.group(1)) if match else None
-    if kind is None:
+    measure = R.lookup(match.group(1)) if match else None
+    if measure is None:
         raise ValueError(f"unknown metric {name!r}; valid forms are {VALID_FORMS}.")
-    k = match.group(2)
+    k = match.group(3)
     if k is not None:
         k = int(k)
+        if not measure.cutoff:
+            raise ValueError(
+                f"metric {name!r}: {measure.name} takes no cut-off; drop '@{k}'."
+            )
         if k < 1:
             raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
-    return MetricSpec(kind, k)
+    params = _params(measure, match.group(2), name)
+    kind = CUSTOM if measure.block_kind is None else measure.block_kind
+    return MetricSpec(kind, k, measure.name, params)
 
 
 def check_unique(names: list, specs: list) -> None:

@@ -269,6 +269,7 @@ def grouped_ranking_scores(
     doc_id=None,
     nan_score=None,
     queries=None,
+    nan_label=None,
 ):
     """Several ranking metrics at once, with one grouping and one selection pass.
 
@@ -278,7 +279,8 @@ def grouped_ranking_scores(
     metrics : sequence of str
         Metric names, ir-measures style and case-insensitive: ``"ndcg@10"``,
         ``"dcg@5"``, ``"map@10"`` (or ``"ap@10"``), ``"mrr"`` (or ``"rr@10"``),
-        ``"p@5"``, ``"r@20"``, ``"hit@10"``. Without ``@k`` the whole list counts.
+        ``"p@5"``, ``"r@20"``, ``"hit@10"``, ``"rbp(p=0.8)"``, and any measure
+        added with :func:`define_measure`. Without ``@k`` the whole list counts.
     gain : {{"linear", "exponential"}} or callable, default=None
         Gain of a label for the DCG family.
     discount : "log2", array-like or callable, default="log2"
@@ -291,6 +293,11 @@ def grouped_ranking_scores(
         Denominator of AP@k, see :func:`grouped_map_score`.
     p_denominator : {{"k", "min_k_items"}}, default=None
         Denominator of P@k, see :func:`grouped_precision_score`.
+    nan_label : {{"error", "unjudged"}}, default=None
+        What a NaN in ``y_true`` means. ``"error"`` (the default) refuses it;
+        ``"unjudged"`` marks a retrieved row nobody judged: it is not relevant
+        (trec_eval's rule) to every measure but those that use unjudged rows
+        (``bpref``, ``judged@k``), and a measure that cannot tell refuses it.
 
     Returns
     -------
@@ -326,5 +333,6 @@ def grouped_ranking_scores(
         doc_id=doc_id,
         nan_score=nan_score,
         queries=queries,
+        nan_label=nan_label,
     ).means()
     return {name: float(v) for name, v in zip(names, means, strict=True)}

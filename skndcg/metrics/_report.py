@@ -30,6 +30,7 @@ def ranking_report(
     doc_id=None,
     nan_score=None,
     queries=None,
+    nan_label=None,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -51,7 +52,7 @@ def ranking_report(
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
     ap_denominator, p_denominator : str, default=None
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
-    doc_id, nan_score, queries : default=None
+    doc_id, nan_score, queries, nan_label : default=None
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
 
     Returns
@@ -84,7 +85,7 @@ def ranking_report(
         ties=ties, empty=empty, sample_weight=sample_weight, convention=convention,
         rel_threshold=rel_threshold, ap_denominator=ap_denominator,
         p_denominator=p_denominator, doc_id=doc_id, nan_score=nan_score,
-        queries=queries, with_means=False,
+        queries=queries, nan_label=nan_label, with_means=False,
     )[0]  # fmt: skip
 
 
@@ -92,7 +93,7 @@ def report_with_means(
     y_true, y_score, qid, *, metrics=("ndcg@10",), gain=None, discount="log2",
     ties=None, empty=None, sample_weight=None, convention=None, rel_threshold=None,
     ap_denominator=None, p_denominator=None, doc_id=None, nan_score=None,
-    queries=None, with_means=True,
+    queries=None, nan_label=None, with_means=True,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
     evaluation."""
@@ -102,7 +103,7 @@ def report_with_means(
     # Add the DCG and ideal DCG behind every member of the DCG family.
     wanted: list[MetricSpec] = []
     for sp in specs:
-        if sp.kind in (K.NDCG, K.DCG):
+        if sp.measure in ("ndcg", "dcg"):
             for kind in (K.DCG, K.IDCG):
                 extra = MetricSpec(kind, sp.k)
                 if extra not in wanted and extra not in specs:
@@ -125,6 +126,7 @@ def report_with_means(
         doc_id=doc_id,
         nan_score=nan_score,
         queries=queries,
+        nan_label=nan_label,
     )
     grouping = ev.grouping
     data = {
@@ -138,7 +140,7 @@ def report_with_means(
     order: list[tuple[str, np.ndarray]] = []
     for j, sp in enumerate(all_specs):
         label = names[j] if j < len(names) else sp.name
-        col = ev.raw[:, j] if sp.kind in (K.DCG, K.IDCG) else ev.values[:, j]
+        col = ev.raw[:, j] if sp.measure in ("dcg", "idcg") else ev.values[:, j]
         order.append((label, col))
     # dcg@k, idcg@k first, then the metrics in the order asked.
     extras = [(lbl, c) for lbl, c in order[len(names) :]]
@@ -155,7 +157,7 @@ def report_with_means(
                 continue
             if ev.convention.empty_rule == "label_sum":
                 why = "no relevant item: labels sum to 0"
-            elif sp.kind in (K.NDCG, K.DCG):
+            elif sp.measure in ("ndcg", "dcg"):
                 at = "" if sp.k is None else f"@{sp.k}"
                 why = f"no relevant item: ideal DCG{at} is 0"
             else:

@@ -29,6 +29,7 @@ from skndcg.utils._query_ids import _has_column, resolve_qid
 from ..utils._docstrings import with_references
 from ._docstrings import REFERENCES
 from ._engine import check_k
+from ._names import parse_metric
 from ._ranking import grouped_ranking_scores
 from ._scorer_options import check_metric_options, check_metrics
 
@@ -158,6 +159,11 @@ class _RankingScorer:
             sample_weight=sample_weight,
             **self._options,
         )
+        # scikit-learn maximises scores: a measure where lower is better is
+        # negated, as scikit-learn's own "neg_*" scorers are.
+        for name in self._metrics:
+            if not parse_metric(name).definition.higher_is_better:
+                scores[name] = -scores[name]
         return scores[self._metrics[0]] if self._single else scores
 
     def _accept_sample_weight(self):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._conventions import apply_options, get_convention
+from ._conventions import resolve_convention
 from ._engine import _check_options
 from ._names import parse_metric
 
@@ -45,8 +45,8 @@ def check_metric_options(options: dict) -> None:
         options.get("p_denominator"),
     )
     discount = options.get("discount", "log2")
-    apply_options(
-        get_convention(options.get("convention")),
+    resolve_convention(
+        options.get("convention"),
         gain=options.get("gain"),
         ties=options.get("ties"),
         empty=options.get("empty"),
@@ -69,7 +69,7 @@ def check_metrics(metrics) -> tuple[tuple, bool]:
         )
     if not metrics:
         raise ValueError("metrics is an empty list; give at least one metric name.")
-    canonical = [parse_metric(m).name for m in metrics]
+    canonical = [parse_metric(m) for m in metrics]
     if len(set(canonical)) != len(canonical):
         raise ValueError(
             f"metrics has duplicates: {list(metrics)!r} names the same metric "

@@ -1,0 +1,19 @@
+"""The measures shipped with skndcg, one module per family.
+
+Importing this package registers them. A new family is one module here and one
+line below (see the contributor page "Adding a measure").
+"""
+
+from . import (  # noqa: F401  # noqa: F401
+    _ap,
+    _bpref,
+    _dcg,
+    _err,
+    _hit,
+    _judged,
+    _precision,
+    _rbp,
+    _recall,
+    _rprec,
+    _rr,
+)

@@ -1,0 +1,14 @@
+"""Average precision (MAP), from the fused block kernel."""
+
+from .. import _blocks as B
+from .._registry import Measure, register
+
+register(
+    Measure(
+        "map",
+        "Average precision: mean of the precision at each relevant row.",
+        aliases=("ap",),
+        labels="binary",
+        block_kind=B.AP,
+    )
+)

@@ -1,0 +1,46 @@
+"""bpref (Buckley & Voorhees, 2004), as trec_eval computes it.
+
+Each relevant retrieved row scores ``1 - min(n, m) / m``, where ``n`` counts the
+judged non-relevant rows ranked above it and ``m = min(R, N)`` (``R`` relevant
+and ``N`` judged non-relevant rows of the query, retrieved or not; the row
+scores 1 when ``n`` or ``m`` is 0); the sum is divided by ``R``. Unjudged rows
+are ignored.
+"""
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def bpref(labels, k, n_relevant, n_nonrelevant, rel_threshold):
+    if n_relevant == 0.0:
+        return 0.0
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    m = min(n_relevant, n_nonrelevant)
+    above = 0.0
+    total = 0.0
+    for i in range(kk):
+        lab = labels[i]
+        if lab != lab:  # NaN: unjudged, ignored
+            continue
+        if lab >= rel_threshold:
+            if above > 0.0 and m > 0.0:
+                total += 1.0 - min(above, m) / m
+            else:
+                total += 1.0
+        else:
+            above += 1.0
+    return total / n_relevant
+
+
+register(
+    Measure(
+        "bpref",
+        "Binary preference: relevant rows ranked above judged non-relevant ones.",
+        labels="binary",
+        needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
+        unjudged="use",
+        per_query=bpref,
+    )
+)

@@ -1,0 +1,29 @@
+"""The DCG family: NDCG, DCG and the ideal DCG, from the fused block kernel."""
+
+from .. import _blocks as B
+from .._registry import Measure, register
+
+register(
+    Measure(
+        "ndcg",
+        "Normalised discounted cumulative gain: DCG over the DCG of the ideal order.",
+        empty_when="ideal_zero",
+        block_kind=B.NDCG,
+    )
+)
+register(
+    Measure(
+        "dcg",
+        "Discounted cumulative gain: gains divided by the discount of their rank.",
+        empty_when="ideal_zero",
+        block_kind=B.DCG,
+    )
+)
+register(
+    Measure(
+        "idcg",
+        "DCG of the ideal order (every judged row, retrieved or not).",
+        empty_when="ideal_zero",
+        block_kind=B.IDCG,
+    )
+)

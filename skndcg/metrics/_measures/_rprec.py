@@ -1,0 +1,29 @@
+"""R-precision: precision at R, the number of relevant rows of the query."""
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def rprec(labels, k, n_relevant, rel_threshold):
+    r = int(n_relevant)
+    if r == 0:
+        return 0.0
+    hits = 0
+    for i in range(min(r, labels.shape[0])):
+        if labels[i] >= rel_threshold:
+            hits += 1
+    return hits / r
+
+
+register(
+    Measure(
+        "rprec",
+        "R-precision: the share of the top R that is relevant (R relevant rows).",
+        aliases=("r_precision",),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=rprec,
+    )
+)

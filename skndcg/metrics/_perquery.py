@@ -1,0 +1,170 @@
+"""Measures without a block kernel: one call of ``per_query`` per query.
+
+The rows of each query are ranked once for all such measures (after the tie rule
+has reordered them): query ``g`` keeps the span ``starts[g]:ends[g]`` of the
+grouped arrays, its retrieved rows first, best score first. Under
+``ties="average"`` tied rows are ranked least relevant first (the rule of
+``ties="pessimistic"``), so a value never depends on the row order.
+
+A numba-compiled ``per_query`` runs inside a compiled loop over the queries (one
+loop per arity, built from source and compiled once per measure); a plain
+Python one is called from Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import py
+
+_loops: dict = {}
+
+
+def _loop(n_args: int, use_ideal: bool):
+    """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query."""
+    key = (n_args, use_ideal)
+    if key not in _loops:
+        from numba import njit
+
+        names = [f"a{i}" for i in range(n_args)]
+        call = ", ideal[lo:ends[g]]" if use_ideal else ""
+        call += "".join(f", {a}[g]" for a in names)
+        src = (
+            f"def loop(f, ry, starts, nret, k{''.join(', ' + a for a in names)}, "
+            "ideal, ends, out):\n"
+            "    for g in range(starts.shape[0]):\n"
+            "        lo = starts[g]\n"
+            "        if nret[g] == 0:\n"
+            "            out[g] = 0.0\n"
+            "        else:\n"
+            f"            out[g] = f(ry[lo:lo + nret[g]], k{call})\n"
+        )
+        scope: dict = {}
+        exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
+        _loops[key] = njit(scope["loop"])
+    return _loops[key]
+
+
+def ranked_order(y_g, s_g, grouping, *, pessimistic: bool) -> np.ndarray:
+    """Row order putting each query's rows, best score first, in its own span."""
+    span = _span_start(grouping)
+    keys = (y_g, -s_g, span) if pessimistic else (-s_g, span)
+    return np.lexsort(keys)
+
+
+def _span_start(grouping) -> np.ndarray:
+    """Per grouped row, the first row of its query's span."""
+    by_start = np.argsort(grouping.starts, kind="stable")
+    return np.repeat(grouping.starts[by_start], grouping.sizes[by_start])
+
+
+def evaluate_per_query(
+    specs, y_g, s_g, unjudged_g, grouping, nret, n_rel, rel_thr, *, pessimistic
+):
+    """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness."""
+    n_groups = grouping.n_groups
+    values = np.empty((n_groups, len(specs)))
+    aux = np.empty_like(values)
+    nret_arr = grouping.sizes if nret is None else nret
+    nret_arr = np.ascontiguousarray(nret_arr, dtype=np.int64)
+    y0 = y_g.astype(np.float64)
+    order = ranked_order(y0, s_g, grouping, pessimistic=pessimistic)
+    ranked = y0[order]
+    ranked_nan = ranked
+    if unjudged_g is not None:
+        ranked_nan = np.where(unjudged_g[order], np.nan, ranked)
+    ideal = None
+    n_unjudged = 0 if unjudged_g is None else _per_group(unjudged_g, grouping)
+    for j, sp in enumerate(specs):
+        m = sp.definition
+        if m.unjudged == "refuse" and unjudged_g is not None:
+            g = int(np.flatnonzero(_per_group(unjudged_g, grouping))[0])
+            raise ValueError(
+                f"{sp.name} cannot use unjudged rows (NaN labels), and query "
+                f"{py(grouping.keys[g])!r} has some; drop them, or judge them."
+            )
+        extras = []
+        use_ideal = "ideal" in m.needs
+        if use_ideal and ideal is None:
+            ideal = y0[np.lexsort((-y0, _span_start(grouping)))]
+        for need in m.needs:
+            if need == "n_relevant":
+                extras.append(n_rel.astype(np.float64))
+            elif need == "n_nonrelevant":
+                extras.append((grouping.sizes - n_rel - n_unjudged).astype(np.float64))
+            elif need == "label_max":
+                extras.append(np.full(n_groups, float(y0.max()) if y0.size else 0.0))
+            elif need == "rel_threshold":
+                extras.append(np.full(n_groups, float(rel_thr)))
+        for _, v in sp.params:
+            extras.append(np.full(n_groups, np.nan if v is None else float(v)))
+        ry = np.array(ranked_nan if m.unjudged == "use" else ranked)
+        ideal_arr = ideal if use_ideal else np.empty(0)
+        if m.compiled:
+            out = _run_compiled(sp, m, ry, grouping, nret_arr, extras, ideal_arr)
+        else:
+            out = _run_python(sp, m, ry, grouping, nret_arr, extras, ideal_arr)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            g = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"measure {sp.name!r} returned {float(out[g])!r} for query "
+                f"{py(grouping.keys[g])!r}; a measure must return a finite number."
+            )
+        values[:, j] = out
+        if m.empty_when == "never":
+            aux[:, j] = 1.0
+        else:
+            aux[:, j] = n_rel
+    return values, aux
+
+
+def _per_group(mask, grouping) -> np.ndarray:
+    """How many rows of each query are set in ``mask`` (grouped rows)."""
+    by_start = np.argsort(grouping.starts, kind="stable")
+    gid = np.repeat(by_start, grouping.sizes[by_start])
+    return np.bincount(gid, weights=mask, minlength=grouping.n_groups).astype(np.int64)
+
+
+def _run_compiled(sp, m, ry, grouping, nret, extras, ideal):
+    from numba.core.errors import TypingError
+
+    out = np.empty(grouping.n_groups)
+    loop = _loop(len(extras), ideal.size > 0)
+    try:
+        loop(
+            m.per_query, ry, grouping.starts, nret, sp.k, *extras, ideal,
+            grouping.ends, out,
+        )  # fmt: skip
+    except TypingError as exc:
+        first = " ".join(str(exc).split())[:600]
+        raise TypeError(
+            f"measure {sp.name!r}: its compiled per_query could not be called "
+            f"as per_query(ranked_labels, k{', ...' if extras else ''}) returning "
+            f"a float ({first})."
+        ) from None
+    return out
+
+
+def _run_python(sp, m, ry, grouping, nret, extras, ideal):
+    out = np.empty(grouping.n_groups)
+    use_ideal = ideal.size > 0
+    f = m.per_query
+    for g in range(grouping.n_groups):
+        lo = grouping.starts[g]
+        if nret[g] == 0:
+            out[g] = 0.0
+            continue
+        args = [ry[lo : lo + nret[g]], sp.k]
+        if use_ideal:
+            args.append(ideal[lo : grouping.ends[g]])
+        args.extend(e[g] for e in extras)
+        v = f(*args)
+        try:
+            out[g] = float(v)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"measure {sp.name!r} returned {v!r} ({type(v).__name__}) for "
+                f"query {py(grouping.keys[g])!r}; per_query must return a float."
+            ) from None
+    return out

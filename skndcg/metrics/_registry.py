@@ -1,0 +1,246 @@
+"""The measure registry: every measure is declared once, here or by the user.
+
+A :class:`Measure` says what a name means: its canonical name and aliases, its
+parameters (with defaults and constraints), what it needs from a query, how a
+query is scored, whether higher is better and a one-line description. The name
+grammar (``"ndcg@10"``, ``"rbp(p=0.8)"``, ``"rbp(p=0.8)@10"``), the scorers, the
+reports, the command line, the partial-result drivers and the docs' table of
+measures all read it.
+
+Two kinds of kernels exist. The built-in families (DCG, AP, RR, precision,
+recall, hit rate) carry ``block_kind``: the fused per-chunk loop (``_kernel.py``)
+computes them from blocks of tied rows, exactly under ``ties="average"``, and
+compiles only the families a call asks for. Every other measure carries
+``per_query(ranked_labels, k, *extras)``, run once per query on the labels of the
+retrieved rows in ranked order (``_perquery.py``); a numba-compiled one runs in a
+compiled loop.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# Extra inputs a per-query kernel may ask for, in the order they are passed.
+EXTRAS = ("ideal", "n_relevant", "n_nonrelevant", "label_max", "rel_threshold")
+# What a measure does with unjudged rows (NaN labels with nan_label="unjudged").
+UNJUDGED_RULES = ("not_relevant", "use", "refuse")
+# When a query is "empty" for a measure (the ``empty=`` option applies to it).
+EMPTY_WHEN = ("no_relevant", "ideal_zero", "never")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure: ``rbp(p=0.8)``.
+
+    ``low``/``high`` bound the value (``open_low``/``open_high`` exclude the
+    bound); ``integer`` asks for a whole number; ``default`` None means the
+    kernel picks it from the data (documented in ``description``).
+    """
+
+    name: str
+    default: float | None
+    description: str
+    low: float = -math.inf
+    high: float = math.inf
+    open_low: bool = False
+    open_high: bool = False
+    integer: bool = False
+
+    def interval(self) -> str:
+        lo = "(" if self.open_low else "["
+        hi = ")" if self.open_high else "]"
+        return f"{lo}{_fmt(self.low)}, {_fmt(self.high)}{hi}"
+
+    def check(self, measure: str, value) -> float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(
+                f"{measure}: parameter {self.name}={value!r} must be a number."
+            )
+        v = float(value)
+        bad = (
+            not math.isfinite(v)
+            or v < self.low
+            or v > self.high
+            or (self.open_low and v == self.low)
+            or (self.open_high and v == self.high)
+            or (self.integer and not v.is_integer())
+        )
+        if bad:
+            kind = "an integer" if self.integer else "a number"
+            raise ValueError(
+                f"{measure}: parameter {self.name}={_fmt(value)} is out of range; "
+                f"expected {kind} in {self.interval()}."
+            )
+        return v
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure family, as the registry knows it.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (lower case), used in reports.
+    description : str
+        One line, shown in the docs' table of measures.
+    aliases : tuple of str
+        Other accepted names.
+    params : tuple of Param
+        Parameters given as ``name(p=0.8)``.
+    cutoff : bool
+        Whether ``@k`` is accepted.
+    labels : {"graded", "binary"}
+        Whether the measure reads label values or only relevant / not relevant.
+    needs : tuple of str
+        Extra inputs of ``per_query`` (see ``EXTRAS``), in order.
+    unjudged : {"not_relevant", "use", "refuse"}
+        What the measure does with unjudged rows.
+    empty_when : {"no_relevant", "ideal_zero", "never"}
+        When a query counts as empty for ``empty=``.
+    block_kind : int or None
+        Kind of a built-in family in the fused kernel (``_blocks.py``).
+    per_query : callable or None
+        ``per_query(ranked_labels, k, *extras) -> float`` for every other measure.
+    higher_is_better : bool
+    builtin : bool
+        Shipped with the library (user measures can be unregistered).
+    """
+
+    name: str
+    description: str
+    aliases: tuple = ()
+    params: tuple = ()
+    cutoff: bool = True
+    labels: str = "graded"
+    needs: tuple = ()
+    unjudged: str = "not_relevant"
+    empty_when: str = "no_relevant"
+    block_kind: int | None = None
+    per_query: Callable | None = None
+    higher_is_better: bool = True
+    builtin: bool = True
+
+    @property
+    def compiled(self) -> bool:
+        """Whether ``per_query`` is a numba-compiled function."""
+        return self.per_query is not None and hasattr(self.per_query, "py_func")
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        valid = [p.name for p in self.params]
+        raise ValueError(
+            f"{self.name} has no parameter {name!r}; "
+            + (f"valid parameters are {valid}." if valid else "it takes none.")
+        )
+
+
+_MEASURES: dict[str, Measure] = {}
+_NAMES: dict[str, str] = {}  # every accepted name (lower case) -> canonical
+_BY_KIND: dict[int, Measure] = {}
+
+
+def register(measure: Measure) -> Measure:
+    """Add a measure; refuse a name or alias that is taken."""
+    names = (measure.name, *measure.aliases)
+    for n in names:
+        if n != n.lower() or not _valid_name(n):
+            raise ValueError(
+                f"measure name {n!r} is not valid: use lower-case letters, digits "
+                "and underscores, starting with a letter."
+            )
+        if n in _NAMES:
+            raise ValueError(
+                f"measure name {n!r} is taken by the measure {_NAMES[n]!r}; "
+                "choose another name or unregister that measure first."
+            )
+    if len(set(names)) != len(names):
+        raise ValueError(f"measure {measure.name!r} lists a name twice: {names}.")
+    for field, allowed in (
+        ("unjudged", UNJUDGED_RULES),
+        ("empty_when", EMPTY_WHEN),
+        ("labels", ("graded", "binary")),
+    ):
+        if getattr(measure, field) not in allowed:
+            raise ValueError(
+                f"{field}={getattr(measure, field)!r} is not valid for measure "
+                f"{measure.name!r}; expected one of {list(allowed)}."
+            )
+    unknown = [e for e in measure.needs if e not in EXTRAS]
+    if unknown:
+        raise ValueError(
+            f"measure {measure.name!r} needs {unknown[0]!r}, which is not an input "
+            f"a measure can ask for; expected some of {list(EXTRAS)}."
+        )
+    if (measure.block_kind is None) == (measure.per_query is None):
+        raise ValueError(
+            f"measure {measure.name!r} needs exactly one kernel: a block kind or "
+            "a per_query function."
+        )
+    _MEASURES[measure.name] = measure
+    for n in names:
+        _NAMES[n] = measure.name
+    if measure.block_kind is not None:
+        _BY_KIND[measure.block_kind] = measure
+    return measure
+
+
+def unregister(name: str) -> None:
+    """Remove a user-defined measure (by any of its names)."""
+    key = name.lower() if isinstance(name, str) else name
+    if key not in _NAMES:
+        raise ValueError(f"no measure is registered under the name {name!r}.")
+    measure = _MEASURES[_NAMES[key]]
+    if measure.builtin:
+        raise ValueError(
+            f"{measure.name!r} is a built-in measure; only measures added with "
+            "define_measure can be unregistered."
+        )
+    del _MEASURES[measure.name]
+    for n in (measure.name, *measure.aliases):
+        del _NAMES[n]
+
+
+def lookup(name: str) -> Measure | None:
+    """The measure a (lower-case) name or alias stands for, or None."""
+    canonical = _NAMES.get(name)
+    return None if canonical is None else _MEASURES[canonical]
+
+
+def by_kind(kind: int) -> Measure:
+    return _BY_KIND[kind]
+
+
+def measures() -> list[Measure]:
+    """Every registered measure, built-in ones first, each once."""
+    return sorted(_MEASURES.values(), key=lambda m: (not m.builtin, m.name))
+
+
+def _valid_name(n: str) -> bool:
+    return bool(n) and n[0].isalpha() and n.replace("_", "a").isalnum() and n.isascii()
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return repr(v) if not isinstance(v, float) else f"{v:g}"
+
+
+def user_measures() -> tuple:
+    """The measures registered with ``define_measure``, in name order."""
+    return tuple(m for m in measures() if not m.builtin)
+
+
+def ensure_registered(user: tuple) -> None:
+    """Register the measures of ``user`` that this process does not know (a
+    worker receiving them from the process that defined them)."""
+    for m in user:
+        if lookup(m.name) is None:
+            register(m)
