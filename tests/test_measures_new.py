@@ -186,3 +186,26 @@ def test_skndcg_score(tmp_path, capsys):
     s = np.array([0.1, 0.9, 0.5, 0.9, 0.1])
     q = np.array(list("aaabb"))
     assert got == pytest.approx(grouped_ranking_scores(y, s, q, names), abs=1e-12)
+
+
+def test_trec_join_marks_unjudged_rows():
+    import pandas as pd
+
+    from skndcg.io import join_run_qrels
+
+    run = pd.DataFrame({"qid": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+                        "score": [4.0, 3.0, 2.0, 1.0]})  # fmt: skip
+    qrels = pd.DataFrame({"qid": ["q1"] * 4, "doc_id": ["a", "c", "d", "e"],
+                          "relevance": [0, 1, -1, 2]})  # fmt: skip
+    data = join_run_qrels(run, qrels, unjudged="nan")
+    # b was never judged and d has a negative judgment: both unjudged.
+    np.testing.assert_array_equal(data.y_true, [0, np.nan, 1, np.nan, 2])
+    assert join_run_qrels(run, qrels).y_true.tolist() == [0, 0, 1, 0, 2]
+    got = grouped_ranking_scores(
+        data.y_true, data.y_score, data.qid, ["bpref", "judged@4", "judged@2"],
+        nan_label="unjudged", nan_score="unretrieved", convention="trec_eval",
+    )  # fmt: skip
+    # R = 2 (c, e), N = 1 (a): c has a above it, m = min(2, 1) = 1: 0 / 2.
+    assert got == pytest.approx({"bpref": 0.0, "judged@4": 0.5, "judged@2": 0.5})
+    with pytest.raises(ValueError, match="unjudged='maybe' is not valid"):
+        join_run_qrels(run, qrels, unjudged="maybe")

@@ -277,7 +277,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     )
 
 
-def join_run_qrels(run, qrels, *, run_only="drop", depth=None):
+def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     """Join a run with its judgments into aligned arrays for the metric functions.
 
     Every retrieved document becomes a row with its score; its label is its
@@ -303,6 +303,11 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None):
         Keep only each query's ``depth`` best retrieved documents, by score and
         then by document id, both descending, as trec_eval ``-M depth`` does.
         Judged documents cut off this way become unretrieved rows.
+    unjudged : {"zero", "nan"}, default="zero"
+        Label of a retrieved document nobody judged (and of a negative
+        judgment): 0, trec_eval's "not relevant", or NaN, which the metric
+        functions read as unjudged with ``nan_label="unjudged"`` (for ``bpref``
+        and ``judged@k``; every other measure still counts it as not relevant).
 
     Returns
     -------
@@ -340,5 +345,21 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None):
     1  q1     d5       0      1.0
     2  q1     d2       2      NaN
     3  q2     d7       1      NaN
+    >>> join_run_qrels(run, qrels, unjudged="nan").y_true
+    array([ 1., nan,  2.,  1.])
     """
-    return join_codes(run, qrels, run_only=run_only, depth=depth).public()
+    if unjudged not in ("zero", "nan"):
+        raise ValueError(
+            f"unjudged={unjudged!r} is not valid; expected 'zero' (label 0) or "
+            "'nan' (a NaN label marks a document nobody judged)."
+        )
+    data = join_codes(run, qrels, run_only=run_only, depth=depth).public()
+    if unjudged == "zero":
+        return data
+    # A row is judged when its (query, document) pair has a non-negative
+    # judgment in the qrels.
+    judged = qrels[qrels["relevance"].to_numpy() >= 0]
+    pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
+    found = pd.MultiIndex.from_arrays([data.qid, data.doc_id]).isin(pairs)
+    y = np.where(found, data.y_true, np.nan)
+    return RankingData(data.qid, data.doc_id, y, data.y_score)
