@@ -68,6 +68,12 @@ DEFAULT_PLAN = [
     ),
     ("C", "shuf", "floor_sum,skndcg,skndcg_1thread"),
     ("B", "sorted", "skndcg_family,skndcg"),
+    (
+        "B",
+        "sorted",
+        "skndcg_rprec,pytrec_eval_rprec,skndcg_bpref,pytrec_eval_bpref,"
+        "skndcg_rbp,ranx_rbp,skndcg_judged,ir_measures_judged",
+    ),
 ]
 
 
@@ -203,6 +209,56 @@ def tool_ranx(y, s, q):
 
     qrels, run = _ids(y, s, q)
     return float(evaluate(Qrels(qrels), Run(run), "ndcg@10"))
+
+
+# The measures added through the registry, each beside its peer (the peers are
+# timed with their input conversion, as for NDCG@10 above).
+def _ours(name):
+    from skndcg.metrics import grouped_ranking_scores
+
+    def run(y, s, q):
+        return grouped_ranking_scores(y, s, q, [name], convention="trec_eval")[name]
+
+    return run
+
+
+tool_skndcg_rprec = _ours("rprec")
+tool_skndcg_bpref = _ours("bpref")
+tool_skndcg_rbp = _ours("rbp(p=0.8)")
+tool_skndcg_judged = _ours("judged@10")
+
+
+def _trec(measure):
+    def run(y, s, q):
+        import pytrec_eval
+
+        qrels, run = _ids(y, s, q)
+        res = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+        return float(np.mean([v[measure] for v in res.values()]))
+
+    return run
+
+
+tool_pytrec_eval_rprec = _trec("Rprec")
+tool_pytrec_eval_bpref = _trec("bpref")
+
+
+def tool_ranx_rbp(y, s, q):
+    from ranx import Qrels, Run, evaluate
+
+    qrels, run = _ids(y, s, q)
+    return float(evaluate(Qrels(qrels), Run(run), "rbp.8"))
+
+
+def tool_ir_measures_judged(y, s, q):
+    import ir_measures
+
+    qrels, run = _ids(y, s, q)
+    return float(
+        ir_measures.calc_aggregate([ir_measures.Judged @ 10], qrels, run)[
+            ir_measures.Judged @ 10
+        ]
+    )
 
 
 def tool_floor_sum(y, s, q):

@@ -20,6 +20,7 @@ DOCS = ROOT / "docs"
 PAGES = [
     "getting_started.rst",
     "user_guide/metrics.rst",
+    "user_guide/adding_a_measure.rst",
     "user_guide/conventions.rst",
     # Scores with nan_score=, queries= and doc_id=.
     "user_guide/judgments.rst",

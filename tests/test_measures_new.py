@@ -169,7 +169,9 @@ def test_bad_names(name, match):
 
 
 def test_nan_labels_need_the_option():
-    with pytest.raises(ValueError, match="y_true"):
+    with pytest.raises(
+        ValueError, match=r"y_true contains 1 NaN.*nan_label='unjudged'"
+    ):
         grouped_ranking_scores(Y, S, Q, ["bpref"])
 
 

@@ -230,7 +230,15 @@ def evaluate(
     if y_in.dtype.kind in "biu":
         y, n_hist = label_range(y_in)
     else:
-        y = labels(y_in)
+        try:
+            y = labels(y_in)
+        except ValueError as exc:
+            if nan_label is None and np.isnan(y_in).any():
+                raise ValueError(
+                    f"{exc} A NaN label can mark a row nobody judged: pass "
+                    "nan_label='unjudged'."
+                ) from None
+            raise
         n_hist = hist_size(y)
         if n_hist:  # integers held as floats: the integer kernels take them
             y = y.astype(np.int64)
