@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._jit import jit
 from ._validate import py
 
 _loops: dict = {}
@@ -46,10 +47,28 @@ def _loop(n_args: int, use_ideal: bool):
 
 
 def ranked_order(y_g, s_g, grouping, *, pessimistic: bool) -> np.ndarray:
-    """Row order putting each query's rows, best score first, in its own span."""
-    span = _span_start(grouping)
-    keys = (y_g, -s_g, span) if pessimistic else (-s_g, span)
-    return np.lexsort(keys)
+    """Row order putting each query's rows, best score first, in its own span
+    (unretrieved rows, NaN scores, last; ties in row order, or least relevant
+    first when ``pessimistic``)."""
+    key = np.where(np.isnan(s_g), np.inf, -s_g)
+    out = np.empty(key.shape[0], dtype=np.int64)
+    _rank_spans(y_g, key, grouping.starts, grouping.ends, pessimistic, out)
+    return out
+
+
+@jit
+def _rank_spans(y, key, starts, ends, pessimistic, out):
+    for g in range(starts.shape[0]):
+        lo, hi = starts[g], ends[g]
+        if pessimistic:
+            first = np.argsort(y[lo:hi], kind="mergesort")
+            then = np.argsort(key[lo:hi][first], kind="mergesort")
+            for i in range(hi - lo):
+                out[lo + i] = lo + first[then[i]]
+        else:
+            then = np.argsort(key[lo:hi], kind="mergesort")
+            for i in range(hi - lo):
+                out[lo + i] = lo + then[i]
 
 
 def _span_start(grouping) -> np.ndarray:
