@@ -50,25 +50,25 @@ def ranked_order(y_g, s_g, grouping, *, pessimistic: bool) -> np.ndarray:
     """Row order putting each query's rows, best score first, in its own span
     (unretrieved rows, NaN scores, last; ties in row order, or least relevant
     first when ``pessimistic``)."""
-    key = np.where(np.isnan(s_g), np.inf, -s_g)
-    out = np.empty(key.shape[0], dtype=np.int64)
-    _rank_spans(y_g, key, grouping.starts, grouping.ends, pessimistic, out)
+    out = np.empty(s_g.shape[0], dtype=np.int64)
+    _rank_spans(y_g, s_g, grouping.starts, grouping.ends, pessimistic, out)
     return out
 
 
 @jit
-def _rank_spans(y, key, starts, ends, pessimistic, out):
+def _rank_spans(y, s, starts, ends, pessimistic, out):
     for g in range(starts.shape[0]):
         lo, hi = starts[g], ends[g]
-        if pessimistic:
-            first = np.argsort(y[lo:hi], kind="mergesort")
-            then = np.argsort(key[lo:hi][first], kind="mergesort")
-            for i in range(hi - lo):
-                out[lo + i] = lo + first[then[i]]
-        else:
-            then = np.argsort(key[lo:hi], kind="mergesort")
-            for i in range(hi - lo):
-                out[lo + i] = lo + then[i]
+        m = hi - lo
+        key = np.empty(m)
+        # Least relevant first among tied scores: sort by label, then stably.
+        first = np.argsort(y[lo:hi], kind="mergesort") if pessimistic else np.arange(m)
+        for i in range(m):
+            v = s[lo + first[i]]
+            key[i] = np.inf if v != v else -v
+        then = np.argsort(key, kind="mergesort")
+        for i in range(m):
+            out[lo + i] = lo + first[then[i]]
 
 
 def _span_start(grouping) -> np.ndarray:
