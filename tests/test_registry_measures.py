@@ -110,3 +110,12 @@ def test_dask_matches_in_memory(client):
     )
     want = grouped_ranking_scores(df["label"], df["score"], df["qid"], ALL_NAMES)
     assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_docs_table_lists_every_measure():
+    from skndcg.metrics._table import measure_table_rst
+
+    table = measure_table_rst()
+    for m in measures():
+        assert f"   * - ``{m.name}``" in table
+        assert m.description in table

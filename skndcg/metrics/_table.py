@@ -45,7 +45,7 @@ def measure_table_rst() -> str:
             reads += ", " + ", ".join(n.replace("_", " ") for n in m.needs)
         rows += [
             f"   * - ``{m.name}``",
-            f"     - {', '.join(f'``{a}``' for a in m.aliases) or ''}",
+            f"     - {', '.join(f'``{a}``' for a in m.aliases) or 'none'}",
             f"     - {params}",
             f"     - {'yes' if m.cutoff else 'no'}",
             f"     - {reads}",
