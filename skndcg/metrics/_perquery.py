@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
+from ._rank import argsort_desc
 from ._validate import py
 
 _loops: dict = {}
@@ -57,18 +58,30 @@ def ranked_order(y_g, s_g, grouping, *, pessimistic: bool) -> np.ndarray:
 
 @jit
 def _rank_spans(y, s, starts, ends, pessimistic, out):
+    mmax = 0
     for g in range(starts.shape[0]):
-        lo, hi = starts[g], ends[g]
-        m = hi - lo
-        key = np.empty(m)
-        # Least relevant first among tied scores: sort by label, then stably.
-        first = np.argsort(y[lo:hi], kind="mergesort") if pessimistic else np.arange(m)
+        mmax = max(mmax, ends[g] - starts[g])
+    first = np.empty(mmax, dtype=np.int64)
+    order = np.empty(mmax, dtype=np.int64)
+    tmp = np.empty(mmax, dtype=np.int64)
+    key = np.empty(mmax, dtype=np.float64)
+    for g in range(starts.shape[0]):
+        lo = starts[g]
+        m = ends[g] - lo
+        if pessimistic:
+            # Least relevant first among tied scores: by label, then stably.
+            for i in range(m):
+                key[i] = -np.float64(y[lo + i])
+            argsort_desc(key, m, first, tmp)
+        else:
+            for i in range(m):
+                first[i] = i
         for i in range(m):
             v = s[lo + first[i]]
-            key[i] = np.inf if v != v else -v
-        then = np.argsort(key, kind="mergesort")
+            key[i] = -np.inf if v != v else v
+        argsort_desc(key, m, order, tmp)
         for i in range(m):
-            out[lo + i] = lo + first[then[i]]
+            out[lo + i] = lo + first[order[i]]
 
 
 def _span_start(grouping) -> np.ndarray:
