@@ -2,6 +2,7 @@
 
 - :func:`read_trec_run`, :func:`read_trec_qrels`, :func:`write_trec_run`: the
   whitespace-separated formats of trec_eval.
+- :func:`read_trec_run_chunks`: a large run, a chunk of rows at a time.
 - :func:`read_predictions`: per-row predictions stored as named columns.
 - :func:`join_run_qrels`: a run and its judgments as aligned arrays
   (:class:`RankingData`), judged documents the run missed included.
@@ -9,7 +10,7 @@
 
 from ._columns import read_predictions
 from ._join import RankingData, join_run_qrels
-from ._trec import read_trec_qrels, read_trec_run, write_trec_run
+from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_trec_run
 
 __all__ = [
     "RankingData",
@@ -17,5 +18,6 @@ __all__ = [
     "read_predictions",
     "read_trec_qrels",
     "read_trec_run",
+    "read_trec_run_chunks",
     "write_trec_run",
 ]

@@ -2,67 +2,28 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from .._partial._means import N_SUMS, averaging, combine, metric_names, partial_sums
-from ..io import join_run_qrels, read_trec_qrels
+from ..io import join_run_qrels, read_trec_qrels, read_trec_run_chunks
 from ._order import GroupedCheck
 from ._parquet import _progress_bar, _run_starts
 
-_FIELDS = ["qid", "q0", "doc_id", "rank", "score", "tag"]
 
-
-def _chunks(path, batch_lines):
-    """The run's lines as frames of at most ``batch_lines`` rows, in file order."""
-    try:
-        reader = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=_FIELDS,
-            usecols=[0, 2, 4],
-            dtype={"qid": str, "doc_id": str, "score": str},
-            comment="#",
-            chunksize=batch_lines,
-            compression="infer",
-            engine="c",
-        )
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path} is empty: a run needs at least one line.") from None
+def _chunks(reader):
+    """The run's lines as frames of at most ``batch_lines`` rows, in file order,
+    from :func:`skndcg.io.read_trec_run_chunks` (the rules, values and errors
+    of :func:`skndcg.io.read_trec_run`)."""
     first = 0
-    try:
-        for frame in reader:
-            if len(frame) == 0:
-                continue
-            score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(float)
-            bad = ~np.isfinite(score)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(
-                    f"{path}: run line {first + i + 1} (counting lines with a "
-                    f"result): score {frame['score'].iloc[i]!r} is not a finite "
-                    "number."
-                )
-            if frame["doc_id"].isna().any():
-                i = int(np.flatnonzero(frame["doc_id"].isna().to_numpy())[0])
-                raise ValueError(
-                    f"{path}: run line {first + i + 1} (counting lines with a "
-                    "result) has fewer than six fields."
-                )
-            yield first, pd.DataFrame(
-                {"qid": frame["qid"].to_numpy(), "doc_id": frame["doc_id"].to_numpy(),
-                 "score": score}
-            )  # fmt: skip
-            first += len(frame)
-    except pd.errors.ParserError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    except pd.errors.EmptyDataError:
-        pass
-    if first == 0:
-        raise ValueError(f"{path} is empty: a run needs at least one line.")
+    for chunk in reader:
+        frame = pd.DataFrame(
+            {"qid": chunk["qid"].to_numpy(dtype=object), "doc_id": chunk["doc_id"],
+             "score": chunk["score"].to_numpy()}
+        )  # fmt: skip
+        frame.attrs["path"] = chunk.attrs["path"]
+        yield first, frame
+        first += len(frame)
 
 
 def score_trec_run(
@@ -149,8 +110,7 @@ def stream_trec_run(
         if key in options:
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
     where = str(run)
-    if not os.path.exists(where):
-        raise FileNotFoundError(f"run file {where} does not exist.")
+    reader = read_trec_run_chunks(run, chunk_lines=batch_lines)  # checks the path
     judged = read_trec_qrels(qrels)
     judged["qid"] = judged["qid"].astype(str)
     by_query = {q: rows for q, rows in judged.groupby("qid", sort=False)}
@@ -174,7 +134,7 @@ def stream_trec_run(
     carry = None
     carry_first = 0  # run line (counting result lines, from 0) of carry's first row
     try:
-        for first, frame in _chunks(where, batch_lines):
+        for first, frame in _chunks(reader):
             n_new = len(frame)
             if carry is not None and len(carry):
                 first = carry_first
