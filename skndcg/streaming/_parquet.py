@@ -14,6 +14,7 @@ from .._partial._pieces import (
     label_sums,
     report_piece,
 )
+from ..io import read_predictions_chunks
 from ._order import GroupedCheck
 
 
@@ -209,7 +210,10 @@ def stream_parquet(
         "sample_weight_col": sample_weight_col,
     }
     check_columns(file.schema_arrow.names, wanted, where)
-    read = list(dict.fromkeys(c for c in wanted.values() if c is not None))
+    chunks = read_predictions_chunks(
+        path, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
+        weight=sample_weight_col, chunk_rows=batch_size,
+    )  # fmt: skip
     columns = dict(wanted, sample_weight=sample_weight, options=options)
     rules = averaging(options.get("convention"), options.get("empty"))
     scorer = _Scorer(where, names, rules, columns, options.get("queries"))
@@ -218,8 +222,9 @@ def stream_parquet(
     carry = None
     first_row = 0  # file row of the first row of ``carry``
     try:
-        for batch in file.iter_batches(batch_size=batch_size, columns=read):
-            frame = batch.to_pandas()
+        for chunk in chunks:  # whole queries, rows checked as read_predictions does
+            n_new = len(chunk)
+            frame = chunk.reset_index(drop=True)
             if carry is not None and len(carry):
                 frame = pd.concat([carry, frame], ignore_index=True)
             starts = _run_starts(frame[qid_col].to_numpy())
@@ -232,7 +237,7 @@ def stream_parquet(
             carry = frame.iloc[done:]
             first_row += done
             if bar is not None:
-                bar.update(batch.num_rows)
+                bar.update(n_new)
         if carry is not None and len(carry):
             key = carry[qid_col].to_numpy()[:1]
             check.add(np.asarray(key), np.array([first_row]))
