@@ -178,6 +178,33 @@ def test_known_divisions_on_the_qid_index_skip_the_shuffle(client):
     assert_same(distributed(ddf), in_memory(rows_of(ddf)))
 
 
+def test_known_divisions_that_split_a_query_are_not_trusted(client, tmp_path):
+    # Two sorted Parquet shards that both hold query 5: dask reports divisions
+    # (0, 5, 11), as if every query sat in one partition.
+    rng = np.random.default_rng(7)
+    qid = np.repeat(np.arange(12), 5)
+    df = pd.DataFrame(
+        {"qid": qid, "label": rng.integers(0, 3, qid.size),
+         "score": rng.normal(size=qid.size)}
+    )  # fmt: skip
+    df.iloc[:28].to_parquet(tmp_path / "part.0.parquet", index=False)
+    df.iloc[28:].to_parquet(tmp_path / "part.1.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path, index="qid", calculate_divisions=True)
+    assert ddf.divisions == (0, 5, 11)
+    metrics = ["ndcg@3", "map"]
+    expected = in_memory(df, metrics)
+    assert_same(distributed(ddf, metrics), expected)
+    # Trusting the divisions scores query 5 as two queries: a different number.
+    split = {
+        name: in_memory(
+            df.assign(qid=np.where(np.arange(qid.size) < 28, qid, qid + 100)),
+            metrics,
+        )[name]
+        for name in metrics
+    }
+    assert any(abs(split[m] - expected[m]) > 1e-3 for m in metrics)
+
+
 def test_all_skipped_warns_as_in_memory(client):
     df = table(seed=6).assign(label=0)
     ddf = dd.from_pandas(df, npartitions=2)

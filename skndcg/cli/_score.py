@@ -219,13 +219,31 @@ def _options(args, y_score, doc_order, trec, presorted=False):
 
 
 # Parquet files with more rows than this are streamed in row groups when only the
-# means are asked for (no --per-query, --ci or --depth).
+# means are asked for (no --per-query, --ci or --depth). The environment variable
+# SKNDCG_STREAM_ROWS sets another threshold (0 streams every Parquet file).
 _STREAM_ROWS = 20_000_000
 
 
 # TREC runs larger than this are scored query by query, in bounded memory, when
-# only the means are asked for.
+# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
+# streams every run).
 _STREAM_BYTES = 1 << 30
+
+
+def _threshold_from_env(name, default):
+    """The streaming threshold ``default``, or the one set in the environment."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(
+            f"the environment variable {name} must be a number >= 0, got {text!r}"
+        )
+    return value
 
 
 def _streamed_trec(args, metrics):
@@ -233,10 +251,11 @@ def _streamed_trec(args, metrics):
     if args.per_query or args.ci:
         return None
     try:
-        if os.path.getsize(args.input) < _STREAM_BYTES:
-            return None
+        size = os.path.getsize(args.input)
     except OSError:
         return None  # the in-memory reader reports the problem
+    if size < _threshold_from_env("SKNDCG_STREAM_BYTES", _STREAM_BYTES):
+        return None
     from ..streaming._trec import stream_trec_run
 
     means, counts = stream_trec_run(
@@ -252,7 +271,7 @@ def _streamed(args, metrics):
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
         return None
-    if not str(args.input).lower().endswith((".parquet", ".pq")):
+    if not str(args.input).lower().endswith((".parquet", ".pq", ".parq")):
         return None
     if None in (args.qid, args.label, args.score):
         return None
@@ -264,7 +283,7 @@ def _streamed(args, metrics):
         n_rows = pq.ParquetFile(args.input).metadata.num_rows
     except (OSError, ValueError):
         return None  # the in-memory reader reports the problem
-    if n_rows < _STREAM_ROWS:
+    if n_rows < _threshold_from_env("SKNDCG_STREAM_ROWS", _STREAM_ROWS):
         return None
     from ..streaming._parquet import stream_parquet
 

@@ -9,20 +9,27 @@ Rows are shuffled by query id only when needed. A frame indexed by the query id
 with known divisions (``ddf.set_index("qid")``) is already laid out by query, as is
 one whose caller passes ``partitioned_by_qid=True``; every other frame is shuffled
 by query id first, keeping the order of each query's rows (which the tie rules
-``"stable"``, ``"reverse"`` and ``"quicksort"`` read).
+``"stable"``, ``"reverse"`` and ``"quicksort"`` read). Known divisions are
+checked as the partitions are scored: when one query id lies in two partitions
+(sorted Parquet shards that share a query report such divisions), the means are
+computed again on the frame shuffled by query id.
 
 Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._partial._means import averaging, combine, metric_names
 from .._partial._pieces import check_weights, report_template
 from ._frame import (
+    END_COLUMNS,
     compute,
     import_dask,
     lay_out,
     score_partition,
+    spanning_qid,
     sum_columns,
 )
 
@@ -155,9 +162,15 @@ def grouped_ranking_scores(
     )
     import pandas as pd
 
+    # Known divisions are trusted only once checked: each partition also gives
+    # its smallest and largest query id, and a query found in two partitions
+    # sends the frame through the shuffle instead (as partitioned_by_qid=False).
+    ends = not layout.shuffled and not layout.verify
     meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in sum_columns(names)})
+    if ends:
+        meta = meta.assign(**{c: pd.Series(dtype=object) for c in END_COLUMNS})
     sums = layout.frame.map_partitions(
-        score_partition, what="sums", meta=meta, **kwargs
+        score_partition, what="sums", meta=meta, ends=ends, **kwargs
     )
     delayeds = list(sums.to_delayed())
     if layout.verify:
@@ -165,7 +178,15 @@ def grouped_ranking_scores(
         ids = frame.index.to_series() if layout.qid_in_index else frame[qid_col]
         delayeds.append(ids.nunique().to_delayed())
     results = compute(delayeds, progress)
-    parts = pd.concat(results[: sums.npartitions], ignore_index=True).to_numpy()
+    parts = pd.concat(results[: sums.npartitions], ignore_index=True)
+    if ends:
+        if spanning_qid(parts) is not None:
+            return grouped_ranking_scores(
+                ddf, metrics, **cols, sample_weight=sample_weight,
+                partitioned_by_qid=False, progress=progress, **options,
+            )  # fmt: skip
+        parts = parts.drop(columns=list(END_COLUMNS))
+    parts = parts.to_numpy(dtype=np.float64)
     n_queries = int(parts[:, -1].sum())
     if n_queries == 0:
         raise ValueError("ddf has no rows; at least one row is required.")

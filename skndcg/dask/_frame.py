@@ -119,8 +119,11 @@ def score_partition(
     rules,
     queries,
     columns,
+    ends=False,
 ):
-    """The report of one partition, or its partial sums (``what="sums"``)."""
+    """The report of one partition, or its partial sums (``what="sums"``);
+    ``ends`` adds the partition's smallest and largest query id (columns
+    :data:`END_COLUMNS`), to check that no query spans two partitions."""
     qid_col = columns["qid_col"]
     if layout_shuffled:
         # Rows of one query in their original order: the tie rules read it.
@@ -149,7 +152,34 @@ def score_partition(
             qid=qid,
         )
     sums = partial_sums(report, names, rules, queries=queries, label_sum=label_sum)
-    return pd.DataFrame([sums], columns=sum_columns(names))
+    out = pd.DataFrame([sums], columns=sum_columns(names))
+    if ends:
+        ids = part.index if qid_in_index else part[qid_col]
+        ids = pd.Series(np.asarray(ids, dtype=object))
+        low, high = (ids.min(), ids.max()) if len(ids) else (None, None)
+        out[END_COLUMNS[0]] = pd.Series([low], dtype=object)
+        out[END_COLUMNS[1]] = pd.Series([high], dtype=object)
+    return out
+
+
+#: The smallest and largest query id of a partition laid out by known divisions.
+END_COLUMNS = ("__skndcg_qid_min__", "__skndcg_qid_max__")
+
+
+def spanning_qid(ends: pd.DataFrame):
+    """A query id found in two partitions of a frame laid out by its divisions,
+    or None. Such a frame's partitions hold ordered ranges of ids, so a query
+    in two of them is the largest id of one and the smallest of a later one
+    (sorted Parquet shards that share a query give divisions such as
+    (0, 5, 11) with query 5 in both files)."""
+    high = None
+    for low, top in zip(ends[END_COLUMNS[0]], ends[END_COLUMNS[1]], strict=True):
+        if low is None or (isinstance(low, float) and np.isnan(low)):
+            continue  # an empty partition
+        if high is not None and not high < low:
+            return low
+        high = top
+    return None
 
 
 def sum_columns(names) -> list[str]:
