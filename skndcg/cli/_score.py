@@ -123,35 +123,23 @@ def add_parser(sub):
 def _load(args):
     """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
     whether each query's rows already come in descending doc order."""
-    from ..io import _join, read_predictions, read_trec_qrels, read_trec_run
+    from ..io import join_trec_files, read_predictions
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
     if args.qrels is not None:
         given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
         if given:
             raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
-        from ..io import _fastjoin
-
-        # Regular files are joined on their bytes; anything else (or an error
-        # to report with its file and line) goes through the DataFrame readers.
         # With ties broken by document id, the rows come in descending docno
-        # order and ties keep row order (see _options): no doc order is needed.
+        # order where the files allow it, and ties keep row order (see
+        # _options): no doc order is needed then.
         by_docno = _convention(args, trec=True) in _DOCNO_TIES
-        fast = _fastjoin.join_files(
-            args.input, args.qrels, depth=args.depth, by_docno=by_docno,
-            doc_order=not by_docno,
-        )  # fmt: skip
-        presorted = fast is not None and by_docno
-        if fast is not None:
-            coded, tag = fast
-        else:
-            run = read_trec_run(args.input)
-            qrels = read_trec_qrels(args.qrels)
-            coded = _join.join_codes(run, qrels, depth=args.depth)
-            tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
+        coded = join_trec_files(
+            args.input, args.qrels, depth=args.depth, by_docno=by_docno
+        )
         return (
             coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
-            tag, presorted,
+            coded.tag, coded.presorted,
         )  # fmt: skip
     missing = [f"--{k}" for k, v in columns.items() if v is None]
     if missing:
@@ -162,20 +150,11 @@ def _load(args):
     data = read_predictions(
         args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
     )
-    import pandas as pd
-
-    codes, names = pd.factorize(data.qid, sort=True)
-    qid = codes.astype(np.int64)
-    y_score = data.y_score.copy()
-    order = None
-    if data.doc_id is not None:
-        order = _join.docno_order(qid, y_score, pd.Series(data.doc_id, dtype="str"))
-    if args.depth is not None:
-        tie = order if order is not None else np.zeros(len(qid), dtype=np.int64)
-        keep = _join._depth_cut(qid, y_score, tie, args.depth)
-        y_score[~keep] = np.nan
-    names = np.asarray(names, dtype=object)
-    return qid, data.y_true, y_score, order, names, None, False
+    coded = data.coded(depth=args.depth)
+    return (
+        coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
+        None, False,
+    )  # fmt: skip
 
 
 # The conventions that break score ties by document id.

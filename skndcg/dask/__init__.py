@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._partial._means import averaging, combine, metric_names
-from .._partial._pieces import check_weights, report_template
+from .._partial._driver import finish, setup, sum_columns
+from .._partial._pieces import report_template
 from ._frame import (
     END_COLUMNS,
     compute,
@@ -30,24 +30,14 @@ from ._frame import (
     lay_out,
     score_partition,
     spanning_qid,
-    sum_columns,
 )
-
-_RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
 
 
 def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     import_dask()
     from dask.dataframe.utils import meta_nonempty
 
-    names = metric_names(metrics)
-    for key in _RESERVED:
-        if key in options:
-            raise TypeError(
-                f"{key!r} is not an option here: the rows come from ddf's columns "
-                "(qid_col, label_col, score_col, doc_col, sample_weight_col)."
-            )
-    check_weights(cols["sample_weight_col"], sample_weight)
+    spec = setup(metrics, cols, sample_weight, options, "ddf")
     layout, expected = lay_out(
         ddf,
         qid_col=cols["qid_col"],
@@ -57,23 +47,18 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
         weight_col=cols["sample_weight_col"],
         flag=partitioned_by_qid,
     )
-    columns = dict(cols, sample_weight=sample_weight, options=options)
     sample = meta_nonempty(ddf._meta)
     if layout.qid_in_index or cols["qid_col"] not in sample.columns:
         sample = sample.reset_index()
-    template = report_template(sample, names, **columns)
-    rules = averaging(options.get("convention"), options.get("empty"))
+    template = report_template(sample, spec.names, **spec.columns)
     kwargs = dict(
         layout_shuffled=layout.shuffled,
         qid_in_index=layout.qid_in_index,
         expected=expected,
         template=template,
-        names=names,
-        rules=rules,
-        queries=options.get("queries"),
-        columns=columns,
+        spec=spec,
     )
-    return names, layout, template, kwargs
+    return spec.names, layout, template, kwargs
 
 
 def grouped_ranking_scores(
@@ -187,18 +172,16 @@ def grouped_ranking_scores(
             )  # fmt: skip
         parts = parts.drop(columns=list(END_COLUMNS))
     parts = parts.to_numpy(dtype=np.float64)
-    n_queries = int(parts[:, -1].sum())
-    if n_queries == 0:
-        raise ValueError("ddf has no rows; at least one row is required.")
-    if layout.verify and n_queries != int(results[-1]):
+    if layout.verify and int(parts[:, -1].sum()) != int(results[-1]):
         raise ValueError(
-            f"partitioned_by_qid=True, but the partitions hold {n_queries} query "
-            f"groups for {int(results[-1])} distinct ids in {qid_col!r}: some "
-            "queries are split across partitions. Drop the flag to have rows "
-            "shuffled by query id, or lay the frame out by query first (e.g. "
-            f"ddf.set_index({qid_col!r}))."
+            f"partitioned_by_qid=True, but the partitions hold "
+            f"{int(parts[:, -1].sum())} query groups for {int(results[-1])} "
+            f"distinct ids in {qid_col!r}: some queries are split across "
+            "partitions. Drop the flag to have rows shuffled by query id, or lay "
+            f"the frame out by query first (e.g. ddf.set_index({qid_col!r}))."
         )
-    return combine(parts, names, kwargs["rules"], weighted=_weighted(kwargs))
+    message = "ddf has no rows; at least one row is required."
+    return finish(parts, kwargs["spec"], _weighted(kwargs), message)[0]
 
 
 def _weighted(kwargs) -> bool:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._partial._means import N_SUMS, partial_sums
-from .._partial._pieces import ORDER_COLUMNS, check_columns, label_sums, report_piece
+from .._partial._driver import report_of, sum_columns, sums_of, wants_progress
+from .._partial._pieces import ORDER_COLUMNS, check_columns
 
 
 def import_dask():
@@ -115,16 +115,13 @@ def score_partition(
     qid_in_index,
     expected,
     template,
-    names,
-    rules,
-    queries,
-    columns,
+    spec,
     ends=False,
 ):
     """The report of one partition, or its partial sums (``what="sums"``);
     ``ends`` adds the partition's smallest and largest query id (columns
     :data:`END_COLUMNS`), to check that no query spans two partitions."""
-    qid_col = columns["qid_col"]
+    qid_col = spec.columns["qid_col"]
     if layout_shuffled:
         # Rows of one query in their original order: the tie rules read it.
         order = np.lexsort(
@@ -139,20 +136,11 @@ def score_partition(
         report = template.copy()
     else:
         qid = pd.Series(part.index, name=qid_col) if qid_in_index else None
-        report = report_piece(part, names, qid=qid, **columns)
+        report = report_of(part, spec, qid)
     if what == "report":
         return report
-    label_sum = None
-    if rules.empty_rule == "label_sum" and len(part):
-        label_sum = label_sums(
-            part,
-            report,
-            label_col=columns["label_col"],
-            qid_col=qid_col,
-            qid=qid,
-        )
-    sums = partial_sums(report, names, rules, queries=queries, label_sum=label_sum)
-    out = pd.DataFrame([sums], columns=sum_columns(names))
+    sums = sums_of(part, report, spec, qid)
+    out = pd.DataFrame([sums], columns=sum_columns(spec.names))
     if ends:
         ids = part.index if qid_in_index else part[qid_col]
         ids = pd.Series(np.asarray(ids, dtype=object))
@@ -182,10 +170,6 @@ def spanning_qid(ends: pd.DataFrame):
     return None
 
 
-def sum_columns(names) -> list[str]:
-    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
-
-
 def default_client():
     try:
         from distributed import default_client as get
@@ -201,8 +185,7 @@ def compute(delayeds, progress):
     """Compute a list of delayed objects, with a progress bar when asked."""
     import dask
 
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    if not show:
+    if not wants_progress(progress):
         return list(dask.compute(*delayeds))
     from tqdm.auto import tqdm
 
