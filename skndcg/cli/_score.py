@@ -235,11 +235,11 @@ def _streamed_trec(args, metrics):
         return None  # the in-memory reader reports the problem
     if size < _threshold_from_env("SKNDCG_STREAM_BYTES", _STREAM_BYTES):
         return None
-    from ..streaming._trec import stream_trec_run
+    from ..streaming import score_trec_run
 
-    means, counts = stream_trec_run(
+    means, counts = score_trec_run(
         args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
-        all_judged=args.all_judged, depth=args.depth,
+        all_judged=args.all_judged, depth=args.depth, return_counts=True,
     )  # fmt: skip
     return means, counts[metrics[0]]
 
@@ -264,7 +264,7 @@ def _streamed(args, metrics):
         return None  # the in-memory reader reports the problem
     if n_rows < _threshold_from_env("SKNDCG_STREAM_ROWS", _STREAM_ROWS):
         return None
-    from ..streaming._parquet import stream_parquet
+    from ..streaming import score_parquet
 
     convention = _convention(args, trec=False)
     options = {"convention": convention, "nan_score": "unretrieved"}
@@ -272,9 +272,9 @@ def _streamed(args, metrics):
         options["queries"] = "judged"
     doc = args.doc if convention in _DOCNO_TIES else None
     try:
-        means, counts = stream_parquet(
+        means, counts = score_parquet(
             args.input, metrics, qid_col=args.qid, label_col=args.label,
-            score_col=args.score, doc_col=doc, **options,
+            score_col=args.score, doc_col=doc, return_counts=True, **options,
         )  # fmt: skip
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None

@@ -33,6 +33,7 @@ def score_parquet(
     sample_weight=None,
     batch_size=1 << 20,
     progress=None,
+    return_counts=False,
     **options,
 ):
     """Means of ranking metrics over a Parquet file too large for memory.
@@ -67,6 +68,8 @@ def score_parquet(
     progress : bool or None, default=None
         Show a progress bar over rows (after a few seconds). ``None``: only when
         standard error is a terminal.
+    return_counts : bool, default=False
+        Also return the number of queries each mean covers.
     **options
         Every other keyword of :func:`skndcg.metrics.grouped_ranking_scores`.
 
@@ -74,6 +77,9 @@ def score_parquet(
     -------
     scores : dict
         Metric name (as given) to its mean over queries.
+    counts : dict
+        Metric name to the number of queries its mean covers; only with
+        ``return_counts=True``.
 
     Examples
     --------
@@ -92,7 +98,7 @@ def score_parquet(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    return stream_parquet(
+    means, counts = stream_parquet(
         path,
         metrics,
         qid_col=qid_col,
@@ -104,7 +110,8 @@ def score_parquet(
         batch_size=batch_size,
         progress=progress,
         **options,
-    )[0]
+    )
+    return (means, counts) if return_counts else means
 
 
 def stream_parquet(

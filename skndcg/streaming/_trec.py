@@ -33,6 +33,7 @@ def score_trec_run(
     depth=None,
     batch_lines=1 << 20,
     progress=None,
+    return_counts=False,
     **options,
 ):
     """Means of ranking metrics of a TREC run too large for memory.
@@ -68,11 +69,16 @@ def score_trec_run(
         only when standard error is a terminal.
     **options
         Other keywords of :func:`skndcg.metrics.grouped_ranking_scores`.
+    return_counts : bool, default=False
+        Also return the number of queries each mean covers.
 
     Returns
     -------
     scores : dict
         Metric name (as given) to its mean over queries.
+    counts : dict
+        Metric name to the number of queries its mean covers; only with
+        ``return_counts=True``.
 
     Examples
     --------
@@ -87,10 +93,11 @@ def score_trec_run(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'map': 0.25, 'p@2': 0.5}
     """
-    return stream_trec_run(
+    means, counts = stream_trec_run(
         run, qrels, metrics, convention=convention, all_judged=all_judged,
         depth=depth, batch_lines=batch_lines, progress=progress, **options,
-    )[0]  # fmt: skip
+    )  # fmt: skip
+    return (means, counts) if return_counts else means
 
 
 def stream_trec_run(
