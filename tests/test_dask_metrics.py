@@ -1,5 +1,7 @@
 """skndcg.dask against skndcg.metrics in memory, on a two-process LocalCluster."""
 
+import itertools
+
 import dask
 import dask.dataframe as dd
 import numpy as np
@@ -294,3 +296,47 @@ def test_judged_but_not_retrieved_rows_and_doc_ids_match_in_memory(
     for ddf in layouts(df).values():
         got = distributed(ddf, doc_col="doc", **kw)
         assert_same(got, expected)
+
+
+def _slow_piece(df, lo, hi, pause):
+    import time
+
+    time.sleep(pause)  # a slow read, so the run is still going when a worker dies
+    return df.iloc[lo:hi]
+
+
+def test_a_worker_killed_mid_run_still_gives_the_exact_result():
+    import os
+    import signal
+    import threading
+    import time
+
+    from scale_cases import local_cluster
+
+    df = table(seed=21, n_queries=120)
+    cuts = np.linspace(0, len(df), 9).astype(int)
+    pieces = [
+        dask.delayed(_slow_piece)(df, lo, hi, 0.4)
+        for lo, hi in itertools.pairwise(cuts)
+    ]
+    ddf = dd.from_delayed(pieces, meta=df.iloc[:0])
+    expected = in_memory(df)
+    with local_cluster() as c:
+        out = {}
+        job = threading.Thread(
+            target=lambda: out.update(scores=distributed(ddf)), daemon=True
+        )
+        job.start()
+        deadline = time.monotonic() + 60
+        busy = {}
+        while time.monotonic() < deadline and not any(busy.values()):
+            busy = c.processing()
+            time.sleep(0.05)
+        victim = next(w for w, tasks in busy.items() if tasks)
+        pid = c.run(os.getpid, workers=[victim])[victim]
+        os.kill(pid, signal.SIGKILL)  # the worker process dies, its tasks with it
+        job.join(timeout=120)
+        assert not job.is_alive()
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the worker really died (and was reaped)
+    assert_same(out["scores"], expected)
