@@ -366,3 +366,23 @@ def test_parquet_errors_name_the_file_row(tmp_path, monkeypatch):
         "error",
         f"{path}, row 11: label column 'rating' is empty; every row needs one.",
     )
+
+
+def test_the_thresholds_send_files_down_the_streamed_path(tmp_path, monkeypatch):
+    # The one input the doors treat differently: a streamed file must hold each
+    # query's rows together. So an ungrouped file shows which path was taken.
+    run = _write(tmp_path, "run.txt", RUN + b"1 Q0 z 9 0.5 t\n")
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    argv = [run, "--qrels", qrels, "--metrics", *METRICS]
+    assert _cli(argv, monkeypatch)[0] == "means"
+    kind, message = _cli(argv, monkeypatch, {"SKNDCG_STREAM_BYTES": "0"})
+    assert kind == "error" and "rows are not grouped" in message
+    frame = pd.concat([_frame(), _frame().iloc[[0]].assign(item="w")])
+    path = str(tmp_path / "pred.parq")
+    frame.to_parquet(path, index=False)
+    argv = [path, *CLI_COLUMNS, "--metrics", *METRICS]
+    assert _cli(argv, monkeypatch)[0] == "means"
+    kind, message = _cli(argv, monkeypatch, {"SKNDCG_STREAM_ROWS": "0"})
+    assert kind == "error" and "rows are not grouped" in message
+    kind, message = _cli(argv, monkeypatch, {"SKNDCG_STREAM_ROWS": "many"})
+    assert message.startswith("the environment variable SKNDCG_STREAM_ROWS must")
