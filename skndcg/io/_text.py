@@ -256,38 +256,41 @@ def build_frame(columns, layout):
 
 
 def _strings(data, start, length):
-    """The byte ranges ``data[start:start+length]`` (ASCII) as str values."""
+    """The byte ranges ``data[start:start+length]`` (ASCII) as a str array."""
+    from . import _scan
+
     n = len(start)
-    ends = np.cumsum(length, dtype=np.int64)
     offsets = np.zeros(n + 1, dtype=np.int64)
-    offsets[1:] = ends
-    total = int(offsets[-1])
-    # Byte positions of every character, gathered into one buffer.
-    pos = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1] - start, length)
-    chars = data[pos]
+    np.cumsum(length, out=offsets[1:])
+    chars = _scan.gather(data, start, length, offsets)
     try:
         import pyarrow as pa
     except ImportError:
         text = bytes(chars).decode("ascii")
-        return np.array(
-            [text[offsets[i] : offsets[i + 1]] for i in range(n)], dtype=object
-        )
+        values = [text[offsets[i] : offsets[i + 1]] for i in range(n)]
+        return pd.array(values, dtype="str")
     array = pa.LargeStringArray.from_buffers(
         n, pa.py_buffer(offsets), pa.py_buffer(chars)
     )
-    return array.to_numpy(zero_copy_only=False)
+    return pd.array(array, dtype="str")
 
 
 def frame_of(scanned, layout):
     """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
+    from . import _scan
+
     out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
     data = scanned.data
-    out["doc_id"] = pd.array(
-        _strings(data, scanned.doc_start, scanned.doc_len), dtype="str"
-    )
+    out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
     out[layout.number] = scanned.value
     if "tag" in layout.names:
-        out["tag"] = pd.Categorical(_strings(data, scanned.tag_start, scanned.tag_len))
+        start, length = scanned.tag_start, scanned.tag_len
+        if _scan.all_same(data, start, length):  # one run tag, as usual
+            tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
+            codes = np.zeros(len(start), dtype=np.int8)
+            out["tag"] = pd.Categorical.from_codes(codes, [tag])
+        else:
+            out["tag"] = pd.Categorical(_strings(data, start, length))
     return pd.DataFrame(out)
 
 
