@@ -103,13 +103,15 @@ def run_starts(q: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], change])
 
 
-def whole_queries(batches, qid_col, check, bar=None):
+def whole_queries(batches, qid_col, check, bar=None, aligned=False):
     """``(first row, piece)`` of whole queries from ``batches`` read in order.
 
     Each batch but the last may end inside a query: its rows are carried to
-    the next batch. ``check`` (a ``GroupedCheck``-like object with ``add(keys,
-    rows)``) is told each finished query and its first row, counted over all
-    batches; ``bar`` is updated by the rows of each batch.
+    the next batch (unless ``aligned``: the reader already ends every batch
+    at the end of a query, and nothing is copied). ``check`` (a
+    ``GroupedCheck``-like object with ``add(keys, rows)``) is told each
+    finished query and its first row, counted over all batches; ``bar`` is
+    updated by the rows of each batch.
     """
     carry, first_row = None, 0  # file row of the first row of ``carry``
     for batch in batches:
@@ -120,6 +122,13 @@ def whole_queries(batches, qid_col, check, bar=None):
         ids = frame[qid_col].to_numpy()
         starts = run_starts(ids)
         if starts.shape[0] == 0:
+            continue
+        if aligned:
+            check.add(np.asarray(ids[starts]), first_row + starts)
+            yield first_row, frame
+            first_row += len(frame)
+            if bar is not None:
+                bar.update(n_new)
             continue
         done = int(starts[-1])  # rows before the last query are complete
         check.add(np.asarray(ids[starts[:-1]]), first_row + starts[:-1])

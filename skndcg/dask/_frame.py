@@ -142,12 +142,22 @@ def score_partition(
     sums = sums_of(part, report, spec, qid)
     out = pd.DataFrame([sums], columns=sum_columns(spec.names))
     if ends:
-        ids = part.index if qid_in_index else part[qid_col]
-        ids = pd.Series(np.asarray(ids, dtype=object))
-        low, high = (ids.min(), ids.max()) if len(ids) else (None, None)
+        low, high = _ends(part.index if qid_in_index else part[qid_col])
         out[END_COLUMNS[0]] = pd.Series([low], dtype=object)
         out[END_COLUMNS[1]] = pd.Series([high], dtype=object)
     return out
+
+
+def _ends(ids):
+    """The smallest and largest of ``ids`` (None for none), as Python objects."""
+    if len(ids) == 0:
+        return None, None
+    try:
+        low, high = ids.min(), ids.max()
+    except TypeError:  # e.g. unordered categories: compare the values
+        values = pd.Series(np.asarray(ids, dtype=object))
+        low, high = values.min(), values.max()
+    return (getattr(low, "item", lambda: low)(), getattr(high, "item", lambda: high)())
 
 
 #: The smallest and largest query id of a partition laid out by known divisions.

@@ -142,10 +142,15 @@ def _where(name, parquet, row):
 def _numbers(frame, col, name, parquet, what, allow_nan):
     rows = frame.index.to_numpy()
     values = frame[col].reset_index(drop=True)
-    numeric = pd.to_numeric(values, errors="coerce")
-    bad = numeric.isna() & values.notna()
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else ""
+    if kind and kind in "iuf":  # numbers already: nothing to convert
+        numeric = values
+        bad = np.zeros(1, dtype=bool)
+    else:
+        numeric = pd.to_numeric(values, errors="coerce")
+        bad = (numeric.isna() & values.notna()).to_numpy()
     if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
+        row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
             f"{values.iloc[row]!r}, which is not a number."

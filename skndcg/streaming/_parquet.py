@@ -155,7 +155,9 @@ def stream_parquet(
     bar = progress_bar(file.metadata.num_rows, progress)
     parts, weighted = [], False
     try:
-        for first_row, piece in whole_queries(batches, qid_col, check, bar):
+        for first_row, piece in whole_queries(
+            batches, qid_col, check, bar, aligned=True
+        ):
             try:
                 sums, weighted = piece_sums(piece, spec)
             except (ValueError, TypeError) as exc:
