@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..utils._optional import import_optional
 from . import _text
-from ._columns import _check_flat, _checked, _read_schema
+from ._columns import _check_flat, _read_schema
 
 
 def read_predictions_chunks(
@@ -113,5 +113,41 @@ def _parquet_chunks(name, wanted, chunk_rows):
 
 
 def _check_chunk(frame, name, wanted):
-    _checked(frame, name, True, wanted)
+    """``frame`` once its rows pass :func:`read_predictions`' checks (the same
+    errors); plain numeric columns are checked in place, without a copy."""
+    quick = {k: v for k, v in wanted.items() if k not in ("label", "score")}
+    for arg, allow_nan in (("label", False), ("score", True)):
+        values = frame[wanted[arg]].to_numpy()
+        kind = values.dtype.kind
+        if kind in "iub":
+            continue  # integers and booleans hold no NaN nor infinity
+        if kind == "f":
+            bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
+            if not bad.any():
+                continue
+        quick[arg] = wanted[arg]  # checked as read_predictions does
+    _check_rows(frame, name, quick)
     return frame
+
+
+def _check_rows(frame, name, wanted):
+    from ._columns import _check_pairs, _numbers, _where
+
+    for arg in ("qid", "doc"):
+        if arg not in wanted:
+            continue
+        missing = frame[wanted[arg]].isna().to_numpy()
+        if missing.any():
+            row = int(frame.index[np.flatnonzero(missing)[0]])
+            raise ValueError(
+                f"{_where(name, True, row)}: {arg} column {wanted[arg]!r} is "
+                "empty; every row needs one."
+            )
+    if "doc" in wanted:
+        _check_pairs(
+            name, True, frame, frame[wanted["qid"]].to_numpy(),
+            frame[wanted["doc"]].to_numpy(),
+        )  # fmt: skip
+    for arg, allow_nan in (("label", False), ("score", True)):
+        if arg in wanted:
+            _numbers(frame, wanted[arg], name, True, arg, allow_nan)
