@@ -94,10 +94,12 @@ def _parquet_chunks(name, wanted, chunk_rows):
     carry, row = None, 0
     for batch in pq.ParquetFile(name).iter_batches(batch_size=chunk_rows, columns=use):
         frame = batch.to_pandas()
-        frame.index = pd.RangeIndex(row, row + len(frame))
-        row += len(frame)
-        if carry is not None:
-            frame = pd.concat([carry, frame])
+        start = row
+        if carry is not None and len(carry):
+            start = int(carry.index[0])  # the carried rows come just before
+            frame = pd.concat([carry, frame], ignore_index=True)
+        row += batch.num_rows
+        frame.index = pd.RangeIndex(start, row)  # the file's row numbers
         q = frame[wanted["qid"]].to_numpy()
         change = np.flatnonzero(q[1:] != q[:-1]) + 1
         if len(change) == 0:
