@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import _hashing, _text
+from ._arrange import depth_cut, docno_order
 from ._trec import duplicate_error
 
 
@@ -201,32 +202,6 @@ def _codes(col):
     )
 
 
-def docno_order(qid, score, doc, blocks=None):
-    """An int64 key that orders tied scores within a query by docno (strcmp).
-
-    The key of tied rows (tied as float32, so also as float64) is the position
-    of their docno among the sorted docnos of all tied rows, so ordering a tie
-    by this key descending is trec_eval's order. Every other row gets a larger
-    key of its own (its row number past the tied ones), so keys are unique
-    within each query.
-    """
-    if blocks is None:
-        blocks = _hashing.QueryBlocks(qid)
-    # Ties are found on float32 scores: a superset of the float64 ties, so the
-    # keys serve the double-precision (trec_eval 10.0) and the float32
-    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
-    single = score.astype(np.float32) + np.float32(0.0)
-    tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
-    n_tied = int(tied.sum())
-    order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
-    if n_tied:
-        _, inverse = np.unique(
-            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
-        )
-        order[tied] = inverse.ravel()
-    return order
-
-
 def _raise_duplicates(qid, doc, candidates, names, frame, what):
     """Raise for the first (query, document) pair that really repeats."""
     rows = np.flatnonzero(candidates)
@@ -251,18 +226,6 @@ def _exact_keys(r_q, r_doc, j_q, j_doc):
     found = rows.merge(judged, on=["q", "d"], how="left")["at"]
     # Rows without a judgment get a key beyond every judgment's.
     return found.fillna(len(judged)).to_numpy(dtype=np.uint64)
-
-
-def depth_cut(qid, score, doc_order, depth):
-    """Rows among each query's ``depth`` best (score, then docno, descending)."""
-    order = np.lexsort((-doc_order, -score, qid))
-    sorted_q = qid[order]
-    starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
-    sizes = np.diff(np.r_[starts, len(order)])
-    position = np.arange(len(order)) - np.repeat(starts, sizes)
-    keep = np.zeros(len(qid), dtype=bool)
-    keep[order[position < depth]] = True
-    return keep
 
 
 def join_codes(run, qrels, *, run_only="drop", depth=None):

@@ -257,12 +257,12 @@ def build_frame(columns, layout):
 
 def _strings(data, start, length):
     """The byte ranges ``data[start:start+length]`` (ASCII) as a str array."""
-    from . import _scan
+    from . import _hashing
 
     n = len(start)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(length, out=offsets[1:])
-    chars = _scan.gather(data, start, length, offsets)
+    chars = _hashing.gather(data, start, length, offsets)
     try:
         import pyarrow as pa
     except ImportError:
@@ -277,7 +277,7 @@ def _strings(data, start, length):
 
 def frame_of(scanned, layout):
     """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
-    from . import _scan
+    from . import _hashing
 
     out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
     data = scanned.data
@@ -285,7 +285,7 @@ def frame_of(scanned, layout):
     out[layout.number] = scanned.value
     if "tag" in layout.names:
         start, length = scanned.tag_start, scanned.tag_len
-        if _scan.all_same(data, start, length):  # one run tag, as usual
+        if _hashing.all_same(data, start, length):  # one run tag, as usual
             tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
             codes = np.zeros(len(start), dtype=np.int8)
             out["tag"] = pd.Categorical.from_codes(codes, [tag])
