@@ -1,5 +1,7 @@
 """skndcg.dask against skndcg.metrics in memory, on a two-process LocalCluster."""
 
+import itertools
+
 import dask
 import dask.dataframe as dd
 import numpy as np
@@ -178,6 +180,33 @@ def test_known_divisions_on_the_qid_index_skip_the_shuffle(client):
     assert_same(distributed(ddf), in_memory(rows_of(ddf)))
 
 
+def test_known_divisions_that_split_a_query_are_not_trusted(client, tmp_path):
+    # Two sorted Parquet shards that both hold query 5: dask reports divisions
+    # (0, 5, 11), as if every query sat in one partition.
+    rng = np.random.default_rng(7)
+    qid = np.repeat(np.arange(12), 5)
+    df = pd.DataFrame(
+        {"qid": qid, "label": rng.integers(0, 3, qid.size),
+         "score": rng.normal(size=qid.size)}
+    )  # fmt: skip
+    df.iloc[:28].to_parquet(tmp_path / "part.0.parquet", index=False)
+    df.iloc[28:].to_parquet(tmp_path / "part.1.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path, index="qid", calculate_divisions=True)
+    assert ddf.divisions == (0, 5, 11)
+    metrics = ["ndcg@3", "map"]
+    expected = in_memory(df, metrics)
+    assert_same(distributed(ddf, metrics), expected)
+    # Trusting the divisions scores query 5 as two queries: a different number.
+    split = {
+        name: in_memory(
+            df.assign(qid=np.where(np.arange(qid.size) < 28, qid, qid + 100)),
+            metrics,
+        )[name]
+        for name in metrics
+    }
+    assert any(abs(split[m] - expected[m]) > 1e-3 for m in metrics)
+
+
 def test_all_skipped_warns_as_in_memory(client):
     df = table(seed=6).assign(label=0)
     ddf = dd.from_pandas(df, npartitions=2)
@@ -267,3 +296,47 @@ def test_judged_but_not_retrieved_rows_and_doc_ids_match_in_memory(
     for ddf in layouts(df).values():
         got = distributed(ddf, doc_col="doc", **kw)
         assert_same(got, expected)
+
+
+def _slow_piece(df, lo, hi, pause):
+    import time
+
+    time.sleep(pause)  # a slow read, so the run is still going when a worker dies
+    return df.iloc[lo:hi]
+
+
+def test_a_worker_killed_mid_run_still_gives_the_exact_result():
+    import os
+    import signal
+    import threading
+    import time
+
+    from scale_cases import local_cluster
+
+    df = table(seed=21, n_queries=120)
+    cuts = np.linspace(0, len(df), 9).astype(int)
+    pieces = [
+        dask.delayed(_slow_piece)(df, lo, hi, 0.4)
+        for lo, hi in itertools.pairwise(cuts)
+    ]
+    ddf = dd.from_delayed(pieces, meta=df.iloc[:0])
+    expected = in_memory(df)
+    with local_cluster() as c:
+        out = {}
+        job = threading.Thread(
+            target=lambda: out.update(scores=distributed(ddf)), daemon=True
+        )
+        job.start()
+        deadline = time.monotonic() + 60
+        busy = {}
+        while time.monotonic() < deadline and not any(busy.values()):
+            busy = c.processing()
+            time.sleep(0.05)
+        victim = next(w for w, tasks in busy.items() if tasks)
+        pid = c.run(os.getpid, workers=[victim])[victim]
+        os.kill(pid, signal.SIGKILL)  # the worker process dies, its tasks with it
+        job.join(timeout=120)
+        assert not job.is_alive()
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the worker really died (and was reaped)
+    assert_same(out["scores"], expected)

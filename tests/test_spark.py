@@ -135,3 +135,32 @@ def test_errors(spark):
     bad.loc[5, "score"] = np.nan
     with pytest.raises(Exception, match="y_score contains 1 NaN"):
         scores(spark.createDataFrame(bad))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "clean",
+        "padded string ids",
+        "integer ids",
+        "tied scores broken by doc id",
+        "a missing score",
+    ],
+)
+def test_the_equivalence_corpus_through_spark(spark, tmp_path, case):
+    # The Parquet files of tests/test_io_equivalence.py, read by Spark itself:
+    # the numbers of every other door (to rounding).
+    import pyarrow.parquet as pq
+    from test_io_equivalence import METRICS as DOOR_METRICS
+    from test_io_equivalence import PARQUET_CASES, _pred_api
+
+    path = str(tmp_path / "pred.parquet")
+    pq.write_table(PARQUET_CASES[case](), path, row_group_size=2)
+    kind, expected = _pred_api(path)
+    assert kind == "means"
+    got = sk_spark.grouped_ranking_scores(
+        spark.read.parquet(path), DOOR_METRICS, qid_col="user",
+        label_col="rating", score_col="pred", doc_col="item",
+        convention="trec_eval", nan_score="unretrieved",
+    )  # fmt: skip
+    assert_same(got, expected)

@@ -101,9 +101,9 @@ def test_bad_files_name_the_file_and_line(tmp_path):
     lines = run.read_text().split("\n")
     lines[3] = lines[3].rsplit(" ", 2)[0] + " high tag"
     run.write_text("\n".join(lines))
-    with pytest.raises(ValueError, match=r"run\.txt: run line 4 .*score 'high'"):
+    with pytest.raises(ValueError, match=r"run\.txt, line 4: the score 'high'"):
         score_trec_run(run, qrels, METRICS)
-    with pytest.raises(FileNotFoundError, match=r"missing\.txt does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.txt' does not exist"):
         score_trec_run(tmp_path / "missing.txt", qrels, METRICS)
     empty = tmp_path / "empty.txt"
     empty.write_text("")

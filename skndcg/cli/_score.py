@@ -123,35 +123,23 @@ def add_parser(sub):
 def _load(args):
     """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
     whether each query's rows already come in descending doc order."""
-    from ..io import _join, read_predictions, read_trec_qrels, read_trec_run
+    from ..io import join_trec_files, read_predictions
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
     if args.qrels is not None:
         given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
         if given:
             raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
-        from ..io import _fastjoin
-
-        # Regular files are joined on their bytes; anything else (or an error
-        # to report with its file and line) goes through the DataFrame readers.
         # With ties broken by document id, the rows come in descending docno
-        # order and ties keep row order (see _options): no doc order is needed.
+        # order where the files allow it, and ties keep row order (see
+        # _options): no doc order is needed then.
         by_docno = _convention(args, trec=True) in _docno_ties()
-        fast = _fastjoin.join_files(
-            args.input, args.qrels, depth=args.depth, by_docno=by_docno,
-            doc_order=not by_docno,
-        )  # fmt: skip
-        presorted = fast is not None and by_docno
-        if fast is not None:
-            coded, tag = fast
-        else:
-            run = read_trec_run(args.input)
-            qrels = read_trec_qrels(args.qrels)
-            coded = _join.join_codes(run, qrels, depth=args.depth)
-            tag = str(run["tag"].iloc[-1])  # trec_eval keeps the last line's tag
+        coded = join_trec_files(
+            args.input, args.qrels, depth=args.depth, by_docno=by_docno
+        )
         return (
             coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
-            tag, presorted,
+            coded.tag, coded.presorted,
         )  # fmt: skip
     missing = [f"--{k}" for k, v in columns.items() if v is None]
     if missing:
@@ -162,20 +150,11 @@ def _load(args):
     data = read_predictions(
         args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
     )
-    import pandas as pd
-
-    codes, names = pd.factorize(data.qid, sort=True)
-    qid = codes.astype(np.int64)
-    y_score = data.y_score.copy()
-    order = None
-    if data.doc_id is not None:
-        order = _join.docno_order(qid, y_score, pd.Series(data.doc_id, dtype="str"))
-    if args.depth is not None:
-        tie = order if order is not None else np.zeros(len(qid), dtype=np.int64)
-        keep = _join._depth_cut(qid, y_score, tie, args.depth)
-        y_score[~keep] = np.nan
-    names = np.asarray(names, dtype=object)
-    return qid, data.y_true, y_score, order, names, None, False
+    coded = data.coded(depth=args.depth)
+    return (
+        coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
+        None, False,
+    )  # fmt: skip
 
 
 def _docno_ties():
@@ -219,13 +198,31 @@ def _options(args, y_score, doc_order, trec, presorted=False):
 
 
 # Parquet files with more rows than this are streamed in row groups when only the
-# means are asked for (no --per-query, --ci or --depth).
+# means are asked for (no --per-query, --ci or --depth). The environment variable
+# SKNDCG_STREAM_ROWS sets another threshold (0 streams every Parquet file).
 _STREAM_ROWS = 20_000_000
 
 
 # TREC runs larger than this are scored query by query, in bounded memory, when
-# only the means are asked for.
+# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
+# streams every run).
 _STREAM_BYTES = 1 << 30
+
+
+def _threshold_from_env(name, default):
+    """The streaming threshold ``default``, or the one set in the environment."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(
+            f"the environment variable {name} must be a number >= 0, got {text!r}"
+        )
+    return value
 
 
 def _streamed_trec(args, metrics):
@@ -233,15 +230,16 @@ def _streamed_trec(args, metrics):
     if args.per_query or args.ci:
         return None
     try:
-        if os.path.getsize(args.input) < _STREAM_BYTES:
-            return None
+        size = os.path.getsize(args.input)
     except OSError:
         return None  # the in-memory reader reports the problem
-    from ..streaming._trec import stream_trec_run
+    if size < _threshold_from_env("SKNDCG_STREAM_BYTES", _STREAM_BYTES):
+        return None
+    from ..streaming import score_trec_run
 
-    means, counts = stream_trec_run(
+    means, counts = score_trec_run(
         args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
-        all_judged=args.all_judged, depth=args.depth,
+        all_judged=args.all_judged, depth=args.depth, return_counts=True,
     )  # fmt: skip
     return means, counts[metrics[0]]
 
@@ -252,7 +250,7 @@ def _streamed(args, metrics):
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
         return None
-    if not str(args.input).lower().endswith((".parquet", ".pq")):
+    if not str(args.input).lower().endswith((".parquet", ".pq", ".parq")):
         return None
     if None in (args.qid, args.label, args.score):
         return None
@@ -264,9 +262,9 @@ def _streamed(args, metrics):
         n_rows = pq.ParquetFile(args.input).metadata.num_rows
     except (OSError, ValueError):
         return None  # the in-memory reader reports the problem
-    if n_rows < _STREAM_ROWS:
+    if n_rows < _threshold_from_env("SKNDCG_STREAM_ROWS", _STREAM_ROWS):
         return None
-    from ..streaming._parquet import stream_parquet
+    from ..streaming import score_parquet
 
     convention = _convention(args, trec=False)
     options = {"convention": convention, "nan_score": "unretrieved"}
@@ -274,9 +272,9 @@ def _streamed(args, metrics):
         options["queries"] = "judged"
     doc = args.doc if convention in _docno_ties() else None
     try:
-        means, counts = stream_parquet(
+        means, counts = score_parquet(
             args.input, metrics, qid_col=args.qid, label_col=args.label,
-            score_col=args.score, doc_col=doc, **options,
+            score_col=args.score, doc_col=doc, return_counts=True, **options,
         )  # fmt: skip
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None

@@ -9,38 +9,35 @@ Rows are shuffled by query id only when needed. A frame indexed by the query id
 with known divisions (``ddf.set_index("qid")``) is already laid out by query, as is
 one whose caller passes ``partitioned_by_qid=True``; every other frame is shuffled
 by query id first, keeping the order of each query's rows (which the tie rules
-``"stable"``, ``"reverse"`` and ``"quicksort"`` read).
+``"stable"``, ``"reverse"`` and ``"quicksort"`` read). Known divisions are
+checked as the partitions are scored: when one query id lies in two partitions
+(sorted Parquet shards that share a query report such divisions), the means are
+computed again on the frame shuffled by query id.
 
 Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
 """
 
 from __future__ import annotations
 
-from .._partial._means import averaging, combine, metric_names
-from .._partial._pieces import check_weights, report_template
+import numpy as np
+
+from .._partial._driver import finish, setup, sum_columns
+from .._partial._pieces import report_template
 from ._frame import (
+    END_COLUMNS,
     compute,
     import_dask,
     lay_out,
     score_partition,
-    sum_columns,
+    spanning_qid,
 )
-
-_RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
 
 
 def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     import_dask()
     from dask.dataframe.utils import meta_nonempty
 
-    names = metric_names(metrics)
-    for key in _RESERVED:
-        if key in options:
-            raise TypeError(
-                f"{key!r} is not an option here: the rows come from ddf's columns "
-                "(qid_col, label_col, score_col, doc_col, sample_weight_col)."
-            )
-    check_weights(cols["sample_weight_col"], sample_weight)
+    spec = setup(metrics, cols, sample_weight, options, "ddf")
     layout, expected = lay_out(
         ddf,
         qid_col=cols["qid_col"],
@@ -50,23 +47,18 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
         weight_col=cols["sample_weight_col"],
         flag=partitioned_by_qid,
     )
-    columns = dict(cols, sample_weight=sample_weight, options=options)
     sample = meta_nonempty(ddf._meta)
     if layout.qid_in_index or cols["qid_col"] not in sample.columns:
         sample = sample.reset_index()
-    template = report_template(sample, names, **columns)
-    rules = averaging(options.get("convention"), options.get("empty"))
+    template = report_template(sample, spec.names, **spec.columns)
     kwargs = dict(
         layout_shuffled=layout.shuffled,
         qid_in_index=layout.qid_in_index,
         expected=expected,
         template=template,
-        names=names,
-        rules=rules,
-        queries=options.get("queries"),
-        columns=columns,
+        spec=spec,
     )
-    return names, layout, template, kwargs
+    return spec.names, layout, template, kwargs
 
 
 def grouped_ranking_scores(
@@ -155,9 +147,15 @@ def grouped_ranking_scores(
     )
     import pandas as pd
 
+    # Known divisions are trusted only once checked: each partition also gives
+    # its smallest and largest query id, and a query found in two partitions
+    # sends the frame through the shuffle instead (as partitioned_by_qid=False).
+    ends = not layout.shuffled and not layout.verify
     meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in sum_columns(names)})
+    if ends:
+        meta = meta.assign(**{c: pd.Series(dtype=object) for c in END_COLUMNS})
     sums = layout.frame.map_partitions(
-        score_partition, what="sums", meta=meta, **kwargs
+        score_partition, what="sums", meta=meta, ends=ends, **kwargs
     )
     delayeds = list(sums.to_delayed())
     if layout.verify:
@@ -165,19 +163,25 @@ def grouped_ranking_scores(
         ids = frame.index.to_series() if layout.qid_in_index else frame[qid_col]
         delayeds.append(ids.nunique().to_delayed())
     results = compute(delayeds, progress)
-    parts = pd.concat(results[: sums.npartitions], ignore_index=True).to_numpy()
-    n_queries = int(parts[:, -1].sum())
-    if n_queries == 0:
-        raise ValueError("ddf has no rows; at least one row is required.")
-    if layout.verify and n_queries != int(results[-1]):
+    parts = pd.concat(results[: sums.npartitions], ignore_index=True)
+    if ends:
+        if spanning_qid(parts) is not None:
+            return grouped_ranking_scores(
+                ddf, metrics, **cols, sample_weight=sample_weight,
+                partitioned_by_qid=False, progress=progress, **options,
+            )  # fmt: skip
+        parts = parts.drop(columns=list(END_COLUMNS))
+    parts = parts.to_numpy(dtype=np.float64)
+    if layout.verify and int(parts[:, -1].sum()) != int(results[-1]):
         raise ValueError(
-            f"partitioned_by_qid=True, but the partitions hold {n_queries} query "
-            f"groups for {int(results[-1])} distinct ids in {qid_col!r}: some "
-            "queries are split across partitions. Drop the flag to have rows "
-            "shuffled by query id, or lay the frame out by query first (e.g. "
-            f"ddf.set_index({qid_col!r}))."
+            f"partitioned_by_qid=True, but the partitions hold "
+            f"{int(parts[:, -1].sum())} query groups for {int(results[-1])} "
+            f"distinct ids in {qid_col!r}: some queries are split across "
+            "partitions. Drop the flag to have rows shuffled by query id, or lay "
+            f"the frame out by query first (e.g. ddf.set_index({qid_col!r}))."
         )
-    return combine(parts, names, kwargs["rules"], weighted=_weighted(kwargs))
+    message = "ddf has no rows; at least one row is required."
+    return finish(parts, kwargs["spec"], _weighted(kwargs), message)[0]
 
 
 def _weighted(kwargs) -> bool:

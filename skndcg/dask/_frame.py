@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._partial._means import N_SUMS, partial_sums
-from .._partial._pieces import ORDER_COLUMNS, check_columns, label_sums, report_piece
+from .._partial._driver import report_of, sum_columns, sums_of, wants_progress
+from .._partial._pieces import ORDER_COLUMNS, check_columns
 
 
 def import_dask():
@@ -115,13 +115,13 @@ def score_partition(
     qid_in_index,
     expected,
     template,
-    names,
-    rules,
-    queries,
-    columns,
+    spec,
+    ends=False,
 ):
-    """The report of one partition, or its partial sums (``what="sums"``)."""
-    qid_col = columns["qid_col"]
+    """The report of one partition, or its partial sums (``what="sums"``);
+    ``ends`` adds the partition's smallest and largest query id (columns
+    :data:`END_COLUMNS`), to check that no query spans two partitions."""
+    qid_col = spec.columns["qid_col"]
     if layout_shuffled:
         # Rows of one query in their original order: the tie rules read it.
         order = np.lexsort(
@@ -136,24 +136,48 @@ def score_partition(
         report = template.copy()
     else:
         qid = pd.Series(part.index, name=qid_col) if qid_in_index else None
-        report = report_piece(part, names, qid=qid, **columns)
+        report = report_of(part, spec, qid)
     if what == "report":
         return report
-    label_sum = None
-    if rules.empty_rule == "label_sum" and len(part):
-        label_sum = label_sums(
-            part,
-            report,
-            label_col=columns["label_col"],
-            qid_col=qid_col,
-            qid=qid,
-        )
-    sums = partial_sums(report, names, rules, queries=queries, label_sum=label_sum)
-    return pd.DataFrame([sums], columns=sum_columns(names))
+    sums = sums_of(part, report, spec, qid)
+    out = pd.DataFrame([sums], columns=sum_columns(spec.names))
+    if ends:
+        low, high = _ends(part.index if qid_in_index else part[qid_col])
+        out[END_COLUMNS[0]] = pd.Series([low], dtype=object)
+        out[END_COLUMNS[1]] = pd.Series([high], dtype=object)
+    return out
 
 
-def sum_columns(names) -> list[str]:
-    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
+def _ends(ids):
+    """The smallest and largest of ``ids`` (None for none), as Python objects."""
+    if len(ids) == 0:
+        return None, None
+    try:
+        low, high = ids.min(), ids.max()
+    except TypeError:  # e.g. unordered categories: compare the values
+        values = pd.Series(np.asarray(ids, dtype=object))
+        low, high = values.min(), values.max()
+    return (getattr(low, "item", lambda: low)(), getattr(high, "item", lambda: high)())
+
+
+#: The smallest and largest query id of a partition laid out by known divisions.
+END_COLUMNS = ("__skndcg_qid_min__", "__skndcg_qid_max__")
+
+
+def spanning_qid(ends: pd.DataFrame):
+    """A query id found in two partitions of a frame laid out by its divisions,
+    or None. Such a frame's partitions hold ordered ranges of ids, so a query
+    in two of them is the largest id of one and the smallest of a later one
+    (sorted Parquet shards that share a query give divisions such as
+    (0, 5, 11) with query 5 in both files)."""
+    high = None
+    for low, top in zip(ends[END_COLUMNS[0]], ends[END_COLUMNS[1]], strict=True):
+        if low is None or (isinstance(low, float) and np.isnan(low)):
+            continue  # an empty partition
+        if high is not None and not high < low:
+            return low
+        high = top
+    return None
 
 
 def default_client():
@@ -171,8 +195,7 @@ def compute(delayeds, progress):
     """Compute a list of delayed objects, with a progress bar when asked."""
     import dask
 
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    if not show:
+    if not wants_progress(progress):
         return list(dask.compute(*delayeds))
     from tqdm.auto import tqdm
 

@@ -2,20 +2,30 @@
 
 - :func:`read_trec_run`, :func:`read_trec_qrels`, :func:`write_trec_run`: the
   whitespace-separated formats of trec_eval.
-- :func:`read_predictions`: per-row predictions stored as named columns.
+- :func:`read_trec_run_chunks`: a large run, a chunk of rows at a time.
+- :func:`read_predictions`: per-row predictions stored as named columns;
+  :func:`read_predictions_chunks`: a large Parquet file, whole queries at a time.
 - :func:`join_run_qrels`: a run and its judgments as aligned arrays
-  (:class:`RankingData`), judged documents the run missed included.
+  (:class:`RankingData`), judged documents the run missed included;
+  :func:`join_trec_files`: the same from two files, with integer query codes
+  (:class:`CodedRanking`), as ``skndcg score`` scores them.
 """
 
+from ._chunks import read_predictions_chunks
 from ._columns import read_predictions
-from ._join import RankingData, join_run_qrels
-from ._trec import read_trec_qrels, read_trec_run, write_trec_run
+from ._files import join_trec_files
+from ._join import CodedRanking, RankingData, join_run_qrels
+from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_trec_run
 
 __all__ = [
+    "CodedRanking",
     "RankingData",
     "join_run_qrels",
+    "join_trec_files",
     "read_predictions",
+    "read_predictions_chunks",
     "read_trec_qrels",
     "read_trec_run",
+    "read_trec_run_chunks",
     "write_trec_run",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics._jit import jit
+from . import _hashing
 
 
 @jit
@@ -103,3 +104,41 @@ def assemble(
                     if doc_order.size:
                         doc_order[p] = n_run + i
                     p += 1
+
+
+def docno_order(qid, score, doc, blocks=None):
+    """An int64 key that orders tied scores within a query by docno (strcmp).
+
+    The key of tied rows (tied as float32, so also as float64) is the position
+    of their docno among the sorted docnos of all tied rows, so ordering a tie
+    by this key descending is trec_eval's order. Every other row gets a larger
+    key of its own (its row number past the tied ones), so keys are unique
+    within each query.
+    """
+    if blocks is None:
+        blocks = _hashing.QueryBlocks(qid)
+    # Ties are found on float32 scores: a superset of the float64 ties, so the
+    # keys serve the double-precision (trec_eval 10.0) and the float32
+    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
+    single = score.astype(np.float32) + np.float32(0.0)
+    tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
+    n_tied = int(tied.sum())
+    order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
+    if n_tied:
+        _, inverse = np.unique(
+            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
+        )
+        order[tied] = inverse.ravel()
+    return order
+
+
+def depth_cut(qid, score, doc_order, depth):
+    """Rows among each query's ``depth`` best (score, then docno, descending)."""
+    order = np.lexsort((-doc_order, -score, qid))
+    sorted_q = qid[order]
+    starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    position = np.arange(len(order)) - np.repeat(starts, sizes)
+    keep = np.zeros(len(qid), dtype=bool)
+    keep[order[position < depth]] = True
+    return keep

@@ -37,11 +37,7 @@ def _sniff(name):
 
 def _read_header(name, parquet, sep):
     if parquet:
-        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-        try:
-            return list(pq.read_schema(name).names)
-        except Exception as exc:  # pyarrow raises several types here
-            raise ValueError(f"cannot read {name!r} as Parquet: {exc}") from None
+        return list(_read_schema(name).names)
     try:
         header = pd.read_csv(name, nrows=0, sep=sep)
     except pd.errors.EmptyDataError:
@@ -53,6 +49,91 @@ def _read_header(name, parquet, sep):
     return [str(c) for c in header.columns]
 
 
+def _open_text(name):
+    """The file as text lines, decompressed as pandas would (gzip, bz2, xz)."""
+    import bz2
+    import gzip
+    import lzma
+
+    if _text.is_gzip(name):
+        opener = gzip.open
+    elif name.lower().endswith(".bz2"):
+        opener = bz2.open
+    elif name.lower().endswith((".xz", ".lzma")):
+        opener = lzma.open
+    else:
+        opener = open
+    return opener(name, "rt", encoding="utf-8-sig", newline="")
+
+
+def _check_fields(name, sep, n_columns):
+    """Refuse a row with more or fewer fields than the header names: pandas
+    would fill a short row (a truncated last line) with empty cells, and drop
+    the extra fields of a long one, without a word."""
+    import csv
+
+    if name.lower().endswith((".zip", ".zst", ".tar")):
+        return  # (compressions read by pandas alone)
+    try:
+        with _open_text(name) as fh:
+            reader = csv.reader(fh, delimiter=sep)
+            next(reader, None)  # the header
+            for record in reader:
+                if record and len(record) != n_columns:
+                    shown = sep.join(record)
+                    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                    raise ValueError(
+                        f"{name}, line {reader.line_num}: expected {n_columns} "
+                        f"{sep!r}-separated fields (as in the header), got "
+                        f"{len(record)} in {shown!r}; a row with a field missing "
+                        "(a truncated last line) or one too many is refused."
+                    )
+    except (UnicodeDecodeError, csv.Error, OSError, EOFError) as exc:
+        raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+
+
+def _check_flat(name, wanted):
+    """Refuse a Parquet column holding lists or structs: one value per row."""
+    import pyarrow as pa
+
+    schema = _read_schema(name)
+    for arg, col in wanted.items():
+        kind = schema.field(col).type
+        if pa.types.is_nested(kind):
+            raise ValueError(
+                f"{name}: {arg} column {col!r} holds {kind} values; expected one "
+                "plain value (a number or a string) per row."
+            )
+
+
+def _check_pairs(name, parquet, frame, qid, doc):
+    """Refuse a document listed twice for a query, naming its lines."""
+    pairs = pd.DataFrame({"q": qid, "d": doc})
+    dup = pairs.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return
+    first = int(np.flatnonzero(dup)[0])
+    same = (pairs["q"] == pairs["q"].iloc[first]) & (
+        pairs["d"] == pairs["d"].iloc[first]
+    )
+    rows = frame.index.to_numpy()[same.to_numpy()]
+    where = [(r if parquet else r + 2) for r in rows.tolist()]
+    unit = "rows" if parquet else "lines"
+    raise ValueError(
+        f"{name}, {unit} {', '.join(map(str, where))}: document "
+        f"{pairs['d'].iloc[first]!r} appears more than once for query "
+        f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) pair."
+    )
+
+
+def _read_schema(name):
+    pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+    try:
+        return pq.read_schema(name)
+    except Exception as exc:  # pyarrow raises several types here
+        raise ValueError(f"cannot read {name!r} as Parquet: {exc}") from None
+
+
 def _where(name, parquet, row):
     # Row 0 of a CSV is on line 2, after the header.
     return f"{name}, row {row}" if parquet else f"{name}, line {row + 2}"
@@ -61,10 +142,15 @@ def _where(name, parquet, row):
 def _numbers(frame, col, name, parquet, what, allow_nan):
     rows = frame.index.to_numpy()
     values = frame[col].reset_index(drop=True)
-    numeric = pd.to_numeric(values, errors="coerce")
-    bad = numeric.isna() & values.notna()
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else ""
+    if kind and kind in "iuf":  # numbers already: nothing to convert
+        numeric = values
+        bad = np.zeros(1, dtype=bool)
+    else:
+        numeric = pd.to_numeric(values, errors="coerce")
+        bad = (numeric.isna() & values.notna()).to_numpy()
     if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
+        row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
             f"{values.iloc[row]!r}, which is not a number."
@@ -91,7 +177,10 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     The format follows the file name: ``.parquet``, ``.pq`` or ``.parq`` is
     Parquet (needs pyarrow: ``pip install skndcg[parquet]``); anything else is
     delimited text (comma, tab or semicolon separated, detected from the header;
-    ``.gz`` and other compressions read transparently).
+    ``.gz`` and other compressions read transparently). Query and document
+    ids of a text file are kept as written, as strings; a Parquet file's
+    columns keep their types. A UTF-8 byte order mark before the header is
+    skipped.
 
     Parameters
     ----------
@@ -118,9 +207,11 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
         When the file does not exist.
     ValueError
         When the file has no rows, a named column does not exist (the message
-        lists the columns that do), a label or query id is missing, or a label
-        or score is not a number; the message names the file and line (row for
-        Parquet).
+        lists the columns that do), a label or query id is missing, a label
+        or score is not a number, a row of a text file has more or fewer
+        fields than its header (a truncated last line), a document appears
+        twice for one query, or a Parquet column holds lists; the message
+        names the file and line (row for Parquet).
     ImportError
         When a Parquet file is read without pyarrow installed.
 
@@ -162,6 +253,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
             )
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
+        _check_flat(name, wanted)
         pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
         frame = pq.read_table(name, columns=use).to_pandas()
     else:
@@ -178,8 +270,16 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
             raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]
+        _check_fields(name, sep, len(columns))
     if len(frame) == 0:
-        raise ValueError(f"{name} has a header but no rows.")
+        raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
+    ids, y_true, y_score = _checked(frame, name, parquet, wanted)
+    return RankingData(ids["qid"], ids.get("doc"), y_true, y_score)
+
+
+def _checked(frame, name, parquet, wanted):
+    """The ids, labels and scores of ``frame`` (whose index holds the file's
+    rows), or the error naming the file and line of the first bad value."""
     ids = {}
     for arg in ("qid", "doc"):
         if arg not in wanted:
@@ -193,6 +293,8 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
                 "empty; every row needs one."
             )
         ids[arg] = col.to_numpy(dtype=object) if not parquet else col.to_numpy()
-    y_true = _numbers(frame, label, name, parquet, "label", allow_nan=False)
-    y_score = _numbers(frame, score, name, parquet, "score", allow_nan=True)
-    return RankingData(ids["qid"], ids.get("doc"), y_true, y_score)
+    if "doc" in ids:
+        _check_pairs(name, parquet, frame, ids["qid"], ids["doc"])
+    y_true = _numbers(frame, wanted["label"], name, parquet, "label", allow_nan=False)
+    y_score = _numbers(frame, wanted["score"], name, parquet, "score", allow_nan=True)
+    return ids, y_true, y_score

@@ -21,7 +21,7 @@ from ..metrics._validate import row_chunks
 from . import _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
 from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size
-from ._join import Coded
+from ._join import CodedRanking
 
 _OK, _GIVE_UP = 0, 1
 
@@ -239,14 +239,14 @@ class _Read(threading.Thread):
 
 
 def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
-    """``(Coded, run tag)`` of a run file joined with its qrels file, or None.
+    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or None.
 
     The rows are grouped by query: its retrieved rows, then its unretrieved
     judgments. ``by_docno=True`` (for scoring with ties broken by document id,
     where row order does not matter) puts each query's rows in descending
     ``doc_order``, so the metric engine's tie reordering finds nothing to move;
     otherwise the retrieved rows keep the run's order. ``doc_order=False``
-    leaves ``Coded.doc_order`` out (None), for a caller that has no use for it.
+    leaves ``CodedRanking.doc_order`` out (None), for a caller that has no use for it.
 
     None means the files need the DataFrame path (``_join.join_codes``): that
     path gives the same arrays, or the error that names the file and line.
@@ -312,4 +312,4 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
         retrieved, len(keys), qid, y_true, y_score, order_out,
     )  # fmt: skip
     order_out = order_out if doc_order else None
-    return Coded(qid, names, None, y_true, y_score, order_out), tag
+    return CodedRanking(qid, names, None, y_true, y_score, order_out), tag

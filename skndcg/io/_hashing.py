@@ -214,3 +214,26 @@ class QueryBlocks:
     def repeated(self, values):
         """Mask of the rows whose value occurs again within their query."""
         return _block_repeats(self.order, self.starts, np.ascontiguousarray(values))
+
+
+@jit
+def gather(data, start, length, offsets):  # pragma: no cover - compiled
+    """The byte ranges data[start:start+length], one after another."""
+    out = np.empty(offsets[-1], dtype=np.uint8)
+    for r in range(start.size):
+        at = offsets[r]
+        for j in range(length[r]):
+            out[at + j] = data[start[r] + j]
+    return out
+
+
+@jit
+def all_same(data, start, length):  # pragma: no cover - compiled
+    """Whether every byte range data[start:start+length] holds the same bytes."""
+    for r in range(1, start.size):
+        if length[r] != length[0]:
+            return False
+        for j in range(length[0]):
+            if data[start[r] + j] != data[start[0] + j]:
+                return False
+    return True

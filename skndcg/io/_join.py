@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import _hashing, _text
+from ._arrange import depth_cut, docno_order
 from ._trec import duplicate_error
 
 
@@ -62,6 +63,50 @@ class RankingData:
             f"n_unretrieved={unretrieved})"
         )
 
+    def coded(self, *, depth=None):
+        """The rows with integer query codes, as ``skndcg score`` scores them.
+
+        Parameters
+        ----------
+        depth : int or None, default=None
+            Keep only each query's ``depth`` best scored rows (by score, then
+            by document id, both descending); the others get a NaN score.
+
+        Returns
+        -------
+        coded : CodedRanking
+            The same rows; ``doc_order`` is None without document ids.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skndcg.io import RankingData
+        >>> data = RankingData(np.array(["q2", "q1", "q1"]), None,
+        ...                    np.array([1, 0, 1]), np.array([0.5, 0.2, 0.9]))
+        >>> coded = data.coded(depth=1)
+        >>> coded.qid, coded.names, coded.y_score
+        (array([1, 0, 0]), array(['q1', 'q2'], dtype=object), array([0.5, nan, 0.9]))
+        """
+        if depth is not None and (
+            isinstance(depth, bool)
+            or not isinstance(depth, (int, np.integer))
+            or depth < 1
+        ):
+            raise ValueError(
+                f"depth must be a positive integer or None, got {depth!r}."
+            )
+        codes, names = pd.factorize(self.qid, sort=True)
+        qid = codes.astype(np.int64)
+        y_score = np.array(self.y_score, dtype=np.float64)
+        order = None
+        if self.doc_id is not None:
+            order = docno_order(qid, y_score, pd.Series(self.doc_id, dtype="str"))
+        if depth is not None:
+            tie = order if order is not None else np.zeros(len(qid), dtype=np.int64)
+            y_score[~depth_cut(qid, y_score, tie, depth)] = np.nan
+        names = np.asarray(names, dtype=object)
+        return CodedRanking(qid, names, None, self.y_true, y_score, order)
+
     def to_frame(self):
         """The rows as a DataFrame.
 
@@ -78,16 +123,46 @@ class RankingData:
         return pd.DataFrame(columns)
 
 
-@dataclass
-class Coded:
-    """A join on integer codes, what the command line scores (no strings per row)."""
+@dataclass(eq=False, repr=False)
+class CodedRanking:
+    """Aligned rows with integer query codes: what ``skndcg score`` scores.
+
+    Returned by :func:`join_trec_files` and :meth:`RankingData.coded`. No
+    string is kept per row, so that a run of ten million lines is scored
+    without ten million strings.
+
+    Attributes
+    ----------
+    qid : ndarray of shape (n_rows,)
+        int64 code of each row's query: its position in ``names``.
+    names : ndarray
+        The query ids (str for TREC files), sorted.
+    y_true : ndarray of shape (n_rows,)
+        Relevance labels.
+    y_score : ndarray of shape (n_rows,)
+        Scores; NaN for a judged document that was not retrieved.
+    doc_order : ndarray of shape (n_rows,) or None
+        int64 key that orders tied scores of a query by document id (pass it
+        as ``doc_id`` to the metric functions), or None.
+    tag : str or None
+        The run tag of the run file's last line (as trec_eval reports it).
+    presorted : bool
+        Whether each query's rows already come in descending document id order
+        (unretrieved rows last), so that keeping tied rows in row order is
+        ordering them by document id.
+    """
 
     qid: np.ndarray  # int64 codes into names, which are sorted like strcmp
     names: np.ndarray
-    docs: tuple  # str Series of the retrieved rows, then of the unretrieved
+    docs: tuple | None  # str Series of the retrieved rows, then the unretrieved
     y_true: np.ndarray
     y_score: np.ndarray
-    doc_order: np.ndarray  # int64: docno order among tied scores of a query
+    doc_order: np.ndarray | None  # int64: docno order among tied scores
+    tag: str | None = None
+    presorted: bool = False
+
+    def __repr__(self):
+        return f"CodedRanking(n_rows={len(self.y_true)}, n_queries={len(self.names)})"
 
     def public(self):
         return RankingData(
@@ -127,32 +202,6 @@ def _codes(col):
     )
 
 
-def docno_order(qid, score, doc, blocks=None):
-    """An int64 key that orders tied scores within a query by docno (strcmp).
-
-    The key of tied rows (tied as float32, so also as float64) is the position
-    of their docno among the sorted docnos of all tied rows, so ordering a tie
-    by this key descending is trec_eval's order. Every other row gets a larger
-    key of its own (its row number past the tied ones), so keys are unique
-    within each query.
-    """
-    if blocks is None:
-        blocks = _hashing.QueryBlocks(qid)
-    # Ties are found on float32 scores: a superset of the float64 ties, so the
-    # keys serve the double-precision (trec_eval 10.0) and the float32
-    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
-    single = score.astype(np.float32) + np.float32(0.0)
-    tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
-    n_tied = int(tied.sum())
-    order = np.arange(n_tied, n_tied + len(score), dtype=np.int64)
-    if n_tied:
-        _, inverse = np.unique(
-            np.asarray(doc[tied], dtype=object).astype(str), return_inverse=True
-        )
-        order[tied] = inverse.ravel()
-    return order
-
-
 def _raise_duplicates(qid, doc, candidates, names, frame, what):
     """Raise for the first (query, document) pair that really repeats."""
     rows = np.flatnonzero(candidates)
@@ -177,18 +226,6 @@ def _exact_keys(r_q, r_doc, j_q, j_doc):
     found = rows.merge(judged, on=["q", "d"], how="left")["at"]
     # Rows without a judgment get a key beyond every judgment's.
     return found.fillna(len(judged)).to_numpy(dtype=np.uint64)
-
-
-def _depth_cut(qid, score, doc_order, depth):
-    """Rows among each query's ``depth`` best (score, then docno, descending)."""
-    order = np.lexsort((-doc_order, -score, qid))
-    sorted_q = qid[order]
-    starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
-    sizes = np.diff(np.r_[starts, len(order)])
-    position = np.arange(len(order)) - np.repeat(starts, sizes)
-    keep = np.zeros(len(qid), dtype=bool)
-    keep[order[position < depth]] = True
-    return keep
 
 
 def join_codes(run, qrels, *, run_only="drop", depth=None):
@@ -226,7 +263,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     blocks = _hashing.QueryBlocks(r_q)
     doc_order = docno_order(r_q, score, r_doc, blocks)
     if depth is not None:
-        keep &= _depth_cut(r_q, score, doc_order, depth)
+        keep &= depth_cut(r_q, score, doc_order, depth)
     r_hash = _hashing.string_hashes(r_doc)
     # A document twice in a query, both times among the rows kept, is an error
     # (trec_eval checks only the documents within its depth, too).
@@ -264,7 +301,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     retrieved[match] = True
     missing = ~retrieved
 
-    return Coded(
+    return CodedRanking(
         qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),
         names=names,
         docs=(r_doc, j_doc[missing]),

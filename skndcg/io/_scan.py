@@ -38,9 +38,11 @@ _MAX_SLOW = 100_000
 
 @jit
 def _count_lines(data):  # pragma: no cover - compiled
+    """One more than the line ends in ``data``: LF and CR bytes (a CRLF pair
+    counts twice, so this bounds the number of lines from above)."""
     n = 1
     for i in range(data.size):
-        if data[i] == 10:
+        if data[i] == 10 or data[i] == 13:
             n += 1
     return n
 
@@ -53,8 +55,14 @@ def _space(c):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _blank(c):  # pragma: no cover - compiled
-    """Whitespace within a line: isspace() but the newline."""
-    return c == 32 or c == 9 or c == 11 or c == 12 or c == 13
+    """Whitespace within a line: isspace() but the line ends (LF and CR)."""
+    return c == 32 or c == 9 or c == 11 or c == 12
+
+
+@jit(inline="always")
+def _eol(c):  # pragma: no cover - compiled
+    """A line end: LF, CR (a CRLF pair leaves a blank line between, skipped)."""
+    return c == 10 or c == 13
 
 
 @jit(inline="always")
@@ -120,14 +128,15 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
     # straight loop per file kind (numba's cache key pickles these cells).
     @jit
     def scan(
-        data, lo, hi, qcode, doc_start, doc_len, fvalue, ivalue
+        data, lo, hi, qcode, doc_start, doc_len, fvalue, ivalue, tag_at, tag_len
     ):  # pragma: no cover - compiled
         """Fields of the lines in data[lo:hi], written from row 0 of the outputs.
 
         Returns the
         status (GAVE_UP when a line is irregular), the rows written, each query
         code's first bytes, the rows (and lines, from 1 at ``lo``) whose number
-        Python must read, and where the last line's run tag lies.
+        Python must read, and where the last line's run tag lies. Each row's
+        run tag is located in ``tag_at``/``tag_len`` when they are not empty.
         """
         status = 0
         # Query ids: open addressing on their hash, checked on their bytes.
@@ -146,10 +155,10 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
             while True:  # the fields of one line, in one pass over its bytes
                 while i < n and _blank(data[i]):
                     i += 1
-                if i == n or data[i] == 10:
+                if i == n or _eol(data[i]):
                     break
                 if k == n_fields and extra_ok:  # later fields are ignored
-                    while i < n and data[i] != 10:
+                    while i < n and not _eol(data[i]):
                         i += 1
                     break
                 s = i
@@ -191,6 +200,8 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
                 fvalue[row] = x if ok else np.nan
             if n_fields == 6:
                 tag_start, tag_end = fs[5], fe[5]
+                if tag_at.size:
+                    tag_at[row], tag_len[row] = fs[5], fe[5] - fs[5]
             row += 1
         return (
             status, row, q_start[:n_codes], q_len[:n_codes], tag_start, tag_end,
@@ -232,13 +243,15 @@ class Scanned:
     """A TREC file located field by field; strings stay in ``data``."""
 
     path: str
-    data: np.ndarray  # the file's bytes (uint8)
+    data: np.ndarray  # the file's bytes (uint8), past a leading BOM
     qcode: np.ndarray  # int32 code of each row's query id, by first appearance
     names: np.ndarray  # str query id of each code
     doc_start: np.ndarray  # int64 offset of each row's document id in data
     doc_len: np.ndarray  # int32 length of it
     value: np.ndarray  # float64 score or int64 relevance
     tag: str | None  # the last line's run tag (runs only)
+    tag_start: np.ndarray | None = None  # each row's tag, when asked for
+    tag_len: np.ndarray | None = None
 
     def doc(self, row):
         """The document id of ``row`` as text."""
@@ -264,24 +277,34 @@ def _pieces(data, n_pieces):
     return pieces
 
 
-def scan_fast(path, layout, raw=None):
+def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     """A :class:`Scanned` of a regular TREC file (whose bytes ``raw``, a bytes
-    object or a memory map, may be given), or None to read it the slow way."""
+    object or a memory map, may be given), or None to read it the slow way.
+
+    A leading UTF-8 byte order mark is skipped (:data:`_text.BOM`). ``tags``
+    locates every row's run tag; ``first_line`` is the number of lines before
+    ``raw`` in its file (for the messages of a file read in blocks).
+    """
     if raw is None:
         raw = _text.map_bytes(path)
-    data = np.frombuffer(raw, dtype=np.uint8)
+    skip = len(_text.BOM) if raw[: len(_text.BOM)] == _text.BOM else 0
+    data = np.frombuffer(raw, dtype=np.uint8)[skip:]
     # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
         return None
     n_pieces = num_threads() if data.size > _PARALLEL_BYTES else 1
     pieces = _pieces(data, n_pieces)
-    # Rows each piece may write: its newlines, plus an unterminated last line.
-    caps = [_count_lines(data[lo:hi]) - (data[hi - 1] == 10) for lo, hi, _ in pieces]
+    # Rows each piece may write: its line ends, plus an unterminated last line.
+    caps = [
+        _count_lines(data[lo:hi]) - (data[hi - 1] in (10, 13)) for lo, hi, _ in pieces
+    ]
     n_lines = sum(caps)
     qcode = np.empty(n_lines, dtype=np.int32)
     doc_start = np.empty(n_lines, dtype=np.int64)
     doc_len = np.empty(n_lines, dtype=np.int32)
     value = np.empty(n_lines, dtype=np.int64 if layout.integer else np.float64)
+    tag_start = np.empty(n_lines if tags else 0, dtype=np.int64)
+    tag_len = np.empty(n_lines if tags else 0, dtype=np.int32)
     scan = _scanner(layout)
     offsets = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
@@ -292,6 +315,7 @@ def scan_fast(path, layout, raw=None):
             data, lo, hi, qcode[at], doc_start[at], doc_len[at],
             value[at] if not layout.integer else value[:0],
             value[at] if layout.integer else value[:0],
+            tag_start[at] if tags else tag_start, tag_len[at] if tags else tag_len,
         )  # fmt: skip
 
     results = run_chunks(piece, len(pieces))
@@ -300,6 +324,7 @@ def scan_fast(path, layout, raw=None):
     # Pieces wrote from their own offsets: close the gaps, one code per query id.
     names, code_of, row = [], {}, 0
     tag = None
+    arrays = [qcode, doc_start, doc_len, value] + ([tag_start, tag_len] if tags else [])
     for t, (_, n_rows, q_start, q_len, t0, t1) in enumerate(results):
         text = [
             bytes(data[s : s + n]).decode("ascii")
@@ -311,7 +336,7 @@ def scan_fast(path, layout, raw=None):
         src = slice(offsets[t], offsets[t] + n_rows)
         dst = slice(row, row + n_rows)
         if src != dst:
-            for arr in (qcode, doc_start, doc_len, value):
+            for arr in arrays:
                 arr[dst] = arr[src]
         if not np.array_equal(mapping, np.arange(len(mapping))):
             _recode(qcode[dst], mapping)
@@ -323,7 +348,7 @@ def scan_fast(path, layout, raw=None):
     if len(slow) > _MAX_SLOW:
         return None
     for r in slow.tolist():
-        number = _slow_number(raw, int(doc_start[r]), layout, path)
+        number = _slow_number(raw, skip + int(doc_start[r]), layout, path, first_line)
         if number is None:
             return None
         value[r] = number
@@ -332,23 +357,29 @@ def scan_fast(path, layout, raw=None):
     names = np.array(list(code_of), dtype=object)
     return Scanned(
         path, data, qcode[:row], names, doc_start[:row], doc_len[:row],
-        value[:row], tag,
+        value[:row], tag, tag_start[:row] if tags else None,
+        tag_len[:row] if tags else None,
     )  # fmt: skip
 
 
-def _slow_number(raw, doc_at, layout, path):
+def _slow_number(raw, doc_at, layout, path, first_line=0):
     """The number on the line holding offset ``doc_at``, read by Python's rules
     (and errors), or None when it does not fit the column."""
-    start = raw.rfind(b"\n", 0, doc_at) + 1
-    end = raw.find(b"\n", doc_at)
-    line = raw[start : end if end >= 0 else len(raw)]
+    start = max(raw.rfind(b"\n", 0, doc_at), raw.rfind(b"\r", 0, doc_at)) + 1
+    ends = [e for e in (raw.find(b"\n", doc_at), raw.find(b"\r", doc_at)) if e >= 0]
+    line = raw[start : min(ends) if ends else len(raw)]
     text = line.split()[layout.names.index(layout.number)].decode("ascii")
+    if layout.integer:
+        try:
+            if not -(2**63) <= int(text) < 2**63:
+                return None  # the line scanner's error, on the slow path
+        except ValueError:
+            pass
     try:
         number = _text.parse_number(text, path, 0, layout)
-    except ValueError:  # again, with the line number in the message
-        lineno = raw[:start].count(b"\n") + 1  # (a memory map has no count)
-        _text.parse_number(text, path, lineno, layout)
+    except ValueError:  # again, with the line number and text in the message
+        before = raw[:start]  # (a memory map has no count)
+        lineno = first_line + _text.count_lines(before) + 1
+        _text.parse_number(text, path, lineno, layout, line)
         raise
-    if layout.integer and not -(2**63) <= number < 2**63:
-        return None
     return number

@@ -1,9 +1,12 @@
-"""Reading whitespace-separated TREC files: a fast path and an exact line scanner.
+"""Reading whitespace-separated TREC files: one set of rules, two engines.
 
-Files are parsed with pyarrow (single spaces, when installed), then with pandas'
-C parser (any whitespace); whenever either refuses the file, or a value in it is
-out of place, the line scanner reads it again. The scanner is the reference: it
-accepts what trec_eval accepts and names the file and line of anything else.
+The compiled byte scanner (``_scan``) reads regular files; whenever it gives up
+(non-ASCII text, an irregular line, a number it cannot read exactly), the line
+scanner here reads the same bytes again. The line scanner is the reference: it
+accepts what trec_eval accepts and names the file, line and text of anything
+else. Both take LF, CRLF and CR as line ends and skip a leading UTF-8 BOM;
+:func:`read_table` reads a whole file, :func:`iter_blocks` a large one in
+bounded memory, with the same rows and the same errors.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ import math
 import mmap
 import os
 import stat
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_SPACE = r"[ \t\r\n\x0b\x0c]"  # what C's isspace() and bytes.split() split on
+#: A UTF-8 byte order mark at the very start of a TREC file is skipped, by every
+#: reader; anywhere else its bytes are part of a field.
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ def read_bytes(path):
                 return fh.read()
         with open(path, "rb") as fh:
             return fh.read()
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise ValueError(f"cannot read {path!r}: {exc}") from None
 
 
@@ -126,24 +132,46 @@ def map_bytes(path):
     return view
 
 
-def _fail(path, lineno, layout, message):
+def count_lines(data):
+    """Line ends in ``data``: LF, CR and CRLF each end one line."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def split_lines(data):
+    """The lines of ``data``; LF, CRLF and CR all end a line."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data.split(b"\n")
+
+
+def _shown(line, limit=80):
+    text = bytes(line).decode("utf-8", "replace").strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _fail(path, lineno, layout, message, line=None):
+    quoted = "" if line is None else f" in {_shown(line)!r}"
     raise ValueError(
-        f"{path}, line {lineno}: {message} (a {layout.kind} line reads like "
-        f"'{layout.example}')."
+        f"{path}, line {lineno}: {message}{quoted} (a {layout.kind} line reads "
+        f"like '{layout.example}')."
     )
 
 
-def scan(path, layout):
+def scan(path, layout, data=None, first_line=0, whole=True):
     """Parse the file line by line: the reference reader and error reporter.
 
     Blank lines and lines whose first non-blank character is ``#`` are skipped,
-    as trec_eval 10.0 does.
+    as trec_eval 10.0 does. ``data`` (the file's bytes, or a block of whole
+    lines of it that follows ``first_line`` lines) is read when given; a block
+    (``whole=False``) may hold no line.
     """
-    data = read_bytes(path)
+    if data is None:
+        data = read_bytes(path)
+    if first_line == 0 and data.startswith(BOM):
+        data = data[len(BOM) :]
     columns = {name: [] for name in layout.names if name is not None}
     number = columns[layout.number]
-    lineno = 0
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
+    for lineno, raw in enumerate(split_lines(data), first_line + 1):
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
@@ -154,17 +182,18 @@ def scan(path, layout):
                 lineno,
                 layout,
                 f"expected {layout.n_fields} whitespace-separated fields, got {n}",
+                raw,
             )
         try:
             text = [f.decode("utf-8") for f in fields[: layout.n_fields]]
         except UnicodeDecodeError:
-            _fail(path, lineno, layout, "the line is not valid UTF-8 text")
+            _fail(path, lineno, layout, "the line is not valid UTF-8 text", raw)
         for name, value in zip(layout.names, text, strict=True):
             if name is not None and name != layout.number:
                 columns[name].append(value)
         value = text[layout.names.index(layout.number)]
-        number.append(parse_number(value, path, lineno, layout))
-    if not number:
+        number.append(parse_number(value, path, lineno, layout, raw))
+    if not number and whole:
         raise ValueError(
             f"{path} is empty: no {layout.kind} line in it (expected lines like "
             f"'{layout.example}')."
@@ -172,23 +201,38 @@ def scan(path, layout):
     return build_frame(columns, layout)
 
 
-def parse_number(text, path, lineno, layout):
+_INT64 = (-(2**63), 2**63)
+
+
+def parse_number(text, path, lineno, layout, line=None):
     if layout.integer:
         try:
-            return int(text)
+            value = int(text)
         except ValueError:
             _fail(
                 path,
                 lineno,
                 layout,
                 f"the {layout.number} {text!r} is not an integer",
+                line,
             )
+        if not _INT64[0] <= value < _INT64[1]:
+            _fail(
+                path,
+                lineno,
+                layout,
+                f"the {layout.number} {text!r} is beyond the 64-bit integers",
+                line,
+            )
+        return value
     try:
         value = float(text)
     except ValueError:
-        _fail(path, lineno, layout, f"the {layout.number} {text!r} is not a number")
+        _fail(
+            path, lineno, layout, f"the {layout.number} {text!r} is not a number", line
+        )
     if not math.isfinite(value):
-        _fail(path, lineno, layout, f"the {layout.number} {text!r} is not finite")
+        _fail(path, lineno, layout, f"the {layout.number} {text!r} is not finite", line)
     return value
 
 
@@ -211,106 +255,102 @@ def build_frame(columns, layout):
 # --------------------------------------------------------------------------- fast
 
 
-def _pyarrow_frame(path, layout):
+def _strings(data, start, length):
+    """The byte ranges ``data[start:start+length]`` (ASCII) as a str array."""
+    from . import _hashing
+
+    n = len(start)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(length, out=offsets[1:])
+    chars = _hashing.gather(data, start, length, offsets)
     try:
         import pyarrow as pa
-        import pyarrow.csv as pacsv
     except ImportError:
-        return None
-    names = [n if n is not None else f"_skip{i}" for i, n in enumerate(layout.names)]
-    kept = [n for n in layout.names if n is not None]
-    number_type = pa.int64() if layout.integer else pa.float64()
-    category = pa.dictionary(pa.int32(), pa.string())
-    types = {n: (category if n in ("qid", "tag") else pa.string()) for n in kept}
-    types[layout.number] = number_type
-    try:
-        source = pa.input_stream(path, compression="gzip" if is_gzip(path) else None)
-        table = pacsv.read_csv(
-            source,
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(
-                delimiter=" ", quote_char=False, escape_char=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types,
-                include_columns=kept,
-                null_values=[],
-                strings_can_be_null=False,
-            ),
-        )
-    except Exception:  # the line scanner reports what is wrong
-        return None
-    if table.num_rows == 0:
-        return None
-    # Fields split on single spaces: make sure none holds other whitespace
-    # (or is empty, from two spaces in a row) before trusting the parse.
-    import pyarrow.compute as pc
-
-    doc = table.column("doc_id")
-    if pc.any(pc.match_substring_regex(doc, "^$|[\t\x0b\x0c]")).as_py():
-        return None
-    frame = table.to_pandas()
-    for name in kept:
-        if name != layout.number and frame[name].dtype != "category":
-            frame[name] = frame[name].astype("str")
-    return frame
-
-
-def _pandas_frame(path, layout):
-    kept = [i for i, n in enumerate(layout.names) if n is not None]
-    dtypes = {
-        i: ("category" if layout.names[i] in ("qid", "tag") else "str") for i in kept
-    }
-    dtypes[layout.names.index(layout.number)] = (
-        np.int64 if layout.integer else np.float64
+        text = bytes(chars).decode("ascii")
+        values = [text[offsets[i] : offsets[i + 1]] for i in range(n)]
+        return pd.array(values, dtype="str")
+    array = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(offsets), pa.py_buffer(chars)
     )
-    try:
-        frame = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=list(range(layout.n_fields)),
-            usecols=kept,
-            dtype=dtypes,
-            engine="c",
-            quoting=3,  # csv.QUOTE_NONE
-            na_filter=False,
-            compression="gzip" if is_gzip(path) else None,
-        )
-    except Exception:  # the line scanner reports what is wrong
-        return None
-    frame.columns = [layout.names[i] for i in kept]
-    # Split on spaces and tabs; the other characters isspace() accepts stay.
-    if frame["doc_id"].str.contains("[\r\x0b\x0c]", regex=True).any():
-        return None
-    return frame
+    return pd.array(array, dtype="str")
 
 
-def _plausible(frame, layout):
-    """Whether a fast parse holds exactly what the scanner would read."""
-    if frame is None or len(frame) == 0:
-        return False
-    # The readers checked the document ids; the few distinct query ids and
-    # tags are checked here.
-    for name in ("qid", "tag"):
-        if name not in layout.names:
-            continue
-        text = pd.Series(frame[name].cat.categories, dtype="str")
-        if (text == "").any() or text.str.contains(_SPACE, regex=True).any():
-            return False
-        if name == "qid" and text.str.startswith("#").any():
-            return False
-    number = frame[layout.number].to_numpy()
-    return bool(layout.integer or np.isfinite(number).all())
+def frame_of(scanned, layout):
+    """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
+    from . import _hashing
+
+    out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
+    data = scanned.data
+    out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
+    out[layout.number] = scanned.value
+    if "tag" in layout.names:
+        start, length = scanned.tag_start, scanned.tag_len
+        if _hashing.all_same(data, start, length):  # one run tag, as usual
+            tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
+            codes = np.zeros(len(start), dtype=np.int8)
+            out["tag"] = pd.Categorical.from_codes(codes, [tag])
+        else:
+            out["tag"] = pd.Categorical(_strings(data, start, length))
+    return pd.DataFrame(out)
+
+
+def parse_block(path, layout, data, first_line=0, whole=True):
+    """The rows of ``data``, whole lines of the file ``path`` after
+    ``first_line`` lines: the compiled scanner's reading when it takes the
+    lines, else the line scanner's (which names the line of any error)."""
+    from . import _scan
+
+    scanned = _scan.scan_fast(
+        path, layout, data, tags="tag" in layout.names, first_line=first_line
+    )
+    if scanned is not None:
+        return frame_of(scanned, layout)
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    return scan(path, layout, data, first_line, whole)
 
 
 def read_table(path, layout):
-    """Read a TREC run or qrels file into a DataFrame, fast when it is regular."""
-    for reader in (_pyarrow_frame, _pandas_frame):
-        frame = reader(path, layout)
-        if _plausible(frame, layout):
-            return frame.reset_index(drop=True)
-    return scan(path, layout)
+    """Read a TREC run or qrels file into a DataFrame."""
+    frame = parse_block(path, layout, map_bytes(path))
+    return frame.reset_index(drop=True)
+
+
+def iter_blocks(path, layout, block_bytes=16 << 20):
+    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time,
+    in file order: :func:`read_table`'s rows and errors, in bounded memory."""
+    opener = gzip.open if is_gzip(path) else open
+    row, lines, rest, first = 0, 0, b"", True
+    try:
+        with opener(path, "rb") as fh:
+            while True:
+                chunk = fh.read(block_bytes)
+                data = rest + chunk
+                if not chunk:
+                    cut = len(data)
+                else:
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0:  # no LF: a CR ends a line, unless it is last
+                        cut = data.rfind(b"\r", 0, len(data) - 1) + 1
+                if first and data.startswith(BOM):
+                    data, cut = data[len(BOM) :], cut - len(BOM)
+                first = False
+                block, rest = data[:cut], data[cut:]
+                if block.strip():
+                    frame = parse_block(path, layout, block, lines, whole=False)
+                    if len(frame):
+                        yield row, frame
+                        row += len(frame)
+                lines += count_lines(block)
+                if not chunk:
+                    break
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ValueError(f"cannot read {path!r}: {exc}") from None
+    if row == 0:
+        raise ValueError(
+            f"{path} is empty: no {layout.kind} line in it (expected lines like "
+            f"'{layout.example}')."
+        )
 
 
 def write_lines(path, lines):
@@ -331,7 +371,10 @@ def find_lines(path, qid, doc):
     """Line numbers where ``doc`` is listed under ``qid`` (for error messages)."""
     want = (qid.encode("utf-8"), doc.encode("utf-8"))
     found = []
-    for lineno, raw in enumerate(read_bytes(path).split(b"\n"), 1):
+    data = read_bytes(path)
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    for lineno, raw in enumerate(split_lines(data), 1):
         fields = raw.split()
         if len(fields) >= 3 and (fields[0], fields[2]) == want:
             found.append(lineno)

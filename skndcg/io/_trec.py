@@ -18,6 +18,11 @@ def read_trec_run(path):
     ignored, blank lines and lines starting with ``#`` are skipped, and the rank
     of a document comes from its score alone. Gzip-compressed files (``.gz`` or
     any file starting with the gzip magic bytes) are read transparently.
+    Query and document ids are kept as written, as strings (``01`` and ``1``
+    are two queries, as in trec_eval). LF, CRLF and CR all end a line, and a
+    UTF-8 byte order mark at the start of the file is skipped; every reader of
+    skndcg (this one, ``skndcg score`` and the streamed readers) reads a file
+    the same way.
 
     Parameters
     ----------
@@ -37,7 +42,8 @@ def read_trec_run(path):
         When the file does not exist.
     ValueError
         When the file is empty, or a line has fewer than six fields or a score
-        that is not a finite number; the message names the file and line.
+        that is not a finite number; the message names the file, the line and
+        its text.
 
     See Also
     --------
@@ -70,14 +76,80 @@ def read_trec_run(path):
     return run
 
 
+def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
+    """Read a TREC run in chunks of rows, in file order, in bounded memory.
+
+    The rows, values and errors are those of :func:`read_trec_run`, read
+    ``chunk_lines`` rows at a time: the file is parsed a block of bytes at a
+    time by the same reader, so a file larger than memory can be scored query
+    by query (as :func:`skndcg.streaming.score_trec_run` does).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The run file; ``.gz`` is read transparently.
+    chunk_lines : int, default=1048576
+        Rows per chunk (the last one may hold fewer).
+
+    Yields
+    ------
+    chunk : pandas.DataFrame
+        Columns ``qid``, ``doc_id``, ``score`` and ``tag`` as from
+        :func:`read_trec_run`; ``attrs["path"]`` names the file, so that
+        :func:`join_run_qrels` names its lines in its messages.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        As :func:`read_trec_run` does, naming the file, line and its text;
+        raised when the chunk holding the line is read.
+
+    See Also
+    --------
+    read_trec_run : The whole file at once.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from skndcg.io import read_trec_run_chunks
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("q1 Q0 d1 1 2.5 r\\nq1 Q0 d2 2 1.5 r\\nq2 Q0 d1 1 3 r\\n")
+    >>> [len(chunk) for chunk in read_trec_run_chunks(path, chunk_lines=2)]
+    [2, 1]
+    """
+    name = _text.check_path(path, "run file")
+    if (
+        isinstance(chunk_lines, bool)
+        or not isinstance(chunk_lines, (int, np.integer))
+        or chunk_lines < 1
+    ):
+        raise ValueError(
+            f"chunk_lines must be a positive integer, got {chunk_lines!r}."
+        )
+    return _chunks(name, int(chunk_lines))
+
+
+def _chunks(name, chunk_lines):
+    for _, frame in _text.iter_blocks(name, _text.RUN):
+        for lo in range(0, len(frame), chunk_lines):
+            chunk = frame.iloc[lo : lo + chunk_lines].reset_index(drop=True)
+            chunk.attrs["path"] = name
+            yield chunk
+
+
 def read_trec_qrels(path):
     """Read a TREC qrels file: ``qid iteration docno relevance`` per line.
 
     Fields are separated by any whitespace; the second field is ignored;
     blank lines and lines starting with ``#`` are skipped; ``.gz`` files are read
-    transparently. Relevance is an integer. Negative values are kept: trec_eval
-    reads them as "in the pool but not judged", never relevant and not counted
-    among the judged relevant documents (:func:`join_run_qrels` labels them 0).
+    transparently; ids, line ends and a byte order mark are read as
+    :func:`read_trec_run` reads them. Relevance is an integer. Negative values
+    are kept: trec_eval reads them as "in the pool but not judged", never
+    relevant and not counted among the judged relevant documents
+    (:func:`join_run_qrels` labels them 0).
 
     Parameters
     ----------

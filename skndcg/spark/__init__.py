@@ -10,8 +10,8 @@ Needs the ``spark`` extra (pyspark, pyarrow): ``pip install 'skndcg[spark]'``.
 
 from __future__ import annotations
 
-from .._partial._means import averaging, combine, metric_names
-from .._partial._pieces import check_columns, check_weights, report_template
+from .._partial._driver import finish, setup, sum_columns
+from .._partial._pieces import check_columns, report_template
 from ._frame import (
     BUCKET,
     ORDER,
@@ -19,10 +19,7 @@ from ._frame import (
     make_scorer,
     sample_rows,
     schema_of,
-    sum_columns,
 )
-
-_RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
 
 
 def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
@@ -34,32 +31,22 @@ def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
             f"sdf must be a pyspark.sql.DataFrame, got {type(sdf).__name__}; use "
             "skndcg.metrics for pandas or NumPy data."
         )
-    names = metric_names(metrics)
-    for key in _RESERVED:
-        if key in options:
-            raise TypeError(
-                f"{key!r} is not an option here: the rows come from sdf's columns "
-                "(qid_col, label_col, score_col, doc_col, sample_weight_col)."
-            )
-    check_weights(cols["sample_weight_col"], sample_weight)
+    spec = setup(metrics, cols, sample_weight, options, "sdf")
     check_columns(sdf.columns, cols, "sdf")
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
         raise ValueError(f"n_groups must be an int >= 1 or None, got {n_groups!r}.")
     used = list(dict.fromkeys(c for c in cols.values() if c is not None))
-    columns = dict(cols, sample_weight=sample_weight, options=options)
     sample = sample_rows(sdf.select(*used).limit(0).toPandas())
-    template = report_template(sample, names, **columns)
-    rules = averaging(options.get("convention"), options.get("empty"))
+    template = report_template(sample, spec.names, **spec.columns)
     grouped = (
         sdf.select(*used)
         .withColumn(ORDER, F.monotonically_increasing_id())
         .withColumn(BUCKET, F.pmod(F.xxhash64(cols["qid_col"]), F.lit(n_groups)))
         .groupBy(BUCKET)
     )
-    kwargs = dict(names=names, rules=rules, queries=options.get("queries"))
-    return grouped, template, columns, kwargs
+    return grouped, template, spec
 
 
 def grouped_ranking_scores(
@@ -128,17 +115,15 @@ def grouped_ranking_scores(
         doc_col=doc_col,
         sample_weight_col=sample_weight_col,
     )
-    grouped, template, columns, kwargs = _prepare(
+    grouped, template, spec = _prepare(
         sdf, metrics, cols, sample_weight, n_groups, options
     )
-    names = kwargs["names"]
-    schema = ", ".join(f"`{c}` double" for c in sum_columns(names))
-    score = make_scorer("sums", columns=columns, **kwargs)
+    schema = ", ".join(f"`{c}` double" for c in sum_columns(spec.names))
+    score = make_scorer("sums", spec)
     parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
-    if parts.shape[0] == 0 or parts[:, -1].sum() == 0:
-        raise ValueError("sdf has no rows; at least one row is required.")
     weighted = "weight" in template.columns
-    return combine(parts, names, kwargs["rules"], weighted=weighted)
+    message = "sdf has no rows; at least one row is required."
+    return finish(parts, spec, weighted, message)[0]
 
 
 def ranking_report(
@@ -191,10 +176,10 @@ def ranking_report(
         doc_col=doc_col,
         sample_weight_col=sample_weight_col,
     )
-    grouped, template, columns, kwargs = _prepare(
+    grouped, template, spec = _prepare(
         sdf, metrics, cols, sample_weight, n_groups, options
     )
-    score = make_scorer("report", columns=columns, **kwargs)
+    score = make_scorer("report", spec)
     return grouped.applyInPandas(score, schema=schema_of(template))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._partial._means import N_SUMS, partial_sums
-from .._partial._pieces import ORDER_COLUMNS, label_sums, report_piece
+from .._partial._driver import report_of, sum_columns, sums_of
+from .._partial._pieces import ORDER_COLUMNS
 
 ORDER = ORDER_COLUMNS[1]
 BUCKET = "__skndcg_bucket__"
@@ -57,29 +57,17 @@ def schema_of(template: pd.DataFrame) -> str:
     )
 
 
-def sum_columns(names) -> list[str]:
-    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
-
-
-def make_scorer(what, *, names, rules, queries, columns):
+def make_scorer(what, spec):
     """The function ``applyInPandas`` runs on each group of whole queries."""
 
     def score(frame: pd.DataFrame) -> pd.DataFrame:
         # Rows of each query back in their original order: the tie rules read it.
         order = np.argsort(frame[ORDER].to_numpy(), kind="stable")
         frame = frame.iloc[order].reset_index(drop=True)
-        report = report_piece(frame, names, **columns)
+        report = report_of(frame, spec)
         if what == "report":
             return report
-        label_sum = None
-        if rules.empty_rule == "label_sum":
-            label_sum = label_sums(
-                frame,
-                report,
-                label_col=columns["label_col"],
-                qid_col=columns["qid_col"],
-            )
-        sums = partial_sums(report, names, rules, queries=queries, label_sum=label_sum)
-        return pd.DataFrame([sums], columns=sum_columns(names))
+        sums = sums_of(frame, report, spec)
+        return pd.DataFrame([sums], columns=sum_columns(spec.names))
 
     return score

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-import pandas as pd
 
-from .._partial._means import N_SUMS, averaging, combine, metric_names, partial_sums
-from .._partial._pieces import (
-    check_columns,
-    check_weights,
-    label_sums,
-    report_piece,
-)
+from .._partial._driver import finish, piece_sums, progress_bar, setup, whole_queries
+from .._partial._pieces import check_columns
+from ..io import read_predictions_chunks
 from ._order import GroupedCheck
 
 
@@ -28,63 +21,6 @@ def import_pyarrow():
     return pq
 
 
-def _run_starts(q: np.ndarray) -> np.ndarray:
-    """Row where each run of equal query ids starts."""
-    if q.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.flatnonzero(q[1:] != q[:-1]) + 1
-    return np.concatenate([[0], change])
-
-
-def _progress_bar(total, progress):
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    if not show:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="rows", unit_scale=True, delay=3, file=sys.stderr)
-
-
-class _Scorer:
-    """Scores whole queries and keeps the partial sums of their means."""
-
-    def __init__(self, where, names, rules, columns, queries):
-        self.where = where
-        self.names = names
-        self.rules = rules
-        self.columns = columns
-        self.queries = queries
-        self.parts: list[np.ndarray] = []
-        self.weighted = False
-
-    def score(self, frame: pd.DataFrame, first_row: int) -> None:
-        if len(frame) == 0:
-            return
-        try:
-            report = report_piece(frame, self.names, **self.columns)
-        except (ValueError, TypeError) as exc:
-            last = first_row + len(frame) - 1
-            raise type(exc)(f"{self.where}, rows {first_row}-{last}: {exc}") from exc
-        self.weighted = "weight" in report.columns
-        label_sum = None
-        if self.rules.empty_rule == "label_sum":
-            label_sum = label_sums(
-                frame,
-                report,
-                label_col=self.columns["label_col"],
-                qid_col=self.columns["qid_col"],
-            )
-        self.parts.append(
-            partial_sums(
-                report,
-                self.names,
-                self.rules,
-                queries=self.queries,
-                label_sum=label_sum,
-            )
-        )
-
-
 def score_parquet(
     path,
     metrics,
@@ -97,6 +33,7 @@ def score_parquet(
     sample_weight=None,
     batch_size=1 << 20,
     progress=None,
+    return_counts=False,
     **options,
 ):
     """Means of ranking metrics over a Parquet file too large for memory.
@@ -131,6 +68,8 @@ def score_parquet(
     progress : bool or None, default=None
         Show a progress bar over rows (after a few seconds). ``None``: only when
         standard error is a terminal.
+    return_counts : bool, default=False
+        Also return the number of queries each mean covers.
     **options
         Every other keyword of :func:`skndcg.metrics.grouped_ranking_scores`.
 
@@ -138,6 +77,9 @@ def score_parquet(
     -------
     scores : dict
         Metric name (as given) to its mean over queries.
+    counts : dict
+        Metric name to the number of queries its mean covers; only with
+        ``return_counts=True``.
 
     Examples
     --------
@@ -156,7 +98,7 @@ def score_parquet(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    return stream_parquet(
+    means, counts = stream_parquet(
         path,
         metrics,
         qid_col=qid_col,
@@ -168,7 +110,8 @@ def score_parquet(
         batch_size=batch_size,
         progress=progress,
         **options,
-    )[0]
+    )
+    return (means, counts) if return_counts else means
 
 
 def stream_parquet(
@@ -187,62 +130,43 @@ def stream_parquet(
 ):
     """:func:`score_parquet`, also returning the number of queries each mean covers."""
     pq = import_pyarrow()
-    names = metric_names(metrics)
-    check_weights(sample_weight_col, sample_weight)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
         raise TypeError(f"batch_size must be an int >= 1, got {batch_size!r}.")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size!r}.")
-    for key in ("y_true", "y_score", "qid", "metrics", "doc_id"):
-        if key in options:
-            raise TypeError(
-                f"{key!r} is not an option here: the rows come from the file's "
-                "columns (qid_col, label_col, score_col, doc_col, sample_weight_col)."
-            )
-    where = str(path)
-    file = pq.ParquetFile(path)
-    wanted = {
+    cols = {
         "qid_col": qid_col,
         "label_col": label_col,
         "score_col": score_col,
         "doc_col": doc_col,
         "sample_weight_col": sample_weight_col,
     }
-    check_columns(file.schema_arrow.names, wanted, where)
-    read = list(dict.fromkeys(c for c in wanted.values() if c is not None))
-    columns = dict(wanted, sample_weight=sample_weight, options=options)
-    rules = averaging(options.get("convention"), options.get("empty"))
-    scorer = _Scorer(where, names, rules, columns, options.get("queries"))
+    spec = setup(metrics, cols, sample_weight, options, "the file")
+    where = str(path)
+    file = pq.ParquetFile(path)
+    check_columns(file.schema_arrow.names, cols, where)
+    chunks = read_predictions_chunks(
+        path, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
+        weight=sample_weight_col, chunk_rows=batch_size,
+    )  # fmt: skip
+    # Whole queries, rows checked as read_predictions does, numbered from 0.
+    batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
-    bar = _progress_bar(file.metadata.num_rows, progress)
-    carry = None
-    first_row = 0  # file row of the first row of ``carry``
+    bar = progress_bar(file.metadata.num_rows, progress)
+    parts, weighted = [], False
     try:
-        for batch in file.iter_batches(batch_size=batch_size, columns=read):
-            frame = batch.to_pandas()
-            if carry is not None and len(carry):
-                frame = pd.concat([carry, frame], ignore_index=True)
-            starts = _run_starts(frame[qid_col].to_numpy())
-            if starts.shape[0] == 0:
-                continue
-            done = int(starts[-1])  # rows before the last query are complete
-            keys = frame[qid_col].to_numpy()[starts[:-1]]
-            check.add(np.asarray(keys), first_row + starts[:-1])
-            scorer.score(frame.iloc[:done], first_row)
-            carry = frame.iloc[done:]
-            first_row += done
-            if bar is not None:
-                bar.update(batch.num_rows)
-        if carry is not None and len(carry):
-            key = carry[qid_col].to_numpy()[:1]
-            check.add(np.asarray(key), np.array([first_row]))
-            scorer.score(carry, first_row)
+        for first_row, piece in whole_queries(
+            batches, qid_col, check, bar, aligned=True
+        ):
+            try:
+                sums, weighted = piece_sums(piece, spec)
+            except (ValueError, TypeError) as exc:
+                last = first_row + len(piece) - 1
+                raise type(exc)(f"{where}, rows {first_row}-{last}: {exc}") from exc
+            parts.append(sums)
     finally:
         if bar is not None:
             bar.close()
-    if not scorer.parts:
-        raise ValueError(f"{where} has no rows; at least one row is required.")
-    means = combine(scorer.parts, names, rules, weighted=scorer.weighted)
-    parts = np.asarray(scorer.parts, dtype=np.float64).reshape(len(scorer.parts), -1)
-    counts = {name: int(parts[:, N_SUMS * j + 2].sum()) for j, name in enumerate(names)}
-    return means, counts
+    return finish(
+        parts, spec, weighted, f"{where} has no rows; at least one row is required."
+    )

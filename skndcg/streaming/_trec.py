@@ -2,67 +2,25 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
-from .._partial._means import N_SUMS, averaging, combine, metric_names, partial_sums
-from ..io import join_run_qrels, read_trec_qrels
+from .._partial._driver import finish, piece_sums, progress_bar, setup, whole_queries
+from ..io import join_run_qrels, read_trec_qrels, read_trec_run_chunks
 from ._order import GroupedCheck
-from ._parquet import _progress_bar, _run_starts
-
-_FIELDS = ["qid", "q0", "doc_id", "rank", "score", "tag"]
 
 
-def _chunks(path, batch_lines):
-    """The run's lines as frames of at most ``batch_lines`` rows, in file order."""
-    try:
-        reader = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=_FIELDS,
-            usecols=[0, 2, 4],
-            dtype={"qid": str, "doc_id": str, "score": str},
-            comment="#",
-            chunksize=batch_lines,
-            compression="infer",
-            engine="c",
-        )
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path} is empty: a run needs at least one line.") from None
-    first = 0
-    try:
-        for frame in reader:
-            if len(frame) == 0:
-                continue
-            score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(float)
-            bad = ~np.isfinite(score)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(
-                    f"{path}: run line {first + i + 1} (counting lines with a "
-                    f"result): score {frame['score'].iloc[i]!r} is not a finite "
-                    "number."
-                )
-            if frame["doc_id"].isna().any():
-                i = int(np.flatnonzero(frame["doc_id"].isna().to_numpy())[0])
-                raise ValueError(
-                    f"{path}: run line {first + i + 1} (counting lines with a "
-                    "result) has fewer than six fields."
-                )
-            yield first, pd.DataFrame(
-                {"qid": frame["qid"].to_numpy(), "doc_id": frame["doc_id"].to_numpy(),
-                 "score": score}
-            )  # fmt: skip
-            first += len(frame)
-    except pd.errors.ParserError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    except pd.errors.EmptyDataError:
-        pass
-    if first == 0:
-        raise ValueError(f"{path} is empty: a run needs at least one line.")
+def _chunks(reader):
+    """The run's rows as frames of at most ``batch_lines`` rows, in file order,
+    from :func:`skndcg.io.read_trec_run_chunks` (the rules, values and errors
+    of :func:`skndcg.io.read_trec_run`)."""
+    for chunk in reader:
+        frame = pd.DataFrame(
+            {"qid": chunk["qid"].to_numpy(dtype=object), "doc_id": chunk["doc_id"],
+             "score": chunk["score"].to_numpy()}
+        )  # fmt: skip
+        frame.attrs["path"] = chunk.attrs["path"]
+        yield frame
 
 
 def score_trec_run(
@@ -75,6 +33,7 @@ def score_trec_run(
     depth=None,
     batch_lines=1 << 20,
     progress=None,
+    return_counts=False,
     **options,
 ):
     """Means of ranking metrics of a TREC run too large for memory.
@@ -110,11 +69,16 @@ def score_trec_run(
         only when standard error is a terminal.
     **options
         Other keywords of :func:`skndcg.metrics.grouped_ranking_scores`.
+    return_counts : bool, default=False
+        Also return the number of queries each mean covers.
 
     Returns
     -------
     scores : dict
         Metric name (as given) to its mean over queries.
+    counts : dict
+        Metric name to the number of queries its mean covers; only with
+        ``return_counts=True``.
 
     Examples
     --------
@@ -129,10 +93,11 @@ def score_trec_run(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'map': 0.25, 'p@2': 0.5}
     """
-    return stream_trec_run(
+    means, counts = stream_trec_run(
         run, qrels, metrics, convention=convention, all_judged=all_judged,
         depth=depth, batch_lines=batch_lines, progress=progress, **options,
-    )[0]  # fmt: skip
+    )  # fmt: skip
+    return (means, counts) if return_counts else means
 
 
 def stream_trec_run(
@@ -140,7 +105,6 @@ def stream_trec_run(
     batch_lines=1 << 20, progress=None, **options,
 ):  # fmt: skip
     """:func:`score_trec_run`, also returning the number of queries each mean covers."""
-    names = metric_names(metrics)
     if isinstance(batch_lines, bool) or not isinstance(batch_lines, int | np.integer):
         raise TypeError(f"batch_lines must be an int >= 1, got {batch_lines!r}.")
     if batch_lines < 1:
@@ -148,49 +112,35 @@ def stream_trec_run(
     for key in ("doc_id", "nan_score", "queries"):
         if key in options:
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
+    queries = "judged" if all_judged else "retrieved"
+    kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
+    spec = setup(metrics, _COLUMNS, None, kw, "the run")
     where = str(run)
-    if not os.path.exists(where):
-        raise FileNotFoundError(f"run file {where} does not exist.")
+    reader = read_trec_run_chunks(run, chunk_lines=batch_lines)  # checks the path
     judged = read_trec_qrels(qrels)
     judged["qid"] = judged["qid"].astype(str)
     by_query = {q: rows for q, rows in judged.groupby("qid", sort=False)}
-    queries = "judged" if all_judged else "retrieved"
-    rules = averaging(convention, options.get("empty"))
-    kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
-    parts: list[np.ndarray] = []
-    answered: set = set()
+    parts, answered, weighted = [], set(), False
 
-    def score(frame):
-        keys = pd.unique(frame["qid"])
-        answered.update(keys.tolist())
-        wanted = [by_query[k] for k in keys if k in by_query]
-        if not wanted:
-            return
-        data = join_run_qrels(frame, pd.concat(wanted), depth=depth)
-        _add(parts, data, names, rules, queries, kw)
+    def score(run_rows, judgments):
+        nonlocal weighted
+        data = join_run_qrels(run_rows, judgments, depth=depth)
+        frame = pd.DataFrame(
+            {"qid": data.qid, "doc_id": data.doc_id, "y_true": data.y_true,
+             "y_score": data.y_score}
+        )  # fmt: skip
+        sums, weighted = piece_sums(frame, spec)
+        parts.append(sums)
 
     check = GroupedCheck(where, "qid")
-    bar = _progress_bar(None, progress)
-    carry = None
-    carry_first = 0  # run line (counting result lines, from 0) of carry's first row
+    bar = progress_bar(None, progress)
     try:
-        for first, frame in _chunks(where, batch_lines):
-            n_new = len(frame)
-            if carry is not None and len(carry):
-                first = carry_first
-                frame = pd.concat([carry, frame], ignore_index=True)
-            starts = _run_starts(frame["qid"].to_numpy())
-            done = int(starts[-1])
-            keys = np.asarray(frame["qid"].to_numpy()[starts[:-1]], dtype=object)
-            check.add(keys, first + starts[:-1])
-            score(frame.iloc[:done])
-            carry, carry_first = frame.iloc[done:], first + done
-            if bar is not None:
-                bar.update(n_new)
-        if carry is not None and len(carry):
-            key = np.asarray(carry["qid"].to_numpy()[:1], dtype=object)
-            check.add(key, np.array([carry_first]))
-            score(carry)
+        for _, piece in whole_queries(_chunks(reader), "qid", check, bar):
+            keys = pd.unique(piece["qid"])
+            answered.update(keys.tolist())
+            wanted = [by_query[k] for k in keys if k in by_query]
+            if wanted:
+                score(piece, pd.concat(wanted))
     finally:
         if bar is not None:
             bar.close()
@@ -199,22 +149,19 @@ def stream_trec_run(
         missing = [rows for q, rows in by_query.items() if q not in answered]
         if missing:
             empty = pd.DataFrame({"qid": [], "doc_id": [], "score": []})
-            data = join_run_qrels(empty, pd.concat(missing), depth=depth)
-            _add(parts, data, names, rules, queries, kw)
-    if not parts:
-        raise ValueError(
-            f"no query of {where} has judgments in {qrels}; do the query ids of "
-            "the two files match?"
-        )
-    means = combine(parts, names, rules, weighted=False)
-    total = np.sum(np.asarray(parts, dtype=np.float64), axis=0)
-    return means, {name: int(total[N_SUMS * j + 2]) for j, name in enumerate(names)}
+            score(empty, pd.concat(missing))
+    return finish(
+        parts, spec, weighted,
+        f"no query of {where} has judgments in {qrels}; do the query ids of the "
+        "two files match?",
+    )  # fmt: skip
 
 
-def _add(parts, data, names, rules, queries, kw):
-    from ..metrics import ranking_report
-
-    report = ranking_report(
-        data.y_true, data.y_score, data.qid, metrics=names, doc_id=data.doc_id, **kw
-    )
-    parts.append(partial_sums(report, names, rules, queries=queries))
+# The columns of the joined rows each piece is scored from.
+_COLUMNS = {
+    "qid_col": "qid",
+    "label_col": "y_true",
+    "score_col": "y_score",
+    "doc_col": "doc_id",
+    "sample_weight_col": None,
+}

@@ -1,0 +1,172 @@
+"""The partial-result driver: what Dask, Spark and the streamed files share.
+
+Every front end that scores data piece by piece does the same steps, written
+once here:
+
+1. :func:`setup` checks the arguments and resolves the metric names, the
+   averaging rules and the column mapping (a :class:`Spec`);
+2. :func:`piece_sums` scores one piece of whole queries with the in-memory
+   report and reduces it to partial sums;
+3. :func:`whole_queries` turns batches read in order into pieces of whole
+   queries, carrying the last (maybe unfinished) query to the next batch;
+4. :func:`finish` adds the sums up into the means and the query counts;
+5. :func:`progress_bar` is the one progress rule (shown when asked, or when
+   standard error is a terminal, after a few seconds).
+
+The front ends only lay their data out (a shuffle, a grouping, a file read in
+order) and call these.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._means import N_SUMS, averaging, combine, metric_names, partial_sums
+from ._pieces import check_weights, label_sums, report_piece
+
+#: Keywords a front end sets from its columns, so a caller may not pass them.
+RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+
+
+@dataclass
+class Spec:
+    """What every piece is scored with."""
+
+    names: list  # metric names, as given
+    rules: object  # the averaging rules of the convention
+    columns: dict  # qid_col, label_col, ... sample_weight, options
+    queries: object  # the ``queries`` option (which queries count)
+
+
+def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
+    """Check the arguments once and return the :class:`Spec` of the pieces.
+
+    ``cols`` maps ``qid_col``, ``label_col``, ``score_col``, ``doc_col`` and
+    ``sample_weight_col`` to column names (or None); ``source`` names the
+    table in messages (``"ddf"``, ``"the file"``).
+    """
+    names = metric_names(metrics)
+    for key in reserved:
+        if key in options:
+            raise TypeError(
+                f"{key!r} is not an option here: the rows come from {source}'s "
+                "columns (qid_col, label_col, score_col, doc_col, "
+                "sample_weight_col)."
+            )
+    check_weights(cols.get("sample_weight_col"), sample_weight)
+    columns = dict(cols, sample_weight=sample_weight, options=options)
+    rules = averaging(options.get("convention"), options.get("empty"))
+    return Spec(names, rules, columns, options.get("queries"))
+
+
+def sum_columns(names) -> list[str]:
+    """Names of the partial sums of ``names`` (a table's columns)."""
+    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
+
+
+def report_of(frame, spec, qid=None):
+    """The in-memory report of a piece of whole queries."""
+    return report_piece(frame, spec.names, qid=qid, **spec.columns)
+
+
+def sums_of(frame, report, spec, qid=None):
+    """The partial sums of a piece, from its report."""
+    label_sum = None
+    if spec.rules.empty_rule == "label_sum" and len(frame):
+        label_sum = label_sums(
+            frame,
+            report,
+            label_col=spec.columns["label_col"],
+            qid_col=spec.columns["qid_col"],
+            qid=qid,
+        )
+    return partial_sums(
+        report, spec.names, spec.rules, queries=spec.queries, label_sum=label_sum
+    )
+
+
+def piece_sums(frame, spec, qid=None):
+    """``(partial sums, weighted)`` of a piece of whole queries."""
+    report = report_of(frame, spec, qid)
+    return sums_of(frame, report, spec, qid), "weight" in report.columns
+
+
+def run_starts(q: np.ndarray) -> np.ndarray:
+    """Row where each run of equal query ids starts."""
+    if q.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.flatnonzero(q[1:] != q[:-1]) + 1
+    return np.concatenate([[0], change])
+
+
+def whole_queries(batches, qid_col, check, bar=None, aligned=False):
+    """``(first row, piece)`` of whole queries from ``batches`` read in order.
+
+    Each batch but the last may end inside a query: its rows are carried to
+    the next batch (unless ``aligned``: the reader already ends every batch
+    at the end of a query, and nothing is copied). ``check`` (a
+    ``GroupedCheck``-like object with ``add(keys, rows)``) is told each
+    finished query and its first row, counted over all batches; ``bar`` is
+    updated by the rows of each batch.
+    """
+    carry, first_row = None, 0  # file row of the first row of ``carry``
+    for batch in batches:
+        n_new = len(batch)
+        frame = batch
+        if carry is not None and len(carry):
+            frame = pd.concat([carry, batch], ignore_index=True)
+        ids = frame[qid_col].to_numpy()
+        starts = run_starts(ids)
+        if starts.shape[0] == 0:
+            continue
+        if aligned:
+            check.add(np.asarray(ids[starts]), first_row + starts)
+            yield first_row, frame
+            first_row += len(frame)
+            if bar is not None:
+                bar.update(n_new)
+            continue
+        done = int(starts[-1])  # rows before the last query are complete
+        check.add(np.asarray(ids[starts[:-1]]), first_row + starts[:-1])
+        if done:
+            yield first_row, frame.iloc[:done]
+        carry = frame.iloc[done:]
+        first_row += done
+        if bar is not None:
+            bar.update(n_new)
+    if carry is not None and len(carry):
+        check.add(np.asarray(carry[qid_col].to_numpy()[:1]), np.array([first_row]))
+        yield first_row, carry
+
+
+def finish(parts, spec, weighted, empty_message):
+    """``(means, query count per metric)`` from the partial sums of every piece."""
+    parts = np.asarray(parts, dtype=np.float64)
+    if parts.size == 0 or parts.reshape(len(parts), -1)[:, -1].sum() == 0:
+        raise ValueError(empty_message)
+    parts = parts.reshape(len(parts), -1)
+    means = combine(parts, spec.names, spec.rules, weighted=weighted)
+    counts = {
+        name: int(parts[:, N_SUMS * j + 2].sum()) for j, name in enumerate(spec.names)
+    }
+    return means, counts
+
+
+def progress_bar(total, progress, unit="rows"):
+    """A progress bar shown after a few seconds, or None: when ``progress`` is
+    True, or None and standard error is a terminal."""
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=unit, unit_scale=True, delay=3, file=sys.stderr)
+
+
+def wants_progress(progress):
+    """The progress rule alone: whether a bar is shown."""
+    return sys.stderr.isatty() if progress is None else bool(progress)

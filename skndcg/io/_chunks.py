@@ -1,0 +1,155 @@
+"""Large Parquet predictions, read whole queries at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..utils._optional import import_optional
+from . import _text
+from ._columns import _check_flat, _read_schema
+
+
+def read_predictions_chunks(
+    path, *, qid, label, score, doc=None, weight=None, chunk_rows=1 << 20
+):
+    """Read a Parquet predictions file in chunks of whole queries, in file order.
+
+    The rows are checked as :func:`read_predictions` checks them (the same
+    messages, naming the file's rows), a chunk at a time, so that a file larger
+    than memory can be scored query by query (as
+    :func:`skndcg.streaming.score_parquet` does). A chunk ends where the query
+    id changes, so a query whose rows are together in the file is never split
+    between two chunks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A Parquet file, whatever its name (needs pyarrow).
+    qid, label, score : str
+        Names of the query id, relevance label and score columns.
+    doc : str or None, default=None
+        Name of a document id column, if any.
+    weight : str or None, default=None
+        Name of a per-row weight column, if any (read, not checked).
+    chunk_rows : int, default=1048576
+        Rows read at a time; a chunk holds about as many (more when one query
+        is longer).
+
+    Yields
+    ------
+    chunk : pandas.DataFrame
+        The named columns as stored, indexed by the file's row numbers.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_predictions` does; raised when the chunk holding the
+        bad row is read.
+
+    See Also
+    --------
+    read_predictions : The whole file at once.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from skndcg.io import read_predictions_chunks
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.parquet")
+    >>> pd.DataFrame({"q": [1, 1, 2], "y": [1, 0, 1],
+    ...               "s": [0.5, 0.2, 0.9]}).to_parquet(path)
+    >>> chunks = read_predictions_chunks(path, qid="q", label="y", score="s",
+    ...                                  chunk_rows=1)
+    >>> [chunk.index.tolist() for chunk in chunks]
+    [[0, 1], [2]]
+    """
+    name = _text.check_path(path, "predictions file")
+    wanted = {"qid": qid, "label": label, "score": score}
+    for arg, col in (("doc", doc), ("weight", weight)):
+        if col is not None:
+            wanted[arg] = col
+    for arg, col in wanted.items():
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer):
+        raise TypeError(f"chunk_rows must be an int >= 1, got {chunk_rows!r}.")
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows!r}.")
+    columns = list(_read_schema(name).names)
+    for arg, col in wanted.items():
+        if col not in columns:
+            raise ValueError(
+                f"{name} has no column {col!r} (passed as {arg}=); its columns "
+                f"are {columns}."
+            )
+    _check_flat(name, wanted)
+    return _parquet_chunks(name, wanted, int(chunk_rows))
+
+
+def _parquet_chunks(name, wanted, chunk_rows):
+    pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+    checked = {k: v for k, v in wanted.items() if k != "weight"}
+    use = list(dict.fromkeys(wanted.values()))
+    carry, row = None, 0
+    for batch in pq.ParquetFile(name).iter_batches(batch_size=chunk_rows, columns=use):
+        frame = batch.to_pandas()
+        start = row
+        if carry is not None and len(carry):
+            start = int(carry.index[0])  # the carried rows come just before
+            frame = pd.concat([carry, frame], ignore_index=True)
+        row += batch.num_rows
+        frame.index = pd.RangeIndex(start, row)  # the file's row numbers
+        q = frame[wanted["qid"]].to_numpy()
+        change = np.flatnonzero(q[1:] != q[:-1]) + 1
+        if len(change) == 0:
+            carry = frame
+            continue
+        done = int(change[-1])
+        carry = frame.iloc[done:]
+        yield _check_chunk(frame.iloc[:done], name, checked)
+    if carry is not None:
+        yield _check_chunk(carry, name, checked)
+    elif row == 0:
+        raise ValueError(f"{name} has no rows.")
+
+
+def _check_chunk(frame, name, wanted):
+    """``frame`` once its rows pass :func:`read_predictions`' checks (the same
+    errors); plain numeric columns are checked in place, without a copy."""
+    quick = {k: v for k, v in wanted.items() if k not in ("label", "score")}
+    for arg, allow_nan in (("label", False), ("score", True)):
+        values = frame[wanted[arg]].to_numpy()
+        kind = values.dtype.kind
+        if kind in "iub":
+            continue  # integers and booleans hold no NaN nor infinity
+        if kind == "f":
+            bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
+            if not bad.any():
+                continue
+        quick[arg] = wanted[arg]  # checked as read_predictions does
+    _check_rows(frame, name, quick)
+    return frame
+
+
+def _check_rows(frame, name, wanted):
+    from ._columns import _check_pairs, _numbers, _where
+
+    for arg in ("qid", "doc"):
+        if arg not in wanted:
+            continue
+        missing = frame[wanted[arg]].isna().to_numpy()
+        if missing.any():
+            row = int(frame.index[np.flatnonzero(missing)[0]])
+            raise ValueError(
+                f"{_where(name, True, row)}: {arg} column {wanted[arg]!r} is "
+                "empty; every row needs one."
+            )
+    if "doc" in wanted:
+        _check_pairs(
+            name, True, frame, frame[wanted["qid"]].to_numpy(),
+            frame[wanted["doc"]].to_numpy(),
+        )  # fmt: skip
+    for arg, allow_nan in (("label", False), ("score", True)):
+        if arg in wanted:
+            _numbers(frame, wanted[arg], name, True, arg, allow_nan)
