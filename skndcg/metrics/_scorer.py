@@ -27,6 +27,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from skndcg.utils._query_ids import _has_column, resolve_qid
 
 from ..utils._docstrings import with_references
+from ..utils._leak import check_query_overlap
 from ._docstrings import REFERENCES
 from ._engine import check_k
 from ._ranking import grouped_ranking_scores
@@ -133,6 +134,7 @@ class _RankingScorer:
             if qid is None and not _has_column(X, qid_col):
                 raise ValueError(f"{exc} {_hint_no_ids()}") from None
             raise
+        check_query_overlap(estimator, qid, caller=caller)
         n_rows = qid.shape[0]
         n_labels = len(y_true)
         if n_labels != n_rows:
