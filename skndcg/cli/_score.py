@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from . import _summary
 from ._output import fmt, render
 
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
@@ -101,6 +102,13 @@ def add_parser(sub):
         "--format", choices=FORMATS, default="table", help="output (default: table)"
     )
     score.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 instead of scoring when a query is skipped, a run "
+        "query has no judgments, a judged query has no results or a score cell "
+        "is empty (also reads large files in memory to count them)",
+    )
+    score.add_argument(
         "--ci",
         action="store_true",
         help="add a 95%% bootstrap interval over queries (1000 resamples, seed 0)",
@@ -167,6 +175,7 @@ def _load(args):
     codes, names = pd.factorize(data.qid, sort=True)
     qid = codes.astype(np.int64)
     y_score = data.y_score.copy()
+    args.empty_cells = int(np.isnan(y_score).sum())  # for the summary
     order = None
     if data.doc_id is not None:
         order = _join.docno_order(qid, y_score, pd.Series(data.doc_id, dtype="str"))
@@ -248,6 +257,8 @@ def _streamed_trec(args, metrics):
 
 def _streamed(args, metrics):
     """Means and query count of a large Parquet file read in batches, or None."""
+    if args.strict:
+        return None  # --strict counts what the summary says, in memory
     if args.qrels is not None:
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
@@ -311,6 +322,11 @@ def _score(args):
     )
     # One evaluation gives the per-query rows and the means.
     report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
+    summary = _summary.build(
+        report, qid, y_score, len(names), trec=args.qrels is not None,
+        empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
+    )  # fmt: skip
+    _summary.report(summary, strict=args.strict)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None
@@ -329,7 +345,8 @@ def _score(args):
         except OSError as exc:
             raise UsageError(f"cannot write --per-query file: {exc}") from None
     per_query = counted if args.format == "trec" and args.per_query else None
-    print(render(args.format, metrics, means, cis, len(counted), per_query, tag))
+    text = render(args.format, metrics, means, cis, len(counted), per_query, tag)
+    print(_summary.in_json(text, summary) if args.format == "json" else text)
     return _verdict(means, thresholds)
 
 
