@@ -6,10 +6,11 @@ import argparse
 import math
 import os
 import sys
+import zlib
 
 import numpy as np
 
-from . import _summary
+from . import _safety, _summary
 from ._output import fmt, render
 
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
@@ -29,8 +30,23 @@ def _positive_int(text):
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if not 1 <= value <= _INT64_MAX:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer up to {_INT64_MAX}, got {text!r}"
+        )
+    return value
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _positive_number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
 
 
@@ -96,7 +112,10 @@ def add_parser(sub):
         help="keep each query's N best retrieved documents (trec_eval -M N)",
     )
     score.add_argument(
-        "--per-query", metavar="OUT.csv", help="write one row per query to a CSV"
+        "--per-query",
+        metavar="OUT.csv",
+        help="write one row per query to a CSV (written whole or not at all); "
+        "'-' writes it to stdout and the means to stderr",
     )
     score.add_argument(
         "--format", choices=FORMATS, default="table", help="output (default: table)"
@@ -121,6 +140,22 @@ def add_parser(sub):
         type=_threshold,
         default=[],
         help="exit with code 1 when a metric's mean is below VALUE",
+    )
+    score.add_argument(
+        "--pipe-limit-mb",
+        metavar="MiB",
+        type=_positive_int,
+        default=_safety.PIPE_LIMIT_MB,
+        help="refuse an input pipe or device longer than this (default: "
+        f"{_safety.PIPE_LIMIT_MB})",
+    )
+    score.add_argument(
+        "--pipe-timeout",
+        metavar="SECONDS",
+        type=_positive_number,
+        default=_safety.PIPE_TIMEOUT,
+        help="refuse an input pipe with no data and no end within this time "
+        f"(default: {_safety.PIPE_TIMEOUT:g})",
     )
     return score
 
@@ -338,16 +373,30 @@ def _score(args):
             ci = bootstrap_ci(counted[m].to_numpy(), random_state=0)
             cis[m] = (ci.low, ci.high)
     if args.per_query is not None:
-        try:
-            # Queries with nothing retrieved are not evaluated (trec_eval -q).
-            shown = report[report["skipped"] != "nothing retrieved"]
-            shown.to_csv(args.per_query, index=False)
-        except OSError as exc:
-            raise UsageError(f"cannot write --per-query file: {exc}") from None
+        # Queries with nothing retrieved are not evaluated (trec_eval -q).
+        shown = report[report["skipped"] != "nothing retrieved"]
+        _write_per_query(shown, args.per_query)
     per_query = counted if args.format == "trec" and args.per_query else None
     text = render(args.format, metrics, means, cis, len(counted), per_query, tag)
-    print(_summary.in_json(text, summary) if args.format == "json" else text)
+    text = _summary.in_json(text, summary) if args.format == "json" else text
+    print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
+
+
+def _write_per_query(shown, path):
+    """The per-query CSV, to stdout for ``-``, else written atomically."""
+    if path == "-":
+        shown.to_csv(sys.stdout, index=False)
+        return
+    from ..utils._atomic import atomic_write
+
+    try:
+        with atomic_write(path, newline="") as fh:
+            shown.to_csv(fh, index=False)
+    except OSError as exc:
+        raise UsageError(f"cannot write --per-query file: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"--per-query: {exc}") from None
 
 
 def _verdict(means, thresholds):
@@ -368,7 +417,6 @@ def _spool(args, stack):
     into a temporary folder, since the readers may need to read a file more than
     once; return {copy: original} for the messages. The folder is made only when
     needed and removed when ``stack`` closes."""
-    import shutil
     import tempfile
     from pathlib import Path
 
@@ -384,11 +432,21 @@ def _spool(args, stack):
                 tempfile.TemporaryDirectory(prefix="skndcg-score-")
             )
         copy = str(Path(folder) / f"{attr}-{Path(path).name}")
-        with open(path, "rb") as src, open(copy, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
+        _safety.copy_stream(
+            path, copy, limit_mb=args.pipe_limit_mb, timeout=args.pipe_timeout
+        )
         copies[copy] = str(path)
         setattr(args, attr, copy)
     return copies
+
+
+# Errors in the data or the command line: exit code 2 with one line. The
+# readers turn what they can into a ValueError naming file and line; these
+# others name at least the message.
+_DATA_ERRORS = (
+    ValueError, TypeError, OSError, ImportError, OverflowError, EOFError,
+    zlib.error, MemoryError,
+)  # fmt: skip
 
 
 def run(args):
@@ -400,8 +458,13 @@ def run(args):
         with contextlib.ExitStack() as stack:
             copies = _spool(args, stack)
             return _score(args)
-    except (UsageError, ValueError, TypeError, OSError, ImportError) as exc:
+    except BrokenPipeError:
+        raise  # stdout's reader went away: not an input error (see _safety)
+    except (UsageError, *_DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
+        if isinstance(exc, OverflowError):
+            inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)
+            message = f"a number in {inputs} is beyond the 64-bit range: {message}"
         for copy, original in copies.items():  # name the files as given
             message = message.replace(copy, original)
         print(f"skndcg score: error: {message}", file=sys.stderr)

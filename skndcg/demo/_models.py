@@ -58,7 +58,8 @@ def build_search(cv, label_gain, *, quick, random_state):
         import lightgbm as lgb
     except ImportError as exc:
         raise ImportError(
-            "the demo's ranker needs LightGBM: pip install 'skndcg[lightgbm]'"
+            "the demo's ranker needs LightGBM: pip install lightgbm (or, from "
+            "a checkout of skndcg, pip install -e '.[lightgbm]')"
         ) from exc
 
     drop_ids = ColumnTransformer(

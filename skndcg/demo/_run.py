@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..utils._atomic import atomic_write, safe_target
 from . import DEFAULT_OUT, _data, _plots, _report
 from ._intervals import holdout_intervals, metric_curves
 from ._models import (
@@ -183,6 +184,9 @@ def run_demo(
     stream = sys.stdout if stream is None else stream
     say = _Progress(stream)
     out, modes = _check_options(out, negatives, n_negatives, min_history)
+    planned = ["results.csv", "results.md", "cv_folds.png"]
+    for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:
+        safe_target(out / name)  # a link out of --out: refused before the work
 
     ratings, source = _data.load(data, fetch, quick, random_state)
     n_all = len(ratings)
@@ -216,7 +220,8 @@ def run_demo(
 
     out.mkdir(parents=True, exist_ok=True)
     results = pd.concat([r["results"] for r in runs.values()], ignore_index=True)
-    results.to_csv(out / "results.csv", index=False)
+    with atomic_write(out / "results.csv", newline="") as fh:
+        results.to_csv(fh, index=False)
     summary = [
         f"Data: {source}, {len(ratings):,} ratings; hold-out from {cut:%Y-%m} "
         f"({share:.1%} of the time span). Queries: user x month, users with at "
