@@ -130,9 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    from ._notes import announce_first_compile
     from ._safety import guarded
 
-    return guarded(f"skndcg {args.command}", _run, args)
+    prog = f"skndcg {args.command}"
+    with announce_first_compile(prog):
+        return guarded(prog, _run, args)
 
 
 def _run(args) -> int:

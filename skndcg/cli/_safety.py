@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import signal
 import sys
@@ -118,3 +119,14 @@ def copy_stream(path, dest, *, limit_mb, timeout):
                 out.write(chunk)
     finally:
         os.close(fd)
+
+
+def cli_hint(message):
+    """Replace a hint meant for the Python API by what works on the command line."""
+    return re.sub(
+        r"pass a callable gain[^.]*",
+        "from the command line, --convention trec_eval counts them as "
+        "non-relevant (gain 0); scoring negative gains as they are needs the "
+        "Python API (gain=lambda y: y)",
+        message,
+    )

@@ -465,6 +465,7 @@ def run(args):
         if isinstance(exc, OverflowError):
             inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)
             message = f"a number in {inputs} is beyond the 64-bit range: {message}"
+        message = _safety.cli_hint(message)
         for copy, original in copies.items():  # name the files as given
             message = message.replace(copy, original)
         print(f"skndcg score: error: {message}", file=sys.stderr)

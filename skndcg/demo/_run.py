@@ -17,6 +17,7 @@ from ._models import (
     METRICS,
     RANKER,
     REFIT,
+    ProgressScorer,
     build_search,
     fold_table,
     holdout_scores,
@@ -107,6 +108,9 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     group = {"group_col": "qid", "time_col": "window_start"}
     cv = GroupTimeSeriesSplit(n_splits=2 if args["quick"] else 3, **group)
     search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
+    search.scoring = ProgressScorer(
+        search.scoring, say, f"[{mode}, N={n_neg}]", search.param_grid, cv.n_splits
+    )
     # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
     # so the training gain is the rating, the gain the metrics report.
     search.fit(X_dev, codes_dev)

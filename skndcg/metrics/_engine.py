@@ -218,11 +218,15 @@ def evaluate(
     y_in = as_1d(y_true, "y_true")
     if y_in.dtype.kind in "biu":
         y, n_hist = label_range(y_in)
+        known_nonnegative = n_hist > 0
     else:
         y = labels(y_in)
-        n_hist = hist_size(y)
-        if n_hist:  # integers held as floats: the integer kernels take them
-            y = y.astype(np.int64)
+        # Float labels stay float64 for the float kernels: an int64 copy for
+        # the histogram kernels would add a third of the inputs to the peak
+        # memory (benchmarks/bench_memory.py). Their range still tells
+        # prepare_labels they are >= 0.
+        n_hist = 0
+        known_nonnegative = hist_size(y) > 0
     s, nan_mask = scores(y_score, allow_nan=nan_score == "unretrieved")
     n = y.shape[0]
     if s.shape[0] != n:
@@ -232,7 +236,7 @@ def evaluate(
     if conv.score_dtype == "float32":
         s = s.astype(np.float32).astype(np.float64)
     # Labels fit for the histogram are known to be small and >= 0.
-    y = prepare_labels(y, conv, conv.gain, nonnegative=n_hist > 0)
+    y = prepare_labels(y, conv, conv.gain, nonnegative=known_nonnegative)
     if conv.gain == "exponential":
         _check_exp_labels(y)
     if callable(conv.gain) or conv.labels in ("trec_eval", "ranx"):

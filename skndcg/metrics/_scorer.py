@@ -56,6 +56,22 @@ def _hint_no_ids() -> str:
     )
 
 
+class _OneMetricScores(dict):
+    """The dict of a one-metric list scorer; printed with how to get a number.
+
+    scikit-learn's cross_val_score and GridSearchCV(refit=True) need a number
+    and report a dict they got with ``%s``: the message then says what to do.
+    """
+
+    def __str__(self):
+        (name,) = self
+        return (
+            f"{dict.__repr__(self)} (a scorer made from a list of metrics returns "
+            f"a dict; for a single number pass the name alone: "
+            f"make_ranking_scorer({name!r}))"
+        )
+
+
 def _qid_col_of(estimator, qid_col):
     """The scorer's own ``qid_col``, else the estimator's, else ``"qid"``."""
     if qid_col is not None:
@@ -160,7 +176,9 @@ class _RankingScorer:
             sample_weight=sample_weight,
             **self._options,
         )
-        return scores[self._metrics[0]] if self._single else scores
+        if self._single:
+            return scores[self._metrics[0]]
+        return _OneMetricScores(scores) if len(scores) == 1 else scores
 
     def _accept_sample_weight(self):
         # Without routing, GridSearchCV forwards fit's sample_weight to scorers

@@ -17,7 +17,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 
 
 class QueryLeakWarning(UserWarning):
@@ -36,6 +35,8 @@ class QueryLeakWarning(UserWarning):
 
 def _hashes(qid) -> np.ndarray:
     """64-bit hash of every query id (integral floats hash as integers)."""
+    import pandas as pd  # only a fitted QueryRanker needs it
+
     arr = np.asarray(qid)
     if arr.dtype.kind == "f" and arr.size and np.all(np.mod(arr, 1) == 0):
         arr = arr.astype(np.int64)
