@@ -142,7 +142,7 @@ def test_calls_from_several_python_threads_at_once_give_identical_results():
         data = []
         for seed in range(8):
             rng = np.random.default_rng(seed)
-            q = rng.integers(0, 2000, 150_000)
+            q = rng.integers(0, 2000, 80_000)  # above PARALLEL_ROWS: threaded
             y = rng.integers(0, 4, q.size)
             data.append((y, np.round(rng.random(q.size), 2), q))
         names = ["ndcg@10", "map@10", "mrr", "p@5"]

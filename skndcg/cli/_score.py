@@ -75,7 +75,8 @@ def add_parser(sub):
         ),
         epilog=(
             f"Default metrics: {' '.join(DEFAULT_METRICS)}. Exit codes: 0 done, "
-            "1 a --fail-under threshold was missed, 2 usage or input error."
+            "1 a --fail-under threshold was missed, 2 usage or input error, "
+            "130/143 interrupted (SIGINT/SIGTERM), 141 standard output closed."
         ),
     )
     score.add_argument("input", metavar="RUN", help="TREC run, or predictions file")
