@@ -64,3 +64,27 @@ def test_demo_without_lightgbm_says_how_to_install_from_a_checkout(monkeypatch):
     monkeypatch.setitem(sys.modules, "lightgbm", None)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[lightgbm\]'"):
         build_search(3, [0, 1], quick=True, random_state=0)
+
+
+def test_trec_runs_are_written_whole(tmp_path):
+    from skndcg.io import read_trec_run, write_trec_run
+    from skndcg.io._text import write_lines
+
+    for name in ("run.txt", "run.txt.gz"):
+        path = tmp_path / name
+        write_trec_run(path, ["q1", "q1"], ["d1", "d2"], [0.5, 0.7], tag="t")
+        assert read_trec_run(path)["doc_id"].tolist() == ["d2", "d1"]
+
+        def lines():
+            yield "q1 Q0 d9 1 1.0 t\n"
+            raise RuntimeError("cut")
+
+        with pytest.raises(RuntimeError, match="cut"):
+            write_lines(path, lines())
+        assert read_trec_run(path)["doc_id"].tolist() == ["d2", "d1"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt", "run.txt.gz"]
+
+
+def test_a_device_is_written_in_place():
+    with atomic_write("/dev/null") as fh:
+        fh.write("gone")

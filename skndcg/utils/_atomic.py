@@ -8,6 +8,9 @@ line) removes the temporary file and leaves any previous version of the
 target untouched: a reader never sees half a file that ends on a newline and
 looks complete.
 
+A target that exists and is not a regular file (``/dev/stdout``, a named
+pipe) is written in place: a stream cannot be replaced.
+
 A target that is a symbolic link is followed only when it points inside the
 output folder (by default, the folder the link is in); a link to anywhere
 else is refused with a ``ValueError`` that names both paths, so that an
@@ -94,6 +97,11 @@ def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
     target = safe_target(path, folder)
     if "b" not in mode:
         open_kwargs.setdefault("encoding", "utf-8")
+    if target.exists() and not target.is_file():
+        # A device or pipe (/dev/stdout): written in place, as a stream.
+        with open(target, mode, **open_kwargs) as fh:
+            yield fh
+        return
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".part", dir=target.parent
     )
