@@ -22,13 +22,16 @@ limits, both options of ``skndcg score``:
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import math
 import os
 import re
 import select
 import signal
 import sys
 import time
+import zlib
 
 #: Default cap on what is copied from a pipe or device, in MiB.
 PIPE_LIMIT_MB = 2048
@@ -36,6 +39,62 @@ PIPE_LIMIT_MB = 2048
 PIPE_TIMEOUT = 30.0
 
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
+
+
+# Errors in the data or the command line: exit code 2 with one line. The
+# readers turn what they can into a ValueError naming file and line; these
+# others name at least the message.
+DATA_ERRORS = (
+    ValueError, TypeError, OSError, ImportError, OverflowError, EOFError,
+    zlib.error, MemoryError,
+)  # fmt: skip
+
+
+def positive_number(text):
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def add_arguments(score, positive_int):
+    """The ``--pipe-limit-mb`` and ``--pipe-timeout`` options of ``skndcg score``."""
+    score.add_argument(
+        "--pipe-limit-mb",
+        metavar="MiB",
+        type=positive_int,
+        default=PIPE_LIMIT_MB,
+        help="refuse an input pipe or device longer than this (default: "
+        f"{PIPE_LIMIT_MB})",
+    )
+    score.add_argument(
+        "--pipe-timeout",
+        metavar="SECONDS",
+        type=positive_number,
+        default=PIPE_TIMEOUT,
+        help="refuse an input pipe with no data and no end within this time "
+        f"(default: {PIPE_TIMEOUT:g})",
+    )
+
+
+def write_per_query(shown, path, usage_error):
+    """The per-query CSV, to stdout for ``-``, else written atomically."""
+    if path == "-":
+        shown.to_csv(sys.stdout, index=False)
+        return
+    from ..utils._atomic import atomic_write
+
+    try:
+        with atomic_write(path, newline="") as fh:
+            shown.to_csv(fh, index=False)
+    except OSError as exc:
+        raise usage_error(f"cannot write --per-query file: {exc}") from None
+    except ValueError as exc:
+        raise usage_error(f"--per-query: {exc}") from None
 
 
 class Terminated(BaseException):

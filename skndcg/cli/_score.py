@@ -6,7 +6,6 @@ import argparse
 import math
 import os
 import sys
-import zlib
 
 import numpy as np
 
@@ -38,16 +37,6 @@ def _positive_int(text):
 
 
 _INT64_MAX = 2**63 - 1
-
-
-def _positive_number(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
 
 
 def _threshold(text):
@@ -142,22 +131,7 @@ def add_parser(sub):
         default=[],
         help="exit with code 1 when a metric's mean is below VALUE",
     )
-    score.add_argument(
-        "--pipe-limit-mb",
-        metavar="MiB",
-        type=_positive_int,
-        default=_safety.PIPE_LIMIT_MB,
-        help="refuse an input pipe or device longer than this (default: "
-        f"{_safety.PIPE_LIMIT_MB})",
-    )
-    score.add_argument(
-        "--pipe-timeout",
-        metavar="SECONDS",
-        type=_positive_number,
-        default=_safety.PIPE_TIMEOUT,
-        help="refuse an input pipe with no data and no end within this time "
-        f"(default: {_safety.PIPE_TIMEOUT:g})",
-    )
+    _safety.add_arguments(score, _positive_int)
     return score
 
 
@@ -376,28 +350,12 @@ def _score(args):
     if args.per_query is not None:
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
         shown = report[report["skipped"] != "nothing retrieved"]
-        _write_per_query(shown, args.per_query)
+        _safety.write_per_query(shown, args.per_query, UsageError)
     per_query = counted if args.format == "trec" and args.per_query else None
     text = render(args.format, metrics, means, cis, len(counted), per_query, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
     print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
-
-
-def _write_per_query(shown, path):
-    """The per-query CSV, to stdout for ``-``, else written atomically."""
-    if path == "-":
-        shown.to_csv(sys.stdout, index=False)
-        return
-    from ..utils._atomic import atomic_write
-
-    try:
-        with atomic_write(path, newline="") as fh:
-            shown.to_csv(fh, index=False)
-    except OSError as exc:
-        raise UsageError(f"cannot write --per-query file: {exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"--per-query: {exc}") from None
 
 
 def _verdict(means, thresholds):
@@ -441,15 +399,6 @@ def _spool(args, stack):
     return copies
 
 
-# Errors in the data or the command line: exit code 2 with one line. The
-# readers turn what they can into a ValueError naming file and line; these
-# others name at least the message.
-_DATA_ERRORS = (
-    ValueError, TypeError, OSError, ImportError, OverflowError, EOFError,
-    zlib.error, MemoryError,
-)  # fmt: skip
-
-
 def run(args):
     """Run ``skndcg score`` with parsed arguments; returns the exit code."""
     import contextlib
@@ -461,7 +410,7 @@ def run(args):
             return _score(args)
     except BrokenPipeError:
         raise  # stdout's reader went away: not an input error (see _safety)
-    except (UsageError, *_DATA_ERRORS) as exc:
+    except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
         if isinstance(exc, OverflowError):
             inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)

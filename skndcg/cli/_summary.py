@@ -17,7 +17,9 @@ a score cell was empty (the unretrieved documents alone, which every TREC run
 has, print nothing), and the ``"summary"`` object of ``--format json``
 always. With ``--strict``,
 each of them except the unretrieved documents of a TREC run (which every run
-has: they are what recall measures) is an error with exit code 2.
+has: they are what recall measures) is an error with exit code 2. Files large
+enough to be streamed (see ``_streamed``) are counted only with ``--strict``,
+which reads them in memory; otherwise they get no summary.
 """
 
 from __future__ import annotations
