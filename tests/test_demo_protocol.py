@@ -208,7 +208,7 @@ def _imported_modules(path):
 def test_demo_uses_only_public_library_modules():
     """The application is built from public pieces: no private module of
     another package (a leading underscore) is imported, except the shared
-    file-writing helper (atomic writes, no link out of the output folder),
+    file-writing module (atomic writes, no link out of the output folder),
     which is infrastructure rather than library API."""
     bad = []
     for path in DEMO.glob("*.py"):
