@@ -82,6 +82,8 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_stream.py
 	$(PY) benchmarks/bench_trec.py
 	$(PY) benchmarks/bench_compare.py
+	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_datasets.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

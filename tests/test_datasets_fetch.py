@@ -122,7 +122,8 @@ def test_download_over_http_verifies_extracts_and_caches(served, home):
     assert df["genres"].tolist()[0] == "Comedy"
     # Only the extracted folder remains: no archive, no temporary files.
     assert leftovers(home) == ["ml-100k"]
-    assert sorted(os.listdir(home / "ml-100k")) == ["README", "u.data", "u.item"]
+    files = ["README", "u.data", "u.item"]
+    assert sorted(os.listdir(home / "ml-100k")) == [".skndcg-manifest.json", *files]
     # Later calls read the cache without touching the network.
     (root / "ml-100k.zip").unlink()
     again, items = fetch_movielens(

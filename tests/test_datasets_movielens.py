@@ -1,6 +1,5 @@
 """Tests of load_movielens on small files written in the real formats."""
 
-import time
 import zipfile
 
 import numpy as np
@@ -194,8 +193,9 @@ def test_round_trip_of_generated_data_in_the_real_format(tmp_path):
     pd.testing.assert_frame_equal(loaded_items, items)
 
 
-def test_large_file_is_read_quickly(tmp_path):
-    n = 300_000
+def test_a_larger_file_is_read_whole(tmp_path):
+    # How fast: benchmarks/bench_datasets.py (no wall-clock limits in tests).
+    n = 30_000
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(
         {
@@ -206,9 +206,7 @@ def test_large_file_is_read_quickly(tmp_path):
         }
     )
     frame.to_csv(tmp_path / "ratings.csv", index=False)
-    start = time.perf_counter()
     df = load_movielens(tmp_path)
-    assert time.perf_counter() - start < 3.0
     assert len(df) == n
     np.testing.assert_array_equal(df["item_id"], frame["movieId"])
 

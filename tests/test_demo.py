@@ -239,3 +239,21 @@ def test_run_demo_checks_its_options(tmp_path, kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         run_demo(out=tmp_path / "out", **kwargs)
+
+
+def test_grid_search_prints_progress_per_candidate_and_fold(quick_run):
+    _, text, _ = quick_run
+    for mode in ("uniform", "popularity"):
+        lines = [
+            ln for ln in text.splitlines() if f"[{mode}, N=50] grid search: c" in ln
+        ]
+        places = [re.search(r"candidate (\d/\d) .*fold (\d/\d)", ln) for ln in lines]
+        assert [m.groups() for m in places] == [
+            ("1/2", "1/2"),
+            ("1/2", "2/2"),
+            ("2/2", "1/2"),
+            ("2/2", "2/2"),
+        ], lines
+        assert all(
+            re.search(r"num_leaves=\d+\), fold .*ndcg@10 0\.\d{3}$", ln) for ln in lines
+        )

@@ -130,6 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    from ._notes import announce_first_compile
+    from ._safety import guarded
+
+    prog = f"skndcg {args.command}"
+    with announce_first_compile(prog):
+        return guarded(prog, _run, args)
+
+
+def _run(args) -> int:
     if args.command == "score":
         from ._score import run as run_score
 
@@ -154,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             return _EXIT_USAGE
         except ImportError as exc:
             print(f"skndcg demo: error: {exc}", file=sys.stderr)
-            return 1
+            return _EXIT_USAGE
     return 0
 
 

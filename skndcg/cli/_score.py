@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from . import _safety, _summary
 from ._output import fmt, render
 
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
@@ -28,9 +29,14 @@ def _positive_int(text):
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if not 1 <= value <= _INT64_MAX:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer up to {_INT64_MAX}, got {text!r}"
+        )
     return value
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def _threshold(text):
@@ -58,7 +64,8 @@ def add_parser(sub):
         ),
         epilog=(
             f"Default metrics: {' '.join(DEFAULT_METRICS)}. Exit codes: 0 done, "
-            "1 a --fail-under threshold was missed, 2 usage or input error."
+            "1 a --fail-under threshold was missed, 2 usage or input error, "
+            "130/143 interrupted (SIGINT/SIGTERM), 141 standard output closed."
         ),
     )
     score.add_argument("input", metavar="RUN", help="TREC run, or predictions file")
@@ -95,10 +102,20 @@ def add_parser(sub):
         help="keep each query's N best retrieved documents (trec_eval -M N)",
     )
     score.add_argument(
-        "--per-query", metavar="OUT.csv", help="write one row per query to a CSV"
+        "--per-query",
+        metavar="OUT.csv",
+        help="write one row per query to a CSV (written whole or not at all); "
+        "'-' writes it to stdout and the means to stderr",
     )
     score.add_argument(
         "--format", choices=FORMATS, default="table", help="output (default: table)"
+    )
+    score.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 instead of scoring when a query is skipped, a run "
+        "query has no judgments, a judged query has no results or a score cell "
+        "is empty (also reads large files in memory to count them)",
     )
     score.add_argument(
         "--ci",
@@ -114,6 +131,7 @@ def add_parser(sub):
         default=[],
         help="exit with code 1 when a metric's mean is below VALUE",
     )
+    _safety.add_arguments(score, _positive_int)
     return score
 
 
@@ -150,6 +168,7 @@ def _load(args):
     data = read_predictions(
         args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
     )
+    args.empty_cells = int(np.isnan(data.y_score).sum())  # for the summary
     coded = data.coded(depth=args.depth)
     return (
         coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
@@ -246,6 +265,8 @@ def _streamed_trec(args, metrics):
 
 def _streamed(args, metrics):
     """Means and query count of a large Parquet file read in batches, or None."""
+    if args.strict:
+        return None  # --strict counts what the summary says, in memory
     if args.qrels is not None:
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
@@ -309,6 +330,11 @@ def _score(args):
     )
     # One evaluation gives the per-query rows and the means.
     report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
+    summary = _summary.build(
+        report, qid, y_score, len(names), trec=args.qrels is not None,
+        empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
+    )  # fmt: skip
+    _summary.report(summary, strict=args.strict)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None
@@ -320,14 +346,13 @@ def _score(args):
             ci = bootstrap_ci(counted[m].to_numpy(), random_state=0)
             cis[m] = (ci.low, ci.high)
     if args.per_query is not None:
-        try:
-            # Queries with nothing retrieved are not evaluated (trec_eval -q).
-            shown = report[report["skipped"] != "nothing retrieved"]
-            shown.to_csv(args.per_query, index=False)
-        except OSError as exc:
-            raise UsageError(f"cannot write --per-query file: {exc}") from None
+        # Queries with nothing retrieved are not evaluated (trec_eval -q).
+        shown = report[report["skipped"] != "nothing retrieved"]
+        _safety.write_per_query(shown, args.per_query, UsageError)
     per_query = counted if args.format == "trec" and args.per_query else None
-    print(render(args.format, metrics, means, cis, len(counted), per_query, tag))
+    text = render(args.format, metrics, means, cis, len(counted), per_query, tag)
+    text = _summary.in_json(text, summary) if args.format == "json" else text
+    print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
 
 
@@ -349,7 +374,6 @@ def _spool(args, stack):
     into a temporary folder, since the readers may need to read a file more than
     once; return {copy: original} for the messages. The folder is made only when
     needed and removed when ``stack`` closes."""
-    import shutil
     import tempfile
     from pathlib import Path
 
@@ -365,8 +389,9 @@ def _spool(args, stack):
                 tempfile.TemporaryDirectory(prefix="skndcg-score-")
             )
         copy = str(Path(folder) / f"{attr}-{Path(path).name}")
-        with open(path, "rb") as src, open(copy, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
+        _safety.copy_stream(
+            path, copy, limit_mb=args.pipe_limit_mb, timeout=args.pipe_timeout
+        )
         copies[copy] = str(path)
         setattr(args, attr, copy)
     return copies
@@ -381,8 +406,14 @@ def run(args):
         with contextlib.ExitStack() as stack:
             copies = _spool(args, stack)
             return _score(args)
-    except (UsageError, ValueError, TypeError, OSError, ImportError) as exc:
+    except BrokenPipeError:
+        raise  # stdout's reader went away: not an input error (see _safety)
+    except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
+        if isinstance(exc, OverflowError):
+            inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)
+            message = f"a number in {inputs} is beyond the 64-bit range: {message}"
+        message = _safety.cli_hint(message)
         for copy, original in copies.items():  # name the files as given
             message = message.replace(copy, original)
         print(f"skndcg score: error: {message}", file=sys.stderr)

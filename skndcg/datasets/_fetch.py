@@ -6,13 +6,11 @@ import hashlib
 import http.client
 import os
 import re
-import shutil
-import stat
 import tempfile
 import urllib.request
-import zipfile
 from pathlib import Path
 
+from ._extract import install, remove_leftovers, verify_manifest
 from ._movielens import load_movielens
 
 BASE_URL = "https://files.grouplens.org/datasets/movielens/"
@@ -132,72 +130,6 @@ def _download(url, target, sha256, size, timeout):
             os.remove(part)
 
 
-def _check_member(info, root):
-    """Refuse archive entries that could write outside ``root``."""
-    name = info.filename
-    mode = info.external_attr >> 16
-    kind = stat.S_IFMT(mode)
-    parts = re.split(r"[\\/]", name)
-    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
-        problem = "an absolute path"
-    elif ".." in parts:
-        problem = "a '..' component"
-    elif stat.S_ISLNK(mode):
-        problem = "a symbolic link"
-    elif kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-        problem = "a special file (not a regular file or directory)"
-    else:
-        dest = os.path.realpath(os.path.join(root, name))
-        if os.path.commonpath([dest, root]) != root:
-            problem = "a path escaping the target folder"
-        else:
-            return dest
-    raise ValueError(f"unsafe archive entry {name!r}: {problem}; refusing to extract.")
-
-
-def _extract(archive, dest_root):
-    """Check every entry first, then extract regular files and folders."""
-    root = os.path.realpath(dest_root)
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            members = [(info, _check_member(info, root)) for info in zf.infolist()]
-            for info, dest in members:
-                try:
-                    if info.is_dir():
-                        os.makedirs(dest, exist_ok=True)
-                        continue
-                    os.makedirs(os.path.dirname(dest), exist_ok=True)
-                    with zf.open(info) as src, open(dest, "xb") as out:
-                        shutil.copyfileobj(src, out, _CHUNK)
-                except (FileExistsError, NotADirectoryError, IsADirectoryError) as exc:
-                    raise ValueError(
-                        f"{archive} holds the entry {info.filename!r} twice, or as "
-                        "both a file and a folder; refusing to extract."
-                    ) from exc
-    except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
-        raise ValueError(f"{archive} is not a valid zip archive: {exc}") from exc
-
-
-def _install(archive, final):
-    """Extract into a temporary folder beside ``final``, then rename it."""
-    tmp = tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    try:
-        _extract(archive, tmp)
-        entries = os.listdir(tmp)
-        # The official archives hold one top folder named like the data set.
-        if len(entries) == 1 and os.path.isdir(os.path.join(tmp, entries[0])):
-            source = os.path.join(tmp, entries[0])
-        else:
-            source = tmp
-        try:
-            os.rename(source, final)
-        except OSError:
-            if not final.is_dir():  # another process may have won the race
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 def fetch_movielens(
     name="ml-latest-small",
     *,
@@ -214,11 +146,15 @@ def fetch_movielens(
     is downloaded to a temporary file in the cache folder, its sha256 is
     checked, and only then is it moved into place. Every entry of the zip is
     checked before anything is extracted (no absolute paths, no ``..``, no
-    symbolic links or special files, nothing resolving outside the target),
-    and extraction happens in a temporary folder renamed to
-    ``<data_home>/<name>`` at the end, so an interrupted or corrupt download
-    never leaves a half-written cache. The archive is deleted after
-    extraction; later calls read the extracted folder.
+    symbolic links or special files, nothing resolving outside the target;
+    at most 8 GiB in all and no entry expanding more than 200 times: an
+    archive that would is refused as a zip bomb), and extraction happens in a
+    temporary folder renamed to ``<data_home>/<name>`` at the end, so an
+    interrupted or corrupt download never leaves a half-written cache
+    (leftovers of a killed process are removed by the next call). The archive
+    is deleted after extraction; a manifest of the size and sha256 of every
+    extracted file is kept in the folder, and later calls check the folder
+    against it before reading it.
 
     The data are licensed by GroupLens Research for non-commercial use and
     may not be redistributed: see the README inside each archive.
@@ -261,7 +197,8 @@ def fetch_movielens(
         entry.
     OSError
         If the download fails, the archive's sha256 differs from the expected
-        one, or the data are not cached and ``download_if_missing=False``.
+        one, the data are not cached and ``download_if_missing=False``, or the
+        cached folder does not match its manifest.
 
     See Also
     --------
@@ -317,7 +254,10 @@ def fetch_movielens(
         )
     home = Path(get_data_home(data_home))
     final = home / name
-    if not final.is_dir():
+    remove_leftovers(home, name)
+    if final.is_dir():
+        verify_manifest(final)
+    else:
         archive = home / f"{name}.zip"
         if archive.is_file() and _sha256(archive) != expected:
             archive.unlink()  # stale or foreign file: fetch again
@@ -329,7 +269,7 @@ def fetch_movielens(
                 )
             _download(url or f"{BASE_URL}{name}.zip", archive, expected, size, timeout)
         try:
-            _install(archive, final)
+            install(archive, final)
         finally:
             archive.unlink()
     return load_movielens(final, return_items=return_items)

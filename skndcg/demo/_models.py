@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import ParameterGrid
 
 from ..metrics import grouped_ranking_scores, make_ranking_scorer, ranking_report
 
@@ -58,7 +59,8 @@ def build_search(cv, label_gain, *, quick, random_state):
         import lightgbm as lgb
     except ImportError as exc:
         raise ImportError(
-            "the demo's ranker needs LightGBM: pip install 'skndcg[lightgbm]'"
+            "the demo's ranker needs LightGBM: pip install lightgbm (or, from "
+            "a checkout of skndcg, pip install -e '.[lightgbm]')"
         ) from exc
 
     drop_ids = ColumnTransformer(
@@ -154,3 +156,35 @@ def per_query(scores, X, y, ks=range(1, 21)):
         name: ranking_report(y, s, qid, metrics=metrics, **METRIC_OPTIONS)
         for name, s in scores.items()
     }
+
+
+class ProgressScorer:
+    """The search's scorer, printing one line per scored fold.
+
+    The demo's grid search runs for tens of seconds; each fitted candidate
+    and fold reports its place, its parameters and its ``REFIT`` score.
+    Everything else (routing requests, sample weights) is the inner
+    scorer's.
+    """
+
+    def __init__(self, scorer, say, label, grid, n_splits):
+        self.scorer, self.say, self.label = scorer, say, label
+        self.keys, self.n_splits, self.done = list(grid), n_splits, 0
+        self.n_candidates = len(ParameterGrid(grid))
+
+    def __call__(self, estimator, X, y_true, **kwargs):
+        scores = self.scorer(estimator, X, y_true, **kwargs)
+        self.done += 1
+        params = estimator.get_params()
+        shown = ", ".join(f"{k.rsplit('__', 1)[-1]}={params[k]}" for k in self.keys)
+        # GridSearchCV runs the folds of a candidate one after the other.
+        candidate, fold = divmod(self.done - 1, self.n_splits)
+        self.say(
+            f"{self.label} grid search: candidate {candidate + 1}/"
+            f"{self.n_candidates} ({shown}), fold {fold + 1}/{self.n_splits}: "
+            f"{REFIT} {scores[REFIT]:.3f}"
+        )
+        return scores
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["scorer"], name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._atomic import atomic_write
 from ._models import RANKER
 
 ROLE_COLORS = {
@@ -87,7 +88,8 @@ def plot_folds(roles, path, title):
     )
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
     return sorted(used)
 
@@ -113,6 +115,7 @@ def plot_ndcg_at_k(comparison, path, title):
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
     return ax

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._atomic import atomic_write
 from ._models import METRICS, RANKER, REFIT
 
 COLUMNS = [
@@ -135,4 +136,5 @@ def write_markdown(path, *, summary, sections):
     text = ["# skndcg demo results", "", *summary, ""]
     for title, table, lines in sections:
         text += [f"## {title}", "", table, "", *(f"- {ln}" for ln in lines), ""]
-    path.write_text("\n".join(text), encoding="utf-8")
+    with atomic_write(path) as fh:
+        fh.write("\n".join(text))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..utils._atomic import atomic_write, safe_target
 from . import DEFAULT_OUT, _data, _plots, _report
 from ._intervals import holdout_intervals, metric_curves
 from ._models import (
@@ -16,6 +17,7 @@ from ._models import (
     METRICS,
     RANKER,
     REFIT,
+    ProgressScorer,
     build_search,
     fold_table,
     holdout_scores,
@@ -106,6 +108,9 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     group = {"group_col": "qid", "time_col": "window_start"}
     cv = GroupTimeSeriesSplit(n_splits=2 if args["quick"] else 3, **group)
     search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
+    search.scoring = ProgressScorer(
+        search.scoring, say, f"[{mode}, N={n_neg}]", search.param_grid, cv.n_splits
+    )
     # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
     # so the training gain is the rating, the gain the metrics report.
     search.fit(X_dev, codes_dev)
@@ -183,6 +188,9 @@ def run_demo(
     stream = sys.stdout if stream is None else stream
     say = _Progress(stream)
     out, modes = _check_options(out, negatives, n_negatives, min_history)
+    planned = ["results.csv", "results.md", "cv_folds.png"]
+    for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:
+        safe_target(out / name)  # a link out of --out: refused before the work
 
     ratings, source = _data.load(data, fetch, quick, random_state)
     n_all = len(ratings)
@@ -216,7 +224,8 @@ def run_demo(
 
     out.mkdir(parents=True, exist_ok=True)
     results = pd.concat([r["results"] for r in runs.values()], ignore_index=True)
-    results.to_csv(out / "results.csv", index=False)
+    with atomic_write(out / "results.csv", newline="") as fh:
+        results.to_csv(fh, index=False)
     summary = [
         f"Data: {source}, {len(ratings):,} ratings; hold-out from {cut:%Y-%m} "
         f"({share:.1%} of the time span). Queries: user x month, users with at "

@@ -11,6 +11,7 @@ bounded memory, with the same rows and the same errors.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import math
@@ -354,17 +355,25 @@ def iter_blocks(path, layout, block_bytes=16 << 20):
 
 
 def write_lines(path, lines):
-    """Write text lines, gzip-compressed when ``path`` ends with ``.gz``."""
+    """Write text lines, gzip-compressed when ``path`` ends with ``.gz``.
+
+    The file is written whole or not at all (a temporary file beside ``path``,
+    renamed at the end); a symbolic link out of its folder is refused.
+    """
+    from ..utils._atomic import atomic_write
+
     name = os.fspath(path)
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(name, "wt", encoding="utf-8", newline="\n") as fh:
+    with contextlib.ExitStack() as stack:
+        fh = stack.enter_context(atomic_write(name, "wb"))
+        if name.endswith(".gz"):
+            fh = stack.enter_context(gzip.GzipFile(fileobj=fh, mode="wb"))
         buffer = io.StringIO()
         for line in lines:
             buffer.write(line)
             if buffer.tell() > 1 << 20:
-                fh.write(buffer.getvalue())
+                fh.write(buffer.getvalue().encode("utf-8"))
                 buffer = io.StringIO()
-        fh.write(buffer.getvalue())
+        fh.write(buffer.getvalue().encode("utf-8"))
 
 
 def find_lines(path, qid, doc):

@@ -27,6 +27,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from skndcg.utils._query_ids import _has_column, resolve_qid
 
 from ..utils._docstrings import with_references
+from ..utils._leak import check_query_overlap
 from ._docstrings import REFERENCES
 from ._engine import check_k
 from ._names import parse_metric
@@ -54,6 +55,22 @@ def _hint_no_ids() -> str:
         "Metadata routing is off, so a qid passed to a search's fit reaches the "
         "model but never a scorer: keep the query ids in the X column."
     )
+
+
+class _OneMetricScores(dict):
+    """The dict of a one-metric list scorer; printed with how to get a number.
+
+    scikit-learn's cross_val_score and GridSearchCV(refit=True) need a number
+    and report a dict they got with ``%s``: the message then says what to do.
+    """
+
+    def __str__(self):
+        (name,) = self
+        return (
+            f"{dict.__repr__(self)} (a scorer made from a list of metrics returns "
+            f"a dict; for a single number pass the name alone: "
+            f"make_ranking_scorer({name!r}))"
+        )
 
 
 def _qid_col_of(estimator, qid_col):
@@ -134,6 +151,7 @@ class _RankingScorer:
             if qid is None and not _has_column(X, qid_col):
                 raise ValueError(f"{exc} {_hint_no_ids()}") from None
             raise
+        check_query_overlap(estimator, qid, caller=caller)
         n_rows = qid.shape[0]
         n_labels = len(y_true)
         if n_labels != n_rows:
@@ -164,7 +182,9 @@ class _RankingScorer:
         for name in self._metrics:
             if not parse_metric(name).definition.higher_is_better:
                 scores[name] = -scores[name]
-        return scores[self._metrics[0]] if self._single else scores
+        if self._single:
+            return scores[self._metrics[0]]
+        return _OneMetricScores(scores) if len(scores) == 1 else scores
 
     def _accept_sample_weight(self):
         # Without routing, GridSearchCV forwards fit's sample_weight to scorers

@@ -66,7 +66,7 @@ def _from_pandas(x, name: str, what: str) -> np.ndarray:
     if (
         pd is not None
         and hasattr(x, "isna")
-        and isinstance(x.dtype, pd.api.extensions.ExtensionDtype)
+        and isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype)
     ):
         missing = np.asarray(x.isna())
         if missing.any():
@@ -246,8 +246,9 @@ def _float_label_range(t, y, n_chunks):
 def hist_size(y: np.ndarray) -> int:
     """The histogram size the kernel may use for float64 labels, or 0.
 
-    Float labels that hold small non-negative integers take the same kernel as
-    integer labels, so a change of label dtype compiles nothing new.
+    Non-zero for float labels that hold small non-negative integers; the
+    engine reads it to know such labels are >= 0, and keeps them float64 (an
+    int64 copy for the integer kernels would cost memory).
     """
     if y.shape[0] < PARALLEL_ROWS:
         lo, hi = y.min(), y.max()
@@ -317,7 +318,16 @@ def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray 
             if inf.any():
                 check_finite(np.where(isnan, 0.0, s), "y_score")
             return s, nan
-    check_finite(s, "y_score")
+    try:
+        check_finite(s, "y_score")
+    except ValueError as exc:
+        if not np.isnan(s).any():
+            raise
+        raise ValueError(
+            f"{exc} If NaN marks judged documents the run did not retrieve (as "
+            "in the output of skndcg.io.join_run_qrels), pass "
+            'nan_score="unretrieved".'
+        ) from None
     return s, nan
 
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -35,6 +35,7 @@ from skndcg.ranker._fit_args import (
 from skndcg.ranker._pipeline_fit import fit_with_eval
 from skndcg.ranker._response import check_fitted, response_method, scores
 from skndcg.ranker._routing import _request_on_clone, _routing_enabled
+from skndcg.utils._leak import check_query_overlap, query_fingerprint
 from skndcg.utils._query_ids import (
     _columns,
     _drop_column,
@@ -95,6 +96,13 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     drop_cols : list of str or int, str, int or None, default=None
         Further columns kept away from the model (user or item ids, ...).
         Must be in ``X`` at fit; dropped wherever present afterwards.
+    query_overlap : {"warn", "ignore"}, default="warn"
+        What to do when :meth:`predict` (given query ids), :meth:`score` or a
+        ranking scorer ranks queries that were in the fit: ``"warn"`` issues a
+        :class:`~skndcg.ranker.QueryLeakWarning` (a fold leak: the splitter
+        cut queries in two); ``"ignore"`` is for protocols that reuse query
+        ids on purpose (users seen in training). Scoring exactly the rows of
+        the fit is never reported.
 
     Attributes
     ----------
@@ -167,6 +175,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         "qid_col": [str, Integral],
         "time_col": [str, Integral, None],
         "drop_cols": [list, tuple, str, Integral, None],
+        "query_overlap": [StrOptions({"warn", "ignore"})],
     }
 
     __metadata_request__fit: ClassVar[dict] = {
@@ -178,11 +187,20 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__predict: ClassVar[dict] = {"qid": True}
     __metadata_request__score: ClassVar[dict] = {"qid": True}
 
-    def __init__(self, estimator, *, qid_col="qid", time_col=None, drop_cols=None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        qid_col="qid",
+        time_col=None,
+        drop_cols=None,
+        query_overlap="warn",
+    ):
         self.estimator = estimator
         self.qid_col = qid_col
         self.time_col = time_col
         self.drop_cols = drop_cols
+        self.query_overlap = query_overlap
 
     def _roles(self, caller):
         return role_columns(self.qid_col, self.time_col, self.drop_cols, caller=caller)
@@ -295,6 +313,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         self.estimator_ = estimator
         self.response_method_ = method
         self.n_queries_ = n_queries
+        self._fit_queries = query_fingerprint(qid)
         self.n_features_in_ = (
             int(X_model.shape[1]) if hasattr(X_model, "shape") else None
         )
@@ -327,8 +346,10 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         X : pandas.DataFrame, polars.DataFrame or array-like
             Data, with or without the ``qid_col`` column (dropped if present).
         qid : array-like of shape (n_samples,), default=None
-            Accepted for symmetry with :meth:`fit` and ignored: predictions of
-            the supported models do not depend on the query structure.
+            Not used for the predictions (those of the supported models do not
+            depend on the query structure); query ids given here or in the
+            ``qid_col`` column are only compared with those of the fit (see
+            ``query_overlap``).
         **predict_params : dict
             Passed to the inner estimator's ``predict`` (routed by request when
             metadata routing is enabled).
@@ -343,6 +364,11 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             predict_params = process_routing(self, "predict", **predict_params)[
                 "estimator"
             ]["predict"]
+        if qid is not None or _has_column(X, self.qid_col):
+            _, ids = resolve_qid(
+                X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
+            )
+            check_query_overlap(self, ids, caller="QueryRanker.predict")
         X_model = self._features(X)
         return self._scores(X_model, "QueryRanker.predict", **predict_params)
 
@@ -373,6 +399,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             X, qid, qid_col=self.qid_col, caller="QueryRanker.score"
         )
         X_model = drop_roles(X_model, self._roles("QueryRanker.score"))
+        check_query_overlap(self, qid, caller="QueryRanker.score")
         y_score = self._scores(X_model, "QueryRanker.score")
         return float(
             grouped_ndcg_score(y, y_score, qid, k=10, sample_weight=sample_weight)

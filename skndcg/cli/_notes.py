@@ -1,0 +1,60 @@
+"""One line before the first compile of the kernels, on a terminal.
+
+The ranking kernels are compiled by numba on first use and cached on disk, so
+a first ``skndcg score`` or ``skndcg demo`` on a new install (or after an
+upgrade) may spend half a minute compiling on a busy machine, silently. When
+stderr is a terminal, the command line prints one line when the first kernel
+compile starts, saying that it happens once; later runs load the kernels from
+the cache and print nothing. Output to files and pipes stays clean, and the
+library itself never prints (its compile times can be read with
+``skndcg.metrics._jit.compile_times``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+
+from numba.core import event
+
+MESSAGE = (
+    "compiling skndcg's ranking kernels: this happens once, later runs load them "
+    "from numba's on-disk cache"
+)
+
+
+class _FirstCompile(event.Listener):
+    def __init__(self, prog, stream):
+        self.prog, self.stream = prog, stream
+        self.said = False
+        self._lock = threading.Lock()
+
+    def on_start(self, ev):
+        disp = ev.data.get("dispatcher")
+        module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
+        if not module.startswith("skndcg."):
+            return
+        with self._lock:
+            if self.said:
+                return
+            self.said = True
+        print(f"{self.prog}: {MESSAGE}", file=self.stream, flush=True)
+
+    def on_end(self, ev):
+        pass
+
+
+@contextlib.contextmanager
+def announce_first_compile(prog, stream=None):
+    """Print :data:`MESSAGE` once if a kernel compiles and ``stream`` is a tty."""
+    stream = sys.stderr if stream is None else stream
+    if not getattr(stream, "isatty", lambda: False)():
+        yield
+        return
+    listener = _FirstCompile(prog, stream)
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)

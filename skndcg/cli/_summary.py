@@ -1,0 +1,159 @@
+"""What ``skndcg score`` assumed: the queries it scored, skipped and never saw.
+
+A mean over queries hides which queries it is a mean of. After scoring,
+``skndcg score`` counts:
+
+- the queries scored, and those skipped with the reason (for example a query
+  with no relevant item under a convention that skips it);
+- the queries of a TREC run that have no judgments (trec_eval drops them);
+- the judged queries the run or predictions file has no results for (not
+  scored unless ``--all-judged``, which scores them 0);
+- the judged documents a TREC run did not retrieve (they count as misses);
+- the empty score cells of a predictions file (read as "judged, not
+  retrieved").
+
+The summary is one line on stderr when a query was skipped or not scored, or
+a score cell was empty (the unretrieved documents alone, which every TREC run
+has, print nothing), and the ``"summary"`` object of ``--format json``
+always. With ``--strict``,
+each of them except the unretrieved documents of a TREC run (which every run
+has: they are what recall measures) is an error with exit code 2. Files large
+enough to be streamed (see ``_streamed``) are counted only with ``--strict``,
+which reads them in memory; otherwise they get no summary.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Summary:
+    """Counts of what a ``skndcg score`` run assumed (see the module)."""
+
+    queries_scored: int
+    queries_skipped: dict = field(default_factory=dict)
+    run_queries_unjudged: int = 0
+    judged_queries_without_results: int = 0
+    unretrieved_judged_rows: int = 0
+    empty_score_cells: int = 0
+    all_judged: bool = False
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        del out["all_judged"]
+        return out
+
+    def _parts(self, strict_only=False):
+        parts = [
+            f"{_n(n, 'query', 'queries')} skipped ({why})"
+            for why, n in self.queries_skipped.items()
+        ]
+        unjudged = self.run_queries_unjudged
+        if unjudged:
+            parts.append(
+                f"{_n(unjudged, 'run query', 'run queries')} without judgments "
+                "(not scored)"
+            )
+        no_results = _n(
+            self.judged_queries_without_results, "judged query", "judged queries"
+        )
+        if self.judged_queries_without_results and not self.all_judged:
+            parts.append(
+                f"{no_results} without results (not scored; --all-judged scores them 0)"
+            )
+        if self.empty_score_cells:
+            empty = _n(self.empty_score_cells, "empty score cell", "empty score cells")
+            parts.append(f"{empty} (read as judged, not retrieved)")
+        if strict_only:
+            return parts
+        if self.judged_queries_without_results and self.all_judged:
+            parts.append(f"{no_results} without results (scored 0: --all-judged)")
+        if self.unretrieved_judged_rows:
+            missed = _n(
+                self.unretrieved_judged_rows, "judged document", "judged documents"
+            )
+            parts.append(f"{missed} not retrieved (counted as missed)")
+        return parts
+
+    def line(self) -> str | None:
+        """The stderr line, or None when every query was scored as given."""
+        if not self._parts(strict_only=True):
+            return None  # every query scored as given; misses are normal
+        parts = self._parts()
+        scored = _n(self.queries_scored, "query", "queries")
+        return f"skndcg score: {scored} scored; " + "; ".join(parts)
+
+    def strict_error(self) -> str | None:
+        """The ``--strict`` error message, or None."""
+        parts = self._parts(strict_only=True)
+        if not parts:
+            return None
+        return "--strict: " + "; ".join(parts)
+
+
+def _n(n, one, many):
+    return f"{n} {one if n == 1 else many}"
+
+
+def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged):
+    """The summary of one evaluation.
+
+    Parameters
+    ----------
+    report : pandas.DataFrame
+        The per-query report, with its ``skipped`` column.
+    qid : ndarray of int
+        Query code of every row (``0..n_names-1``).
+    y_score : ndarray of float
+        Scores, NaN for judged rows that were not retrieved.
+    n_names : int
+        Number of query names (for a TREC run, those of the run and the qrels).
+    trec : bool
+        Whether the inputs were a TREC run and its qrels.
+    empty_cells : int
+        Empty score cells of a predictions file.
+    all_judged : bool
+        Whether ``--all-judged`` was given.
+    """
+    skipped = report["skipped"]
+    reasons = skipped[skipped != ""].value_counts(sort=False)
+    # Queries with nothing retrieved are counted on their own, below.
+    reasons = reasons.drop("nothing retrieved", errors="ignore")
+    qid = np.asarray(qid, dtype=np.int64)
+    present = np.bincount(qid, minlength=n_names) > 0
+    found = np.bincount(qid[~np.isnan(y_score)], minlength=n_names) > 0
+    no_results = int((present & ~found).sum())
+    return Summary(
+        queries_scored=int((skipped == "").sum()),
+        queries_skipped={str(k): int(v) for k, v in reasons.items()},
+        run_queries_unjudged=int((~present).sum()) if trec else 0,
+        judged_queries_without_results=no_results,
+        unretrieved_judged_rows=int(np.isnan(y_score).sum()) if trec else 0,
+        empty_score_cells=int(empty_cells),
+        all_judged=all_judged,
+    )
+
+
+def report(summary, *, strict):
+    """Raise the ``--strict`` error, else print the summary line if any."""
+    if strict:
+        message = summary.strict_error()
+        if message is not None:
+            from ._score import UsageError
+
+            raise UsageError(message)
+    line = summary.line()
+    if line is not None:
+        print(line, file=sys.stderr)
+
+
+def in_json(text, summary):
+    """The ``--format json`` output with the summary added."""
+    out = json.loads(text)
+    out["summary"] = summary.as_dict()
+    return json.dumps(out, indent=2)

@@ -1,0 +1,124 @@
+"""Write output files whole or not at all, and never through a stray symlink.
+
+:func:`atomic_write` writes to a temporary file in the folder of the target
+(``.<name>.<random>.part``) and renames it over the target only once every
+byte is written and flushed. An interrupted write (an exception,
+``KeyboardInterrupt``, or a SIGTERM turned into an exception by the command
+line) removes the temporary file and leaves any previous version of the
+target untouched: a reader never sees half a file that ends on a newline and
+looks complete.
+
+A target that exists and is not a regular file (``/dev/stdout``, a named
+pipe) is written in place: a stream cannot be replaced.
+
+A target that is a symbolic link is followed only when it points inside the
+output folder (by default, the folder the link is in); a link to anywhere
+else is refused with a ``ValueError`` that names both paths, so that an
+output folder cannot be used to overwrite files elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["atomic_write", "safe_target"]
+
+
+def safe_target(path, folder=None) -> Path:
+    """The file to write for ``path``, refusing a link that leads out of ``folder``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output path as given.
+    folder : str or path-like, default=None
+        The output folder; the folder of ``path`` when None.
+
+    Returns
+    -------
+    target : Path
+        ``path`` itself, or the file a symbolic link at ``path`` points to
+        when that file is inside ``folder``.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a symbolic link to a path outside ``folder``.
+    """
+    path = Path(path)
+    if not path.is_symlink():
+        return path
+    base = Path(folder) if folder is not None else path.parent
+    base = base.resolve()
+    target = path.resolve()
+    if target.parent != base and base not in target.parents:
+        raise ValueError(
+            f"refusing to write {str(path)!r}: it is a symbolic link to "
+            f"{str(target)!r}, outside the output folder {str(base)!r}; remove "
+            "the link or choose another path."
+        )
+    return target
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
+    """Open a temporary file next to ``path``; rename it to ``path`` on success.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (see :func:`safe_target` for symbolic links).
+    mode : {"w", "wb"}, default="w"
+        Text or binary.
+    folder : str or path-like, default=None
+        The output folder a symbolic link at ``path`` must stay in.
+    **open_kwargs : dict
+        Passed to :func:`open` (``encoding``, ``newline``).
+
+    Yields
+    ------
+    file : file object
+        The temporary file, to write to.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_write(folder / "out.txt") as fh:
+    ...     _ = fh.write("whole")
+    >>> (folder / "out.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('whole', ['out.txt'])
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}.")
+    target = safe_target(path, folder)
+    if "b" not in mode:
+        open_kwargs.setdefault("encoding", "utf-8")
+    if target.exists() and not target.is_file():
+        # A device or pipe (/dev/stdout): written in place, as a stream.
+        with open(target, mode, **open_kwargs) as fh:
+            yield fh
+        return
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".part", dir=target.parent
+    )
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

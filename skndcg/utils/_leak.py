@@ -1,0 +1,81 @@
+"""Notice when a model is scored on queries it was fitted on (a fold leak).
+
+A splitter that ignores query ids (``KFold(shuffle=True)``) puts rows of one
+query on both sides of a fold; the model then ranks items of queries it has
+seen, and the cross-validated score is optimistic. A QueryRanker remembers the
+queries it was fitted on (a sorted array of 64-bit hashes and the number of
+rows of each) and :func:`check_query_overlap` compares them with the queries
+it is asked to rank.
+
+Scoring the very rows of the fit (``return_train_score=True``, or predicting
+on the training frame) is not a leak: when the scored queries and their row
+counts are exactly those of the fit, nothing is said.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+
+class QueryLeakWarning(UserWarning):
+    """A model is scored on queries it was fitted on.
+
+    Raised as a warning by :class:`~skndcg.ranker.QueryRanker` (at
+    ``predict`` and ``score`` time when query ids are known, and by the
+    scorers of :func:`~skndcg.metrics.make_ranking_scorer`) when some of the
+    queries it ranks were among the queries it was fitted on, which happens
+    when a splitter such as ``KFold`` cuts queries in two. Turn it into an
+    error with ``warnings.simplefilter("error", QueryLeakWarning)``; silence
+    it for protocols that reuse query ids on purpose with
+    ``QueryRanker(..., query_overlap="ignore")``.
+    """
+
+
+def _hashes(qid) -> np.ndarray:
+    """64-bit hash of every query id (integral floats hash as integers)."""
+    import pandas as pd  # only a fitted QueryRanker needs it
+
+    arr = np.asarray(qid)
+    if arr.dtype.kind == "f" and arr.size and np.all(np.mod(arr, 1) == 0):
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind in "iub":
+        arr = arr.astype(np.int64, copy=False)
+    elif arr.dtype.kind in "US":
+        arr = arr.astype(object)
+    return pd.util.hash_array(arr, categorize=True)
+
+
+def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique hashes of ``qid`` and the number of rows of each."""
+    return np.unique(_hashes(qid), return_counts=True)
+
+
+def check_query_overlap(estimator, qid, *, caller: str) -> None:
+    """Warn with :class:`QueryLeakWarning` if ``estimator`` saw these queries.
+
+    ``estimator`` is anything carrying a ``_fit_queries`` fingerprint (set by
+    QueryRanker.fit) and a ``query_overlap`` option; anything else is ignored.
+    """
+    seen = getattr(estimator, "_fit_queries", None)
+    if seen is None or getattr(estimator, "query_overlap", "warn") == "ignore":
+        return
+    hashes, counts = query_fingerprint(qid)
+    fit_hashes, fit_counts = seen
+    if np.array_equal(hashes, fit_hashes) and np.array_equal(counts, fit_counts):
+        return  # the rows of the fit themselves (a training score)
+    n_overlap = int(np.isin(hashes, fit_hashes, assume_unique=True).sum())
+    if n_overlap == 0:
+        return
+    warnings.warn(
+        f"{caller}: {n_overlap} of the {hashes.size} queries being ranked were "
+        f"also in the data the model was fitted on ({fit_hashes.size} queries): "
+        "rows of one query are on both sides of the split, so the score is "
+        "optimistic. Keep queries whole with GroupKFold or GroupTimeSeriesSplit "
+        "(skndcg.model_selection), or pass groups=<query ids> to the search or "
+        "cross_validate with a group-aware splitter. If the protocol reuses "
+        "query ids on purpose, set QueryRanker(..., query_overlap='ignore').",
+        QueryLeakWarning,
+        stacklevel=3,
+    )
