@@ -210,10 +210,10 @@ def average_popularity_score(
         )
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     pop, table = popularity_of(popularity, lists.uniques, missing)
+    tail = long_tail_of(long_tail, table, lists.uniques).astype(np.float64)
     if measure == "arp":
         values = per_query_mean(lists, pop[lists.item])
     else:
-        tail = long_tail_of(long_tail, table, lists.uniques).astype(np.float64)
         if measure == "aplt":
             values = per_query_mean(lists, tail[lists.item])
         else:
