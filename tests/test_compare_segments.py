@@ -186,3 +186,39 @@ def test_no_warning_without_small_segments():
             n_resamples=200,
             random_state=0,
         )
+
+
+def test_forest_plot_draws_every_segment_and_model():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skndcg.plotting import plot_forest
+
+    seg = {q: ("cold" if q < 30 else "warm") for q in range(90)}
+    cmp = compare(_scores(), baseline="base", by=seg, n_resamples=300, random_state=0)
+    ax = plot_forest(cmp)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [
+        "cold | new (n=30)",
+        "cold | other (n=30)",
+        "warm | new (n=60)",
+        "warm | other (n=60)",
+    ]
+    rows = cmp.to_frame(pairs=True)
+    # One interval bar per row, at the corrected bounds, bottom row last.
+    bars = [line for line in ax.get_lines() if len(line.get_xdata()) == 2]
+    bars = [b for b in bars if b.get_ydata()[0] == b.get_ydata()[1]]
+    got = sorted(tuple(np.round(b.get_xdata(), 12)) for b in bars)
+    want = sorted(
+        tuple(np.round([r.diff_low_adjusted, r.diff_high_adjusted], 12))
+        for r in rows.itertuples()
+    )
+    assert got == want
+    assert "difference from base" in ax.get_xlabel()
+    plt.close("all")
+    with pytest.raises(ValueError, match="baseline"):
+        plot_forest(compare(_scores(), by=seg, n_resamples=100, random_state=0))
+    with pytest.raises(TypeError, match="plot_forest takes"):
+        plot_forest(rows)
