@@ -86,6 +86,7 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         r["p_adjusted"] = p_adj[start : start + size].reshape(r["p_value"].shape)
         start += size
         r["confidence_adjusted"] = conf_adj
+        r["n_corrected"] = int(p_all.size)
         low, high = _interval(
             r["diff_dist"],
             r["diff"].reshape(-1),
