@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skndcg.evaluation import (
     SegmentedComparison,
@@ -222,3 +224,31 @@ def test_forest_plot_draws_every_segment_and_model():
         plot_forest(compare(_scores(), by=seg, n_resamples=100, random_state=0))
     with pytest.raises(TypeError, match="plot_forest takes"):
         plot_forest(rows)
+
+
+def test_json_and_html_hold_every_segment():
+    import json
+
+    seg = {q: ("a" if q < 45 else "b") for q in range(90)}
+    cmp = compare(_scores(), baseline="base", by=seg, n_resamples=200, random_state=0)
+    doc = json.loads(cmp.to_json())
+    assert [s["segment"] for s in doc["segments"]] == ["a", "b"]
+    first = doc["segments"][0]["comparison"]["pair_rows"][0]
+    row = cmp.to_frame(pairs=True).iloc[0]
+    assert first["p_adjusted"] == pytest.approx(row["p_adjusted"])
+    assert cmp._repr_html_().count("<table>") == 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_row_order_does_not_change_a_segmented_comparison(seed):
+    scores = _scores(n=40, seed=seed % 100)
+    seg = {q: q % 3 for q in range(40)}
+    kw = dict(baseline="base", by=seg, n_resamples=100, random_state=seed)
+    # Rows in any order (models keep their first-seen order, which names them).
+    shuffled = scores.sample(frac=1, random_state=seed % 1000)
+    rank = {"base": 0, "new": 1, "other": 2}
+    shuffled = shuffled.sort_values("model", key=lambda m: m.map(rank), kind="stable")
+    a = compare(scores, **kw).to_frame(pairs=True)
+    b = compare(shuffled, **kw).to_frame(pairs=True)
+    pd.testing.assert_frame_equal(a, b)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import json
+
+import numpy as np
 import pandas as pd
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class SegmentedComparison:
@@ -118,6 +126,33 @@ confidence_adjusted, alpha, interval, n_resamples
         for g, cmp in self.comparisons.items():
             parts.append(f"**{g}**\n\n{cmp.to_markdown(digits)}")
         return "\n".join(parts)
+
+    def to_json(self, **kwargs):
+        """Every segment's :meth:`Comparison.to_json` in one JSON document.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            Passed to :func:`json.dumps` (for example ``indent=2``).
+
+        Returns
+        -------
+        text : str
+            An object ``{"segments": [{"segment": ..., "comparison": ...}]}``.
+        """
+        doc = {
+            "segments": [
+                {"segment": _plain(g), "comparison": json.loads(cmp.to_json())}
+                for g, cmp in self.comparisons.items()
+            ]
+        }
+        return json.dumps(doc, default=str, **kwargs)
+
+    def _repr_html_(self):
+        return "".join(
+            f"<h4>{html.escape(str(g))}</h4>{cmp._repr_html_()}"
+            for g, cmp in self.comparisons.items()
+        )
 
     def __repr__(self):
         base = "all pairs" if self.baseline is None else f"baseline={self.baseline!r}"
