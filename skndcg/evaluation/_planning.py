@@ -23,7 +23,7 @@ _REFERENCES = """
 _MAX_QUERIES = 10**9
 
 
-def _check_share(name, value, upper_closed=False):
+def _check_share(name, value):
     ok = isinstance(value, Real) and not isinstance(value, bool)
     if not ok or not 0 < value < 1:
         raise ValueError(
