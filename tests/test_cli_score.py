@@ -136,17 +136,32 @@ def test_per_query_file(capsys, predictions, tmp_path):
             assert float(r[m]) == pytest.approx(PER_QUERY[r["qid"]][m], abs=1e-12)
 
 
-def test_ci(capsys, predictions):
-    code, out, _ = _score(capsys, predictions, "--format", "json", "--ci")
+def test_ci(capsys, tmp_path):
+    # Six copies of the two queries: 12 queries, enough for an interval.
+    body = "".join(
+        line.replace("a,", f"a{i},", 1).replace("b,", f"b{i},", 1) + "\n"
+        for i in range(6)
+        for line in PREDICTIONS.splitlines()[1:]
+    )
+    path = tmp_path / "twelve.csv"
+    path.write_text(PREDICTIONS.splitlines()[0] + "\n" + body)
+    code, out, _ = _score(capsys, path, "--format", "json", "--ci")
     result = json.loads(out)
-    assert code == 0
+    assert code == 0 and result["n_queries"] == 12
     for m in METRICS:
         low, high = result["ci"][m]
         values = [PER_QUERY[q][m] for q in "ab"]
         assert min(values) - 1e-12 <= low <= result["mean"][m] <= high
         assert high <= max(values) + 1e-12
-    code, out, _ = _score(capsys, predictions, "--ci")
+    code, out, _ = _score(capsys, path, "--ci")
     assert "95% CI" in out.splitlines()[0]
+
+
+def test_ci_refused_below_ten_queries(capsys, predictions):
+    code, out, err = _score(capsys, predictions, "--format", "json", "--ci")
+    assert code == 0
+    assert json.loads(out)["ci"]["ndcg"] == [None, None]
+    assert "no interval for ndcg: only 2 queries count, fewer than 10" in err
 
 
 def test_fail_under_exit_codes(capsys, predictions):

@@ -67,6 +67,18 @@ def test_quick_demo_prints_tables_and_writes_files(quick_run):
     assert "| LGBMRanker (tuned)" in md and "## popularity negatives" in md
 
 
+def test_quick_demo_reports_users_without_a_past_apart(quick_run):
+    _, text, out = quick_run
+    seg = re.compile(
+        r"^users with(out)? a past \((\d+) queries\): LGBMRanker \(tuned\) - "
+        r"(.+?): ndcg@10 [+-]\d\.\d{3}, (\[.+?\]|no interval \(too few "
+        r"queries\)), Holm-adjusted p = \d\.\d{3}$"
+    )
+    found = [m for m in map(seg.match, text.splitlines()) if m]
+    assert {m.group(1) for m in found} == {None, "out"}
+    assert "users without a past (" in (out / "results.md").read_text()
+
+
 def test_quick_demo_results(quick_run):
     _, text, out = quick_run
     res = pd.read_csv(out / "results.csv")

@@ -12,6 +12,8 @@ import numpy as np
 from . import _safety, _summary
 from ._output import fmt, render
 
+_CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
+
 #: Metrics when ``--metrics`` is not given: trec_eval's most quoted ones
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
 DEFAULT_METRICS = ("map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr")
@@ -120,7 +122,8 @@ def add_parser(sub):
     score.add_argument(
         "--ci",
         action="store_true",
-        help="add a 95%% bootstrap interval over queries (1000 resamples, seed 0)",
+        help="add a 95%% bootstrap interval over queries (1000 resamples, seed 0; "
+        "not given below 10 queries)",
     )
     score.add_argument(
         "--fail-under",
@@ -343,7 +346,19 @@ def _score(args):
 
         cis = {}
         for m in metrics:
-            ci = bootstrap_ci(counted[m].to_numpy(), random_state=0)
+            values = counted[m].dropna().to_numpy()
+            if values.size < _CI_MIN_QUERIES:
+                # A bootstrap over a handful of queries is far too narrow.
+                print(
+                    f"skndcg score: --ci: no interval for {m}: only {values.size} "
+                    f"queries count, fewer than {_CI_MIN_QUERIES}; resampling so "
+                    "few queries gives an interval far too narrow (one query gives "
+                    "[mean, mean]).",
+                    file=sys.stderr,
+                )
+                cis[m] = (math.nan, math.nan)
+                continue
+            ci = bootstrap_ci(values, random_state=0)
             cis[m] = (ci.low, ci.high)
     if args.per_query is not None:
         # Queries with nothing retrieved are not evaluated (trec_eval -q).

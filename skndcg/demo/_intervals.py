@@ -80,3 +80,42 @@ def metric_curves(reports, ks, *, ranker, n_resamples, confidence, random_state)
         n_resamples=n_resamples,
         random_state=random_state,
     )
+
+
+def segment_lines(
+    reports, segment, *, metric, ranker, n_resamples, confidence, random_state
+):
+    """One sentence per (segment, baseline): the ranker's gain within the segment.
+
+    ``segment`` maps a query id to its segment (such as users with and
+    without a past); the p-values are Holm-adjusted over every segment and
+    baseline, and a segment too small for an interval says so.
+    """
+    import warnings
+
+    from ..evaluation import SmallSampleWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        cmp = compare(
+            reports,
+            baseline=ranker,
+            metrics=[metric],
+            by=segment,
+            correction="holm",
+            confidence=confidence,
+            n_resamples=n_resamples,
+            random_state=random_state,
+        )
+    lines = []
+    for r in cmp.to_frame(pairs=True).itertuples():
+        interval = (
+            f"[{-r.diff_high:+.3f}, {-r.diff_low:+.3f}]"
+            if r.diff_low == r.diff_low
+            else "no interval (too few queries)"
+        )
+        lines.append(
+            f"{r.segment} ({r.n_queries} queries): {ranker} - {r.other}: {metric} "
+            f"{-r.diff:+.3f}, {interval}, Holm-adjusted p = {r.p_adjusted:.3f}"
+        )
+    return lines

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..utils._atomic import atomic_write, safe_target
 from . import DEFAULT_OUT, _data, _plots, _report
-from ._intervals import holdout_intervals, metric_curves
+from ._intervals import holdout_intervals, metric_curves, segment_lines
 from ._models import (
     BASELINES,
     METRICS,
@@ -141,6 +141,13 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         f"({n_users:,} users)"
     )
     lines = _report.comparison_lines(holdout, strongest)
+    # Users without a past (cold users) as a segment of their own.
+    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
+    segment = past.map({True: "users with a past", False: "users without a past"})
+    lines += segment_lines(
+        reports, segment, metric=REFIT, ranker=RANKER, n_resamples=n_boot,
+        confidence=_CONFIDENCE, random_state=seed,
+    )  # fmt: skip
     head = _report.headline(holdout, strongest, strongest_cv)
     print("", file=stream)
     print(title, file=stream)

@@ -16,14 +16,25 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._planning import minimum_detectable_effect, required_queries
+from ._rules import cold_item_segments, frequency_segments, history_segments
+from ._segmented import SegmentedComparison
+from ._small import SmallSampleWarning
 
 __all__ = [
     "BootstrapCI",
     "Comparison",
     "PairedBootstrap",
+    "SegmentedComparison",
+    "SmallSampleWarning",
     "bootstrap_ci",
+    "cold_item_segments",
     "compare",
     "compare_scores",
     "cross_val_ranking_report",
+    "frequency_segments",
+    "history_segments",
+    "minimum_detectable_effect",
     "paired_bootstrap",
+    "required_queries",
 ]

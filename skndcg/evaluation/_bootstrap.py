@@ -286,7 +286,8 @@ def paired_bootstrap(
         Named tuple ``(difference, low, high, p_value)``: mean of ``a - b``,
         the percentile interval, and a two-sided bootstrap p-value (twice the
         share of resampled mean differences on the other side of zero,
-        capped at 1) for "no difference".
+        counting the observed difference as one of them, so never below
+        ``1 / (n_resamples + 1)``, capped at 1) for "no difference".
 
     See Also
     --------
@@ -325,6 +326,6 @@ def paired_bootstrap(
     if observed == 0.0:
         p_value = 1.0
     else:
-        other_side = np.mean(means <= 0) if observed > 0 else np.mean(means >= 0)
-        p_value = float(min(1.0, 2.0 * other_side))
+        far = np.sum(means <= 0) if observed > 0 else np.sum(means >= 0)
+        p_value = float(min(1.0, 2.0 * (far + 1) / (means.size + 1)))
     return PairedBootstrap(observed, *_interval(means, confidence), p_value)

@@ -13,6 +13,8 @@ from ..utils._docstrings import with_references
 from ._comparison import Comparison
 from ._engine import run
 from ._inputs import gather
+from ._segments import compare_segments, segment_labels
+from ._small import n_queries_text, warn_small
 from ._stats import CORRECTIONS, TESTS
 
 _REFERENCES = """
@@ -28,9 +30,20 @@ _REFERENCES = """
        JRSS B 57(1), 1995; Y. Benjamini and D. Yekutieli, "False discovery
        rate-adjusted multiple confidence intervals for selected parameters",
        JASA 100(469), 2005.
+    .. [6] T. C. Hesterberg, "What teachers should know about the bootstrap",
+       The American Statistician 69(4), 2015 (expanded percentile interval).
     .. [5] A. C. Cameron and D. L. Miller, "A practitioner's guide to
        cluster-robust inference", Journal of Human Resources 50(2), 2015.
 """
+
+
+def _check_min_queries(min_queries):
+    if (
+        isinstance(min_queries, bool)
+        or not isinstance(min_queries, Integral)
+        or min_queries < 0
+    ):
+        raise ValueError(f"min_queries must be an integer >= 0, got {min_queries!r}.")
 
 
 def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
@@ -55,8 +68,10 @@ def _check_options(test, correction, confidence, n_resamples, interval, nan_poli
         or n_resamples < 1
     ):
         raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    if interval not in ("percentile", "bca"):
-        raise ValueError(f"interval must be 'percentile' or 'bca', got {interval!r}.")
+    if interval not in ("percentile", "bca", "expanded"):
+        raise ValueError(
+            f"interval must be 'percentile', 'bca' or 'expanded', got {interval!r}."
+        )
     if nan_policy not in ("omit", "raise"):
         raise ValueError(f"nan_policy must be 'omit' or 'raise', got {nan_policy!r}.")
 
@@ -76,6 +91,8 @@ def compare(
     cluster=None,
     nan_policy="omit",
     random_state=None,
+    min_queries=10,
+    by=None,
 ):
     """Compare two or more models scored on the same queries.
 
@@ -128,8 +145,12 @@ default="paired_bootstrap"
     n_resamples : int >= 1, default=10_000
         Bootstrap resamples (and random sign vectors of the randomization
         test).
-    interval : {"percentile", "bca"}, default="percentile"
-        Percentile or bias-corrected and accelerated bootstrap intervals.
+    interval : {"percentile", "bca", "expanded"}, default="percentile"
+        Percentile or bias-corrected and accelerated bootstrap intervals, or
+        expanded percentile intervals (Hesterberg, 2015): percentile
+        intervals at the level whose normal quantile is
+        ``sqrt(n / (n - 1)) * t[n - 1]``, which corrects the narrowness of
+        the bootstrap on few queries (10 to 30) and barely differs beyond.
     sample_weight : str, array-like of shape (n_queries,) or mapping, \
 default=None
         Query weights used in every mean, interval and test: a column name
@@ -148,13 +169,33 @@ default=None
         model (``"omit"``, as the grouped metrics do) or raises.
     random_state : int, RandomState instance, Generator or None, default=None
         Seed of the resampling.
+    min_queries : int >= 0, default=10
+        Fewest queries (clusters with ``cluster``) a metric needs for
+        bootstrap intervals. Below it a :class:`SmallSampleWarning` says so,
+        the intervals are NaN (a bootstrap over a handful of queries
+        undercovers: with one query every resample is that query), and the
+        default bootstrap test gives way to the sign-flip randomization
+        test, exact when ``2 ** n_units <= n_resamples``, which is valid at
+        any size (three queries whose differences share a sign give
+        p = 0.25, not 0). ``0`` turns the guard off.
+    by : str, array-like of shape (n_queries,), mapping or callable, \
+default=None
+        Segments: one row per segment and model, each with its own
+        intervals and tests, and the correction made over every (segment,
+        comparison, metric). A column of the scores (such as the
+        ``segment`` column of ``ranking_report(..., by=...)``), one label
+        per query in the order of the first model's rows, a mapping from
+        query id to label, or a rule called with the sorted query ids, such
+        as :func:`history_segments`, :func:`frequency_segments` and
+        :func:`cold_item_segments`.
 
     Returns
     -------
-    comparison : Comparison
+    comparison : Comparison or SegmentedComparison
         Read with :meth:`Comparison.to_frame`; print with
         :meth:`Comparison.to_markdown`, :meth:`Comparison.to_latex` or
-        :meth:`Comparison.to_json`.
+        :meth:`Comparison.to_json`. With ``by``, a
+        :class:`SegmentedComparison` holding one comparison per segment.
 
     See Also
     --------
@@ -188,7 +229,9 @@ default=None
     (True, True, True)
     """
     _check_options(test, correction, confidence, n_resamples, interval, nan_policy)
-    s = gather(scores, metrics, sample_weight, cluster, nan_policy)
+    _check_min_queries(min_queries)
+    exclude = by if isinstance(by, str) else None
+    s = gather(scores, metrics, sample_weight, cluster, nan_policy, exclude)
     if baseline is not None and baseline not in s.models:
         raise ValueError(f"baseline={baseline!r} is not one of the models {s.models}.")
     if test == "wilcoxon" and sample_weight is not None:
@@ -196,28 +239,28 @@ default=None
             "test='wilcoxon' has no weighted form; with sample_weight use "
             "test='paired_bootstrap', 'randomization' or 't'."
         )
-    result = run(
-        s,
+    settings = dict(
         baseline=baseline,
         test=test,
         correction=correction,
         confidence=float(confidence),
         n_resamples=int(n_resamples),
         interval=interval,
-        random_state=random_state,
+        min_queries=int(min_queries),
     )
-    return Comparison(
-        s,
-        result,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        confidence=float(confidence),
-        interval=interval,
-        n_resamples=int(n_resamples),
-        clustered=cluster is not None,
-        weighted=sample_weight is not None,
-    )
+    flags = dict(clustered=cluster is not None, weighted=sample_weight is not None)
+    if by is not None:
+        labels = segment_labels(by, scores, s)
+        return compare_segments(s, labels, settings, flags, random_state)
+    result = run(s, random_state=random_state, **settings)
+    del result["diff_dist"], result["diff_jack"]
+    if result["small"].any():
+        small = result["small"]
+        names = ", ".join(str(m) for m, x in zip(s.metrics, small, strict=True) if x)
+        n = int(result["n_units"][small].max())
+        warn_small(f"{names}: {n_queries_text(n)}", settings)
+    settings.pop("min_queries")
+    return Comparison(s, result, **settings, **flags)
 
 
 def compare_scores(
@@ -230,6 +273,7 @@ def compare_scores(
     sample_weight=None,
     cluster=None,
     metric_options=None,
+    by=None,
     **compare_options,
 ):
     """Compare models from the labels, the query ids and each model's scores.
@@ -258,6 +302,10 @@ def compare_scores(
     metric_options : dict, default=None
         Options of :func:`~skndcg.metrics.ranking_report` (``gain``,
         ``ties``, ``convention``, ...).
+    by : array-like of shape (n_samples,), mapping or callable, default=None
+        Segment of every row (constant within a query), a mapping from query
+        id to segment, or a rule (see :func:`compare`); one row per segment
+        and model, with the correction over all of them.
     **compare_options : dict
         Options of :func:`compare` (``test``, ``correction``,
         ``n_resamples``, ``random_state``, ...).
@@ -301,23 +349,26 @@ def compare_scores(
     if cluster is not None:
         clusters = _cluster_per_query(cluster, qid)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if by is not None and not callable(by):
+        by = _cluster_per_query(by, qid, "by")
     return compare(
         reports,
         baseline=baseline,
         metrics=names,
         sample_weight=weights,
         cluster=clusters,
+        by=by,
         **compare_options,
     )
 
 
-def _cluster_per_query(cluster, qid):
+def _cluster_per_query(cluster, qid, name="cluster"):
     if isinstance(cluster, (Mapping, pd.Series)):
         return cluster
     qid, cluster = np.asarray(qid), np.asarray(cluster)
     if cluster.shape != qid.shape:
         raise ValueError(
-            f"cluster must hold one value per row ({qid.shape[0]} rows), got shape "
+            f"{name} must hold one value per row ({qid.shape[0]} rows), got shape "
             f"{cluster.shape}."
         )
     rows = pd.DataFrame({"qid": qid, "cluster": cluster})
@@ -325,7 +376,7 @@ def _cluster_per_query(cluster, qid):
     if (per_q > 1).any():
         bad = per_q.index[per_q > 1][:5].tolist()
         raise ValueError(
-            f"cluster varies within the queries {bad}; give every row of a query "
-            "the same cluster."
+            f"{name} varies within the queries {bad}; give every row of a query "
+            f"the same {name}."
         )
     return rows.drop_duplicates("qid").set_index("qid")["cluster"]

@@ -262,7 +262,8 @@ class Comparison:
         return ["model", *map(str, self.metrics)], rows
 
     def _footnote(self):
-        n = len(self.pairs) * len(self.metrics)
+        # Within a segmented comparison the correction spans every segment.
+        n = self._r.get("n_corrected", len(self.pairs) * len(self.metrics))
         n_text = f"{n} comparison" + ("" if n == 1 else "s")
         corr = self.correction if self.correction is not None else "no"
         unit = "clusters" if self.clustered else "queries"
@@ -283,7 +284,16 @@ class Comparison:
                 f">x: better than model (x) at p <= {self.alpha:g} ({self.test} "
                 f"test, {corr} correction over {n_text})"
             )
-        return f"{head}; {mark}; {nq_text} queries."
+        small = self._r.get("small")
+        note = ""
+        if small is not None and np.any(small):
+            note = (
+                " No interval below min_queries queries (shown as nan); p-values "
+                "there from the exact randomization test."
+                if self.test == "paired_bootstrap"
+                else " No interval below min_queries queries (shown as nan)."
+            )
+        return f"{head}; {mark}; {nq_text} queries.{note}"
 
     def to_markdown(self, digits=3):
         """A Markdown table of the means with significance markers.

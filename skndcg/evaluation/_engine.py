@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from ._inputs import Scores
 from ._resampling import (
@@ -40,9 +41,26 @@ def pairs_of(models, baseline):
     return [(a, b) for a in range(n) for b in range(a + 1, n)]
 
 
-def _interval(dist, estimate, jack, confidence, method):
+def expanded_confidence(confidence, n_units):
+    """Level of the expanded percentile interval (Hesterberg, 2015).
+
+    The normal quantile of the level is ``sqrt(n / (n - 1)) * t[n - 1]``, the
+    Student quantile of ``confidence`` widened by the bootstrap's ``n - 1``
+    over ``n`` variance, so percentile intervals on few units cover about as
+    well as t intervals.
+    """
+    n = np.asarray(n_units, dtype=float)
+    alpha = 1.0 - np.asarray(confidence, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.sqrt(n / (n - 1)) * stats.t.ppf(1 - alpha / 2, n - 1)
+    return np.where(n > 1, 1.0 - 2.0 * stats.norm.sf(z), np.nan)
+
+
+def _interval(dist, estimate, jack, confidence, method, n_units=None):
     if method == "bca":
         return bca_interval(dist, estimate, jack, confidence)
+    if method == "expanded":
+        confidence = expanded_confidence(confidence, n_units)
     return percentile_interval(dist, confidence)
 
 
@@ -56,8 +74,15 @@ def run(
     n_resamples,
     interval,
     random_state,
+    min_queries=0,
 ):
-    """All numbers of a comparison, as a dict of arrays."""
+    """All numbers of a comparison, as a dict of arrays.
+
+    Metrics counted on fewer than ``min_queries`` units get no bootstrap
+    interval (NaN) and, under the bootstrap test, the p-value of the exact
+    (or Monte Carlo) randomization test: with so few units the bootstrap
+    distribution is too coarse to trust (see :func:`small_sample_message`).
+    """
     M, Q, K = s.values.shape
     rng = as_generator(random_state)
     wk = s.weights[:, None] * s.keep  # (Q, K)
@@ -69,6 +94,7 @@ def run(
     means = num.sum(0) / den.sum(0)  # (M, K)
 
     den_index = np.tile(np.arange(K), M)
+    n_units_k = (den > 0).sum(0)  # (K,)
     dist = bootstrap_ratios(num.reshape(G, M * K), den, n_resamples, rng, den_index)
     dist = dist.reshape(n_resamples, M, K)
     jack = None
@@ -81,6 +107,7 @@ def run(
         None if jack is None else jack.reshape(G, M * K),
         confidence,
         interval,
+        np.tile(n_units_k, M),
     )
 
     pairs = pairs_of(s.models, baseline)
@@ -97,11 +124,12 @@ def run(
         with np.errstate(invalid="ignore", divide="ignore"):
             diff_jack = (jack[:, a_idx] - jack[:, b_idx]).reshape(G, P * K)
             lift_jack = diff_jack / jack[:, b_idx].reshape(G, P * K)
+    n_units_pk = np.tile(n_units_k, P)
     d_low, d_high = _interval(
-        diff_dist, diff.reshape(-1), diff_jack, confidence, interval
+        diff_dist, diff.reshape(-1), diff_jack, confidence, interval, n_units_pk
     )
     l_low, l_high = _interval(
-        lift_dist, lift.reshape(-1), lift_jack, confidence, interval
+        lift_dist, lift.reshape(-1), lift_jack, confidence, interval, n_units_pk
     )
 
     D = (num[:, a_idx] - num[:, b_idx]).reshape(G, P * K)
@@ -114,12 +142,24 @@ def run(
         p = wilcoxon_test(D, W)
     else:
         p = randomization_test(D, W, n_resamples, rng)
+    small = n_units_k < min_queries
+    small_pk = np.tile(small, P)
+    if small.any() and test == "paired_bootstrap":
+        rand = randomization_test(D[:, small_pk], W[:, small_pk], n_resamples, rng)
+        p = p.copy()
+        p[small_pk] = rand
     p_adj = adjust_p_values(p, correction)
     conf_adj = corrected_confidence(p_adj, correction, confidence)
     a_low, a_high = _interval(
-        diff_dist, diff.reshape(-1), diff_jack, conf_adj, interval
+        diff_dist, diff.reshape(-1), diff_jack, conf_adj, interval, n_units_pk
     )
 
+    if small.any():
+        small_mk = np.tile(small, M)
+        for arr in (low, high):
+            arr[small_mk] = np.nan
+        for arr in (d_low, d_high, l_low, l_high, a_low, a_high):
+            arr[small_pk] = np.nan
     dv = s.values[a_idx] - s.values[b_idx]  # (P, Q, K)
     kept = s.keep[None]
     return {
@@ -128,7 +168,10 @@ def run(
         "low": low.reshape(M, K),
         "high": high.reshape(M, K),
         "n_queries": s.keep.sum(0),
-        "n_units": (den > 0).sum(0),
+        "n_units": n_units_k,
+        "small": small,
+        "diff_dist": diff_dist,
+        "diff_jack": diff_jack,
         "diff": diff,
         "diff_low": d_low.reshape(P, K),
         "diff_high": d_high.reshape(P, K),

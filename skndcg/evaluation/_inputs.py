@@ -20,6 +20,7 @@ BOOKKEEPING = frozenset(
         "n_relevant_retrieved",
         "weight",
         "skipped",
+        "segment",
     }
 )
 
@@ -175,7 +176,7 @@ def _check_qids(frames):
     return qids
 
 
-def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
+def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scores:
     frames = _frames(scores)
     models = list(frames)
     if len(models) < 2:
@@ -188,7 +189,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy) -> Scores:
     order = _sorted(rows)
     qids = rows[order]
     first = frames[models[0]].iloc[order]
-    exclude = {c for c in (sample_weight, cluster) if isinstance(c, str)}
+    exclude = {c for c in (sample_weight, cluster, by) if isinstance(c, str)}
     if metrics is None:
         metrics = _default_metrics(frames, exclude)
     else:

@@ -19,7 +19,12 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
 
 def bootstrap_p_value(dist, observed):
-    """Twice the share of resampled differences on the far side of zero (<= 1)."""
+    """Twice the share of resampled differences on the far side of zero (<= 1).
+
+    The share counts the observed difference as one more resample,
+    ``(far + 1) / (B + 1)`` with ``B`` resamples, so the p-value is never
+    below ``1 / (B + 1)``: ``B`` resamples cannot tell anything smaller.
+    """
     out = np.full(observed.shape, np.nan)
     for j, obs in enumerate(observed):
         col = dist[:, j]
@@ -29,8 +34,8 @@ def bootstrap_p_value(dist, observed):
         if obs == 0:
             out[j] = 1.0
             continue
-        other = np.mean(col <= 0) if obs > 0 else np.mean(col >= 0)
-        out[j] = min(1.0, 2.0 * other)
+        far = np.sum(col <= 0) if obs > 0 else np.sum(col >= 0)
+        out[j] = min(1.0, 2.0 * (far + 1) / (col.size + 1))
     return out
 
 

@@ -31,6 +31,7 @@ def ranking_report(
     nan_score=None,
     queries=None,
     nan_label=None,
+    by=None,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -54,6 +55,12 @@ def ranking_report(
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
     doc_id, nan_score, queries, nan_label : default=None
         As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    by : array-like of shape (n_samples,), mapping or callable, default=None
+        Segment of each query, added as a ``segment`` column: one label per
+        row (constant within a query), a mapping from query id, or a rule
+        such as :func:`skndcg.evaluation.history_segments`.
+        ``skndcg.evaluation.compare(reports, by="segment")`` then compares
+        models within each segment.
 
     Returns
     -------
@@ -80,13 +87,18 @@ def ranking_report(
     >>> report["skipped"].tolist()
     ['', 'no relevant item: ideal DCG@3 is 0']
     """
-    return report_with_means(
+    report = report_with_means(
         y_true, y_score, qid, metrics=metrics, gain=gain, discount=discount,
         ties=ties, empty=empty, sample_weight=sample_weight, convention=convention,
         rel_threshold=rel_threshold, ap_denominator=ap_denominator,
         p_denominator=p_denominator, doc_id=doc_id, nan_score=nan_score,
         queries=queries, nan_label=nan_label, with_means=False,
     )[0]  # fmt: skip
+    if by is not None:
+        from ._segment_column import with_segment
+
+        report = with_segment(report, by, qid)
+    return report
 
 
 def report_with_means(

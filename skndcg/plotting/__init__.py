@@ -1,10 +1,12 @@
 """Plots for skndcg objects (matplotlib is imported only when a plot is drawn)."""
 
 from ._compare import plot_comparison, plot_metric_at_k, plot_paired
+from ._forest import plot_forest
 from ._splits import plot_group_time_splits
 
 __all__ = [
     "plot_comparison",
+    "plot_forest",
     "plot_group_time_splits",
     "plot_metric_at_k",
     "plot_paired",

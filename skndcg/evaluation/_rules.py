@@ -1,0 +1,181 @@
+"""Built-in segment rules for ``compare(..., by=...)``.
+
+Each function returns a rule: a callable that takes the query ids being
+compared and returns one label per query. Rules are built from data the
+evaluation does not hold (the training log, a query log), so queries absent
+from it still get a label (a user with no past is cold).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+
+
+def _as_log(values, name):
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be one-dimensional (one entry per interaction), got shape "
+            f"{arr.shape}."
+        )
+    return arr
+
+
+def history_segments(history_qid, *, bins=(1,)):
+    """Rule: segment the users (queries) by their number of past interactions.
+
+    The cold-user rule of the recommender literature: a user with fewer than
+    ``bins[0]`` past interactions is cold (with the default, a user without
+    a past), and further bins split the rest.
+
+    Parameters
+    ----------
+    history_qid : array-like of shape (n_interactions,)
+        The query (user) id of every interaction of the training log.
+    bins : sequence of int, default=(1,)
+        Increasing thresholds ``t_1 < t_2 < ...``: the segments are
+        ``"< t_1"`` (``"no past"`` when ``t_1 = 1``), ``"t_1-(t_2 - 1)"``,
+        ..., ``">= t_last"`` interactions.
+
+    Returns
+    -------
+    rule : callable
+        ``rule(qids)`` returns one label per query id.
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import history_segments
+    >>> rule = history_segments([1, 1, 1, 2], bins=(1, 3))
+    >>> rule([1, 2, 3]).tolist()
+    ['>= 3', '1-2', 'no past']
+    """
+    log = _as_log(history_qid, "history_qid")
+    bins = list(bins)
+    if (
+        not bins
+        or any(
+            isinstance(b, bool) or not isinstance(b, Integral) or b < 1 for b in bins
+        )
+        or any(b2 <= b1 for b1, b2 in pairwise(bins))
+    ):
+        raise ValueError(f"bins must be increasing integers >= 1, got {bins!r}.")
+    counts = pd.Series(log).value_counts()
+    names = ["no past" if bins[0] == 1 else f"< {bins[0]}"]
+    for lo, hi in pairwise(bins):
+        names.append(f"{lo}" if hi - 1 == lo else f"{lo}-{hi - 1}")
+    names.append(f">= {bins[-1]}")
+
+    def rule(qids):
+        n = counts.reindex(pd.Index(np.asarray(qids))).fillna(0).to_numpy()
+        return np.asarray(names, dtype=object)[np.searchsorted(bins, n, "right")]
+
+    return rule
+
+
+def frequency_segments(query_log, *, head=0.5, torso=0.8):
+    """Rule: head, torso and tail queries by their frequency in a query log.
+
+    Queries are sorted by decreasing frequency; the most frequent ones that
+    together make up the first ``head`` share of the traffic are the head,
+    the next ones up to ``torso`` of the traffic the torso, the rest (and
+    queries absent from the log) the tail. Comparing by these segments keeps
+    a few frequent queries from hiding what happens to the many rare ones.
+
+    Parameters
+    ----------
+    query_log : array-like of shape (n_requests,) or mapping
+        The query id of every request of the log, or a mapping from query id
+        to its number of requests.
+    head, torso : float in (0, 1], default=0.5 and 0.8
+        Cumulative traffic shares that close the head and the torso
+        (``head <= torso``).
+
+    Returns
+    -------
+    rule : callable
+        ``rule(qids)`` returns ``"head"``, ``"torso"`` or ``"tail"`` per query.
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import frequency_segments
+    >>> rule = frequency_segments(["a"] * 6 + ["b"] * 2 + ["c", "d"])
+    >>> rule(["a", "b", "c", "e"]).tolist()
+    ['head', 'torso', 'tail', 'tail']
+    """
+    for name, v in (("head", head), ("torso", torso)):
+        if isinstance(v, bool) or not isinstance(v, Real) or not 0 < v <= 1:
+            raise ValueError(f"{name} must be a share in (0, 1], got {v!r}.")
+    if head > torso:
+        raise ValueError(f"head={head!r} must not exceed torso={torso!r}.")
+    if isinstance(query_log, (dict, pd.Series)):
+        counts = pd.Series(query_log, dtype=np.float64)
+    else:
+        counts = pd.Series(_as_log(query_log, "query_log")).value_counts()
+    counts = counts.sort_values(ascending=False, kind="stable")
+    total = counts.sum()
+    if total <= 0:
+        raise ValueError("query_log holds no request; pass a non-empty log.")
+    # A query belongs to the head when the traffic before it is below `head`.
+    before = (counts.cumsum() - counts) / total
+    label = np.where(before < head, "head", np.where(before < torso, "torso", "tail"))
+    table = pd.Series(label, index=counts.index, dtype=object)
+
+    def rule(qids):
+        return table.reindex(pd.Index(np.asarray(qids))).fillna("tail").to_numpy()
+
+    return rule
+
+
+def cold_item_segments(qid, item_id, y_true, train_item_id):
+    """Rule: queries whose relevant items include one never seen in training.
+
+    A query is ``"cold items"`` when at least one of its relevant rows
+    (``y_true > 0``) holds an item absent from the training log, else
+    ``"warm items"``: the second can be learnt from interactions, the first
+    only from content.
+
+    Parameters
+    ----------
+    qid, item_id, y_true : array-like of shape (n_samples,)
+        The evaluation rows: query id, item id and relevance label.
+    train_item_id : array-like of shape (n_interactions,)
+        The item of every interaction of the training log.
+
+    Returns
+    -------
+    rule : callable
+        ``rule(qids)`` returns ``"cold items"`` or ``"warm items"`` per query.
+
+    Examples
+    --------
+    >>> from skndcg.evaluation import cold_item_segments
+    >>> rule = cold_item_segments([1, 1, 2, 2], ["a", "x", "a", "b"],
+    ...                           [1, 1, 1, 0], train_item_id=["a", "b"])
+    >>> rule([1, 2]).tolist()
+    ['cold items', 'warm items']
+    """
+    qid, item_id = np.asarray(qid), np.asarray(item_id)
+    y = np.asarray(y_true, dtype=np.float64)
+    if not qid.shape == item_id.shape == y.shape or qid.ndim != 1:
+        raise ValueError(
+            "qid, item_id and y_true must be one-dimensional and of one length, got "
+            f"shapes {qid.shape}, {item_id.shape} and {y.shape}."
+        )
+    seen = pd.Index(_as_log(train_item_id, "train_item_id")).unique()
+    cold = (y > 0) & ~pd.Index(item_id).isin(seen)
+    per_q = pd.Series(cold).groupby(qid).any()
+
+    def rule(qids):
+        got = per_q.reindex(pd.Index(np.asarray(qids)))
+        if got.isna().any():
+            bad = got.index[got.isna()][:5].tolist()
+            raise ValueError(
+                f"cold_item_segments has no evaluation rows for the queries {bad}."
+            )
+        return np.where(got.to_numpy(dtype=bool), "cold items", "warm items")
+
+    return rule

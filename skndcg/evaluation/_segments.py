@@ -1,0 +1,114 @@
+"""Comparisons by segment: labels, built-in rules and the per-segment runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from ._engine import _interval, run
+from ._inputs import Scores, _examples, _frames, _per_query, _py, _sorted
+from ._small import warn_small
+from ._stats import adjust_p_values, corrected_confidence
+
+
+def segment_labels(by, scores, s: Scores) -> np.ndarray:
+    """One segment label per query of ``s`` (in the order of ``s.qids``)."""
+    frames = _frames(scores)
+    first_raw = next(iter(frames.values()))
+    order = _sorted(first_raw["qid"].to_numpy())
+    first = first_raw.iloc[order]
+    if callable(by) and not isinstance(by, (Mapping, pd.Series)):
+        labels = np.asarray(by(s.qids.copy()))
+        if labels.shape != s.qids.shape:
+            raise ValueError(
+                f"the segment rule by={by!r} returned shape {labels.shape} for "
+                f"{s.qids.size} queries; a rule returns one label per query."
+            )
+    else:
+        labels = _per_query(by, "by", s.qids, first, order)
+    if pd.isna(labels).any():
+        bad = s.qids[pd.isna(labels)]
+        raise ValueError(
+            f"by gives no segment (missing label) for the queries {_examples(bad)}; "
+            "give every query a segment."
+        )
+    return labels
+
+
+def _subset(s: Scores, mask: np.ndarray) -> Scores:
+    clusters = None
+    if s.clusters is not None:
+        clusters = pd.factorize(s.clusters[mask], sort=False)[0]
+    return replace(
+        s,
+        qids=s.qids[mask],
+        values=s.values[:, mask],
+        keep=s.keep[mask],
+        weights=s.weights[mask],
+        clusters=clusters,
+    )
+
+
+def _segments_in_order(labels):
+    uniques = pd.unique(labels)
+    try:
+        return list(np.sort(uniques))
+    except TypeError:
+        return list(uniques)
+
+
+def compare_segments(s: Scores, labels, settings, flags, random_state):
+    """A :class:`SegmentedComparison`: one run per segment, one correction."""
+    from ._comparison import Comparison
+    from ._resampling import as_generator
+    from ._segmented import SegmentedComparison
+
+    rng = as_generator(random_state)
+    correction = settings["correction"]
+    segments = _segments_in_order(labels)
+    results = []
+    for g in segments:
+        sub = _subset(s, labels == g)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = run(sub, random_state=rng, **{**settings, "correction": None})
+        results.append((sub, r))
+    p_all = np.concatenate([r["p_value"].ravel() for _, r in results])
+    p_adj = adjust_p_values(p_all, correction)
+    conf_adj = corrected_confidence(p_adj, correction, settings["confidence"])
+    comparisons = {}
+    start = 0
+    small_any = []
+    for g, (sub, r) in zip(segments, results, strict=True):
+        size = r["p_value"].size
+        r["p_adjusted"] = p_adj[start : start + size].reshape(r["p_value"].shape)
+        start += size
+        r["confidence_adjusted"] = conf_adj
+        r["n_corrected"] = int(p_all.size)
+        low, high = _interval(
+            r["diff_dist"],
+            r["diff"].reshape(-1),
+            r["diff_jack"],
+            conf_adj,
+            settings["interval"],
+            np.tile(r["n_units"], len(r["pairs"])),
+        )
+        small_pk = np.tile(r["small"], len(r["pairs"]))
+        low[small_pk] = np.nan
+        high[small_pk] = np.nan
+        r["diff_low_adjusted"] = low.reshape(r["diff"].shape)
+        r["diff_high_adjusted"] = high.reshape(r["diff"].shape)
+        del r["diff_dist"], r["diff_jack"]
+        if r["small"].any():
+            small_any.append(f"{_py(g)!r} ({int(r['n_units'][r['small']].max())})")
+        options = {k: v for k, v in settings.items() if k != "min_queries"}
+        comparisons[g] = Comparison(sub, r, **options, **flags)
+    if small_any:
+        warn_small(
+            "segments " + ", ".join(small_any) + " have few queries",
+            settings,
+            stacklevel=4,
+        )
+    return SegmentedComparison(comparisons)

@@ -1,0 +1,52 @@
+"""The guard against over-claiming on a handful of queries."""
+
+from __future__ import annotations
+
+import warnings
+
+
+class SmallSampleWarning(UserWarning):
+    """Too few queries for the interval or test asked for.
+
+    Issued by :func:`~skndcg.evaluation.compare` (and the command line's
+    ``--ci``) when a metric is counted on fewer than ``min_queries``
+    queries: the bootstrap intervals are not reported and the p-values come
+    from the exact randomization test.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skndcg.evaluation import SmallSampleWarning
+    >>> issubclass(SmallSampleWarning, UserWarning)
+    True
+    """
+
+
+def small_sample_message(subject, min_queries, test):
+    """Why intervals (and bootstrap p-values) are refused for ``subject``."""
+    if test == "paired_bootstrap":
+        p_text = (
+            "the p-values come from the sign-flip randomization test instead "
+            "(exact when 2**n <= n_resamples), which holds its level at any size"
+        )
+    else:
+        p_text = (
+            f"the {test} p-values are kept (test='randomization' is exact at any size)"
+        )
+    return (
+        f"{subject} (fewer than min_queries={min_queries}): bootstrap intervals are "
+        "not reported (NaN), because resampling so few queries gives intervals "
+        f"that are too narrow (with one query every resample is that query), and "
+        f"{p_text}. Score more queries, or pass min_queries=0 to get the bootstrap "
+        "numbers anyway."
+    )
+
+
+def n_queries_text(n):
+    return f"only {n} quer{'y' if n == 1 else 'ies'}"
+
+
+def warn_small(subject, settings, stacklevel=3):
+    """A :class:`SmallSampleWarning` saying what was refused and why."""
+    text = small_sample_message(subject, settings["min_queries"], settings["test"])
+    warnings.warn(text, SmallSampleWarning, stacklevel=stacklevel)
