@@ -5,6 +5,8 @@
   multiple comparisons, returned as a :class:`Comparison`.
 - :func:`cross_val_ranking_report`: out-of-fold per-query values from any
   estimator and cross-validation splitter, ready for :func:`compare`.
+- :func:`full_catalogue_report`: every user ranked against every eligible item,
+  per-user values for :func:`compare`.
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
@@ -16,6 +18,7 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._full_catalogue import full_catalogue_report
 
 __all__ = [
     "BootstrapCI",
@@ -25,5 +28,6 @@ __all__ = [
     "compare",
     "compare_scores",
     "cross_val_ranking_report",
+    "full_catalogue_report",
     "paired_bootstrap",
 ]
