@@ -7,6 +7,8 @@
   estimator and cross-validation splitter, ready for :func:`compare`.
 - :func:`full_catalogue_report`: every user ranked against every eligible item,
   per-user values for :func:`compare`.
+- :func:`sampled_metric_estimates`: metrics on sampled candidates, raw and
+  corrected (Krichene & Rendle, 2020).
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
@@ -19,6 +21,7 @@ from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
 from ._full_catalogue import full_catalogue_report
+from ._sampled import sampled_metric_estimates
 
 __all__ = [
     "BootstrapCI",
@@ -30,4 +33,5 @@ __all__ = [
     "cross_val_ranking_report",
     "full_catalogue_report",
     "paired_bootstrap",
+    "sampled_metric_estimates",
 ]
