@@ -28,6 +28,7 @@ PAGES = [
     "user_guide/splitting.rst",
     "user_guide/ranker.rst",
     "user_guide/comparing.rst",
+    "user_guide/recommenders.rst",
 ]
 
 NAMES = [getattr(p, "values", (p,))[0] for p in PAGES]
