@@ -78,6 +78,16 @@ def test_report_by_hand():
         )
 
 
+def test_ties_take_the_mean_over_random_orders():
+    # Every score equal: the relevant item is equally likely at ranks 1..4.
+    report = sampled_metric_estimates(
+        [1, 0, 0, 0], [0.0] * 4, [1] * 4, n_negatives=3, metrics=["mrr@4", "hit@2"]
+    )
+    raw = report[report["estimate"] == "raw"].iloc[0]
+    assert raw["mrr@4"] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 / 4) / 4)
+    assert raw["hit@2"] == pytest.approx(0.5)
+
+
 def _simulate(seed, popularity, n_users=150, n_neg=400, m=25):
     """Users whose full rank is known; their candidates drawn as a study would."""
     rng = np.random.default_rng(seed)

@@ -18,7 +18,7 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy.stats import hypergeom
+from scipy.special import gammaln
 
 ESTIMATES = ("raw", "adjusted", "bv")
 _METRIC = re.compile(r"^\s*(ndcg|recall|r|hit|mrr|rr|map|ap)\s*@\s*(\d+)\s*$", re.I)
@@ -56,15 +56,27 @@ def metric_of_rank(kind, k, rank):
     return np.where(inside, value, 0.0)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=8)
 def _transition(n_negatives, m):
     """``A[K, j] = P(j sampled above | K above)``, K = 0..N, j = 0..m."""
-    K = np.arange(n_negatives + 1)[:, None]
+    N = n_negatives
+    K = np.arange(N + 1)[:, None]
     j = np.arange(m + 1)[None, :]
-    return hypergeom.pmf(j, n_negatives, K, m)
+    possible = (j <= K) & (m - j <= N - K)
+    log_fact = gammaln(np.arange(1, N + 2, dtype=np.float64))  # log(a!), a = 0..N
+
+    def log_comb(a, b):
+        return log_fact[a] - log_fact[b] - log_fact[np.clip(a - b, 0, None)]
+
+    log_p = (
+        log_comb(K, j)
+        + log_comb(np.clip(N - K, 0, None), np.clip(m - j, 0, None))
+        - log_comb(N, m)
+    )
+    return np.where(possible, np.exp(np.where(possible, log_p, 0.0)), 0.0)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=16384)
 def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
     """Table ``x`` of length ``m + 1``: the estimate read for each ``j``.
 
@@ -96,7 +108,7 @@ def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
 
 
 def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
-    """Per relevant row: its query, ``j``, ``m`` and the estimated full ``K``."""
+    """Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``."""
     frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
     rel = (
         frame["y"].to_numpy() >= rel_threshold
@@ -116,12 +128,15 @@ def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
             raise ValueError(f"query {q!r} has no sampled negative to rank against.")
         s_neg, w_neg = neg["s"].to_numpy(), neg["w"].to_numpy()
         for s in pos["s"].to_numpy():
-            above = s_neg > s
-            j = int(above.sum())
-            # Sampled negatives above, each standing for 1 / (inclusion
-            # probability) catalogue negatives: m w / W for weight w.
-            mass = float((1.0 / w_neg[above]).sum()) if weight is not None else None
-            out.append((q, j, m, mass))
+            above, tied = s_neg > s, s_neg == s
+            # Sampled negatives above (tied ones half), each standing for
+            # 1 / (inclusion probability) catalogue negatives.
+            mass = None
+            if weight is not None:
+                mass = float(
+                    (1.0 / w_neg[above]).sum() + 0.5 * (1.0 / w_neg[tied]).sum()
+                )
+            out.append((q, int(above.sum()), int(tied.sum()), m, mass))
     return out
 
 
@@ -188,7 +203,8 @@ def sampled_metric_estimates(
     it. ``"bv"`` is the table ``x`` that minimises, over full ranks taken as
     equally likely, ``bias^2 + bv_lambda * variance`` of ``x[j]`` (Krichene and
     Rendle, section 5); the draws are modelled as uniform without replacement
-    (hypergeometric).
+    (hypergeometric). Negatives tied with a relevant item are taken in random
+    order: its value is the mean over the positions the ties allow.
 
     References
     ----------
@@ -236,22 +252,39 @@ def sampled_metric_estimates(
     )
     if not rows:
         raise ValueError("no query has a relevant item: nothing to estimate.")
-    out = {name: {e: [] for e in estimates} for name, _, _ in specs}
-    qids = []
-    for q, j, m, mass in rows:
-        n = _n_for(n_negatives, q)
-        if n < m:
-            raise ValueError(
-                f"query {q!r} has {m} sampled negatives but n_negatives={n}: the "
-                "sample cannot be larger than the pool it was drawn from."
-            )
-        qids.append(q)
-        j_est = j if mass is None else min(m, round(mass * m / n))
+    n_of = {}
+    for q, _, _, m, _ in rows:
+        if q not in n_of:
+            n_of[q] = _n_for(n_negatives, q)
+            if n_of[q] < m:
+                raise ValueError(
+                    f"query {q!r} has {m} sampled negatives but n_negatives="
+                    f"{n_of[q]}: the sample cannot be larger than the pool it was "
+                    "drawn from."
+                )
+    qids = [r[0] for r in rows]
+    j, ties, m = (np.array([r[i] for r in rows], dtype=np.int64) for i in (1, 2, 3))
+    n = np.array([n_of[q] for q in qids], dtype=np.int64)
+    j_est, ties_est = j, ties
+    if inclusion_probability is not None:
+        mass = np.array([r[4] for r in rows], dtype=np.float64)
+        j_est = np.minimum(m, np.rint(mass * m / n).astype(np.int64))
+        ties_est = np.zeros_like(ties)
+    out = {name: {e: np.empty(j.size) for e in estimates} for name, _, _ in specs}
+    # One hypergeometric table per distinct (N, m), every correction from it.
+    pairs, where = np.unique(np.column_stack([n, m]), axis=0, return_inverse=True)
+    for p, (n_p, m_p) in enumerate(pairs.tolist()):
+        idx = np.flatnonzero(where.ravel() == p)
         for name, kind, k in specs:
             for e in estimates:
-                jj = j if e == "raw" else j_est
-                table = correction_table(kind, k, n, m, e, float(bv_lambda))
-                out[name][e].append(table[jj])
+                raw = e == "raw"
+                jj, tt = (j, ties) if raw else (j_est, ties_est)
+                jj, tt = jj[idx], tt[idx]
+                table = correction_table(kind, k, n_p, m_p, e, float(bv_lambda))
+                # Tied negatives: the mean over the positions a random order
+                # of the ties gives (j + 0, ..., j + ties).
+                cum = np.r_[0.0, np.cumsum(table)]
+                out[name][e][idx] = (cum[jj + tt + 1] - cum[jj]) / (tt + 1)
     per_item = pd.DataFrame({"qid": qids})
     frames = []
     for e in estimates:
