@@ -173,7 +173,7 @@ def sampled_metric_estimates(
     metrics : str or sequence of str, default=("ndcg@10", "recall@10")
         ``"ndcg@k"``, ``"recall@k"``, ``"hit@k"``, ``"mrr@k"``, ``"map@k"``.
     estimates : sequence of {"raw", "adjusted", "bv"}, default=all three
-        Which estimates to compute, see :func:`correction_table` notes below.
+        Which estimates to compute (see the Notes).
     bv_lambda : float in [0, 1], default=0.1
         Weight of the variance against the squared bias in the BV estimator.
     rel_threshold : float or None, default=None

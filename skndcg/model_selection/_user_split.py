@@ -69,7 +69,18 @@ class _UserProtocol:
 
     # -- scikit-learn's splitter interface ---------------------------------
     def get_n_splits(self, X=None, y=None, groups=None):
-        """Number of folds."""
+        """Number of folds.
+
+        Parameters
+        ----------
+        X, y, groups : object, default=None
+            Ignored, present for scikit-learn.
+
+        Returns
+        -------
+        n_splits : int
+            The number of ``(train, test)`` pairs :meth:`split` yields.
+        """
         return self.n_splits
 
     def split(self, X, y=None, groups=None):
@@ -94,6 +105,11 @@ class _UserProtocol:
 
     def train_test_log(self, X):
         """The last fold as two frames: the training rows and the test rows.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            An interaction log or a ranking task, as in :meth:`split`.
 
         Returns
         -------
@@ -220,8 +236,28 @@ class LeaveLastNSplit(_UserProtocol):
     ([1, 2, 3], [0, 4])
     """
 
-    def __init__(self, n=1, *, n_splits=1, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        n=1,
+        *,
+        n_splits=1,
+        user_col="user_id",
+        item_col="item_id",
+        time_col="timestamp",
+        group_col="qid",
+        filter_cold_users=True,
+        filter_cold_items=False,
+        filter_already_seen=False,
+    ):
+        super().__init__(
+            user_col=user_col,
+            item_col=item_col,
+            time_col=time_col,
+            group_col=group_col,
+            filter_cold_users=filter_cold_users,
+            filter_cold_items=filter_cold_items,
+            filter_already_seen=filter_already_seen,
+        )
         self.n = n
         self.n_splits = n_splits
 
@@ -260,8 +296,27 @@ class UserFractionSplit(_UserProtocol):
 
     n_splits = 1
 
-    def __init__(self, test_fraction=0.2, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        test_fraction=0.2,
+        *,
+        user_col="user_id",
+        item_col="item_id",
+        time_col="timestamp",
+        group_col="qid",
+        filter_cold_users=True,
+        filter_cold_items=False,
+        filter_already_seen=False,
+    ):
+        super().__init__(
+            user_col=user_col,
+            item_col=item_col,
+            time_col=time_col,
+            group_col=group_col,
+            filter_cold_users=filter_cold_users,
+            filter_cold_items=filter_cold_items,
+            filter_already_seen=filter_already_seen,
+        )
         self.test_fraction = test_fraction
 
     def _fold(self, units, fold):
@@ -305,12 +360,32 @@ class GlobalTimeSplit(_UserProtocol):
     ([0, 2], [1, 3])
     """
 
-    def __init__(self, cuts, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        cuts,
+        *,
+        user_col="user_id",
+        item_col="item_id",
+        time_col="timestamp",
+        group_col="qid",
+        filter_cold_users=True,
+        filter_cold_items=False,
+        filter_already_seen=False,
+    ):
+        super().__init__(
+            user_col=user_col,
+            item_col=item_col,
+            time_col=time_col,
+            group_col=group_col,
+            filter_cold_users=filter_cold_users,
+            filter_cold_items=filter_cold_items,
+            filter_already_seen=filter_already_seen,
+        )
         self.cuts = cuts
 
     @property
     def n_splits(self):
+        """Number of folds: one per cut."""
         return len(self._cuts_ns())
 
     def _cuts_ns(self):
