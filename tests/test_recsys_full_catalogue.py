@@ -211,3 +211,37 @@ def test_errors():
         full_catalogue_report(
             matrix, train.to_numpy(), test, metrics=["ndcg@5"], top_n=5
         )
+
+
+def test_query_ranker_through_a_feature_callback():
+    lightgbm = pytest.importorskip("lightgbm")
+    from skndcg.ranker import QueryRanker
+
+    _, train, test = _random_case(7, n_users=8, n_items=15)
+    rng = np.random.default_rng(0)
+    item_f = rng.normal(size=15)
+    user_f = rng.normal(size=8)
+
+    def features(users, items):
+        uu, ii = np.meshgrid(np.asarray(users), np.asarray(items), indexing="ij")
+        return pd.DataFrame(
+            {
+                "qid": uu.ravel(),
+                "item_f": item_f[ii.ravel()],
+                "cross": user_f[uu.ravel()] * item_f[ii.ravel()],
+            }
+        )
+
+    X = features(np.arange(8), np.arange(15))
+    y = (X["cross"] > 0).astype(int).to_numpy()
+    model = QueryRanker(
+        lightgbm.LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1)
+    ).fit(X, y)
+    expected = pd.DataFrame(
+        model.predict(X).reshape(8, 15), index=range(8), columns=range(15)
+    )
+    got = full_catalogue_report(
+        model, train, test, features=features, metrics=METRICS, top_n=5, block_size=3
+    )
+    want = full_catalogue_report(expected, train, test, metrics=METRICS, top_n=5)
+    pd.testing.assert_frame_equal(got, want)
