@@ -84,6 +84,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_compare.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_datasets.py
+	$(PY) benchmarks/bench_full_catalogue.py
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

@@ -47,12 +47,15 @@ def test_quick_demo_prints_tables_and_writes_files(quick_run):
     # One table per sampling mode, each naming the mode, N and the hold-out.
     titles = [ln for ln in lines if " negatives, N = 50: hold-out of " in ln]
     assert [t.split()[0] for t in titles] == ["uniform", "popularity"]
-    headers = [ln for ln in lines if ln.startswith("model")]
+    headers = [ln for ln in lines if ln.startswith("model") and "CV mean" in ln]
     assert len(headers) == 2
+    per_item = [ln for ln in lines if ln.startswith("model") and "ndcg@10 bv" in ln]
+    assert len(per_item) == 2
     assert all("95% CI (queries)" in h and "95% CI (users)" in h for h in headers)
     for name in MODELS:
         row = re.compile(re.escape(name) + r" +\d")
-        assert sum(bool(row.match(line)) for line in lines) == 2, name
+        # Once in each mode's main table and once in its per-item table.
+        assert sum(bool(row.match(line)) for line in lines) == 4, name
     assert text.count("headline: LGBMRanker (tuned) against ") == 2
     assert "dropped as positives" in text and "of the span is held out" in text
     for name in (
@@ -65,6 +68,12 @@ def test_quick_demo_prints_tables_and_writes_files(quick_run):
         assert (out / name).stat().st_size > 0, name
     md = (out / "results.md").read_text()
     assert "| LGBMRanker (tuned)" in md and "## popularity negatives" in md
+    # Each mode also reads its hold-out one rated item at a time, raw and
+    # corrected for sampling, with the order of models each estimate implies.
+    assert text.count("hold-out per item (each rated item ranked among") == 2
+    for estimate in ("raw", "adjusted", "bv"):
+        assert text.count(f"ndcg@10 {estimate}: ") == 2, estimate
+        assert f"ndcg@10 {estimate}: " in md
 
 
 def test_quick_demo_reports_users_without_a_past_apart(quick_run):
@@ -88,8 +97,15 @@ def test_quick_demo_results(quick_run):
     assert set(res["n_negatives"]) == {50}
     diffs = [f"{RANKER} - {b}" for b in BASELINES]
     assert set(res["model"]) == {*MODELS, *diffs}
-    assert set(res["split"]) == {"fold 0", "fold 1", "CV mean", "hold-out"}
-    assert not res.duplicated(["model", "split", "metric", "negatives"]).any()
+    assert set(res["split"]) == {
+        "fold 0",
+        "fold 1",
+        "CV mean",
+        "hold-out",
+        "hold-out per item",
+    }
+    key = ["model", "split", "metric", "negatives", "estimate"]
+    assert not res.duplicated(key).any()
     hold = res[res["split"] == "hold-out"]
     assert set(hold["model"]) == {*MODELS, *diffs}
     assert (hold["low"] <= hold["value"]).all() and (
@@ -121,6 +137,21 @@ def test_quick_demo_results(quick_run):
             f"[{r['user_low']:.3f}, {r['user_high']:.3f}]"
         )
         assert cell in text, cell
+    # The per-item rows: raw, adjusted and bv for every model and mode.
+    per_item = res[res["split"] == "hold-out per item"]
+    assert set(res.loc[res["split"] != "hold-out per item", "estimate"]) == {"raw"}
+    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv"}
+    assert set(per_item["model"]) == set(MODELS)
+    assert set(per_item["metric"]) == {"ndcg@10", "recall@10"}
+    assert len(per_item) == 2 * len(MODELS) * 2 * 3
+    assert not per_item.duplicated(["model", "metric", "negatives", "estimate"]).any()
+    wide = per_item.pivot_table(
+        index=["negatives", "model", "metric"], columns="estimate", values="value"
+    )
+    # Against 50 sampled negatives an item looks far better placed than against
+    # thousands: the raw number is above both corrections for every model.
+    assert (wide["raw"] > wide["adjusted"]).all()
+    assert (wide["raw"] > wide["bv"]).all()
     # Random ordering's exact expectation does not depend on the sampling mode
     # of the negatives when their number is the same; its draw does.
     e = hold[(hold["model"] == "random (expected)")].pivot(
@@ -162,7 +193,11 @@ def _error_line(capsys):
         (["--max-ratings", "many"], "expected a non-negative integer, got 'many'"),
         (["--data", "a", "--fetch", "ml-100k"], "not allowed with argument"),
         (["--quick", "--bogus"], "unrecognized arguments: --bogus"),
-        (["--negatives", "zipf"], "argument --negatives: invalid choice: 'zipf'"),
+        (
+            ["--negatives", "zipf"],
+            "argument --candidates/--negatives: invalid choice: 'zipf'",
+        ),
+        (["--candidates", "all"], "invalid choice: 'all'"),
         (["--n-negatives", "0"], "expected a positive integer, got '0'"),
         (["--min-history", "-2"], "expected a non-negative integer, got '-2'"),
     ],
@@ -225,7 +260,7 @@ def test_python_dash_m_reports_cleanly(tmp_path):
 
 def test_one_mode_other_n_and_history(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["demo", "--quick", "--out", str(out), "--negatives", "uniform"]
+    argv = ["demo", "--quick", "--out", str(out), "--candidates", "uniform"]
     argv += ["--n-negatives", "10", "--min-history", "2"]
     assert main(argv) == 0
     text = capsys.readouterr().out

@@ -30,6 +30,7 @@ PAGES = [
     "user_guide/ranker.rst",
     "user_guide/comparing.rst",
     "user_guide/beyond_accuracy.rst",
+    "user_guide/recommenders.rst",
 ]
 
 NAMES = [getattr(p, "values", (p,))[0] for p in PAGES]

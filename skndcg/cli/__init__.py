@@ -93,11 +93,14 @@ def _build_parser() -> argparse.ArgumentParser:
         "(default: 200000)",
     )
     demo.add_argument(
+        "--candidates",
         "--negatives",
+        dest="negatives",
         choices=("uniform", "popularity", "both"),
         default="both",
         help="how the unrated candidates are drawn: uniformly or by popularity "
-        "before the month; both runs the demo once per mode (default: both)",
+        "before the month; both runs the demo once per mode (default: both); "
+        "--negatives is an alias",
     )
     demo.add_argument(
         "--n-negatives",

@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..utils._interactions import check_no_duplicates, check_seconds
 from ._ranking_features import FEATURES, build_features
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
@@ -45,6 +46,8 @@ def _check_ratings(ratings):
             "ratings['year'] must be numeric (the release year, NaN where "
             f"unknown), got dtype {ratings['year'].dtype}."
         )
+    check_seconds(ratings["timestamp"].to_numpy(), "ratings['timestamp']")
+    check_no_duplicates(ratings, "ratings", ["user_id", "item_id", "timestamp"])
     rating = ratings["rating"].to_numpy(dtype=np.float64)
     if rating.min() < 0:
         raise ValueError(
@@ -229,11 +232,13 @@ def make_ranking_task(
     ----------
     ratings : pandas.DataFrame
         One row per rating with columns ``user_id``, ``item_id``, ``rating``
-        (>= 0), ``timestamp`` (Unix seconds) and optionally ``genres``
+        (>= 0), ``timestamp`` (Unix seconds; values in the range of
+        milliseconds are refused) and optionally ``genres``
         (pipe-separated, as returned by
         :func:`~skndcg.datasets.make_movielens_like` and
         :func:`~skndcg.datasets.load_movielens`) and ``year`` (the item's
-        release year, NaN where unknown). It is not modified.
+        release year, NaN where unknown). It is not modified. A
+        (``user_id``, ``item_id``, ``timestamp``) triple may appear only once.
     window : {"D", "W", "M", "Q", "Y"}, default="M"
         Calendar period of a query (pandas period alias): day, week, month,
         quarter or year, in UTC.
@@ -335,6 +340,12 @@ def make_ranking_task(
     order = np.lexsort((q_user[keep], q_win[keep]))
     q_user, q_win = q_user[keep][order], q_win[keep][order]
 
+    if q_user.size and n_negatives > log.n_items - 1:
+        raise ValueError(
+            f"n_negatives={n_negatives} is larger than the {log.n_items - 1} items "
+            f"any query could draw from (the catalogue has {log.n_items} items and "
+            "a query's user rated at least one); lower n_negatives."
+        )
     neg_query, neg_item, short = _sample_negatives(
         seed, q_user, q_win, n_negatives, negatives, log, _UserItems(log)
     )

@@ -21,6 +21,7 @@ COLUMNS = [
     "p_adjusted",
     "negatives",
     "n_negatives",
+    "estimate",
 ]
 
 
@@ -128,6 +129,8 @@ def long_results(folds, holdout, *, negatives, n_negatives):
             out[col] = np.nan
     out["negatives"] = negatives
     out["n_negatives"] = n_negatives
+    if out["estimate"].isna().all():
+        out["estimate"] = "raw"
     return out[COLUMNS]
 
 

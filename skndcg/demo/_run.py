@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..utils._atomic import atomic_write, safe_target
-from . import DEFAULT_OUT, _data, _plots, _report
+from . import DEFAULT_OUT, _data, _estimates, _plots, _report
 from ._intervals import holdout_intervals, metric_curves, segment_lines
 from ._models import (
     BASELINES,
@@ -140,6 +140,10 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         f"{mode} negatives, N = {n_neg}: hold-out of {n_hold:,} queries "
         f"({n_users:,} users)"
     )
+    per_item = _estimates.estimates(
+        scores, X_hold, y_hold, _estimates.pools(ratings, X_hold), mode
+    )
+    order_lines = _estimates.orders(per_item)
     lines = _report.comparison_lines(holdout, strongest)
     # Users without a past (cold users) as a segment of their own.
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
@@ -157,12 +161,27 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     print(head, file=stream)
     print(f"chosen parameters: {params}", file=stream)
     print("", file=stream)
+    print(
+        f"{mode} negatives, N = {n_neg}: {_estimates.SPLIT} (each rated item "
+        "ranked among the sampled negatives alone), raw and corrected for "
+        "sampling (adjusted, bv with lambda = "
+        f"{_estimates.BV_LAMBDA}), estimating the metric against the whole pool",
+        file=stream,
+    )
+    print(_estimates.text_table(per_item, models), file=stream)
+    for line in order_lines:
+        print(line, file=stream)
+    print("", file=stream)
     section = (
         title,
         _report.results_table(folds, holdout, models, markdown=True),
-        [head, *lines, f"chosen parameters: {params}"],
+        [head, *lines, f"chosen parameters: {params}", *order_lines],
     )
     results = _report.long_results(folds, holdout, negatives=mode, n_negatives=n_neg)
+    per_item_rows = per_item.assign(
+        split=_estimates.SPLIT, negatives=mode, n_negatives=n_neg
+    ).reindex(columns=_report.COLUMNS)
+    results = pd.concat([results, per_item_rows], ignore_index=True)
     return {
         "results": results,
         "section": section,

@@ -5,6 +5,10 @@
   multiple comparisons, returned as a :class:`Comparison`.
 - :func:`cross_val_ranking_report`: out-of-fold per-query values from any
   estimator and cross-validation splitter, ready for :func:`compare`.
+- :func:`full_catalogue_report`: every user ranked against every eligible item,
+  per-user values for :func:`compare`.
+- :func:`sampled_metric_estimates`: metrics on sampled candidates, raw and
+  corrected (Krichene & Rendle, 2020).
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
@@ -20,6 +24,8 @@ from ._planning import minimum_detectable_effect, required_queries
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._segmented import SegmentedComparison
 from ._small import SmallSampleWarning
+from ._full_catalogue import full_catalogue_report
+from ._sampled import sampled_metric_estimates
 
 __all__ = [
     "BootstrapCI",
@@ -33,8 +39,10 @@ __all__ = [
     "compare_scores",
     "cross_val_ranking_report",
     "frequency_segments",
+    "full_catalogue_report",
     "history_segments",
     "minimum_detectable_effect",
     "paired_bootstrap",
     "required_queries",
+    "sampled_metric_estimates",
 ]

@@ -118,10 +118,31 @@ def _encode_groups(groups):
     return rank[codes], uniques[order]
 
 
+#: Nanoseconds in a day: datetimes all within it of the epoch are suspect.
+_DAY_NS = 86_400 * 10**9
+
+
+def _check_epoch_day(t):
+    """Refuse datetimes that all lie within the first day of 1970.
+
+    ``pd.to_datetime(seconds)`` without ``unit=`` reads nanoseconds, so real
+    Unix seconds or milliseconds land there; such a log is refused, not split.
+    """
+    if t.size > 1 and t.min() != t.max() and np.all(np.abs(t) < _DAY_NS):
+        first, last = (pd.Timestamp(int(v), unit="ns") for v in (t.min(), t.max()))
+        raise ValueError(
+            f"time lies entirely within the first day of 1970 ({first} to "
+            f"{last}): these look like Unix seconds or milliseconds read as "
+            "nanoseconds; convert with pd.to_datetime(ts, unit='s') or unit='ms'"
+        )
+
+
 def _datetime_ns(values):
     index = pd.DatetimeIndex(values)
     _raise_missing("time", np.asarray(index.isna()))
-    return index.as_unit("ns").asi8.astype(np.int64, copy=False), index.tz
+    t = index.as_unit("ns").asi8.astype(np.int64, copy=False)
+    _check_epoch_day(t)
+    return t, index.tz
 
 
 def _numeric(values, dtype_name):
@@ -151,6 +172,7 @@ def _encode_time(time):
         if dtype.is_temporal() and str(dtype).startswith(("Datetime", "Date")):
             tz = getattr(dtype, "time_zone", None)
             t = time.dt.epoch("ns").to_numpy().astype(np.int64)
+            _check_epoch_day(t)
             return t, True, tz, str(dtype)
         if dtype.is_numeric():
             return _numeric(time.to_numpy(), str(dtype)), False, None, str(dtype)
@@ -231,10 +253,20 @@ def resolve(X, groups, time, params):
                 f"{NO_TIME}; pass time= or set time_col"
                 if source == NO_TIME
                 else f"time is numeric ({dtype_name}); pass datetime64 time, e.g. "
-                "pd.to_datetime(ts, unit='s')"
+                f"pd.to_datetime(ts, unit={_unit_of(t)!r})"
             )
             raise TypeError(f"{name}={size.raw!r} is {what} but {got}")
     return SplitData(n_rows, codes, labels, t, is_dt, tz, dtype_name, source)
+
+
+def _unit_of(t):
+    """The Unix unit numeric times are most likely in, by their magnitude."""
+    top = float(np.max(np.abs(t))) if np.size(t) else 0.0
+    if top >= 1e17:
+        return "ns"
+    if top >= 1e14:
+        return "us"
+    return "ms" if top >= 1e11 else "s"
 
 
 def rows_out_of_time_order(X):

@@ -1,0 +1,61 @@
+"""Checks shared by everything that reads an interaction log (user, item, time)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Unix seconds of 5138-11-16: numeric times at or above it are not seconds.
+MILLISECONDS_FROM = 100_000_000_000
+
+
+def check_frame(log, name, columns):
+    """Refuse anything but a DataFrame holding ``columns`` without missing values."""
+    if not isinstance(log, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a pandas DataFrame with columns {list(columns)}, got "
+            f"{type(log).__name__}."
+        )
+    missing = [c for c in columns if c not in log.columns]
+    if missing:
+        raise ValueError(
+            f"{name} is missing the column(s) {missing}; expected at least "
+            f"{list(columns)}, got {list(log.columns)}."
+        )
+    for col in columns:
+        n_missing = int(log[col].isna().sum())
+        if n_missing:
+            raise ValueError(f"{name}[{col!r}] has {n_missing} missing values.")
+
+
+def check_seconds(values, name):
+    """Refuse numeric timestamps that look like milliseconds where seconds are due.
+
+    Unix seconds stay below 1e11 until the year 5138, while milliseconds of any
+    date after 1973-03-03 are above it, so the magnitude tells the units apart.
+    Datetime values pass unchanged.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
+        return
+    top = float(np.nanmax(np.abs(arr)))
+    if top >= MILLISECONDS_FROM:
+        raise ValueError(
+            f"{name} holds Unix timestamps in seconds, but its largest value "
+            f"{arr.flat[int(np.nanargmax(np.abs(arr)))]!r} is in the range of "
+            "milliseconds (>= 1e11 s would be after the year 5138); divide the "
+            "column by 1000 (or pass datetime64 values)."
+        )
+
+
+def check_no_duplicates(log, name, columns):
+    """Refuse a log where one (user, item, time) appears on several rows."""
+    dup = log.duplicated(subset=list(columns), keep=False).to_numpy()
+    if dup.any():
+        first = log.loc[dup, list(columns)].iloc[0].tolist()
+        raise ValueError(
+            f"{name} has {int(dup.sum())} rows that repeat a "
+            f"({', '.join(columns)}) triple, for example {first}; one "
+            "interaction must be one row (aggregate or drop the duplicates "
+            "first, e.g. log.drop_duplicates(subset=[...]))."
+        )
