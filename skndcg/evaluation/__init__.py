@@ -6,6 +6,8 @@
 - :func:`cross_val_ranking_report`: out-of-fold per-query values from any
   estimator and cross-validation splitter, ready for :func:`compare`.
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
+- :func:`estimate_position_bias`: examination propensity per position from a
+  click log, usable as ``discount=``.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 
@@ -16,14 +18,17 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._position_bias import PositionBias, estimate_position_bias
 
 __all__ = [
     "BootstrapCI",
     "Comparison",
     "PairedBootstrap",
+    "PositionBias",
     "bootstrap_ci",
     "compare",
     "compare_scores",
     "cross_val_ranking_report",
+    "estimate_position_bias",
     "paired_bootstrap",
 ]
