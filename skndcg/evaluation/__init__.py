@@ -8,6 +8,8 @@
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
 - :func:`estimate_position_bias`: examination propensity per position from a
   click log, usable as ``discount=``.
+- :func:`metric_over_time`: metrics per time window against a baseline, with
+  alerts on significant drops.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 
@@ -18,6 +20,7 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._monitor import metric_over_time
 from ._position_bias import PositionBias, estimate_position_bias
 
 __all__ = [
@@ -30,5 +33,6 @@ __all__ = [
     "compare_scores",
     "cross_val_ranking_report",
     "estimate_position_bias",
+    "metric_over_time",
     "paired_bootstrap",
 ]
