@@ -54,8 +54,9 @@ test-slow: $(VENV)/.installed-test
 
 # Agreement with torchmetrics, kept out of `make test` so that it never installs
 # torch; the tests in tests/peers_torch are only collected with --peers-torch.
+# skndcg.torch's tests live there too; its doctests are collected the same way.
 test-peers: $(VENV)/.installed-peers-torch
-	$(PY) -m pytest --peers-torch tests/peers_torch $(PYTEST_ARGS)
+	$(PY) -m pytest --peers-torch tests/peers_torch skndcg/torch $(PYTEST_ARGS)
 
 # Spark on a local[2] session (needs a Java runtime); kept out of `make test`.
 test-spark: $(VENV)/.installed-spark

@@ -21,6 +21,7 @@ ALLOWED = {
     "streaming": {"streaming", "_partial", "io", "metrics", "utils"},
     "spark": {"spark", "_partial", "metrics", "utils"},
     "plotting": {"plotting", "evaluation", "model_selection", "metrics", "utils"},
+    "torch": {"torch", "metrics", "utils"},
     "demo": {
         "demo",
         "datasets",
