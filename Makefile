@@ -83,6 +83,13 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_stream.py
 	$(PY) benchmarks/bench_trec.py
 	$(PY) benchmarks/bench_compare.py
+	$(PY) benchmarks/bench_torch.py
+
+# skndcg.torch against torchmetrics on CPU: needs torch, installed as for
+# test-peers (make bench runs the same script, which says it is skipped without it).
+.PHONY: bench-torch
+bench-torch: $(VENV)/.installed-peers-torch
+	$(PY) benchmarks/bench_torch.py $(BENCH_ARGS)
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

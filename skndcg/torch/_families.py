@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ._ranked import discount_weights, segment_sum
+from ._ranked import discount_weights, ideal_dcg, segment_sum
 
 
 def _cutoff(r, k):
@@ -33,11 +33,7 @@ def _dcg_parts(r, k, opts):
     dsum = segment_sum(d, r.row_block, r.block_size.numel())
     block = r.block_gain / r.block_size.to(dtype) * dsum
     dcg = segment_sum(block, r.block_query, r.n_queries)
-    m = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
-    ipos = torch.clamp(r.ideal_pos, max=length - 1)
-    zero = torch.zeros((), dtype=dtype, device=device)
-    ig = torch.where(r.ideal_pos < m[r.ideal_query], r.ideal_gain * disc[ipos], zero)
-    ideal = segment_sum(ig, r.ideal_query, r.n_queries)
+    ideal = ideal_dcg(r, k, disc)
     return dcg, ideal
 
 

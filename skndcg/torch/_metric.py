@@ -85,21 +85,21 @@ def _check(preds, target, indexes, opts):
         raise ValueError(f"indexes must hold integer query ids, got {indexes.dtype}.")
     if preds.numel() == 0:
         raise ValueError("preds is empty; at least one row is required.")
-    nan = torch.isnan(preds)
-    if torch.isinf(preds).any():
-        raise ValueError("preds contains infinite values.")
-    if nan.any() and opts["nan_score"] != "unretrieved":
-        raise ValueError(
-            f"preds contains {int(nan.sum())} NaN value(s); pass "
-            "nan_score='unretrieved' to read them as judged rows the system did "
-            "not retrieve."
-        )
-    y = target.to(torch.float64)
-    if torch.isnan(y).any() or torch.isinf(y).any():
+    if not bool(torch.isfinite(preds).all()):
+        if bool(torch.isinf(preds).any()):
+            raise ValueError("preds contains infinite values.")
+        if opts["nan_score"] != "unretrieved":
+            raise ValueError(
+                f"preds contains {int(torch.isnan(preds).sum())} NaN value(s); "
+                "pass nan_score='unretrieved' to read them as judged rows the "
+                "system did not retrieve."
+            )
+    if target.is_floating_point() and not bool(torch.isfinite(target).all()):
         raise ValueError("target contains NaN or infinite values.")
-    if (y < 0).any():
+    low = target.min()
+    if bool(low < 0):
         raise ValueError(
-            f"target has negative labels (min {float(y.min())!r}); labels must be >= 0."
+            f"target has negative labels (min {low.item()!r}); labels must be >= 0."
         )
 
 

@@ -22,11 +22,22 @@ def segment_sum(values, segment, n):
     return out.index_add_(0, segment, values)
 
 
+def take(values, index):
+    """``values[index]`` for a 1-D integer index (index_select: a plain gather)."""
+    return values.index_select(0, index)
+
+
+def _count(segment, flag, n):
+    """Rows with ``flag`` per segment, without boolean-mask indexing."""
+    out = torch.zeros(n, dtype=torch.int64, device=segment.device)
+    return out.index_add_(0, segment, flag.to(torch.int64))
+
+
 def _rank_within(segment, n_segments):
     """0-based position of each row inside its (contiguous) segment."""
     counts = torch.bincount(segment, minlength=n_segments)
     starts = torch.cumsum(counts, 0) - counts
-    return torch.arange(segment.numel(), device=segment.device) - starts[segment]
+    return torch.arange(segment.numel(), device=segment.device) - take(starts, segment)
 
 
 @dataclass
@@ -44,9 +55,10 @@ class Ranked:
     block_rel: torch.Tensor
     row_block: torch.Tensor  # per ranked row
     row_pos: torch.Tensor
-    ideal_query: torch.Tensor  # every row, by query then gain descending
-    ideal_pos: torch.Tensor
-    ideal_gain: torch.Tensor
+    all_query: torch.Tensor  # every judged row, grouped by query
+    all_label: torch.Tensor
+    all_gain: torch.Tensor
+    gain: str
     max_rows: int
     max_retrieved: int
 
@@ -57,25 +69,72 @@ def gains(target, gain):
     return target
 
 
+_LOW = 1 << 32
+
+
+def _desc_bits(x):
+    """float32 -> int64 in [0, 2**32), decreasing as ``x`` increases."""
+    bits = (x + 0.0).view(torch.int32)  # + 0.0 folds -0.0 into 0.0
+    ordered = torch.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)
+    return (~ordered).to(torch.int64) + (1 << 31)
+
+
+def _fits_float32(x):
+    return x.dtype == torch.float32 or bool(
+        (x.to(torch.float32).to(x.dtype) == x).all()
+    )
+
+
+def _order(indexes, values, retrieved, stable):
+    """Row order by query id, then by ``values`` descending (NaN rows last).
+
+    One sort of a 64-bit key (query id in the high half, the value's float32
+    bits in the low half) when the values fit float32 and the ids span less
+    than 2**31; otherwise a sort by value and a stable sort by query id.
+    """
+    lo = indexes.min()
+    span = int(indexes.max() - lo)
+    if span < (1 << 31) and _fits_float32(values):
+        v = values.to(torch.float32)
+        low = torch.where(
+            retrieved, _desc_bits(torch.where(retrieved, v, 0.0)), _LOW - 1
+        )
+        key = (indexes - lo) * _LOW + low
+        return torch.sort(key, stable=stable).indices
+    v = torch.where(retrieved, values, torch.full_like(values, -float("inf")))
+    first = torch.sort(v, descending=True, stable=stable).indices
+    return first[torch.sort(indexes[first], stable=True).indices]
+
+
+def _codes(sorted_ids):
+    """Dense 0-based codes of query ids that are already grouped in order."""
+    new = torch.ones_like(sorted_ids, dtype=torch.bool)
+    new[1:] = sorted_ids[1:] != sorted_ids[:-1]
+    return torch.cumsum(new.to(torch.int64), 0) - 1
+
+
 def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype):
     """Group, rank and block a flat batch (see the module docstring)."""
     device = preds.device
+    indexes = indexes.to(torch.int64)
     y = target.to(dtype)
     g = gains(y, gain)
     rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
-    _, query = torch.unique(indexes, sorted=True, return_inverse=True)
-    n_queries = int(query.max()) + 1 if query.numel() else 0
-    n_rows = torch.bincount(query, minlength=n_queries)
-    n_relevant = torch.bincount(query[rel], minlength=n_queries)
     retrieved = ~torch.isnan(preds)
-    rows = torch.nonzero(retrieved).squeeze(1)
-    s = preds[rows]
-    by_score = torch.sort(s, descending=True, stable=True).indices
-    rows = rows[by_score]
-    by_query = torch.sort(query[rows], stable=True).indices
-    rows = rows[by_query]
-    q = query[rows]
-    s = preds[rows]
+    rows = _order(indexes, preds, retrieved, stable=ties == "stable")
+    rows_all = rows
+    query_all = _codes(take(indexes, rows))
+    n_queries = int(query_all[-1]) + 1
+    n_rows = torch.bincount(query_all, minlength=n_queries)
+    rel_rows = take(rel, rows)
+    n_relevant = _count(query_all, rel_rows, n_queries)
+    kept = take(retrieved, rows)
+    if not bool(kept.all()):
+        rows, q = rows[kept], query_all[kept]
+        rel_rows = rel_rows[kept]
+    else:
+        q = query_all
+    s = take(preds, rows)
     n_retrieved = torch.bincount(q, minlength=n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
@@ -84,27 +143,65 @@ def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype):
     block = torch.cumsum(new.to(torch.int64), 0) - 1
     n_blocks = int(block[-1]) + 1 if block.numel() else 0
     first = torch.nonzero(new).squeeze(1)
-    # Ideal order over every judged row: gains descending within each query.
-    by_gain = torch.sort(g, descending=True, stable=True).indices
-    ideal = by_gain[torch.sort(query[by_gain], stable=True).indices]
-    ideal_query = query[ideal]
     return Ranked(
         n_queries=n_queries,
         n_rows=n_rows,
         n_retrieved=n_retrieved,
         n_relevant=n_relevant,
-        block_query=q[first],
-        block_start=pos[first],
+        block_query=take(q, first),
+        block_start=take(pos, first),
         block_size=torch.bincount(block, minlength=n_blocks),
-        block_gain=segment_sum(g[rows], block, n_blocks),
-        block_rel=torch.bincount(block[rel[rows]], minlength=n_blocks),
+        block_gain=segment_sum(take(g, rows), block, n_blocks),
+        block_rel=_count(block, rel_rows, n_blocks),
         row_block=block,
         row_pos=pos,
-        ideal_query=ideal_query,
-        ideal_pos=_rank_within(ideal_query, n_queries),
-        ideal_gain=g[ideal],
-        max_rows=int(n_rows.max()) if n_queries else 0,
-        max_retrieved=int(n_retrieved.max()) if n_queries else 0,
+        all_query=query_all,
+        all_label=take(y, rows_all),
+        all_gain=take(g, rows_all),
+        gain=gain,
+        max_rows=int(n_rows.max()),
+        max_retrieved=int(n_retrieved.max()),
+    )
+
+
+def ideal_dcg(r, k, disc):
+    """Ideal DCG@k per query, summed position by position as the engine does."""
+    dtype = r.all_gain.dtype
+    n_pos = r.max_rows if k is None else min(k, r.max_rows)
+    labels = r.all_label
+    levels = int(labels.max()) + 1 if labels.numel() else 1
+    small = n_pos <= 64 and levels <= 64 and bool((labels == torch.round(labels)).all())
+    m = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
+    total = torch.zeros(r.n_queries, dtype=dtype, device=labels.device)
+    if small:
+        # Labels per query as a histogram: the label at ideal position p is
+        # found by counting, with no sort.
+        code = r.all_query * levels + (levels - 1 - labels.to(torch.int64))
+        counts = torch.bincount(code, minlength=r.n_queries * levels)
+        ends = torch.cumsum(counts.view(r.n_queries, levels), 1)
+        level_gain = gains(
+            torch.arange(levels - 1, -1, -1, device=labels.device).to(dtype), r.gain
+        )
+        p = torch.arange(n_pos, device=labels.device).expand(r.n_queries, n_pos)
+        slot = torch.searchsorted(ends, p.contiguous(), right=True)
+        g = level_gain[torch.clamp(slot, max=levels - 1)]
+        for pos in range(n_pos):
+            on = pos < m
+            total = torch.where(on, total + g[:, pos] * disc[pos], total)
+        return total
+    order = _order(
+        r.all_query,
+        r.all_gain,
+        torch.ones_like(r.all_query, dtype=torch.bool),
+        stable=False,
+    )
+    q = r.all_query[order]
+    ipos = _rank_within(q, r.n_queries)
+    inside = ipos < m[q]
+    idx = torch.clamp(ipos, max=disc.numel() - 1)
+    zero = torch.zeros((), dtype=dtype, device=labels.device)
+    return segment_sum(
+        torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
     )
 
 
