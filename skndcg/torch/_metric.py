@@ -151,6 +151,13 @@ def ranking_scores(preds, target, indexes, metrics, **options):
     _check(preds, target, indexes, opts)
     dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
     measures = [parse(m) for m in metrics]
+    # Measures cut off at k read only the blocks that start above k: rank each
+    # group (graded, binary) to the deepest cut-off it needs.
+    depth = {}
+    for ms in measures:
+        key = ms.family in BINARY
+        k = None if ms.k is None or depth.get(key, 0) is None else ms.k
+        depth[key] = None if k is None else max(depth.get(key, 0), k)
     ranked = {}
     out = {}
     for name, ms in zip(metrics, measures, strict=True):
@@ -165,6 +172,7 @@ def ranking_scores(preds, target, indexes, metrics, **options):
                 ties=opts["ties"],
                 rel_threshold=opts["rel_threshold"],
                 dtype=dtype,
+                depth=depth[key],
             )
         r = ranked[key]
         values, empty = FAMILIES[ms.family](

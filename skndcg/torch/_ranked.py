@@ -100,10 +100,13 @@ def _order(indexes, values, retrieved, stable):
             retrieved, _desc_bits(torch.where(retrieved, v, 0.0)), _LOW - 1
         )
         key = (indexes - lo) * _LOW + low
-        return torch.sort(key, stable=stable).indices
+        done = torch.sort(key, stable=stable)
+        # The sorted key holds the query id and an equality-preserving score.
+        return done.indices, done.values >> 32, done.values & (_LOW - 1)
     v = torch.where(retrieved, values, torch.full_like(values, -float("inf")))
     first = torch.sort(v, descending=True, stable=stable).indices
-    return first[torch.sort(indexes[first], stable=True).indices]
+    rows = first[torch.sort(indexes[first], stable=True).indices]
+    return rows, take(indexes, rows), take(v, rows)
 
 
 def _codes(sorted_ids):
@@ -113,34 +116,48 @@ def _codes(sorted_ids):
     return torch.cumsum(new.to(torch.int64), 0) - 1
 
 
-def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype):
-    """Group, rank and block a flat batch (see the module docstring)."""
+def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None):
+    """Group, rank and block a flat batch (see the module docstring).
+
+    With ``depth``, only the blocks that start above that rank are kept: all
+    that measures cut off at ``k <= depth`` read.
+    """
     device = preds.device
     indexes = indexes.to(torch.int64)
     y = target.to(dtype)
     g = gains(y, gain)
     rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
     retrieved = ~torch.isnan(preds)
-    rows = _order(indexes, preds, retrieved, stable=ties == "stable")
+    rows, qkey, skey = _order(indexes, preds, retrieved, stable=ties == "stable")
     rows_all = rows
-    query_all = _codes(take(indexes, rows))
+    query_all = _codes(qkey)
     n_queries = int(query_all[-1]) + 1
     n_rows = torch.bincount(query_all, minlength=n_queries)
     rel_rows = take(rel, rows)
     n_relevant = _count(query_all, rel_rows, n_queries)
     kept = take(retrieved, rows)
+    q = query_all
     if not bool(kept.all()):
-        rows, q = rows[kept], query_all[kept]
-        rel_rows = rel_rows[kept]
-    else:
-        q = query_all
-    s = take(preds, rows)
+        rows, q, rel_rows, skey = rows[kept], q[kept], rel_rows[kept], skey[kept]
     n_retrieved = torch.bincount(q, minlength=n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
     if ties == "average" and rows.numel() > 1:
-        new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+        new[1:] = (q[1:] != q[:-1]) | (skey[1:] != skey[:-1])
     block = torch.cumsum(new.to(torch.int64), 0) - 1
+    if depth is not None and rows.numel():
+        # A row counts when its block starts above ``depth``.
+        starts = take(pos, torch.nonzero(new).squeeze(1))
+        top = take(starts, block) < depth
+        if not bool(top.all()):
+            rows, q, rel_rows, pos, new = (
+                rows[top],
+                q[top],
+                rel_rows[top],
+                pos[top],
+                new[top],
+            )
+            block = torch.cumsum(new.to(torch.int64), 0) - 1
     n_blocks = int(block[-1]) + 1 if block.numel() else 0
     first = torch.nonzero(new).squeeze(1)
     return Ranked(
@@ -189,7 +206,7 @@ def ideal_dcg(r, k, disc):
             on = pos < m
             total = torch.where(on, total + g[:, pos] * disc[pos], total)
         return total
-    order = _order(
+    order, _, _ = _order(
         r.all_query,
         r.all_gain,
         torch.ones_like(r.all_query, dtype=torch.bool),

@@ -251,3 +251,22 @@ def test_long_lists_and_fractional_labels_equal_the_engine(seed):
             np.testing.assert_array_equal(got, want, err_msg=metric)
         else:  # fractional gains of tied rows are added in another order
             np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=metric)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_cut_off_measures_only(seed):
+    # Only cut-offs: the ranking keeps just the blocks that start above the
+    # deepest k (the shortcut the benchmark takes).
+    metrics = ["ndcg@3", "dcg@2", "map@3", "mrr@2", "p@3", "r@2", "hit@2", "hit@1"]
+    y, s, q = batch(seed, n_max=120)
+    opts = options(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        want = grouped_ranking_scores(y, s, q, metrics, **opts)
+        got = ranking_scores(
+            torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics, **opts
+        )
+    for metric in metrics:
+        np.testing.assert_allclose(
+            float(got[metric]), want[metric], rtol=4e-16 * 8, atol=0, err_msg=metric
+        )
