@@ -54,8 +54,9 @@ test-slow: $(VENV)/.installed-test
 
 # Agreement with torchmetrics, kept out of `make test` so that it never installs
 # torch; the tests in tests/peers_torch are only collected with --peers-torch.
+# skndcg.torch's tests live there too; its doctests are collected the same way.
 test-peers: $(VENV)/.installed-peers-torch
-	$(PY) -m pytest --peers-torch tests/peers_torch $(PYTEST_ARGS)
+	$(PY) -m pytest --peers-torch tests/peers_torch skndcg/torch $(PYTEST_ARGS)
 
 # Spark on a local[2] session (needs a Java runtime); kept out of `make test`.
 test-spark: $(VENV)/.installed-spark
@@ -85,6 +86,13 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_datasets.py
 	$(PY) benchmarks/bench_full_catalogue.py
+	$(PY) benchmarks/bench_torch.py
+
+# skndcg.torch against torchmetrics on CPU: needs torch, installed as for
+# test-peers (make bench runs the same script, which says it is skipped without it).
+.PHONY: bench-torch
+bench-torch: $(VENV)/.installed-peers-torch
+	$(PY) benchmarks/bench_torch.py $(BENCH_ARGS)
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

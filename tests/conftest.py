@@ -31,13 +31,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 _TORCH_DIR = Path(__file__).parent / "peers_torch"
 
 
-def pytest_addoption(parser):
-    parser.addoption(
-        "--peers-torch",
-        action="store_true",
-        help="collect tests/peers_torch (torchmetrics agreement; needs the "
-        "peers-torch extra, see make test-peers)",
-    )
+# --peers-torch is registered in the conftest.py at the repository root.
 
 
 def pytest_ignore_collect(collection_path, config):

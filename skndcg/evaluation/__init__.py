@@ -10,6 +10,10 @@
 - :func:`sampled_metric_estimates`: metrics on sampled candidates, raw and
   corrected (Krichene & Rendle, 2020).
 - :func:`bootstrap_ci`: percentile interval of a model's mean over queries.
+- :func:`estimate_position_bias`: examination propensity per position from a
+  click log, usable as ``discount=``.
+- :func:`metric_over_time`: metrics per time window against a baseline, with
+  alerts on significant drops.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 
@@ -26,11 +30,14 @@ from ._segmented import SegmentedComparison
 from ._small import SmallSampleWarning
 from ._full_catalogue import full_catalogue_report
 from ._sampled import sampled_metric_estimates
+from ._monitor import metric_over_time
+from ._position_bias import PositionBias, estimate_position_bias
 
 __all__ = [
     "BootstrapCI",
     "Comparison",
     "PairedBootstrap",
+    "PositionBias",
     "SegmentedComparison",
     "SmallSampleWarning",
     "bootstrap_ci",
@@ -38,9 +45,11 @@ __all__ = [
     "compare",
     "compare_scores",
     "cross_val_ranking_report",
+    "estimate_position_bias",
     "frequency_segments",
     "full_catalogue_report",
     "history_segments",
+    "metric_over_time",
     "minimum_detectable_effect",
     "paired_bootstrap",
     "required_queries",

@@ -1,0 +1,150 @@
+"""``skndcg monitor``: a ranking metric per time window, with alerts on drops."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_ALERT, EXIT_USAGE = 0, 1, 2
+FORMATS = ("table", "csv", "json")
+_PARQUET = (".parquet", ".pq", ".parq")
+_SHOWN = ["window", "metric", "n_queries", "value", "low", "high", "baseline",
+          "change", "p_adjusted", "alert"]  # fmt: skip
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
+
+
+def _count(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_parser(sub):
+    """Add the ``monitor`` sub-command to the command line's sub-parsers."""
+    p = sub.add_parser(
+        "monitor",
+        help="a ranking metric per time window of a log, with alerts on drops",
+        description=(
+            "Compute ranking metrics per time window of a logged CSV or Parquet "
+            "file (one row per query and candidate), compare each window with a "
+            "baseline and flag drops that are significant after correction and "
+            "larger than a relative threshold."
+        ),
+        epilog=(
+            "Exit codes: 0 no alert, 1 at least one alert (in the last window "
+            "only with --alert-on last), 2 bad arguments or input."
+        ),
+    )
+    p.add_argument("log", metavar="LOG", help="CSV (comma, tab or ;) or Parquet file")
+    p.add_argument("--time", required=True, metavar="COL", help="time stamp column")
+    p.add_argument("--qid", default="qid", metavar="COL", help="default: qid")
+    p.add_argument("--label", default="label", metavar="COL", help="default: label")
+    p.add_argument("--score", default="score", metavar="COL", help="default: score")
+    p.add_argument("--freq", default="5min", help="window length (default: 5min)")
+    p.add_argument(
+        "--metrics", nargs="+", default=["ndcg@10"], metavar="NAME",
+        help="measure names (default: ndcg@10)",
+    )  # fmt: skip
+    p.add_argument("--baseline", choices=("trailing", "week"), default="trailing")
+    p.add_argument(
+        "--baseline-windows", type=_count, default=1, metavar="N",
+        help="windows (or weeks) pooled into the baseline (default: 1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--threshold", type=_fraction, default=0.05,
+        help="smallest relative drop that alerts (default: 0.05)",
+    )  # fmt: skip
+    p.add_argument("--alpha", type=_fraction, default=0.05, help="default: 0.05")
+    p.add_argument(
+        "--correction", choices=("holm", "bonferroni", "fdr_bh", "none"),
+        default="holm",
+    )  # fmt: skip
+    p.add_argument("--convention", default=None, help="metric convention preset")
+    p.add_argument(
+        "--empty-windows", choices=("error", "keep"), default="error",
+        help="a window with no queries is an error, or a row with NaN values",
+    )  # fmt: skip
+    p.add_argument("--alert-on", choices=("any", "last"), default="any")
+    p.add_argument("--format", choices=FORMATS, default="table")
+
+
+def _read(path, columns):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise OSError(f"{path}: no such file")
+    if p.suffix.lower() in _PARQUET:
+        data = pd.read_parquet(p)
+    else:
+        with open(p, encoding="utf-8") as fh:
+            header = fh.readline()
+        sep = max((",", "\t", ";"), key=header.count)
+        data = pd.read_csv(p, sep=sep)
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise ValueError(
+            f"{path}: no column(s) {missing}; the file has {list(data.columns)}"
+        )
+    return data
+
+
+def run(args):
+    """Run ``skndcg monitor``; returns the exit code."""
+    from ..evaluation import metric_over_time
+
+    try:
+        data = _read(args.log, [args.time, args.qid, args.label, args.score])
+        out = metric_over_time(
+            args.label,
+            args.score,
+            args.qid,
+            args.time,
+            data=data,
+            freq=args.freq,
+            metrics=args.metrics,
+            baseline=args.baseline,
+            baseline_windows=args.baseline_windows,
+            alpha=args.alpha,
+            correction=args.correction,
+            threshold=args.threshold,
+            empty_windows=args.empty_windows,
+            convention=args.convention,
+        )
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"skndcg monitor: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "csv":
+        sys.stdout.write(out.to_csv(index=False))
+    elif args.format == "json":
+        sys.stdout.write(out.to_json(orient="records", date_format="iso") + "\n")
+    else:
+        print(out[_SHOWN].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    flagged = out["alert"]
+    if args.alert_on == "last":
+        flagged = flagged[out["window"] == out["window"].max()]
+    if flagged.any():
+        hits = out.loc[flagged[flagged].index]
+        for _, row in hits.iterrows():
+            print(
+                f"skndcg monitor: alert: {row['metric']} {row['value']:.4f} in the "
+                f"window from {row['window']}, {-100 * row['change']:.1f}% below "
+                f"its baseline {row['baseline']:.4f}",
+                file=sys.stderr,
+            )
+        return EXIT_ALERT
+    return EXIT_OK

@@ -1,0 +1,210 @@
+"""Ranking metrics tracked over time, with a baseline and alerts on drops."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..metrics import ranking_report
+from ._windows import as_times, check_freq, windowed
+
+_NOT_OPTIONS = ("sample_weight", "queries")
+
+
+def _names(metrics):
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics must name at least one measure, got none.")
+    return names
+
+
+def _in_memory(y_true, y_score, qid, time, names, options):
+    q = np.asarray(qid)
+    report = ranking_report(y_true, y_score, q, metrics=names, **options)
+    times = as_times(time, q.shape[0])
+    starts = times.groupby(pd.Series(q)).min().rename("_start")
+    return report.merge(starts, left_on="qid", right_index=True, how="left")
+
+
+def _on_dask(ddf, y_true, y_score, qid, time, names, options):
+    from ..dask import ranking_report as dask_report
+
+    for name, col in (
+        ("y_true", y_true),
+        ("y_score", y_score),
+        ("qid", qid),
+        ("time", time),
+    ):
+        if not isinstance(col, str) or col not in ddf.columns:
+            raise ValueError(
+                f"with data=, {name} must name one of its columns "
+                f"{list(ddf.columns)}, got {col!r}."
+            )
+    report = dask_report(
+        ddf,
+        metrics=names,
+        qid_col=qid,
+        label_col=y_true,
+        score_col=y_score,
+        **options,
+    ).compute()
+    starts = ddf.groupby(qid)[time].min().compute()
+    starts = pd.Series(
+        as_times(starts, len(starts)).to_numpy(), index=starts.index, name="_start"
+    )
+    return report.merge(starts, left_on="qid", right_index=True, how="left")
+
+
+@validate_params(
+    {
+        "y_true": ["array-like", str],
+        "y_score": ["array-like", str],
+        "qid": ["array-like", str],
+        "time": ["array-like", str],
+        "freq": [str, pd.Timedelta],
+        "metrics": [str, list, tuple],
+        "baseline": [StrOptions({"trailing", "week"})],
+        "baseline_windows": [Interval(Integral, 1, None, closed="left")],
+        "confidence": [Interval(Real, 0, 1, closed="neither")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "correction": [StrOptions({"holm", "bonferroni", "fdr_bh", "none"})],
+        "threshold": [Interval(Real, 0, None, closed="left")],
+        "empty_windows": [StrOptions({"error", "keep"})],
+        "data": "no_validation",
+    },
+    prefer_skip_nested_validation=True,
+)
+def metric_over_time(
+    y_true,
+    y_score,
+    qid,
+    time,
+    *,
+    freq,
+    metrics=("ndcg@10",),
+    baseline="trailing",
+    baseline_windows=1,
+    confidence=0.95,
+    alpha=0.05,
+    correction="holm",
+    threshold=0.05,
+    empty_windows="error",
+    data=None,
+    **options,
+):
+    """Ranking metrics per time window, compared with a baseline, with alerts.
+
+    Each query belongs to the window (of length ``freq``, aligned on the
+    epoch, so ``"1D"`` windows start at midnight UTC) that holds its earliest
+    row; rows need not be sorted by time. Per window and measure the result
+    holds the mean over the window's queries (as
+    :func:`~skndcg.metrics.grouped_ranking_scores` would give on them) with a
+    normal interval over queries, the baseline's mean, their relative change
+    and a one-sided Welch t-test of "this window is lower than the baseline".
+    A window is flagged (``alert``) when that drop is significant at ``alpha``
+    after correcting over every test of the call, AND the relative drop is at
+    least ``threshold``.
+
+    Parameters
+    ----------
+    y_true, y_score, qid, time : array-like of shape (n_samples,) or str
+        Labels, scores, query ids and time stamps (datetimes, strings pandas
+        reads as datetimes, or numbers of seconds since the epoch). With
+        ``data``, the names of its columns.
+    freq : str or pandas.Timedelta
+        Window length, a fixed one: ``"5min"``, ``"1h"``, ``"1D"``.
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Measure names, as in :func:`~skndcg.metrics.ranking_report`.
+    baseline : {"trailing", "week"}, default="trailing"
+        ``"trailing"``: the ``baseline_windows`` windows just before;
+        ``"week"``: the same window 1 to ``baseline_windows`` weeks earlier
+        (same weekday and time of day), for seasonal traffic.
+    baseline_windows : int >= 1, default=1
+        How many windows the baseline pools (their queries together).
+    confidence : float in (0, 1), default=0.95
+        Coverage of the ``low``/``high`` interval of each window's mean.
+    alpha : float in (0, 1), default=0.05
+        Significance level of the alerts, after correction.
+    correction : {"holm", "bonferroni", "fdr_bh", "none"}, default="holm"
+        Multiple-comparison correction over all windows and measures.
+    threshold : float >= 0, default=0.05
+        Smallest relative drop (``1 - value / baseline``) that alerts.
+    empty_windows : {"error", "keep"}, default="error"
+        A window between the first and the last one with no query at all is an
+        error naming it; ``"keep"`` gives it a row with ``n_queries=0``, NaN
+        values and no alert instead.
+    data : pandas.DataFrame or dask.dataframe.DataFrame, default=None
+        A table holding the columns named by ``y_true``, ``y_score``, ``qid``
+        and ``time``. A Dask frame (larger than memory) is scored by
+        :func:`skndcg.dask.ranking_report`; only one row per query is
+        collected.
+    **options
+        Every other keyword of :func:`~skndcg.metrics.ranking_report`
+        (``convention``, ``gain``, ``empty``, ``nan_score``, ...), except
+        ``sample_weight`` and ``queries``.
+
+    Returns
+    -------
+    result : pandas.DataFrame
+        One row per window and measure: ``window`` (its start), ``metric``,
+        ``n_queries`` (scored queries), ``value``, ``low``, ``high``,
+        ``baseline`` (mean over the baseline's queries), ``baseline_n_queries``,
+        ``change`` (relative), ``p_value``, ``p_adjusted`` and ``alert``.
+        Values are NaN where undefined (no baseline yet, fewer than two queries,
+        a window whose queries were all skipped); such rows never alert.
+
+    See Also
+    --------
+    skndcg.plotting.plot_metric_over_time : Draw the result.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skndcg.evaluation import metric_over_time
+    >>> log = pd.DataFrame({
+    ...     "qid": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "label": [1, 0, 1, 0, 1, 0, 0, 1],
+    ...     "score": [0.9, 0.1, 0.8, 0.2, 0.7, 0.3, 0.6, 0.4],
+    ...     "time": pd.to_datetime(["2024-01-01 00:01"] * 4
+    ...                            + ["2024-01-01 00:07"] * 4)})
+    >>> out = metric_over_time("label", "score", "qid", "time", data=log,
+    ...                        freq="5min", metrics="mrr")
+    >>> out[["window", "n_queries", "value", "baseline", "change"]]
+                   window  n_queries  value  baseline  change
+    0 2024-01-01 00:00:00          2   1.00       NaN     NaN
+    1 2024-01-01 00:05:00          2   0.75       1.0   -0.25
+    """
+    for key in _NOT_OPTIONS:
+        if key in options:
+            raise TypeError(f"metric_over_time does not take {key}=.")
+    names = _names(metrics)
+    check_freq(freq)
+    if data is not None and hasattr(data, "map_partitions"):
+        per_query = _on_dask(data, y_true, y_score, qid, time, names, options)
+    else:
+        if data is not None:
+            cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
+            for name, col in cols.items():
+                if not isinstance(col, str) or col not in data.columns:
+                    raise ValueError(
+                        f"with data=, {name} must name one of its columns "
+                        f"{list(data.columns)}, got {col!r}."
+                    )
+            y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
+            qid, time = data[qid].to_numpy(), data[time]
+        per_query = _in_memory(y_true, y_score, qid, time, names, options)
+    return windowed(
+        per_query,
+        names,
+        freq=freq,
+        baseline=baseline,
+        baseline_windows=baseline_windows,
+        confidence=confidence,
+        alpha=alpha,
+        correction=correction,
+        threshold=threshold,
+        empty_windows=empty_windows,
+    )

@@ -1,0 +1,362 @@
+"""Examination propensity per position, estimated from a click log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..utils._docstrings import with_references
+from ._position_em import regression_em
+
+_REFERENCES = """
+    References
+    ----------
+    .. [1] A. Agarwal, I. Zaitsev, X. Wang, C. Li, M. Najork and T. Joachims,
+       "Estimating Position Bias without Intrusive Interventions", WSDM 2019.
+    .. [2] X. Wang, N. Golbandi, M. Bendersky, D. Metzler and M. Najork, "Position
+       Bias Estimation for Unbiased Learning to Rank in Personal Search",
+       WSDM 2018.
+"""
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """Examination propensity per position, relative to position 1.
+
+    Returned by :func:`estimate_position_bias`. It converts to its
+    ``propensity`` array, so it can be passed as ``discount=`` to every metric.
+
+    Parameters
+    ----------
+    propensity : ndarray of shape (n_positions,)
+        Propensity of positions 1, 2, ...; the first value is 1.0.
+    low, high : ndarray of shape (n_positions,)
+        Percentile bootstrap interval of each propensity (queries resampled);
+        NaN when ``n_resamples=0``.
+    method : str
+        ``"intervention"`` or ``"em"``: the estimator used.
+    n_impressions : ndarray of shape (n_positions,)
+        Logged impressions per position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import PositionBias
+    >>> bias = PositionBias(np.array([1.0, 0.5]), np.array([1.0, 0.4]),
+    ...                     np.array([1.0, 0.6]), "em", np.array([10, 10]))
+    >>> np.asarray(bias)
+    array([1. , 0.5])
+    """
+
+    propensity: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    method: str
+    n_impressions: np.ndarray
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.propensity, dtype=dtype)
+
+    def __len__(self):
+        return len(self.propensity)
+
+
+def _codes(values, name, n):
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise ValueError(
+            f"{name} must hold one value per impression ({n} values), got shape "
+            f"{arr.shape}."
+        )
+    _, codes = np.unique(arr, return_inverse=True)
+    return codes.ravel()
+
+
+def _check_log(position, click, qid, doc, max_position):
+    pos = np.asarray(position)
+    if pos.ndim != 1 or pos.size == 0:
+        raise ValueError(
+            f"position must be a non-empty 1-D array, got shape {pos.shape}."
+        )
+    if not np.issubdtype(pos.dtype, np.number) or np.any(pos != np.round(pos)):
+        raise ValueError("position must hold whole numbers (1 for the top slot).")
+    if pos.min() < 1:
+        raise ValueError(
+            f"position must be >= 1 (1 is the top slot), got {pos.min().item()!r} at "
+            f"row {int(np.argmin(pos))}."
+        )
+    pos = pos.astype(np.int64)
+    n = pos.size
+    clk = np.asarray(click)
+    if clk.shape != (n,):
+        raise ValueError(
+            f"click must hold one value per impression ({n} values), got shape "
+            f"{clk.shape}."
+        )
+    if clk.dtype != bool and not np.isin(clk, (0, 1)).all():
+        bad = clk[~np.isin(clk, (0, 1))][0]
+        raise ValueError(f"click must be 0/1 or boolean, got {bad.item()!r}.")
+    clk = clk.astype(np.float64)
+    pair = np.unique(
+        np.stack([_codes(qid, "qid", n), _codes(doc, "doc", n)], axis=1),
+        axis=0,
+        return_inverse=True,
+    )[1].ravel()
+    query = _codes(qid, "qid", n)
+    keep = pos <= max_position if max_position is not None else np.ones(n, bool)
+    if not keep.any():
+        raise ValueError(f"no impression at a position <= max_position={max_position}.")
+    return pos[keep], clk[keep], query[keep], pair[keep], keep
+
+
+def _cells(pos, clk, query, pair, n_pos):
+    """Impressions and clicks per (pair, position) cell, with the cell's query."""
+    key = pair * n_pos + (pos - 1)
+    cells, inv = np.unique(key, return_inverse=True)
+    n = np.bincount(inv).astype(np.float64)
+    c = np.bincount(inv, weights=clk)
+    cell_query = np.zeros(cells.size, np.int64)
+    cell_query[inv] = query
+    return cells // n_pos, cells % n_pos, n, c, cell_query
+
+
+def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
+    """Per-query sums of the matched click rates for every pair of positions."""
+    multi = np.bincount(cell_pair)
+    shown_twice = np.flatnonzero(multi >= 2)
+    sel = np.isin(cell_pair, shown_twice)
+    if not sel.any():
+        raise ValueError(
+            "no (qid, doc) pair of the log was shown at two different positions, "
+            "so intervention harvesting has nothing to compare; it needs the same "
+            "document at different positions (several rankers, or randomised "
+            "swaps). Use method='em' instead."
+        )
+    rows, row_of = np.unique(cell_pair[sel], return_inverse=True)
+    N = np.zeros((rows.size, n_pos))
+    C = np.zeros((rows.size, n_pos))
+    N[row_of, cell_pos[sel]] = n[sel]
+    C[row_of, cell_pos[sel]] = c[sel]
+    q = np.zeros(rows.size, np.int64)
+    q[row_of] = cell_query[sel]
+    ii, jj = np.triu_indices(n_pos, k=1)
+    both = (N[:, ii] > 0) & (N[:, jj] > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(both, N[:, ii] * N[:, jj] / (N[:, ii] + N[:, jj]), 0.0)
+        rate_i = np.where(both, C[:, ii] / N[:, ii], 0.0)
+        rate_j = np.where(both, C[:, jj] / N[:, jj], 0.0)
+    n_queries = int(cell_query.max()) + 1
+    num = np.zeros((n_queries, ii.size))
+    den = np.zeros((n_queries, ii.size))
+    clicks = np.zeros((n_queries, ii.size))
+    np.add.at(num, q, w * rate_i)
+    np.add.at(den, q, w * rate_j)
+    np.add.at(clicks, q, np.where(both, np.minimum(C[:, ii], C[:, jj]), 0.0))
+    return ii, jj, num, den, clicks
+
+
+def _solve(ii, jj, num, den, pair_weight, n_pos):
+    """Least squares on the log ratios, log propensity of position 1 fixed at 0."""
+    ok = (num > 0) & (den > 0) & (pair_weight > 0)
+    ratio = np.log(np.where(ok, num, 1.0) / np.where(ok, den, 1.0))
+    A = np.zeros((ii.size, n_pos))
+    A[np.arange(ii.size), ii] = 1.0
+    A[np.arange(ii.size), jj] = -1.0
+    sw = np.sqrt(np.where(ok, pair_weight, 0.0))
+    A = A[:, 1:] * sw[:, None]
+    coef, *_ = np.linalg.lstsq(A, ratio * sw, rcond=None)
+    return np.exp(np.concatenate([[0.0], coef]))
+
+
+def _connected(ii, jj, usable, n_pos):
+    reach = {0}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in zip(ii[usable], jj[usable], strict=True):
+            if (a in reach) != (b in reach):
+                reach.update((a, b))
+                changed = True
+    return sorted(set(range(n_pos)) - reach)
+
+
+def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
+    cell_pair, cell_pos, n, c, cell_query = _cells(pos, clk, query, pair, n_pos)
+    ii, jj, num, den, clicks = _harvest_terms(
+        cell_pair, cell_pos, n, c, cell_query, n_pos
+    )
+    tot_clicks = clicks.sum(axis=0)
+    missing = _connected(ii, jj, tot_clicks > 0, n_pos)
+    if missing:
+        raise ValueError(
+            f"position(s) {[m + 1 for m in missing]} share no clicked document with "
+            "the other positions, so intervention harvesting cannot place them; "
+            "pass a smaller max_position or use method='em'."
+        )
+    weight = tot_clicks
+    est = _solve(ii, jj, num.sum(0), den.sum(0), weight, n_pos)
+    boots = np.empty((n_resamples, n_pos))
+    n_q = num.shape[0]
+    for b in range(n_resamples):
+        counts = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)
+        boots[b] = _solve(ii, jj, counts @ num, counts @ den, weight, n_pos)
+    return est, boots
+
+
+@validate_params(
+    {
+        "position": ["array-like"],
+        "click": ["array-like"],
+        "qid": ["array-like"],
+        "doc": ["array-like"],
+        "method": [StrOptions({"auto", "intervention", "em"})],
+        "features": ["array-like", None],
+        "max_position": [Interval(Integral, 1, None, closed="left"), None],
+        "n_resamples": [Interval(Integral, 0, None, closed="left")],
+        "confidence": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@with_references(_REFERENCES)
+def estimate_position_bias(
+    position,
+    click,
+    *,
+    qid,
+    doc,
+    method="auto",
+    features=None,
+    max_position=None,
+    n_resamples=100,
+    confidence=0.95,
+    max_iter=200,
+    tol=1e-7,
+    random_state=None,
+):
+    """Examination propensity per position from a click log (position-based model).
+
+    Under the position-based click model a document ``d`` shown for query ``q``
+    at position ``k`` is clicked with probability ``p_k * r(q, d)``: the
+    propensity ``p_k`` that the user examines position ``k`` times the
+    document's relevance. The estimate is relative to position 1, so it can
+    replace the logarithmic discount: ``discount=estimate_position_bias(...)``.
+
+    Two estimators:
+
+    - ``"intervention"``: intervention harvesting (Agarwal et al., 2019). When the
+      same document of the same query was shown at several positions (several
+      rankers, or randomised swaps), its click rates at two positions differ
+      only by the ratio of their propensities. Every pair of positions gives a
+      ratio (click rates of the documents shown at both, weighted by their
+      impressions); the log propensities are fitted to all ratios by least
+      squares.
+    - ``"em"``: regression EM (Wang et al., 2018), which needs no such
+      variation. Expectation-maximisation of the position-based model, with one
+      relevance per (query, document) pair, or with relevance predicted from
+      ``features`` by logistic regression in each M step.
+
+    ``"auto"`` takes intervention harvesting when some (query, document) pair
+    was shown at two positions, and EM otherwise.
+
+    Parameters
+    ----------
+    position : array-like of shape (n_impressions,)
+        1-based position of each impression.
+    click : array-like of shape (n_impressions,)
+        1 (or True) when the impression was clicked.
+    qid, doc : array-like of shape (n_impressions,)
+        Query and document ids of each impression.
+    method : {"auto", "intervention", "em"}, default="auto"
+        Estimator, see above.
+    features : array-like of shape (n_impressions, n_features), default=None
+        Relevance features for ``method="em"`` (regression EM); constant within
+        a (query, document) pair.
+    max_position : int >= 1, default=None
+        Estimate positions 1 to ``max_position`` only (impressions below are
+        left out); ``None`` keeps every logged position.
+    n_resamples : int >= 0, default=100
+        Bootstrap resamples of the queries for the intervals; 0 skips them.
+    confidence : float in (0, 1), default=0.95
+        Coverage of the intervals.
+    max_iter : int, default=200
+        Most EM iterations.
+    tol : float, default=1e-7
+        EM stops when no propensity moves by more than ``tol``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    bias : PositionBias
+        ``propensity`` (first value 1.0), its interval ``low``/``high``, the
+        ``method`` used and ``n_impressions`` per position. Usable as an array.
+
+    {references}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import estimate_position_bias
+    >>> from skndcg.metrics import grouped_ndcg_score
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.tile(np.repeat(np.arange(100), 4), 40)  # 100 queries, 40 times
+    >>> doc = np.tile([0, 1, 2, 3], 4000)
+    >>> position = np.concatenate([rng.permutation(4) + 1 for _ in range(4000)])
+    >>> click = rng.random(16000) < 0.6 / position
+    >>> bias = estimate_position_bias(position, click, qid=qid, doc=doc,
+    ...                               n_resamples=20, random_state=0)
+    >>> bias.method, np.round(bias.propensity, 1)
+    ('intervention', array([1. , 0.5, 0.3, 0.3]))
+    >>> score = grouped_ndcg_score([1, 0, 2], [0.2, 0.9, 0.5], [1, 1, 1], k=3,
+    ...                            discount=bias)
+    """
+    rs = check_random_state(random_state)
+    pos, clk, query, pair, keep = _check_log(position, click, qid, doc, max_position)
+    n_pos = int(pos.max())
+    counts = np.bincount(pos - 1, minlength=n_pos)
+    if (counts == 0).any():
+        gap = int(np.flatnonzero(counts == 0)[0]) + 1
+        raise ValueError(
+            f"position {gap} has no impression, but position {n_pos} has; "
+            "propensities are estimated for consecutive positions from 1 (pass "
+            "max_position to stop earlier)."
+        )
+    shown = np.unique(np.stack([pair, pos], axis=1), axis=0)[:, 0]
+    varied = np.unique(shown).size < shown.size
+    if method == "auto":
+        method = "intervention" if varied else "em"
+    if method == "em" and features is None and not varied:
+        raise ValueError(
+            "every (qid, doc) pair was shown at one position only and no features "
+            "were given: a relevance per pair then explains the clicks at any "
+            "propensities. Pass features= (regression EM predicts relevance from "
+            "them) or log the same documents at several positions."
+        )
+    if method == "intervention":
+        est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, rs)
+    else:
+        X = None
+        if features is not None:
+            X = np.asarray(features, dtype=np.float64)
+            if X.ndim != 2 or X.shape[0] != keep.size:
+                raise ValueError(
+                    f"features must have shape (n_impressions, n_features) = "
+                    f"({keep.size}, ...), got {X.shape}."
+                )
+            X = X[keep]
+        est, boots = regression_em(
+            pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs
+        )
+    alpha = 1.0 - confidence
+    if n_resamples:
+        low, high = np.nanpercentile(boots, [50 * alpha, 100 - 50 * alpha], axis=0)
+    else:
+        low = high = np.full(n_pos, np.nan)
+    return PositionBias(est, low, high, method, counts)

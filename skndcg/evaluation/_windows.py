@@ -1,0 +1,146 @@
+"""Windows, intervals, baselines and alerts of metric_over_time."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._stats import adjust_p_values
+
+_WEEK = pd.Timedelta("7D")
+_COLUMNS = [
+    "window",
+    "metric",
+    "n_queries",
+    "value",
+    "low",
+    "high",
+    "baseline",
+    "baseline_n_queries",
+    "change",
+    "p_value",
+    "p_adjusted",
+    "alert",
+]
+
+
+def check_freq(freq):
+    """A fixed window length as a Timedelta, or a clear error."""
+    try:
+        step = pd.Timedelta(pd.tseries.frequencies.to_offset(freq))
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"freq={freq!r} is not a fixed window length; expected one such as "
+            "'5min', '1h' or '1D' (calendar lengths like 'MS' vary)."
+        ) from None
+    if step <= pd.Timedelta(0):
+        raise ValueError(f"freq={freq!r} must be a positive length.")
+    return step
+
+
+def as_times(time, n, name="time"):
+    """Datetimes from datetimes, strings or numbers (read as seconds)."""
+    t = pd.Series(np.asarray(time) if not isinstance(time, pd.Series) else time)
+    if len(t) != n:
+        raise ValueError(
+            f"{name} must hold one value per row ({n} values), got {len(t)}."
+        )
+    if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t):
+        out = pd.to_datetime(t, unit="s")
+    else:
+        try:
+            out = pd.to_datetime(t)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"{name} must hold datetimes (or strings pandas can read as "
+                f"datetimes, or numbers of seconds): {exc}"
+            ) from None
+    if out.isna().any():
+        raise ValueError(
+            f"{name} has {int(out.isna().sum())} missing value(s), first at row "
+            f"{int(np.flatnonzero(out.isna().to_numpy())[0])}."
+        )
+    if out.dt.tz is not None:
+        out = out.dt.tz_convert("UTC").dt.tz_localize(None)
+    return out.reset_index(drop=True)
+
+
+def windowed(
+    per_query,
+    names,
+    *,
+    freq,
+    baseline,
+    baseline_windows,
+    confidence,
+    alpha,
+    correction,
+    threshold,
+    empty_windows,
+):
+    """The result table from per-query values and each query's window start."""
+    step = check_freq(freq)
+    if baseline == "week" and _WEEK % step != pd.Timedelta(0):
+        raise ValueError(
+            f"baseline='week' needs windows that tile a week, got freq={freq!r}."
+        )
+    start = per_query["_start"].dt.floor(step)
+    first, last = start.min(), start.max()
+    windows = pd.date_range(first, last, freq=step)
+    present = set(start.unique())
+    missing = [w for w in windows if w not in present]
+    if missing and empty_windows == "error":
+        raise ValueError(
+            f"{len(missing)} window(s) of freq={freq!r} between {first} and {last} "
+            f"have no queries, the first at {missing[0]}. Check the log for a "
+            "gap, or pass empty_windows='keep' to get rows with n_queries=0."
+        )
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    index = {w: i for i, w in enumerate(windows)}
+    pos = start.map(index).to_numpy()
+    groups = {}
+    for name in names:
+        vals = per_query[name].to_numpy(dtype=np.float64)
+        groups[name] = [vals[(pos == i) & ~np.isnan(vals)] for i in range(len(windows))]
+    lag = step if baseline == "trailing" else _WEEK
+    rows = []
+    for i, w in enumerate(windows):
+        back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
+        back = [j for j in back if j is not None]
+        for name in names:
+            base = np.concatenate([groups[name][j] for j in back] or [[]])
+            rows.append(_row(w, name, groups[name][i], base, z))
+    out = pd.DataFrame(
+        rows, columns=[c for c in _COLUMNS if c not in ("p_adjusted", "alert")]
+    )
+    out["p_adjusted"] = adjust_p_values(
+        out["p_value"].to_numpy(), None if correction == "none" else correction
+    )
+    out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
+    return out[_COLUMNS]
+
+
+def _row(window, name, cur, base, z):
+    n, nb = cur.size, base.size
+    value = cur.mean() if n else np.nan
+    half = z * cur.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+    ref = base.mean() if nb else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        change = value / ref - 1.0 if nb and ref != 0 else np.nan
+    p = np.nan
+    if n > 1 and nb > 1:
+        if cur.var() == 0 and base.var() == 0:
+            p = 0.0 if value < ref else 1.0
+        else:
+            with warnings.catch_warnings():
+                # scipy warns when the values are nearly equal; p is still right
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p = float(
+                    stats.ttest_ind(
+                        cur, base, equal_var=False, alternative="less"
+                    ).pvalue
+                )
+    return [window, name, n, value, value - half, value + half, ref, nb, change, p]

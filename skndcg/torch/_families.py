@@ -1,0 +1,198 @@
+"""One tensor implementation per measure family, from ranked blocks.
+
+Each function returns ``(values, empty)``: one value per query, and which
+queries are empty for that family (ideal DCG <= 0 for the DCG family, no
+relevant row for the binary ones). Values are the exact expectations over
+the orders of tied rows (McSherry & Najork, 2008), computed with the same
+operations, in the same order, as :mod:`skndcg.metrics`' kernels.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ._ranked import discount_weights, ideal_dcg, segment_sum
+
+
+def _cutoff(r, k):
+    """Ranked positions that count, per query: min(k, n_retrieved)."""
+    if k is None:
+        return r.n_retrieved
+    return torch.clamp(r.n_retrieved, max=k)
+
+
+def _dcg_parts(r, k, opts):
+    dtype, device = opts["dtype"], r.block_gain.device
+    length = max(k if k is not None else r.max_rows, 1)
+    disc = discount_weights(opts["discount"], length, opts["label"], dtype, device)
+    kk = _cutoff(r, k)
+    row_q = r.block_query[r.row_block]
+    inside = r.row_pos < kk[row_q]
+    pos = torch.clamp(r.row_pos, max=length - 1)
+    d = torch.where(inside, disc[pos], torch.zeros((), dtype=dtype, device=device))
+    dsum = segment_sum(d, r.row_block, r.block_size.numel())
+    block = r.block_gain / r.block_size.to(dtype) * dsum
+    dcg = segment_sum(block, r.block_query, r.n_queries)
+    ideal = ideal_dcg(r, k, disc)
+    return dcg, ideal
+
+
+def dcg(r, k, opts):
+    value, ideal = _dcg_parts(r, k, opts)
+    return value, ideal <= 0
+
+
+def ndcg(r, k, opts):
+    value, ideal = _dcg_parts(r, k, opts)
+    positive = ideal > 0
+    safe = torch.where(positive, ideal, torch.ones_like(ideal))
+    return torch.where(positive, value / safe, torch.zeros_like(value)), ~positive
+
+
+def _taken(r, k):
+    """Rows of each block above the cut-off."""
+    kk = _cutoff(r, k)[r.block_query]
+    return torch.clamp(torch.minimum(kk - r.block_start, r.block_size), min=0)
+
+
+def _hits(r, k, dtype):
+    taken = _taken(r, k)
+    rel = r.block_rel.to(dtype)
+    part = torch.where(
+        taken == r.block_size, rel, rel * taken.to(dtype) / r.block_size.to(dtype)
+    )
+    return segment_sum(part, r.block_query, r.n_queries)
+
+
+def _binary(r, value, dtype):
+    """Nothing retrieved scores 0; no relevant row is the empty case."""
+    zero = torch.zeros((), dtype=dtype, device=value.device)
+    return torch.where(r.n_retrieved > 0, value, zero), r.n_relevant == 0
+
+
+def precision(r, k, opts):
+    dtype = opts["dtype"]
+    mr = r.n_retrieved.to(dtype)
+    kf = mr if k is None else torch.full_like(mr, float(k))
+    den = kf if opts["p_denominator"] == "k" else torch.minimum(kf, mr)
+    den = torch.where(den > 0, den, torch.ones_like(den))
+    return _binary(r, _hits(r, k, dtype) / den, dtype)
+
+
+def recall(r, k, opts):
+    dtype = opts["dtype"]
+    n_rel = r.n_relevant.to(dtype)
+    hits = _hits(r, k, dtype)
+    value = torch.where(n_rel > 0, hits / torch.clamp(n_rel, min=1), 0 * hits)
+    return _binary(r, value, dtype)
+
+
+def _first_relevant(r, k):
+    """Per block: is it the first block of its query with a relevant row above k."""
+    n_blocks = r.block_size.numel()
+    eligible = (r.block_rel > 0) & (_taken(r, k) > 0)
+    ids = torch.arange(n_blocks, device=r.block_size.device)
+    big = torch.full((r.n_queries,), n_blocks, device=ids.device, dtype=ids.dtype)
+    first = big.scatter_reduce(
+        0, r.block_query[eligible], ids[eligible], reduce="amin", include_self=True
+    )
+    return eligible & (first[r.block_query] == ids)
+
+
+def _log_falling(a, j):
+    """log(a! / (a - j)!) for tensors."""
+    return torch.lgamma(a + 1.0) - torch.lgamma(a - j + 1.0)
+
+
+# Tie blocks up to this many slots are walked slot by slot (one vector step per
+# slot, over the first relevant block of every query at once), with the
+# engine's own products, so the values agree to the last bit; longer ones use
+# log-gamma (within a few units in the last place).
+_EXACT_SLOTS = 256
+
+
+def _p_none(c, rel, j):
+    """P(j draws from c rows holding rel relevant miss them all), per block."""
+    steps = int(j.max()) if j.numel() else 0
+    if steps > _EXACT_SLOTS:
+        miss = torch.exp(_log_falling(c - rel, j) - _log_falling(c, j))
+    else:
+        miss = torch.ones_like(c)
+        for i in range(steps):
+            step = torch.where(i < j, (c - rel - i) / (c - i), torch.ones_like(c))
+            miss = miss * step
+    return torch.where(j > c - rel, torch.zeros_like(miss), miss)
+
+
+def hit_rate(r, k, opts):
+    dtype = opts["dtype"]
+    first = _first_relevant(r, k)
+    c = r.block_size[first].to(dtype)
+    rel = r.block_rel[first].to(dtype)
+    j = _taken(r, k)[first].to(dtype)
+    value = segment_sum(1.0 - _p_none(c, rel, j), r.block_query[first], r.n_queries)
+    return _binary(r, value, dtype)
+
+
+def reciprocal_rank(r, k, opts):
+    dtype = opts["dtype"]
+    first = _first_relevant(r, k)
+    c = r.block_size[first].to(dtype)
+    rel = r.block_rel[first].to(dtype)
+    p = r.block_start[first].to(dtype)
+    kk = _cutoff(r, k)[r.block_query[first]].to(dtype)
+    last = torch.minimum(c - rel + 1.0, kk - p)
+    steps = int(last.max()) if last.numel() else 0
+    if steps > _EXACT_SLOTS:
+        i = torch.arange(1, steps + 1, device=c.device, dtype=dtype)[None, :]
+        miss = torch.exp(
+            _log_falling((c - rel)[:, None], i - 1.0)
+            - _log_falling(c[:, None], i - 1.0)
+        )
+        term = miss * rel[:, None] / (c[:, None] - i + 1.0) / (p[:, None] + i)
+        total = torch.where(i <= last[:, None], term, torch.zeros_like(term)).sum(1)
+    else:
+        total = torch.zeros_like(c)
+        miss = torch.ones_like(c)
+        for i in range(1, steps + 1):
+            on = i <= last
+            term = miss * rel / (c - i + 1.0) / (p + i)
+            total = torch.where(on, total + term, total)
+            miss = torch.where(on, miss * ((c - rel - i + 1.0) / (c - i + 1.0)), miss)
+    value = segment_sum(total, r.block_query[first], r.n_queries)
+    return _binary(r, value, dtype)
+
+
+def average_precision(r, k, opts):
+    dtype = opts["dtype"]
+    if opts["ap_denominator"] not in ("relevant", "min_k_relevant"):
+        raise ValueError(
+            f"ap_denominator={opts['ap_denominator']!r} is not available on "
+            "tensors; expected 'relevant' or 'min_k_relevant'."
+        )
+    upto = _taken(r, k)
+    rel_i = r.block_rel
+    # Relevant rows ranked ahead of each block, within its query.
+    cum = torch.cumsum(rel_i, 0)
+    q_total = segment_sum(rel_i, r.block_query, r.n_queries)
+    q_before = torch.cumsum(q_total, 0) - q_total
+    before = (cum - rel_i - q_before[r.block_query]).to(dtype)
+    c = r.block_size.to(dtype)
+    rel = rel_i.to(dtype)
+    one = torch.ones_like(c)
+    frac = torch.where(c > 1, (rel - 1.0) / torch.where(c > 1, c - 1.0, one), 0 * c)
+    rb = r.row_block
+    u = (r.row_pos - r.block_start[rb] + 1).to(dtype)
+    p = r.block_start[rb].to(dtype)
+    term = (before[rb] + 1.0 + (u - 1.0) * frac[rb]) / (p + u)
+    keep = (u <= upto[rb].to(dtype)) & (rel_i[rb] > 0)
+    acc = segment_sum(torch.where(keep, term, 0 * term), rb, c.numel())
+    block = torch.where(c == 1, acc, acc * rel / c)
+    num = segment_sum(block, r.block_query, r.n_queries)
+    n_rel = r.n_relevant.to(dtype)
+    if opts["ap_denominator"] == "relevant" or k is None:
+        den = n_rel
+    else:
+        den = torch.clamp(n_rel, max=float(k))
+    value = torch.where(n_rel > 0, num / torch.clamp(den, min=1e-300), 0 * num)
+    return _binary(r, value, dtype)

@@ -1,0 +1,249 @@
+"""Rows grouped by query and ranked into tie blocks, with segment operations only.
+
+One stable sort by score (descending) and one stable sort by query put every
+query's retrieved rows together in rank order; runs of equal scores form the
+blocks whose internal order is undetermined (``ties="average"``), or each row
+is its own block (``ties="stable"``: input order). Every sum over rows, blocks
+or queries is a scatter-add, so the cost grows with the number of rows and no
+Python code runs per query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+def segment_sum(values, segment, n):
+    """Sum of ``values`` per segment id in ``[0, n)``, added in row order."""
+    out = torch.zeros(n, dtype=values.dtype, device=values.device)
+    return out.index_add_(0, segment, values)
+
+
+def take(values, index):
+    """``values[index]`` for a 1-D integer index (index_select: a plain gather)."""
+    return values.index_select(0, index)
+
+
+def _count(segment, flag, n):
+    """Rows with ``flag`` per segment, without boolean-mask indexing."""
+    out = torch.zeros(n, dtype=torch.int64, device=segment.device)
+    return out.index_add_(0, segment, flag.to(torch.int64))
+
+
+def _rank_within(segment, n_segments):
+    """0-based position of each row inside its (contiguous) segment."""
+    counts = torch.bincount(segment, minlength=n_segments)
+    starts = torch.cumsum(counts, 0) - counts
+    return torch.arange(segment.numel(), device=segment.device) - take(starts, segment)
+
+
+@dataclass
+class Ranked:
+    """A batch of queries ranked into blocks (all tensors on one device)."""
+
+    n_queries: int
+    n_rows: torch.Tensor  # judged rows per query (retrieved or not)
+    n_retrieved: torch.Tensor
+    n_relevant: torch.Tensor  # binary-relevant rows per query, retrieved or not
+    block_query: torch.Tensor
+    block_start: torch.Tensor  # 0-based rank of the block's first row
+    block_size: torch.Tensor
+    block_gain: torch.Tensor
+    block_rel: torch.Tensor
+    row_block: torch.Tensor  # per ranked row
+    row_pos: torch.Tensor
+    all_query: torch.Tensor  # every judged row, grouped by query
+    all_label: torch.Tensor
+    all_gain: torch.Tensor
+    gain: str
+    max_rows: int
+    max_retrieved: int
+
+
+def gains(target, gain):
+    if gain == "exponential":
+        return torch.exp2(target) - 1.0
+    return target
+
+
+_LOW = 1 << 32
+
+
+def _desc_bits(x):
+    """float32 -> int64 in [0, 2**32), decreasing as ``x`` increases."""
+    bits = (x + 0.0).view(torch.int32)  # + 0.0 folds -0.0 into 0.0
+    ordered = torch.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)
+    return (~ordered).to(torch.int64) + (1 << 31)
+
+
+def _fits_float32(x):
+    return x.dtype == torch.float32 or bool(
+        (x.to(torch.float32).to(x.dtype) == x).all()
+    )
+
+
+def _order(indexes, values, retrieved, stable):
+    """Row order by query id, then by ``values`` descending (NaN rows last).
+
+    One sort of a 64-bit key (query id in the high half, the value's float32
+    bits in the low half) when the values fit float32 and the ids span less
+    than 2**31; otherwise a sort by value and a stable sort by query id.
+    """
+    lo = indexes.min()
+    span = int(indexes.max() - lo)
+    if span < (1 << 31) and _fits_float32(values):
+        v = values.to(torch.float32)
+        low = torch.where(
+            retrieved, _desc_bits(torch.where(retrieved, v, 0.0)), _LOW - 1
+        )
+        key = (indexes - lo) * _LOW + low
+        done = torch.sort(key, stable=stable)
+        # The sorted key holds the query id and an equality-preserving score.
+        return done.indices, done.values >> 32, done.values & (_LOW - 1)
+    v = torch.where(retrieved, values, torch.full_like(values, -float("inf")))
+    first = torch.sort(v, descending=True, stable=stable).indices
+    rows = first[torch.sort(indexes[first], stable=True).indices]
+    return rows, take(indexes, rows), take(v, rows)
+
+
+def _codes(sorted_ids):
+    """Dense 0-based codes of query ids that are already grouped in order."""
+    new = torch.ones_like(sorted_ids, dtype=torch.bool)
+    new[1:] = sorted_ids[1:] != sorted_ids[:-1]
+    return torch.cumsum(new.to(torch.int64), 0) - 1
+
+
+def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None):
+    """Group, rank and block a flat batch (see the module docstring).
+
+    With ``depth``, only the blocks that start above that rank are kept: all
+    that measures cut off at ``k <= depth`` read.
+    """
+    device = preds.device
+    indexes = indexes.to(torch.int64)
+    y = target.to(dtype)
+    g = gains(y, gain)
+    rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
+    retrieved = ~torch.isnan(preds)
+    rows, qkey, skey = _order(indexes, preds, retrieved, stable=ties == "stable")
+    rows_all = rows
+    query_all = _codes(qkey)
+    n_queries = int(query_all[-1]) + 1
+    n_rows = torch.bincount(query_all, minlength=n_queries)
+    rel_rows = take(rel, rows)
+    n_relevant = _count(query_all, rel_rows, n_queries)
+    kept = take(retrieved, rows)
+    q = query_all
+    if not bool(kept.all()):
+        rows, q, rel_rows, skey = rows[kept], q[kept], rel_rows[kept], skey[kept]
+    n_retrieved = torch.bincount(q, minlength=n_queries)
+    pos = _rank_within(q, n_queries)
+    new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
+    if ties == "average" and rows.numel() > 1:
+        new[1:] = (q[1:] != q[:-1]) | (skey[1:] != skey[:-1])
+    block = torch.cumsum(new.to(torch.int64), 0) - 1
+    if depth is not None and rows.numel():
+        # A row counts when its block starts above ``depth``.
+        starts = take(pos, torch.nonzero(new).squeeze(1))
+        top = take(starts, block) < depth
+        if not bool(top.all()):
+            rows, q, rel_rows, pos, new = (
+                rows[top],
+                q[top],
+                rel_rows[top],
+                pos[top],
+                new[top],
+            )
+            block = torch.cumsum(new.to(torch.int64), 0) - 1
+    n_blocks = int(block[-1]) + 1 if block.numel() else 0
+    first = torch.nonzero(new).squeeze(1)
+    return Ranked(
+        n_queries=n_queries,
+        n_rows=n_rows,
+        n_retrieved=n_retrieved,
+        n_relevant=n_relevant,
+        block_query=take(q, first),
+        block_start=take(pos, first),
+        block_size=torch.bincount(block, minlength=n_blocks),
+        block_gain=segment_sum(take(g, rows), block, n_blocks),
+        block_rel=_count(block, rel_rows, n_blocks),
+        row_block=block,
+        row_pos=pos,
+        all_query=query_all,
+        all_label=take(y, rows_all),
+        all_gain=take(g, rows_all),
+        gain=gain,
+        max_rows=int(n_rows.max()),
+        max_retrieved=int(n_retrieved.max()),
+    )
+
+
+def ideal_dcg(r, k, disc):
+    """Ideal DCG@k per query, summed position by position as the engine does."""
+    dtype = r.all_gain.dtype
+    n_pos = r.max_rows if k is None else min(k, r.max_rows)
+    labels = r.all_label
+    levels = int(labels.max()) + 1 if labels.numel() else 1
+    small = n_pos <= 64 and levels <= 64 and bool((labels == torch.round(labels)).all())
+    m = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
+    total = torch.zeros(r.n_queries, dtype=dtype, device=labels.device)
+    if small:
+        # Labels per query as a histogram: the label at ideal position p is
+        # found by counting, with no sort.
+        code = r.all_query * levels + (levels - 1 - labels.to(torch.int64))
+        counts = torch.bincount(code, minlength=r.n_queries * levels)
+        ends = torch.cumsum(counts.view(r.n_queries, levels), 1)
+        level_gain = gains(
+            torch.arange(levels - 1, -1, -1, device=labels.device).to(dtype), r.gain
+        )
+        p = torch.arange(n_pos, device=labels.device).expand(r.n_queries, n_pos)
+        slot = torch.searchsorted(ends, p.contiguous(), right=True)
+        g = level_gain[torch.clamp(slot, max=levels - 1)]
+        for pos in range(n_pos):
+            on = pos < m
+            total = torch.where(on, total + g[:, pos] * disc[pos], total)
+        return total
+    order, _, _ = _order(
+        r.all_query,
+        r.all_gain,
+        torch.ones_like(r.all_query, dtype=torch.bool),
+        stable=False,
+    )
+    q = r.all_query[order]
+    ipos = _rank_within(q, r.n_queries)
+    inside = ipos < m[q]
+    idx = torch.clamp(ipos, max=disc.numel() - 1)
+    zero = torch.zeros((), dtype=dtype, device=labels.device)
+    return segment_sum(
+        torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
+    )
+
+
+def discount_weights(discount, length, label, dtype, device):
+    """Per-position weights for ``length`` positions, as :mod:`skndcg.metrics`."""
+    if isinstance(discount, str):
+        if discount != "log2":
+            raise ValueError(
+                f"discount={discount!r} is not valid; expected 'log2' or an array "
+                "of per-position weights."
+            )
+        d = 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+    else:
+        d = np.asarray(discount, dtype=np.float64)
+        if d.ndim != 1:
+            raise ValueError(
+                f"discount must be a 1-D array of per-position weights, got shape "
+                f"{d.shape}."
+            )
+        if d.shape[0] < length:
+            raise ValueError(
+                f"discount has {d.shape[0]} weights but {label} needs at least "
+                f"{length} (one per ranked position)."
+            )
+        d = d[:length]
+        if not np.isfinite(d).all() or (d < 0).any():
+            raise ValueError("discount weights must be finite and >= 0.")
+    return torch.as_tensor(d, device=device).to(dtype)

@@ -1,0 +1,78 @@
+"""skndcg monitor: output equals metric_over_time, exit codes for alerting."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skndcg.cli import main
+from skndcg.evaluation import metric_over_time
+
+
+def _log(drop_last):
+    rng = np.random.default_rng(0)
+    n = 3000
+    qid = np.repeat(np.arange(n), 4)
+    y = rng.integers(0, 2, qid.size)
+    s = y + rng.normal(0, 1, qid.size)
+    hour = np.arange(n) // 1000
+    if drop_last:
+        s = np.where(np.repeat(hour == 2, 4), rng.normal(size=qid.size), s)
+    t = pd.Timestamp("2024-06-01 08:00") + pd.to_timedelta(hour[qid] * 60 + 7, "min")
+    df = pd.DataFrame({"q": qid, "label": y, "score": s, "ts": t})
+    return df.sample(frac=1.0, random_state=1)  # rows out of time order
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_exit_code_and_json(tmp_path, capsys, drop_last):
+    df = _log(drop_last)
+    path = tmp_path / "log.csv"
+    df.to_csv(path, index=False)
+    argv = [
+        "monitor", str(path), "--time", "ts", "--qid", "q", "--freq", "1h",
+        "--metrics", "mrr", "ndcg@5", "--format", "json",
+    ]  # fmt: skip
+    code = main(argv)
+    out, err = capsys.readouterr()
+    want = metric_over_time(
+        df["label"], df["score"], df["q"], df["ts"], freq="1h",
+        metrics=["mrr", "ndcg@5"],
+    )  # fmt: skip
+    got = pd.DataFrame(json.loads(out))
+    np.testing.assert_allclose(got["value"], want["value"])
+    assert got["alert"].tolist() == want["alert"].tolist()
+    assert code == (1 if drop_last else 0)
+    assert want["alert"].any() == drop_last
+    assert ("alert: mrr" in err) == drop_last
+
+
+def test_parquet_table_and_alert_on_last(tmp_path, capsys):
+    df = _log(True)
+    # An extra clean hour after the drop: only an earlier window alerts.
+    extra = (
+        _log(False)
+        .query("ts == ts.max()")
+        .assign(q=lambda d: d.q + 10_000, ts=lambda d: d.ts + pd.Timedelta("1h"))
+    )
+    path = tmp_path / "log.parquet"
+    pd.concat([df, extra]).to_parquet(path)
+    base = ["monitor", str(path), "--time", "ts", "--qid", "q", "--freq", "1h"]
+    assert main([*base, "--metrics", "mrr"]) == 1
+    out = capsys.readouterr().out
+    assert "window" in out and "2024-06-01 10:00:00" in out
+    assert main([*base, "--metrics", "mrr", "--alert-on", "last"]) == 0
+
+
+def test_usage_errors(tmp_path, capsys):
+    path = tmp_path / "log.tsv"
+    _log(False).to_csv(path, sep="\t", index=False)
+    assert main(["monitor", str(path), "--time", "when", "--qid", "q"]) == 2
+    assert "no column(s) ['when']" in capsys.readouterr().err
+    assert main(["monitor", str(tmp_path / "nope.csv"), "--time", "ts"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    code = main(["monitor", str(path), "--time", "ts", "--qid", "q", "--freq", "MS"])
+    assert code == 2 and "not a fixed window" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["monitor", str(path), "--time", "ts", "--threshold", "2"])
+    assert exc.value.code == 2
