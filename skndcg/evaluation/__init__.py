@@ -24,14 +24,14 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._full_catalogue import full_catalogue_report
+from ._monitor import metric_over_time
 from ._planning import minimum_detectable_effect, required_queries
+from ._position_bias import PositionBias, estimate_position_bias
 from ._rules import cold_item_segments, frequency_segments, history_segments
+from ._sampled import sampled_metric_estimates
 from ._segmented import SegmentedComparison
 from ._small import SmallSampleWarning
-from ._full_catalogue import full_catalogue_report
-from ._sampled import sampled_metric_estimates
-from ._monitor import metric_over_time
-from ._position_bias import PositionBias, estimate_position_bias
 
 __all__ = [
     "BootstrapCI",
