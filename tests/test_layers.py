@@ -116,6 +116,9 @@ KNOWN_PRIVATE = {
     **{(f, f"metrics.{m}"): "infrastructure" for f, m in _INFRASTRUCTURE},
     # the presets and the one-pass report, until the metric registry serves them
     ("_partial/_means.py", "metrics._conventions"): "registry",
+    ("_partial/_means.py", "metrics._aggregate"): "registry",
+    ("_partial/_means.py", "metrics._names"): "registry",
+    ("_partial/_means.py", "metrics._registry"): "registry",
     ("cli/_score.py", "metrics._conventions"): "registry",
     ("cli/_score.py", "metrics._report"): "registry",
     # the pipe check shared by the readers and skndcg score's copying of pipes
