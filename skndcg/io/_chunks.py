@@ -36,10 +36,11 @@ def read_predictions_chunks(
         Rows read at a time; a chunk holds about as many (more when one query
         is longer).
 
-    Yields
-    ------
-    chunk : pandas.DataFrame
-        The named columns as stored, indexed by the file's row numbers.
+    Returns
+    -------
+    chunks : iterator of pandas.DataFrame
+        One frame per chunk: the named columns as stored, indexed by the
+        file's row numbers.
 
     Raises
     ------

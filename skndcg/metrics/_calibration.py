@@ -128,7 +128,7 @@ def calibration_score(
 
     References
     ----------
-    .. [1] H. Steck, "Calibrated recommendations", RecSys 2018.
+    .. [1] Harald Steck, "Calibrated recommendations", RecSys 2018.
 
     Examples
     --------

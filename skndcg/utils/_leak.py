@@ -30,6 +30,20 @@ class QueryLeakWarning(UserWarning):
     error with ``warnings.simplefilter("error", QueryLeakWarning)``; silence
     it for protocols that reuse query ids on purpose with
     ``QueryRanker(..., query_overlap="ignore")``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skndcg.ranker import QueryLeakWarning, QueryRanker
+    >>> X = pd.DataFrame({"qid": [1, 1, 2, 2], "f": [0.1, 0.4, 0.3, 0.9]})
+    >>> ranker = QueryRanker(LinearRegression()).fit(X, [0, 1, 0, 1])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ranker.predict(X.iloc[:1])  # one row of a query of the fit
+    >>> [w.category.__name__ for w in caught]
+    ['QueryLeakWarning']
     """
 
 
