@@ -71,7 +71,7 @@ def test_quick_demo_prints_tables_and_writes_files(quick_run):
     # Each mode also reads its hold-out one rated item at a time, raw and
     # corrected for sampling, with the order of models each estimate implies.
     assert text.count("hold-out per item (each rated item ranked among") == 2
-    for estimate in ("raw", "adjusted", "bv"):
+    for estimate in ("raw", "adjusted", "bv", "full"):
         assert text.count(f"ndcg@10 {estimate}: ") == 2, estimate
         assert f"ndcg@10 {estimate}: " in md
 
@@ -137,13 +137,14 @@ def test_quick_demo_results(quick_run):
             f"[{r['user_low']:.3f}, {r['user_high']:.3f}]"
         )
         assert cell in text, cell
-    # The per-item rows: raw, adjusted and bv for every model and mode.
+    # The per-item rows: raw, adjusted, bv and the full-catalogue number they
+    # estimate, for every model and mode.
     per_item = res[res["split"] == "hold-out per item"]
     assert set(res.loc[res["split"] != "hold-out per item", "estimate"]) == {"raw"}
-    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv"}
+    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv", "full"}
     assert set(per_item["model"]) == set(MODELS)
     assert set(per_item["metric"]) == {"ndcg@10", "recall@10"}
-    assert len(per_item) == 2 * len(MODELS) * 2 * 3
+    assert len(per_item) == 2 * len(MODELS) * 2 * 4
     assert not per_item.duplicated(["model", "metric", "negatives", "estimate"]).any()
     wide = per_item.pivot_table(
         index=["negatives", "model", "metric"], columns="estimate", values="value"
@@ -152,6 +153,14 @@ def test_quick_demo_results(quick_run):
     # thousands: the raw number is above both corrections for every model.
     assert (wide["raw"] > wide["adjusted"]).all()
     assert (wide["raw"] > wide["bv"]).all()
+    assert (wide["raw"] > wide["full"]).all()
+    # The baselines do not depend on the sampling mode against the whole
+    # catalogue: the same queries, the same full ranking.
+    full = wide["full"].unstack("negatives")
+    base = full.index.get_level_values("model") != RANKER
+    np.testing.assert_array_equal(
+        full.loc[base, "uniform"], full.loc[base, "popularity"]
+    )
     # Random ordering's exact expectation does not depend on the sampling mode
     # of the negatives when their number is the same; its draw does.
     e = hold[(hold["model"] == "random (expected)")].pivot(
@@ -276,7 +285,7 @@ def test_one_mode_other_n_and_history(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"negatives": "zipf"}, "--negatives must be 'uniform', 'popularity' or"),
+        ({"negatives": "zipf"}, "--candidates must be 'full', 'uniform', 'popularity'"),
         ({"n_negatives": 0}, "--n-negatives must be an integer >= 1, got 0"),
         ({"min_history": "2"}, "--min-history must be an integer >= 0, got '2'"),
     ],
