@@ -288,6 +288,7 @@ def test_one_mode_other_n_and_history(tmp_path, capsys):
         ({"negatives": "zipf"}, "--candidates must be 'full', 'uniform', 'popularity'"),
         ({"n_negatives": 0}, "--n-negatives must be an integer >= 1, got 0"),
         ({"min_history": "2"}, "--min-history must be an integer >= 0, got '2'"),
+        ({"protocol": "kfold"}, "--protocol must be one of global-time, leave-last-n"),
     ],
 )
 def test_run_demo_checks_its_options(tmp_path, kwargs, match):
@@ -313,3 +314,46 @@ def test_grid_search_prints_progress_per_candidate_and_fold(quick_run):
         assert all(
             re.search(r"num_leaves=\d+\), fold .*ndcg@10 0\.\d{3}$", ln) for ln in lines
         )
+
+
+def test_full_catalogue_mode_under_a_per_user_protocol(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["demo", "--quick", "--out", str(out), "--candidates", "full"]
+    assert main([*argv, "--protocol", "leave-last-n"]) == 0
+    text = capsys.readouterr().out
+    assert "hold-out: each user's last query (month)" in text
+    title = re.search(
+        r"^full catalogue \(ranker trained on uniform negatives, N = 50\): hold-out "
+        r"of ([\d,]+) queries \(([\d,]+) users\), --protocol leave-last-n$",
+        text,
+        re.MULTILINE,
+    )
+    assert title, text
+    # Leave-last-one: one hold-out query per user.
+    assert title.group(1) == title.group(2)
+    assert "pairs scored per model" in text
+    res = pd.read_csv(out / "results.csv")
+    assert set(res["negatives"]) == {"full"}
+    hold = res[res["split"] == "hold-out"]
+    assert set(hold["estimate"]) == {"full"}
+    assert set(hold["model"]) >= set(MODELS)
+    per_item = res[res["split"] == "hold-out per item"]
+    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv", "full"}
+    # The main table's numbers are the per-query full-catalogue ones: far
+    # below the sampled per-item raw reading for the tuned ranker.
+    ranker = hold[(hold["model"] == RANKER) & (hold["metric"] == "ndcg@10")]
+    raw = per_item[
+        (per_item["model"] == RANKER)
+        & (per_item["metric"] == "ndcg@10")
+        & (per_item["estimate"] == "raw")
+    ]
+    assert float(ranker["value"].iloc[0]) < float(raw["value"].iloc[0])
+    assert (out / "ndcg_at_k_full.png").is_file()
+    assert "leave-last-n folds" not in text  # the title is in the figure only
+
+
+def test_bad_protocol_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--protocol", "random-split"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'random-split'" in _error_line(capsys)

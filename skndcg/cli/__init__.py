@@ -59,8 +59,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="tune a LightGBM ranker on MovieLens-style data and compare baselines",
         description=(
             "Build one ranking query per user and month, tune "
-            "QueryRanker(LGBMRanker) with GridSearchCV over time-ordered folds, "
-            "and compare it on later, held-out queries with the strongest of "
+            "QueryRanker(LGBMRanker) with GridSearchCV over folds drawn by the "
+            "hold-out's protocol, and compare it on the held-out queries, on "
+            "sampled candidates or the whole catalogue, with the strongest of "
             "four baselines, with intervals over queries and over users."
         ),
     )
