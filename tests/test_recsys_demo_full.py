@@ -4,6 +4,8 @@ protocols through the grid search."""
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skndcg.datasets import CandidateFeatures, make_movielens_like, make_ranking_task
 from skndcg.demo import _full, _protocols
@@ -207,3 +209,58 @@ def test_global_time_cuts_reproduce_the_quantiles(task):
         ValueError, match=rf"cover {n} months; .* needs at least {n + 1}"
     ):
         _protocols._time_cuts(X, n)
+
+
+@st.composite
+def query_tasks(draw):
+    """Small ranking tasks: queries (user, month) of 1-3 rows each."""
+    n_queries = draw(st.integers(4, 30))
+    users = draw(st.lists(st.integers(0, 5), min_size=n_queries, max_size=n_queries))
+    months = draw(st.lists(st.integers(0, 11), min_size=n_queries, max_size=n_queries))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=n_queries, max_size=n_queries))
+    pairs = sorted(set(zip(months, users, strict=True)))
+    rows = []
+    for qid, (m, u) in enumerate(pairs):
+        for item in range(sizes[qid % len(sizes)]):
+            rows.append((qid, pd.Timestamp("2020-01-01") + pd.DateOffset(months=m), u,
+                         item))  # fmt: skip
+    X = pd.DataFrame(rows, columns=["qid", "window_start", "user_id", "item_id"])
+    return X.sample(frac=1.0, random_state=draw(st.integers(0, 9))).reset_index(
+        drop=True
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(X=query_tasks(), protocol=st.sampled_from(_protocols.PROTOCOLS))
+def test_protocol_splits_keep_queries_whole_and_time_ordered(X, protocol):
+    y = np.ones(len(X))
+    cut = pd.Timestamp("2020-07-01")
+    (X_dev, _), (X_hold, _) = _protocols.split(protocol, X, y, cut)
+    assert not set(X_dev["qid"]) & set(X_hold["qid"])
+    # Every row of a query lands on one side, all of them.
+    for part in (X_dev, X_hold):
+        sizes = part.groupby("qid").size()
+        np.testing.assert_array_equal(sizes, X.groupby("qid").size()[sizes.index])
+    if protocol == "global-time":
+        assert (X_dev["window_start"] < cut).all()
+        assert (X_hold["window_start"] >= cut).all()
+    else:
+        assert len(X_dev) + len(X_hold) == len(X)
+        last = X_dev.groupby("user_id")["window_start"].max()
+        first = X_hold.groupby("user_id")["window_start"].min()
+        both = last.index.intersection(first.index)
+        assert (last[both] < first[both]).all()
+        if protocol == "leave-last-n":  # exactly each user's last query
+            assert X_hold.groupby("user_id")["qid"].nunique().eq(1).all()
+            assert set(X_hold["user_id"]) == set(X["user_id"])
+    if X_dev["qid"].nunique() < 2:
+        return
+    try:
+        cv = _protocols.cv_splitter(protocol, X_dev, 2)
+    except ValueError as exc:  # too few months for two global cuts
+        assert protocol == "global-time" and "needs at least 3" in str(exc)
+        return
+    for train, test in cv.split(X_dev):
+        if len(train) and len(test):
+            _check_fold(X_dev, train, test, protocol)
+        assert not set(X_dev["qid"].iloc[train]) & set(X_dev["qid"].iloc[test])
