@@ -88,6 +88,11 @@ def test_candidate_features_errors(data):
     dup = pd.concat([ratings, ratings.iloc[:1]], ignore_index=True)
     with pytest.raises(ValueError, match="duplicate"):
         CandidateFeatures(dup)
+    millis = ratings.assign(timestamp=ratings["timestamp"] * 1000)
+    with pytest.raises(ValueError, match="milliseconds"):
+        CandidateFeatures(millis)
+    with pytest.raises(ValueError, match=r"missing the column\(s\) \['rating'\]"):
+        CandidateFeatures(ratings.drop(columns="rating"))
 
 
 @pytest.mark.parametrize(
