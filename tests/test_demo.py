@@ -169,9 +169,9 @@ def test_quick_demo_results(quick_run):
     np.testing.assert_allclose(e["uniform"], e["popularity"])
 
 
-def test_demo_on_movielens_files(tmp_path, capsys):
+def _movielens_folder(folder):
+    """Small generated ratings written as a MovieLens release (ml-latest)."""
     ratings = make_movielens_like(150, 1500, 15_000, random_state=2)
-    folder = tmp_path / "ml"
     folder.mkdir()
     ratings.rename(columns={"user_id": "userId", "item_id": "movieId"}).drop(
         columns="genres"
@@ -181,6 +181,11 @@ def test_demo_on_movielens_files(tmp_path, capsys):
     movies.rename(columns={"item_id": "movieId"}).to_csv(
         folder / "movies.csv", index=False
     )
+    return folder
+
+
+def test_demo_on_movielens_files(tmp_path, capsys):
+    folder = _movielens_folder(tmp_path / "ml")
     out = tmp_path / "out"
     assert main(["demo", "--quick", "--data", str(folder), "--out", str(out)]) == 0
     text = capsys.readouterr().out
@@ -318,8 +323,9 @@ def test_grid_search_prints_progress_per_candidate_and_fold(quick_run):
 
 def test_full_catalogue_mode_under_a_per_user_protocol(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["demo", "--quick", "--out", str(out), "--candidates", "full"]
-    assert main([*argv, "--protocol", "leave-last-n"]) == 0
+    folder = _movielens_folder(tmp_path / "ml")  # small data: a fast test
+    argv = ["demo", "--quick", "--data", str(folder), "--out", str(out)]
+    assert main([*argv, "--candidates", "full", "--protocol", "leave-last-n"]) == 0
     text = capsys.readouterr().out
     assert "hold-out: each user's last query (month)" in text
     title = re.search(
