@@ -69,17 +69,17 @@ def describe(protocol, cut, share):
         return (
             f"hold-out: queries from {cut:%Y-%m} on, the month boundary nearest the "
             f"80% point of the time span ({share:.1%} of the span is held out); "
-            "folds: the same global time cut, earlier"
+            "tuning folds: global time cuts among the earlier queries"
         )
     if protocol == "leave-last-n":
         return (
-            "hold-out: each user's last query (month); folds: each user's "
+            "hold-out: each user's last query (month); tuning folds: each user's "
             "next-to-last query, and so on (leave-last-n, n = 1); other users' "
             "queries may be later"
         )
     return (
         f"hold-out: the latest {TEST_FRACTION:.0%} of each user's queries (rounded "
-        "up); one fold: the latest share of each user's remaining queries "
+        "up); one tuning fold: the latest share of each user's remaining queries "
         "(user-fraction)"
     )
 
