@@ -363,3 +363,25 @@ def test_bad_protocol_exits_2(capsys):
         main(["demo", "--protocol", "random-split"])
     assert exc.value.code == 2
     assert "invalid choice: 'random-split'" in _error_line(capsys)
+
+
+def test_sampled_mode_skips_the_full_catalogue_beyond_its_budget(
+    tmp_path, capsys, monkeypatch
+):
+    from skndcg.demo import _full
+
+    monkeypatch.setattr(_full, "AFFORDABLE_PAIRS", 1000)
+    out = tmp_path / "out"
+    folder = _movielens_folder(tmp_path / "ml")
+    argv = ["demo", "--quick", "--data", str(folder), "--out", str(out)]
+    assert main([*argv, "--candidates", "uniform"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(
+        r"\[uniform, N=50\] full catalogue skipped: [\d,]+ \(query, item\) pairs "
+        r"per model, more than 1,000 \(--candidates full runs it\)",
+        text,
+    )
+    assert "ndcg@10 full" not in text and "recall@10 full" not in text
+    res = pd.read_csv(out / "results.csv")
+    assert "full" not in set(res["estimate"])
+    assert {"raw", "adjusted", "bv"} <= set(res["estimate"])

@@ -17,7 +17,7 @@ import pandas as pd
 from ..datasets import CandidateFeatures
 from ..evaluation import full_catalogue_report
 from ..metrics import ranking_report
-from ._estimates import ITEM_METRICS, SPLIT
+from ._estimates import ITEM_METRICS
 from ._models import BASELINES, METRIC_OPTIONS, METRICS, RANDOM_EXPECTED, RANKER
 
 #: Pairs scored at once (users x items): bounds the feature rows in memory.
@@ -190,6 +190,3 @@ def per_item_full(cands):
             per_query = pd.Series(value).groupby(qid).mean()
             rows.append((name, metric, "full", float(per_query.mean())))
     return pd.DataFrame(rows, columns=["model", "metric", "estimate", "value"])
-
-
-__all__ = ["SPLIT", "full_holdout", "n_pairs", "per_item_full", "query_reports"]
