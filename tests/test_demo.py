@@ -71,7 +71,7 @@ def test_quick_demo_prints_tables_and_writes_files(quick_run):
     # Each mode also reads its hold-out one rated item at a time, raw and
     # corrected for sampling, with the order of models each estimate implies.
     assert text.count("hold-out per item (each rated item ranked among") == 2
-    for estimate in ("raw", "adjusted", "bv"):
+    for estimate in ("raw", "adjusted", "bv", "full"):
         assert text.count(f"ndcg@10 {estimate}: ") == 2, estimate
         assert f"ndcg@10 {estimate}: " in md
 
@@ -137,13 +137,14 @@ def test_quick_demo_results(quick_run):
             f"[{r['user_low']:.3f}, {r['user_high']:.3f}]"
         )
         assert cell in text, cell
-    # The per-item rows: raw, adjusted and bv for every model and mode.
+    # The per-item rows: raw, adjusted, bv and the full-catalogue number they
+    # estimate, for every model and mode.
     per_item = res[res["split"] == "hold-out per item"]
     assert set(res.loc[res["split"] != "hold-out per item", "estimate"]) == {"raw"}
-    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv"}
+    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv", "full"}
     assert set(per_item["model"]) == set(MODELS)
     assert set(per_item["metric"]) == {"ndcg@10", "recall@10"}
-    assert len(per_item) == 2 * len(MODELS) * 2 * 3
+    assert len(per_item) == 2 * len(MODELS) * 2 * 4
     assert not per_item.duplicated(["model", "metric", "negatives", "estimate"]).any()
     wide = per_item.pivot_table(
         index=["negatives", "model", "metric"], columns="estimate", values="value"
@@ -152,6 +153,14 @@ def test_quick_demo_results(quick_run):
     # thousands: the raw number is above both corrections for every model.
     assert (wide["raw"] > wide["adjusted"]).all()
     assert (wide["raw"] > wide["bv"]).all()
+    assert (wide["raw"] > wide["full"]).all()
+    # The baselines do not depend on the sampling mode against the whole
+    # catalogue: the same queries, the same full ranking.
+    full = wide["full"].unstack("negatives")
+    base = full.index.get_level_values("model") != RANKER
+    np.testing.assert_array_equal(
+        full.loc[base, "uniform"], full.loc[base, "popularity"]
+    )
     # Random ordering's exact expectation does not depend on the sampling mode
     # of the negatives when their number is the same; its draw does.
     e = hold[(hold["model"] == "random (expected)")].pivot(
@@ -160,9 +169,9 @@ def test_quick_demo_results(quick_run):
     np.testing.assert_allclose(e["uniform"], e["popularity"])
 
 
-def test_demo_on_movielens_files(tmp_path, capsys):
+def _movielens_folder(folder):
+    """Small generated ratings written as a MovieLens release (ml-latest)."""
     ratings = make_movielens_like(150, 1500, 15_000, random_state=2)
-    folder = tmp_path / "ml"
     folder.mkdir()
     ratings.rename(columns={"user_id": "userId", "item_id": "movieId"}).drop(
         columns="genres"
@@ -172,6 +181,11 @@ def test_demo_on_movielens_files(tmp_path, capsys):
     movies.rename(columns={"item_id": "movieId"}).to_csv(
         folder / "movies.csv", index=False
     )
+    return folder
+
+
+def test_demo_on_movielens_files(tmp_path, capsys):
+    folder = _movielens_folder(tmp_path / "ml")
     out = tmp_path / "out"
     assert main(["demo", "--quick", "--data", str(folder), "--out", str(out)]) == 0
     text = capsys.readouterr().out
@@ -276,9 +290,10 @@ def test_one_mode_other_n_and_history(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"negatives": "zipf"}, "--negatives must be 'uniform', 'popularity' or"),
+        ({"negatives": "zipf"}, "--candidates must be 'full', 'uniform', 'popularity'"),
         ({"n_negatives": 0}, "--n-negatives must be an integer >= 1, got 0"),
         ({"min_history": "2"}, "--min-history must be an integer >= 0, got '2'"),
+        ({"protocol": "kfold"}, "--protocol must be one of global-time, leave-last-n"),
     ],
 )
 def test_run_demo_checks_its_options(tmp_path, kwargs, match):
@@ -304,3 +319,69 @@ def test_grid_search_prints_progress_per_candidate_and_fold(quick_run):
         assert all(
             re.search(r"num_leaves=\d+\), fold .*ndcg@10 0\.\d{3}$", ln) for ln in lines
         )
+
+
+def test_full_catalogue_mode_under_a_per_user_protocol(tmp_path, capsys):
+    out = tmp_path / "out"
+    folder = _movielens_folder(tmp_path / "ml")  # small data: a fast test
+    argv = ["demo", "--quick", "--data", str(folder), "--out", str(out)]
+    assert main([*argv, "--candidates", "full", "--protocol", "leave-last-n"]) == 0
+    text = capsys.readouterr().out
+    assert "hold-out: each user's last query (month)" in text
+    title = re.search(
+        r"^full catalogue \(ranker trained on uniform negatives, N = 50\): hold-out "
+        r"of ([\d,]+) queries \(([\d,]+) users\), --protocol leave-last-n$",
+        text,
+        re.MULTILINE,
+    )
+    assert title, text
+    # Leave-last-one: one hold-out query per user.
+    assert title.group(1) == title.group(2)
+    assert "pairs scored per model" in text
+    res = pd.read_csv(out / "results.csv")
+    assert set(res["negatives"]) == {"full"}
+    hold = res[res["split"] == "hold-out"]
+    assert set(hold["estimate"]) == {"full"}
+    assert set(hold["model"]) >= set(MODELS)
+    per_item = res[res["split"] == "hold-out per item"]
+    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv", "full"}
+    # The main table's numbers are the per-query full-catalogue ones: far
+    # below the sampled per-item raw reading for the tuned ranker.
+    ranker = hold[(hold["model"] == RANKER) & (hold["metric"] == "ndcg@10")]
+    raw = per_item[
+        (per_item["model"] == RANKER)
+        & (per_item["metric"] == "ndcg@10")
+        & (per_item["estimate"] == "raw")
+    ]
+    assert float(ranker["value"].iloc[0]) < float(raw["value"].iloc[0])
+    assert (out / "ndcg_at_k_full.png").is_file()
+    assert "leave-last-n folds" not in text  # the title is in the figure only
+
+
+def test_bad_protocol_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--protocol", "random-split"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'random-split'" in _error_line(capsys)
+
+
+def test_sampled_mode_skips_the_full_catalogue_beyond_its_budget(
+    tmp_path, capsys, monkeypatch
+):
+    from skndcg.demo import _full
+
+    monkeypatch.setattr(_full, "AFFORDABLE_PAIRS", 1000)
+    out = tmp_path / "out"
+    folder = _movielens_folder(tmp_path / "ml")
+    argv = ["demo", "--quick", "--data", str(folder), "--out", str(out)]
+    assert main([*argv, "--candidates", "uniform"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(
+        r"\[uniform, N=50\] full catalogue skipped: [\d,]+ \(query, item\) pairs "
+        r"per model, more than 1,000 \(--candidates full runs it\)",
+        text,
+    )
+    assert "ndcg@10 full" not in text and "recall@10 full" not in text
+    res = pd.read_csv(out / "results.csv")
+    assert "full" not in set(res["estimate"])
+    assert {"raw", "adjusted", "bv"} <= set(res["estimate"])

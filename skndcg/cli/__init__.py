@@ -59,8 +59,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="tune a LightGBM ranker on MovieLens-style data and compare baselines",
         description=(
             "Build one ranking query per user and month, tune "
-            "QueryRanker(LGBMRanker) with GridSearchCV over time-ordered folds, "
-            "and compare it on later, held-out queries with the strongest of "
+            "QueryRanker(LGBMRanker) with GridSearchCV over folds drawn by the "
+            "hold-out's protocol, and compare it on the held-out queries, on "
+            "sampled candidates or the whole catalogue, with the strongest of "
             "four baselines, with intervals over queries and over users."
         ),
     )
@@ -96,11 +97,20 @@ def _build_parser() -> argparse.ArgumentParser:
         "--candidates",
         "--negatives",
         dest="negatives",
-        choices=("uniform", "popularity", "both"),
+        choices=("full", "uniform", "popularity", "both"),
         default="both",
         help="how the unrated candidates are drawn: uniformly or by popularity "
         "before the month; both runs the demo once per mode (default: both); "
-        "--negatives is an alias",
+        "full ranks every eligible item of the catalogue for every hold-out "
+        "query, for the ranker and every baseline; --negatives is an alias",
+    )
+    demo.add_argument(
+        "--protocol",
+        choices=("global-time", "leave-last-n", "user-fraction"),
+        default="global-time",
+        help="which queries are held out, and the matching tuning folds: one "
+        "time cut for everyone, each user's last month, or the latest 20%% of "
+        "each user's months (default: global-time)",
     )
     demo.add_argument(
         "--n-negatives",
@@ -167,6 +177,7 @@ def _run(args) -> int:
                 n_negatives=args.n_negatives,
                 min_history=args.min_history,
                 random_state=args.seed,
+                protocol=args.protocol,
             )
         except (ValueError, OSError) as exc:
             print(f"skndcg demo: error: {exc}", file=sys.stderr)

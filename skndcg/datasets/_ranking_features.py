@@ -34,7 +34,13 @@ def _table(keys, *columns):
 
 
 def _item_genres(log):
-    """Boolean item x genre matrix from the pipe-separated genre strings."""
+    """Boolean item x genre matrix from the pipe-separated genre strings.
+
+    Computed once per log: candidate features call this for every block.
+    """
+    cached = getattr(log, "item_genre_matrix", None)
+    if cached is not None:
+        return cached
     first = np.full(log.n_items, np.nan, dtype=object)
     # The first non-missing genre string of each item.
     present = pd.notna(log.genres)
@@ -45,7 +51,8 @@ def _item_genres(log):
     strings = pd.Series(first, dtype=object).fillna("")
     dummies = strings.str.get_dummies(sep="|")
     dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
-    return dummies.to_numpy(dtype=bool)
+    log.item_genre_matrix = dummies.to_numpy(dtype=bool)
+    return log.item_genre_matrix
 
 
 def _user_genre_sums(log, uw_inverse, n_uw, genre):

@@ -2,11 +2,16 @@
 
 It sits on top of the library and uses only its public pieces: a ratings log
 becomes user x month ranking queries (:func:`skndcg.datasets.make_ranking_task`),
-a LightGBM ranker is tuned over time-ordered folds
-(:class:`skndcg.model_selection.GroupTimeSeriesSplit`,
-:class:`skndcg.ranker.QueryRanker`, :func:`skndcg.metrics.make_ranking_scorer`)
-and compared on later queries with the strongest simple baseline, with
-intervals over queries and over users.
+a protocol splitter holds queries out and draws the tuning folds by the same
+rule (:class:`skndcg.model_selection.GlobalTimeSplit`,
+:class:`~skndcg.model_selection.LeaveLastNSplit`,
+:class:`~skndcg.model_selection.UserFractionSplit`), a LightGBM ranker is tuned
+(:class:`skndcg.ranker.QueryRanker`, :func:`skndcg.metrics.make_ranking_scorer`)
+and compared on the held-out queries with the strongest simple baseline, on
+sampled candidates or the whole catalogue
+(:func:`skndcg.evaluation.full_catalogue_report` with
+:class:`skndcg.datasets.CandidateFeatures`), with intervals over queries and
+over users.
 """
 
 DEFAULT_OUT = "skndcg_demo_output"

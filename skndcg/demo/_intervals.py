@@ -115,7 +115,7 @@ def segment_lines(
             else "no interval (too few queries)"
         )
         lines.append(
-            f"{r.segment} ({r.n_queries} queries): {ranker} - {r.other}: {metric} "
+            f"{r.segment} ({r.n_queries} queries): {ranker} - {r.model}: {metric} "
             f"{-r.diff:+.3f}, {interval}, Holm-adjusted p = {r.p_adjusted:.3f}"
         )
     return lines

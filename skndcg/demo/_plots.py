@@ -96,9 +96,12 @@ def plot_folds(roles, path, title):
 
 def ndcg_title(source, mode, n_negatives, n_queries):
     """Title of an NDCG@k plot: what was measured on which data."""
+    what = f"{mode} negatives, N = {n_negatives}"
+    if mode == "full":
+        what = "full catalogue"
     return (
         f"NDCG@k on the hold-out, 95% query-bootstrap bands\n{source}; "
-        f"{mode} negatives, N = {n_negatives}; {n_queries:,} queries"
+        f"{what}; {n_queries:,} queries"
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..utils._atomic import atomic_write, safe_target
-from . import DEFAULT_OUT, _data, _estimates, _plots, _report
+from . import DEFAULT_OUT, _data, _estimates, _full, _plots, _protocols, _report
 from ._intervals import holdout_intervals, metric_curves, segment_lines
 from ._models import (
     BASELINES,
@@ -25,8 +25,10 @@ from ._models import (
     rating_codes,
     strongest_baseline,
 )
+from ._protocols import PROTOCOLS
 
-MODES = ("uniform", "popularity")
+SAMPLED = ("uniform", "popularity")
+MODES = ("full", *SAMPLED)
 _MIN_QUERIES = 40
 _CONFIDENCE = 0.95
 
@@ -43,10 +45,15 @@ class _Progress:
         print(f"[{elapsed:6.1f}s] {message}", file=self.stream, flush=True)
 
 
-def _check_options(out, negatives, n_negatives, min_history):
+def _check_options(out, negatives, n_negatives, min_history, protocol):
     if negatives not in (*MODES, "both"):
         raise ValueError(
-            f"--negatives must be 'uniform', 'popularity' or 'both', got {negatives!r}."
+            "--candidates must be 'full', 'uniform', 'popularity' or 'both', got "
+            f"{negatives!r}."
+        )
+    if protocol not in PROTOCOLS:
+        raise ValueError(
+            f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}."
         )
     for name, value, least in (
         ("--n-negatives", n_negatives, 1),
@@ -57,13 +64,7 @@ def _check_options(out, negatives, n_negatives, min_history):
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory.")
-    return out, list(MODES) if negatives == "both" else [negatives]
-
-
-def _split(X, y, cut):
-    hold = (X["window_start"] >= cut).to_numpy()
-    dev = X[~hold].reset_index(drop=True), y[~hold]
-    return dev, (X[hold].reset_index(drop=True), y[hold])
+    return out, list(SAMPLED) if negatives == "both" else [negatives]
 
 
 def _users_of(X):
@@ -71,46 +72,58 @@ def _users_of(X):
     return X.groupby("qid")["user_id"].first().to_dict()
 
 
-def _one_mode(ratings, mode, args, cut, say, stream):
-    """Build the task with one sampling mode, tune, evaluate; returns outputs."""
+def _task(ratings, mode, args, cut, say):
+    """The sampled task of ``mode`` (uniform for ``full``), split by the protocol."""
     from ..datasets import make_ranking_task
-    from ..model_selection import GroupTimeSeriesSplit
 
-    n_neg, seed = args["n_negatives"], args["random_state"]
+    n_neg = args["n_negatives"]
     X, y = make_ranking_task(
         ratings,
         window="M",
         n_negatives=n_neg,
-        negatives=mode,
+        negatives="uniform" if mode == "full" else mode,
         min_history=args["min_history"],
-        random_state=seed,
+        random_state=args["random_state"],
     )
-    (X_dev, y_dev), (X_hold, y_hold) = _split(X, y, cut)
+    (X_dev, y_dev), (X_hold, y_hold) = _protocols.split(args["protocol"], X, y, cut)
     n_dev, n_hold = X_dev["qid"].nunique(), X_hold["qid"].nunique()
     if min(n_dev, n_hold) < _MIN_QUERIES:
         raise ValueError(
-            f"the data make only {n_dev} queries before {cut:%Y-%m} and {n_hold} "
-            f"from then on (user x month with at least {args['min_history']} "
-            f"earlier ratings, an item known before the month and {n_neg} "
-            f"possible negatives); the demo needs at least {_MIN_QUERIES} of each."
+            f"the data make only {n_dev} tuning queries and {n_hold} hold-out "
+            f"queries under --protocol {args['protocol']} (user x month with at "
+            f"least {args['min_history']} earlier ratings, an item known before "
+            f"the month and {n_neg} possible negatives); the demo needs at least "
+            f"{_MIN_QUERIES} of each."
         )
-    n_users = X_hold["user_id"].nunique()
     first = X.groupby("qid")["user_log_ratings"].first()
-    n_new = int((first == 0).sum())
     say(
-        f"[{mode}, N={n_neg}] task: {X['qid'].nunique():,} queries, {len(X):,} "
+        f"[{_label(mode, n_neg)}] task: {X['qid'].nunique():,} queries, {len(X):,} "
         f"rows ({int((y > 0).sum()):,} rated, {int((y == 0).sum()):,} sampled); "
-        f"hold-out: {n_hold:,} queries of {n_users:,} users, tuning: {n_dev:,}; "
-        f"{n_new:,} queries are users without a past (only item features can "
-        "help there)"
+        f"hold-out: {n_hold:,} queries of {X_hold['user_id'].nunique():,} users, "
+        f"tuning: {n_dev:,}; {int((first == 0).sum()):,} queries are users "
+        "without a past (only item features can help there)"
     )
+    return (X_dev, y_dev), (X_hold, y_hold)
+
+
+def _label(mode, n_neg):
+    return (
+        f"full catalogue, trained on uniform N={n_neg}"
+        if mode == "full"
+        else (f"{mode}, N={n_neg}")
+    )
+
+
+def _tune(X_dev, y_dev, mode, args, say):
+    n_neg, seed = args["n_negatives"], args["random_state"]
     codes_dev, label_gain = rating_codes(y_dev)
-    group = {"group_col": "qid", "time_col": "window_start"}
-    cv = GroupTimeSeriesSplit(n_splits=2 if args["quick"] else 3, **group)
+    n_splits = 2 if args["quick"] else 3
+    cv = _protocols.cv_splitter(args["protocol"], X_dev, n_splits)
     search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
     search.scoring = ProgressScorer(
-        search.scoring, say, f"[{mode}, N={n_neg}]", search.param_grid, cv.n_splits
-    )
+        search.scoring, say, f"[{_label(mode, n_neg)}]", search.param_grid,
+        cv.get_n_splits(),
+    )  # fmt: skip
     # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
     # so the training gain is the rating, the gain the metrics report.
     search.fit(X_dev, codes_dev)
@@ -118,13 +131,42 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     folds = fold_table(search, cv, X_dev, y_dev, seed)
     strongest, strongest_cv = strongest_baseline(folds)
     say(
-        f"[{mode}, N={n_neg}] grid search: "
+        f"[{_label(mode, n_neg)}] grid search: "
         + ", ".join(f"{k}={v}" for k, v in params.items())
         + f" (CV {REFIT} {search.best_score_:.3f}); strongest baseline on the "
         f"tuning folds: {strongest} ({strongest_cv:.3f})"
     )
+    return search, cv, params, folds, (strongest, strongest_cv)
+
+
+def _one_mode(ratings, mode, args, cut, say, stream):
+    """Build the task with one sampling mode, tune, evaluate; returns outputs."""
+    n_neg, seed = args["n_negatives"], args["random_state"]
+    (X_dev, y_dev), (X_hold, y_hold) = _task(ratings, mode, args, cut, say)
+    search, cv, params, folds, (strongest, strongest_cv) = _tune(
+        X_dev, y_dev, mode, args, say
+    )
     scores = holdout_scores(search, X_hold, seed)
-    reports = per_query(scores, X_hold, y_hold)
+    n_pairs = _full.n_pairs(ratings, X_hold)
+    full = None
+    if mode == "full" or n_pairs <= _full.AFFORDABLE_PAIRS:
+        full = _full.full_holdout(
+            ratings, X_hold, y_hold, search.best_estimator_, seed, args["cache"]
+        )
+        say(
+            f"[{_label(mode, n_neg)}] full catalogue: {n_pairs:,} (query, item) "
+            "pairs scored per model"
+        )
+    else:
+        say(
+            f"[{_label(mode, n_neg)}] full catalogue skipped: {n_pairs:,} (query, "
+            f"item) pairs per model, more than {_full.AFFORDABLE_PAIRS:,} "
+            "(--candidates full runs it)"
+        )
+    if mode == "full":
+        reports = _full.query_reports(full)
+    else:
+        reports = per_query(scores, X_hold, y_hold)
     n_boot = 300 if args["quick"] else 1000
     holdout = holdout_intervals(
         reports,
@@ -136,17 +178,23 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
+    n_hold = len(reports[RANKER])
+    n_users = X_hold.loc[X_hold["qid"].isin(reports[RANKER]["qid"]), "user_id"]
     title = (
-        f"{mode} negatives, N = {n_neg}: hold-out of {n_hold:,} queries "
-        f"({n_users:,} users)"
+        f"{_title(mode, n_neg)}: hold-out of {n_hold:,} queries "
+        f"({n_users.nunique():,} users), --protocol {args['protocol']}"
     )
     per_item = _estimates.estimates(
-        scores, X_hold, y_hold, _estimates.pools(ratings, X_hold), mode
-    )
+        scores, X_hold, y_hold, _estimates.pools(ratings, X_hold),
+        "uniform" if mode == "full" else mode,
+    )  # fmt: skip
+    if full is not None:
+        per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
     lines = _report.comparison_lines(holdout, strongest)
     # Users without a past (cold users) as a segment of their own.
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
+    past = past.reindex(reports[RANKER]["qid"])
     segment = past.map({True: "users with a past", False: "users without a past"})
     lines += segment_lines(
         reports, segment, metric=REFIT, ranker=RANKER, n_resamples=n_boot,
@@ -155,29 +203,28 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     head = _report.headline(holdout, strongest, strongest_cv)
     print("", file=stream)
     print(title, file=stream)
+    if mode == "full":
+        print(
+            "(tuning folds on the sampled task, uniform negatives; hold-out: every "
+            "eligible item of the catalogue ranked for every query)",
+            file=stream,
+        )
     print(_report.results_table(folds, holdout, models), file=stream)
-    for line in lines:
+    for line in [*lines, head, f"chosen parameters: {params}", ""]:
         print(line, file=stream)
-    print(head, file=stream)
-    print(f"chosen parameters: {params}", file=stream)
-    print("", file=stream)
-    print(
-        f"{mode} negatives, N = {n_neg}: {_estimates.SPLIT} (each rated item "
-        "ranked among the sampled negatives alone), raw and corrected for "
-        "sampling (adjusted, bv with lambda = "
-        f"{_estimates.BV_LAMBDA}), estimating the metric against the whole pool",
-        file=stream,
-    )
+    print(_per_item_title(mode, n_neg, full is not None), file=stream)
     print(_estimates.text_table(per_item, models), file=stream)
-    for line in order_lines:
+    for line in [*order_lines, ""]:
         print(line, file=stream)
-    print("", file=stream)
     section = (
         title,
         _report.results_table(folds, holdout, models, markdown=True),
         [head, *lines, f"chosen parameters: {params}", *order_lines],
     )
     results = _report.long_results(folds, holdout, negatives=mode, n_negatives=n_neg)
+    if mode == "full":
+        hold_rows = results["split"] == "hold-out"
+        results.loc[hold_rows, "estimate"] = "full"
     per_item_rows = per_item.assign(
         split=_estimates.SPLIT, negatives=mode, n_negatives=n_neg
     ).reindex(columns=_report.COLUMNS)
@@ -192,6 +239,27 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     }
 
 
+def _title(mode, n_neg):
+    if mode == "full":
+        return f"full catalogue (ranker trained on uniform negatives, N = {n_neg})"
+    return f"{mode} negatives, N = {n_neg}"
+
+
+def _per_item_title(mode, n_neg, with_full):
+    sampled = "uniform" if mode == "full" else mode
+    full = (
+        "; full: each rated item ranked among the whole pool, the number they estimate"
+        if with_full
+        else ""
+    )
+    return (
+        f"{sampled} negatives, N = {n_neg}: {_estimates.SPLIT} (each rated item "
+        "ranked among the sampled negatives alone), raw and corrected for "
+        f"sampling (adjusted, bv with lambda = {_estimates.BV_LAMBDA}), "
+        f"estimating the metric against the whole pool{full}"
+    )
+
+
 def run_demo(
     *,
     data=None,
@@ -203,6 +271,7 @@ def run_demo(
     n_negatives=50,
     min_history=0,
     random_state=0,
+    protocol="global-time",
     stream=None,
 ):
     """Run the demo end to end; returns the long results table.
@@ -213,7 +282,7 @@ def run_demo(
     """
     stream = sys.stdout if stream is None else stream
     say = _Progress(stream)
-    out, modes = _check_options(out, negatives, n_negatives, min_history)
+    out, modes = _check_options(out, negatives, n_negatives, min_history, protocol)
     planned = ["results.csv", "results.md", "cv_folds.png"]
     for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:
         safe_target(out / name)  # a link out of --out: refused before the work
@@ -236,11 +305,10 @@ def run_demo(
         "month and are dropped as positives"
     )
     cut, share = _data.holdout_cut(ratings)
-    say(
-        f"hold-out: queries from {cut:%Y-%m} on, the month boundary nearest the 80% "
-        f"point of the time span ({share:.1%} of the span is held out)"
-    )
+    say(_protocols.describe(protocol, cut, share))
     args = {
+        "cache": {},  # the baselines' full-catalogue rows, the same in every mode
+        "protocol": protocol,
         "n_negatives": n_negatives,
         "min_history": min_history,
         "random_state": random_state,
@@ -253,11 +321,13 @@ def run_demo(
     with atomic_write(out / "results.csv", newline="") as fh:
         results.to_csv(fh, index=False)
     summary = [
-        f"Data: {source}, {len(ratings):,} ratings; hold-out from {cut:%Y-%m} "
-        f"({share:.1%} of the time span). Queries: user x month, users with at "
+        f"Data: {source}, {len(ratings):,} ratings; "
+        f"{_protocols.describe(protocol, cut, share)}. Queries: user x month, "
+        "users with at "
         f"least {min_history} earlier ratings; candidates: items rated before "
-        f"the month; {n_negatives} sampled negatives per query.",
-        f"Folds: {REFIT} on time-ordered CV test folds. Hold-out: 95% percentile "
+        f"the month; {n_negatives} sampled negatives per query (full: every "
+        "eligible item).",
+        f"Folds: {REFIT} on the protocol's CV test folds. Hold-out: 95% percentile "
         "bootstrap intervals resampling queries and resampling users; "
         "map@10 divides by min(10, number of rated items).",
     ]
@@ -288,7 +358,7 @@ def run_demo(
         _plots.plot_folds(
             _plots.fold_roles(cv, X_dev, X_hold),
             out / "cv_folds.png",
-            f"Time-ordered folds and hold-out (queries per month)\n{source}",
+            f"{protocol} folds and hold-out (queries per month)\n{source}",
         )
         written.append("cv_folds.png")
     except ImportError:
