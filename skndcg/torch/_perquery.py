@@ -167,8 +167,7 @@ def nerr(r, k, opts):
     value = _err_sum(r.row_query, r.row_pos, r.row_label, _kk(r, k), gm,
                      r.n_queries, dtype)  # fmt: skip
     # The ideal order: every judged row of the query, labels descending.
-    every = torch.ones_like(r.all_query, dtype=torch.bool)
-    order, q, _ = _order(r.all_query, r.all_label, every, stable=False)
+    order, q, _ = _order(r.all_query, r.all_label, None, stable=False)
     ipos = _rank_within(q, r.n_queries)
     mk = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
     best = _err_sum(q, ipos, r.all_label[order], mk, gm, r.n_queries, dtype)
