@@ -30,7 +30,9 @@ again; torchmetrics' per-query loop runs operations on 40 elements, below
 torch's grain size, so they stay on one thread. On a machine whose cores are
 busy with other work, each join waits for a thread the system has not
 scheduled: the threads setting then matters for skndcg and not for
-torchmetrics, which is what this option shows.
+torchmetrics, which is what this option shows. ``--ours-one-thread`` adds,
+for each setting above one thread, a row where torchmetrics keeps that
+setting and skndcg runs with ``num_threads=1`` (shown as ``2/1``).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def best(func, repeat):
     return min(times), value
 
 
-def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0):
+def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0, ours_threads=None):
     from torchmetrics.retrieval import RetrievalNormalizedDCG
 
     from skndcg.torch import RankingMetric
@@ -68,7 +70,7 @@ def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0):
     indexes = torch.arange(n_queries).repeat_interleave(n_items)
 
     def ours():
-        m = RankingMetric("ndcg@10")
+        m = RankingMetric("ndcg@10", num_threads=ours_threads)
         m.update(preds, target, indexes)
         return float(m.compute())
 
@@ -92,6 +94,11 @@ def main(argv=None):
         "--threads",
         default="0",
         help="comma-separated torch thread counts (0: torch's default)",
+    )
+    parser.add_argument(
+        "--ours-one-thread",
+        action="store_true",
+        help="also time skndcg with num_threads=1 under each setting above 1",
     )
     args = parser.parse_args(argv)
     missing = _missing()
@@ -119,14 +126,18 @@ def main(argv=None):
         f"{'batch':<12} {'threads':>7} {'skndcg s':>9} {'torchmetrics s':>15} "
         f"{'ratio':>7}  values"
     )
+    settings = [(n, None) for n in threads]
+    if args.ours_one_thread:
+        settings += [(n, 1) for n in threads if n > 1]
     for label, nq, ni in cases:
-        for n_threads in threads:
+        for n_threads, ours in settings:
             torch.set_num_threads(n_threads)
             t_ours, v_ours, t_peer, v_peer = case(
-                torch, nq, ni, args.repeat, args.repeat_peer
+                torch, nq, ni, args.repeat, args.repeat_peer, ours_threads=ours
             )
+            shown = f"{n_threads}" + ("" if ours is None else f"/{ours}")
             print(
-                f"{label:<12} {n_threads:>7} {t_ours:>9.3f} {t_peer:>15.3f} "
+                f"{label:<12} {shown:>7} {t_ours:>9.3f} {t_peer:>15.3f} "
                 f"{t_peer / t_ours:>6.0f}x  {v_ours:.6f} vs {v_peer:.6f}"
             )
     torch.set_num_threads(default)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 
 import torch
 
@@ -90,7 +91,12 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
         (default False): a measure added with
         :func:`skndcg.metrics.define_measure` has no tensor implementation and
         raises; with ``cpu_fallback=True`` it is computed by
-        :mod:`skndcg.metrics` on a CPU copy of the rows.
+        :mod:`skndcg.metrics` on a CPU copy of the rows. ``num_threads``
+        (default None: torch's setting): torch's intra-op threads for this
+        computation on CPU tensors, restored after. Every step is a
+        vectorised operation over all rows, split across those threads and
+        joined again; on a machine whose cores are busy, ``num_threads=1``
+        avoids waiting at each join (see the user guide).
 
     Returns
     -------
@@ -112,16 +118,33 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     opts = resolve(**options)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     out, fallback = {}, []
-    for name, sp, values, empty, r in per_query(
-        preds, target, indexes, names, doc_id, opts
-    ):
-        if values is None:
-            fallback.append(name)
-        else:
-            out[name] = _mean(values, empty, r, opts, sp.name)
+    device = preds.device if isinstance(preds, torch.Tensor) else None
+    with _threads(opts.num_threads, device):
+        for name, sp, values, empty, r in per_query(
+            preds, target, indexes, names, doc_id, opts
+        ):
+            if values is None:
+                fallback.append(name)
+            else:
+                out[name] = _mean(values, empty, r, opts, sp.name)
     if fallback:
         out.update(_on_cpu(preds, target, indexes, doc_id, fallback, opts))
     return {name: out[name] for name in names}
+
+
+@contextmanager
+def _threads(n, device):
+    """torch's intra-op threads set to ``n`` for this computation on the CPU,
+    and restored after (with OpenMP, the setting is the calling thread's)."""
+    if n is None or device is None or device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def per_query(preds, target, indexes, names, doc_id, opts):

@@ -57,7 +57,7 @@ def build():
             Any preset of :mod:`skndcg.metrics` (``"trec_eval"``, ``"ranx"``,
             ``"lightgbm"``, ``"torchmetrics"``...), with the same meaning.
         gain, ties, empty, discount, rel_threshold, nan_score, nan_label, \
-queries, ap_denominator, p_denominator, cpu_fallback
+queries, ap_denominator, p_denominator, cpu_fallback, num_threads
             As in :func:`skndcg.torch.ranking_scores`. With
             ``nan_score="unretrieved"`` a NaN score marks a judged row the
             system did not retrieve: it counts in the ideal DCG and the

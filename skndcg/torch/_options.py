@@ -39,6 +39,7 @@ OPTION_NAMES = (
     "gain",
     "nan_label",
     "nan_score",
+    "num_threads",
     "p_denominator",
     "queries",
     "rel_threshold",
@@ -57,6 +58,7 @@ class Options:
     queries: str
     nan_label: str
     cpu_fallback: bool
+    num_threads: int | None
     given: dict  # the options as the caller gave them, for the CPU fallback
 
     def tie_rule(self, doc_id_given: bool) -> str:
@@ -107,6 +109,13 @@ def resolve(**options) -> Options:
     fallback = get("cpu_fallback", False)
     if not isinstance(fallback, bool):
         raise ValueError(f"cpu_fallback must be True or False, got {fallback!r}.")
+    threads = get("num_threads")
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise ValueError(
+            f"num_threads must be a positive integer or None, got {threads!r}."
+        )
     discount = get("discount", "log2")
     if discount is None:
         discount = "log2"
@@ -128,7 +137,10 @@ def resolve(**options) -> Options:
         queries=get("queries") or "retrieved",
         nan_label=get("nan_label") or "error",
         cpu_fallback=fallback,
-        given={k: v for k, v in options.items() if k != "cpu_fallback"},
+        num_threads=threads,
+        given={
+            k: v for k, v in options.items() if k not in ("cpu_fallback", "num_threads")
+        },
     )
 
 

@@ -169,3 +169,18 @@ def test_new_measures_invariant_to_row_order(seed):
     for name in names:
         torch.testing.assert_close(a[name], b[name], rtol=1e-14, atol=0,
                                    equal_nan=True)  # fmt: skip
+
+
+def test_num_threads_is_scoped_and_checked():
+    before = torch.get_num_threads()
+    p, y, q = t(0.3, 0.2, 0.9), t(1, 0, 2), torch.tensor([0, 0, 1])
+    a = ranking_scores(p, y, q, ["ndcg", "err"], num_threads=1)
+    assert torch.get_num_threads() == before
+    b = ranking_scores(p, y, q, ["ndcg", "err"])
+    assert a == b
+    with pytest.raises(ValueError, match=r"num_threads must be a positive integer"):
+        ranking_scores(p, y, q, ["ndcg"], num_threads=0)
+    metric = RankingMetric("ndcg", num_threads=1)
+    metric.update(p, y, q)
+    assert float(metric.compute()) == float(b["ndcg"])
+    assert torch.get_num_threads() == before
