@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 
-from ._metric import ranking_scores
+import torch
+from torch import Tensor
+
+from ._metric import _threads, ranking_scores
 from ._names import implementation, parse
 from ._options import OPTION_NAMES, resolve
 
@@ -23,6 +26,17 @@ def _torchmetrics():
         ) from exc
 
 
+def _cat(state):
+    """The rows of a list state as one tensor (no copy for a single batch)."""
+    if isinstance(state, Tensor):
+        return state
+    if not state:
+        raise ValueError(
+            "compute() was called before any update(): there are no rows to score."
+        )
+    return state[0] if len(state) == 1 else torch.cat(state)
+
+
 def _given(state):
     """Whether a list state holds rows (after a DDP sync it is a tensor)."""
     if isinstance(state, list):
@@ -33,7 +47,6 @@ def _given(state):
 def build():
     """Create the class (torchmetrics is imported here, on first use)."""
     tm = _torchmetrics()
-    from torchmetrics.utilities.data import dim_zero_cat
 
     class RankingMetric(tm.Metric):
         """Any skndcg ranking measure as a torchmetrics ``Metric``.
@@ -77,8 +90,9 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
             super().__init__(**kwargs)
             names = [metric] if isinstance(metric, str) else list(metric)
             opts = resolve(**options)
-            for name in names:
-                implementation(parse(name), cpu_fallback=opts.cpu_fallback)
+            specs = [parse(name) for name in names]
+            for spec in specs:
+                implementation(spec, cpu_fallback=opts.cpu_fallback)
             self.metric = metric
             self._names = names
             self._options = options
@@ -114,14 +128,18 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
 
         def compute(self):
             """Mean over queries of every row kept since the last reset."""
-            scores = ranking_scores(
-                dim_zero_cat(self.preds),
-                dim_zero_cat(self.target),
-                dim_zero_cat(self.indexes),
-                self._names,
-                doc_id=dim_zero_cat(self.doc_id) if _given(self.doc_id) else None,
-                **self._options,
-            )
+            preds = self.preds
+            device = preds.device if isinstance(preds, Tensor) else preds[0].device
+            # The concatenation too runs on num_threads threads.
+            with _threads(self._options.get("num_threads"), device):
+                scores = ranking_scores(
+                    _cat(self.preds),
+                    _cat(self.target),
+                    _cat(self.indexes),
+                    self._names,
+                    doc_id=_cat(self.doc_id) if _given(self.doc_id) else None,
+                    **self._options,
+                )
             return scores[self.metric] if isinstance(self.metric, str) else scores
 
     RankingMetric.__module__ = "skndcg.torch"

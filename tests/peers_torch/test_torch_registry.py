@@ -137,3 +137,20 @@ def test_every_measure_in_float32_within_1e6(measure):
     for name, w in zip(names, want, strict=True):
         assert got[name].dtype == torch.float32
         assert float(got[name]) == pytest.approx(w, rel=1e-6, abs=1e-6), name
+
+
+@pytest.mark.parametrize("convention", [None, "trec_eval", "torchmetrics"])
+def test_every_measure_on_cuda_equals_cpu(convention):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine: the CUDA run is not tested here")
+    y, s, q, doc = batch(5, n_max=600)
+    names = [name for measure in REGISTERED for name in forms(R.lookup(measure))]
+    opts = dict(nan_score="unretrieved", nan_label="unjudged", convention=convention)
+    rows = [torch.tensor(a) for a in (s, y, q, doc)]
+    cpu = ranking_scores(*rows[:3], names, doc_id=rows[3], **opts)
+    dev = ranking_scores(*[r.cuda() for r in rows[:3]], names,
+                         doc_id=rows[3].cuda(), **opts)  # fmt: skip
+    for name in names:
+        assert dev[name].device.type == "cuda"
+        torch.testing.assert_close(dev[name].cpu(), cpu[name], rtol=1e-12, atol=0,
+                                   equal_nan=True)  # fmt: skip
