@@ -162,10 +162,11 @@ def test_new_measures_invariant_to_row_order(seed):
     s = rng.integers(0, 3, n).astype(float)  # ties: average is order-free
     perm = rng.permutation(n)
     names = ["err@3", "nerr", "rbp(p=0.7)", "rprec", "bpref", "judged@3", "idcg"]
-    warnings.simplefilter("ignore", UndefinedMetricWarning)
-    a = ranking_scores(torch.tensor(s), torch.tensor(y), torch.tensor(q), names)
-    b = ranking_scores(torch.tensor(s[perm]), torch.tensor(y[perm]),
-                       torch.tensor(q[perm] + 5), names)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        a = ranking_scores(torch.tensor(s), torch.tensor(y), torch.tensor(q), names)
+        b = ranking_scores(torch.tensor(s[perm]), torch.tensor(y[perm]),
+                           torch.tensor(q[perm] + 5), names)  # fmt: skip
     for name in names:
         torch.testing.assert_close(a[name], b[name], rtol=1e-14, atol=0,
                                    equal_nan=True)  # fmt: skip

@@ -122,18 +122,21 @@ def test_every_measure_equals_the_engine(measure, convention, seed):
                                    err_msg=name)  # fmt: skip
 
 
+@pytest.mark.parametrize("convention", [None, "trec_eval", "xgboost", "torchmetrics"])
 @pytest.mark.parametrize("measure", REGISTERED)
-def test_every_measure_in_float32_within_1e6(measure):
+def test_every_measure_in_float32_within_1e6(measure, convention):
     rng = np.random.default_rng(len(measure))
     n = 3000
     q = rng.integers(0, 120, n)
     y = rng.integers(0, 5, n).astype(np.float32)
     s = np.round(rng.normal(size=n), 2).astype(np.float32)  # ties
     names = forms(R.lookup(measure))
-    got = ranking_scores(torch.tensor(s), torch.tensor(y), torch.tensor(q), names)
+    got = ranking_scores(torch.tensor(s), torch.tensor(y), torch.tensor(q), names,
+                         convention=convention)  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        want = evaluate(y.astype(np.float64), s.astype(np.float64), q, names).means()
+        want = evaluate(y.astype(np.float64), s.astype(np.float64), q, names,
+                        convention=convention).means()  # fmt: skip
     for name, w in zip(names, want, strict=True):
         assert got[name].dtype == torch.float32
         assert float(got[name]) == pytest.approx(w, rel=1e-6, abs=1e-6), name
