@@ -172,6 +172,9 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     scores = preds.to(torch.float32) if conv.score_dtype == "float32" else preds
     rule = opts.tie_rule(doc_id is not None)
     ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule)
+    # Integer labels >= 0 (the label rules refused or clipped negatives)
+    # need no checks before the ideal DCG's label histogram.
+    ctx.int_labels = not target.is_floating_point() and bool(y.min() >= 0)
     # Measures cut off at k read only the blocks that start above k: rank each
     # group to the deepest cut-off it needs.
     ks = [conv.k_none if sp.k is None else sp.k for sp in specs]
@@ -255,6 +258,7 @@ class _Context:
             scores, y, g, indexes, gain=gain,
             ties="average" if rule == "average" else "stable",
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
+            relevance=group != "graded", int_labels=self.int_labels,
         )  # fmt: skip
         return self.done[group]
 

@@ -66,6 +66,7 @@ class Ranked:
     row_unjudged: torch.Tensor | None = None
     n_unjudged: torch.Tensor | None = None
     row_rel: torch.Tensor | None = None
+    int_labels: bool = False  # labels known to be integers >= 0
 
 
 def gains(target, gain):
@@ -159,7 +160,15 @@ def tie_order(rule, *, labels, doc_id, preds, indexes):
     raise ValueError(f"ties={rule!r} is not a tie rule.")  # pragma: no cover
 
 
-def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None):
+def _keep(mask, *arrays):
+    """The rows of each array (None passes through) where ``mask`` is set."""
+    return [None if a is None else a[mask] for a in arrays]
+
+
+def rank(
+    preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None,
+    relevance=True, int_labels=False,
+):  # fmt: skip
     """Group, rank and block a flat batch (see the module docstring).
 
     ``y`` holds the labels the measures read and ``g`` their gains (both of
@@ -170,7 +179,9 @@ def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudge
     """
     device = preds.device
     indexes = indexes.to(torch.int64)
-    rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
+    rel = None
+    if relevance:  # the DCG family reads gains only
+        rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
     # Every op below runs over all rows, and each one is a fork and a join of
     # torch's intra-op threads: the NaN-free case skips the retrieved mask.
     retrieved = None if not bool(torch.isnan(preds).any()) else ~torch.isnan(preds)
@@ -179,15 +190,15 @@ def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudge
     query_all = _codes(qkey)
     n_queries = int(query_all[-1]) + 1
     n_rows = torch.bincount(query_all, minlength=n_queries)
-    rel_rows = take(rel, rows)
-    n_relevant = _count(query_all, rel_rows, n_queries)
+    rel_rows = None if rel is None else take(rel, rows)
+    n_relevant = None if rel is None else _count(query_all, rel_rows, n_queries)
     n_unjudged = None
     if unjudged is not None:
         n_unjudged = _count(query_all, take(unjudged, rows), n_queries)
     kept = None if retrieved is None else take(retrieved, rows)
     q = query_all
     if kept is not None and not bool(kept.all()):
-        rows, q, rel_rows, skey = rows[kept], q[kept], rel_rows[kept], skey[kept]
+        rows, q, rel_rows, skey = _keep(kept, rows, q, rel_rows, skey)
     n_retrieved = torch.bincount(q, minlength=n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
@@ -199,13 +210,7 @@ def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudge
         starts = take(pos, torch.nonzero(new).squeeze(1))
         top = take(starts, block) < depth
         if not bool(top.all()):
-            rows, q, rel_rows, pos, new = (
-                rows[top],
-                q[top],
-                rel_rows[top],
-                pos[top],
-                new[top],
-            )
+            rows, q, rel_rows, pos, new = _keep(top, rows, q, rel_rows, pos, new)
             block = torch.cumsum(new.to(torch.int64), 0) - 1
     n_blocks = int(block[-1]) + 1 if block.numel() else 0
     first = torch.nonzero(new).squeeze(1)
@@ -218,7 +223,7 @@ def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudge
         block_start=take(pos, first),
         block_size=torch.bincount(block, minlength=n_blocks),
         block_gain=segment_sum(take(g, rows), block, n_blocks),
-        block_rel=_count(block, rel_rows, n_blocks),
+        block_rel=None if rel is None else _count(block, rel_rows, n_blocks),
         row_block=block,
         row_pos=pos,
         all_query=query_all,
@@ -232,6 +237,7 @@ def rank(preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudge
         row_unjudged=None if unjudged is None else take(unjudged, rows),
         n_unjudged=n_unjudged,
         row_rel=rel_rows,
+        int_labels=int_labels,
     )
 
 
@@ -245,8 +251,13 @@ def ideal_dcg(r, k, disc):
         r.gain in ("linear", "exponential")
         and n_pos <= 64
         and levels <= 64
-        and bool((labels >= 0).all())
-        and bool((labels == torch.round(labels)).all())
+        and (
+            r.int_labels
+            or (
+                bool((labels >= 0).all())
+                and bool((labels == torch.round(labels)).all())
+            )
+        )
     )
     m = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
     total = torch.zeros(r.n_queries, dtype=dtype, device=labels.device)
