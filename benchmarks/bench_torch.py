@@ -20,13 +20,26 @@ that ``make bench`` runs everywhere.
 Run from the project root::
 
     python benchmarks/bench_torch.py [--repeat 3] [--repeat-peer 1] [--skip-5m]
-        [--threads N]
+        [--threads 1,2]
+
+``--threads`` takes a comma-separated list of torch intra-op thread counts
+(0: torch's default) and times every batch under each, in the same run, so
+that the ratios are comparable. skndcg's path is a few dozen vectorised
+operations over all rows, each split across the intra-op threads and joined
+again; torchmetrics' per-query loop runs operations on 40 elements, below
+torch's grain size, so they stay on one thread. On a machine whose cores are
+busy with other work, each join waits for a thread the system has not
+scheduled: the threads setting then matters for skndcg and not for
+torchmetrics, which is what this option shows. ``--ours-one-thread`` adds,
+for each setting above one thread, a row where torchmetrics keeps that
+setting and skndcg runs with ``num_threads=1`` (shown as ``2/1``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import platform
 import sys
 import time
@@ -45,7 +58,7 @@ def best(func, repeat):
     return min(times), value
 
 
-def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0):
+def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0, ours_threads=None):
     from torchmetrics.retrieval import RetrievalNormalizedDCG
 
     from skndcg.torch import RankingMetric
@@ -57,7 +70,7 @@ def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0):
     indexes = torch.arange(n_queries).repeat_interleave(n_items)
 
     def ours():
-        m = RankingMetric("ndcg@10")
+        m = RankingMetric("ndcg@10", num_threads=ours_threads)
         m.update(preds, target, indexes)
         return float(m.compute())
 
@@ -78,7 +91,14 @@ def main(argv=None):
     parser.add_argument("--repeat-peer", type=int, default=1)
     parser.add_argument("--skip-5m", action="store_true")
     parser.add_argument(
-        "--threads", type=int, default=0, help="torch threads (0: torch's default)"
+        "--threads",
+        default="0",
+        help="comma-separated torch thread counts (0: torch's default)",
+    )
+    parser.add_argument(
+        "--ours-one-thread",
+        action="store_true",
+        help="also time skndcg with num_threads=1 under each setting above 1",
     )
     args = parser.parse_args(argv)
     missing = _missing()
@@ -91,24 +111,36 @@ def main(argv=None):
     import torch
     import torchmetrics
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    default = torch.get_num_threads()
+    threads = [int(t) or default for t in str(args.threads).split(",")]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, "
-        f"{torch.get_num_threads()} threads, {platform.processor() or 'cpu'}"
+        f"default {default} threads, {os.cpu_count()} cpus, load {load:.1f}, "
+        f"{platform.processor() or 'cpu'}"
     )
     cases = [("(8000, 40)", 8000, 40)]
     if not args.skip_5m:
         cases.append(("5M rows", 125_000, 40))
-    print(f"{'batch':<12} {'skndcg s':>9} {'torchmetrics s':>15} {'ratio':>7}  values")
+    print(
+        f"{'batch':<12} {'threads':>7} {'skndcg s':>9} {'torchmetrics s':>15} "
+        f"{'ratio':>7}  values"
+    )
+    settings = [(n, None) for n in threads]
+    if args.ours_one_thread:
+        settings += [(n, 1) for n in threads if n > 1]
     for label, nq, ni in cases:
-        t_ours, v_ours, t_peer, v_peer = case(
-            torch, nq, ni, args.repeat, args.repeat_peer
-        )
-        print(
-            f"{label:<12} {t_ours:>9.3f} {t_peer:>15.3f} {t_peer / t_ours:>6.0f}x  "
-            f"{v_ours:.6f} vs {v_peer:.6f}"
-        )
+        for n_threads, ours in settings:
+            torch.set_num_threads(n_threads)
+            t_ours, v_ours, t_peer, v_peer = case(
+                torch, nq, ni, args.repeat, args.repeat_peer, ours_threads=ours
+            )
+            shown = f"{n_threads}" + ("" if ours is None else f"/{ours}")
+            print(
+                f"{label:<12} {shown:>7} {t_ours:>9.3f} {t_peer:>15.3f} "
+                f"{t_peer / t_ours:>6.0f}x  {v_ours:.6f} vs {v_peer:.6f}"
+            )
+    torch.set_num_threads(default)
     return 0
 
 

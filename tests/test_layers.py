@@ -123,6 +123,11 @@ KNOWN_PRIVATE = {
     ("cli/_score.py", "metrics._report"): "registry",
     # the pipe check shared by the readers and skndcg score's copying of pipes
     ("cli/_score.py", "io._text"): "pipes",
+    # skndcg.torch reads the registry's names and the Convention objects, and
+    # ranx's tie order comes from the engine's own quicksort routine
+    ("torch/_names.py", "metrics._names"): "registry",
+    ("torch/_options.py", "metrics._conventions"): "registry",
+    ("torch/_ranked.py", "metrics._reorder"): "registry",
 }
 
 

@@ -9,6 +9,7 @@ operations, in the same order, as :mod:`skndcg.metrics`' kernels.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ._ranked import discount_weights, ideal_dcg, segment_sum
@@ -23,7 +24,7 @@ def _cutoff(r, k):
 
 def _dcg_parts(r, k, opts):
     dtype, device = opts["dtype"], r.block_gain.device
-    length = max(k if k is not None else r.max_rows, 1)
+    length = max(r.max_rows if k is None else min(k, r.max_rows), 1)
     disc = discount_weights(opts["discount"], length, opts["label"], dtype, device)
     kk = _cutoff(r, k)
     row_q = r.block_query[r.row_block]
@@ -40,6 +41,11 @@ def _dcg_parts(r, k, opts):
 def dcg(r, k, opts):
     value, ideal = _dcg_parts(r, k, opts)
     return value, ideal <= 0
+
+
+def idcg(r, k, opts):
+    _, ideal = _dcg_parts(r, k, opts)
+    return ideal, ideal <= 0
 
 
 def ndcg(r, k, opts):
@@ -163,13 +169,9 @@ def reciprocal_rank(r, k, opts):
     return _binary(r, value, dtype)
 
 
-def average_precision(r, k, opts):
-    dtype = opts["dtype"]
-    if opts["ap_denominator"] not in ("relevant", "min_k_relevant"):
-        raise ValueError(
-            f"ap_denominator={opts['ap_denominator']!r} is not available on "
-            "tensors; expected 'relevant' or 'min_k_relevant'."
-        )
+def _ap_blocks(r, k, dtype):
+    """Per block: its expected AP numerator over the rows above the cut-off,
+    and the rows of it above the cut-off (as the engine's ``ap_block_sum``)."""
     upto = _taken(r, k)
     rel_i = r.block_rel
     # Relevant rows ranked ahead of each block, within its query.
@@ -187,7 +189,14 @@ def average_precision(r, k, opts):
     term = (before[rb] + 1.0 + (u - 1.0) * frac[rb]) / (p + u)
     keep = (u <= upto[rb].to(dtype)) & (rel_i[rb] > 0)
     acc = segment_sum(torch.where(keep, term, 0 * term), rb, c.numel())
-    block = torch.where(c == 1, acc, acc * rel / c)
+    return torch.where(c == 1, acc, acc * rel / c), upto, before
+
+
+def average_precision(r, k, opts):
+    dtype = opts["dtype"]
+    if opts["ap_denominator"] == "hits":
+        return _binary(r, _ap_hits(r, k, dtype), dtype)
+    block, _, _ = _ap_blocks(r, k, dtype)
     num = segment_sum(block, r.block_query, r.n_queries)
     n_rel = r.n_relevant.to(dtype)
     if opts["ap_denominator"] == "relevant" or k is None:
@@ -196,3 +205,91 @@ def average_precision(r, k, opts):
         den = torch.clamp(n_rel, max=float(k))
     value = torch.where(n_rel > 0, num / torch.clamp(den, min=1e-300), 0 * num)
     return _binary(r, value, dtype)
+
+
+_LGAMMA = {}
+
+
+def _lgamma_table(n, dtype, device):
+    """``lgamma(i)`` for ``i = 0..n``, from the same compiled ``math.lgamma`` the
+    engine calls (torch's ``lgamma`` differs from it in the last bit, which
+    the differences of log-binomials turn into a visible error)."""
+    key = (n, dtype, device)
+    if key not in _LGAMMA:
+        if "fn" not in _LGAMMA:
+            import math
+
+            from numba import njit
+
+            @njit
+            def table(m):
+                out = np.empty(m + 1)
+                for i in range(m + 1):
+                    out[i] = math.lgamma(float(i)) if i > 0 else np.inf
+                return out
+
+            _LGAMMA["fn"] = table
+        values = _LGAMMA["fn"](n)
+        _LGAMMA[key] = torch.as_tensor(values, device=device).to(dtype)
+    return _LGAMMA[key]
+
+
+def _log_comb(table, n, k):
+    """log C(n, k) for integer-valued float tensors, as the engine's log_comb."""
+    at = table.index_select
+    one = (
+        (n + 1.0).to(torch.int64),
+        (k + 1.0).to(torch.int64),
+        (n - k + 1.0).to(torch.int64),
+    )
+    return at(0, one[0]) - at(0, one[1]) - at(0, one[2])
+
+
+def _ap_hits(r, k, dtype):
+    """AP@k over the relevant rows found in the top k (torchmetrics), with the
+    expectation over the block cut by k conditioned on how many of its
+    relevant rows land above the cut (hypergeometric), as the engine does."""
+    block, upto, _ = _ap_blocks(r, k, dtype)
+    full = (upto == r.block_size) & (upto > 0)
+    zero = torch.zeros((), dtype=dtype, device=block.device)
+    num = segment_sum(torch.where(full, block, zero), r.block_query, r.n_queries)
+    rel_full = torch.where(full, r.block_rel, torch.zeros_like(r.block_rel))
+    before = segment_sum(rel_full, r.block_query, r.n_queries).to(dtype)
+    value = torch.where(before > 0, num / torch.clamp(before, min=1.0), zero)
+    part = (upto > 0) & (upto < r.block_size)
+    if bool(part.any()):
+        qp = r.block_query[part]
+        p = r.block_start[part].to(dtype)
+        c = r.block_size[part].to(dtype)
+        rr = r.block_rel[part].to(dtype)
+        j = upto[part].to(dtype)
+        b, n = before[qp], num[qp]
+        jmax = int(upto[part].max())
+        u = torch.arange(1, jmax + 1, device=c.device, dtype=dtype)[None, :]
+        total = torch.zeros_like(c)
+        lg = _lgamma_table(int(r.block_size[part].max()) + 1, dtype, c.device)
+        for x in range(int(r.block_rel[part].max()) + 1):
+            xf = torch.full_like(c, float(x))
+            low = torch.clamp(j - (c - rr), min=0.0)
+            on = (xf >= low) & (xf <= torch.minimum(rr, j))
+            bad = ~on
+            kx = torch.where(bad, torch.zeros_like(xf), xf)  # keep indices >= 0
+            lc = _log_comb(lg, rr, kx) + _log_comb(
+                lg, c - rr, torch.where(bad, j * 0, j - kx)
+            )
+            px = torch.exp(lc - _log_comb(lg, c, j))
+            h = b + xf
+            on = on & (h != 0)
+            if x == 0:
+                extra = torch.zeros_like(c)
+            else:
+                frac = (xf - 1.0) / torch.clamp(j - 1.0, min=1.0)
+                t = (b[:, None] + 1.0 + (u - 1.0) * frac[:, None]) / (p[:, None] + u)
+                t = torch.where(u <= j[:, None], t, torch.zeros_like(t))
+                # A running sum along each row adds the terms in rank order.
+                many = torch.cumsum(t, 1)[:, -1] * (xf / j)
+                extra = torch.where(j == 1, (b + 1.0) / (p + 1.0), many)
+            step = px * (n + extra) / torch.where(on, h, torch.ones_like(h))
+            total = torch.where(on, total + step, total)
+        value = value.index_put((qp,), total)
+    return value

@@ -1,133 +1,102 @@
-"""``ranking_metric`` (functional) and the torchmetrics ``RankingMetric``."""
+"""``ranking_scores``: the means over queries of registry measures, on tensors."""
 
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 
 import torch
 
-from ._names import BINARY, FAMILIES, parse
-from ._ranked import rank
-
-#: Conventions available on tensors: their rules, as in skndcg.metrics.
-_CONVENTIONS = {
-    "skndcg": {"empty": "skip", "free": True},
-    "sklearn": {"empty": "zero", "free": False},
-}
-_OPTIONS = {
-    "gain": ("linear", "exponential"),
-    "ties": ("average", "stable"),
-    "empty": ("skip", "zero", "one", "error"),
-    "nan_score": ("error", "unretrieved"),
-    "queries": ("retrieved", "judged"),
-    "ap_denominator": ("relevant", "min_k_relevant"),
-    "p_denominator": ("k", "min_k_items"),
-}
-_DEFAULTS = {
-    "gain": "linear",
-    "ties": "average",
-    "nan_score": "error",
-    "queries": "retrieved",
-    "ap_denominator": "relevant",
-    "p_denominator": "k",
-}
+from ._names import BLOCKS, check_unique, implementation, parse
+from ._options import label_gains, prepare_labels, resolve
+from ._ranked import rank, segment_sum, tie_order
 
 
-def resolve_options(convention=None, discount="log2", rel_threshold=None, **options):
-    """Check the options against the convention; return the full set."""
-    name = "skndcg" if convention is None else str(convention).lower()
-    if name not in _CONVENTIONS:
-        raise ValueError(
-            f"convention={convention!r} is not available on tensors; expected None "
-            f"or one of {sorted(_CONVENTIONS)} (the other presets need "
-            "skndcg.metrics)."
-        )
-    rules = _CONVENTIONS[name]
-    out = dict(_DEFAULTS, empty=rules["empty"])
-    for key, value in options.items():
-        if key not in _OPTIONS:
-            raise TypeError(
-                f"unexpected option {key}={value!r}; expected one of "
-                f"{sorted([*_OPTIONS, 'convention', 'discount', 'rel_threshold'])}."
-            )
-        if value is None:
-            continue
-        if value not in _OPTIONS[key]:
-            raise ValueError(
-                f"{key}={value!r} is not valid; expected one of {list(_OPTIONS[key])}."
-            )
-        if not rules["free"] and value != out[key]:
-            raise ValueError(
-                f"{key}={value!r} conflicts with convention={name!r}, which fixes "
-                f"{key}={out[key]!r}; drop one of the two."
-            )
-        out[key] = value
-    if not rules["free"] and (
-        rel_threshold is not None or not isinstance(discount, str)
-    ):
-        raise ValueError(f"convention={name!r} fixes the discount and rel_threshold.")
-    out.update(discount=discount, rel_threshold=rel_threshold)
-    return out
-
-
-def _check(preds, target, indexes, opts):
-    for name, t in (("preds", preds), ("target", target), ("indexes", indexes)):
+def _check(preds, target, indexes, doc_id, opts):
+    tensors = [("preds", preds), ("target", target), ("indexes", indexes)]
+    if doc_id is not None:
+        tensors.append(("doc_id", doc_id))
+    for name, t in tensors:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}.")
-    if not (preds.shape == target.shape == indexes.shape):
+    shapes = {tuple(t.shape) for _, t in tensors}
+    if len(shapes) > 1:
         raise ValueError(
-            "preds, target and indexes must have the same shape, got "
-            f"{tuple(preds.shape)}, {tuple(target.shape)} and {tuple(indexes.shape)}."
+            f"{', '.join(n for n, _ in tensors)} must have the same shape, got "
+            f"{' and '.join(str(tuple(t.shape)) for _, t in tensors)}."
         )
     if not preds.is_floating_point():
         raise ValueError(f"preds must be floating point, got {preds.dtype}.")
-    if indexes.is_floating_point() or indexes.dtype == torch.bool:
-        raise ValueError(f"indexes must hold integer query ids, got {indexes.dtype}.")
+    for name, t in tensors[2:]:
+        if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+            raise ValueError(f"{name} must hold integer ids, got {t.dtype}.")
     if preds.numel() == 0:
         raise ValueError("preds is empty; at least one row is required.")
     if not bool(torch.isfinite(preds).all()):
         if bool(torch.isinf(preds).any()):
             raise ValueError("preds contains infinite values.")
-        if opts["nan_score"] != "unretrieved":
+        if opts.nan_score != "unretrieved":
             raise ValueError(
                 f"preds contains {int(torch.isnan(preds).sum())} NaN value(s); "
                 "pass nan_score='unretrieved' to read them as judged rows the "
                 "system did not retrieve."
             )
     if target.is_floating_point() and not bool(torch.isfinite(target).all()):
-        raise ValueError("target contains NaN or infinite values.")
-    low = target.min()
-    if bool(low < 0):
-        raise ValueError(
-            f"target has negative labels (min {low.item()!r}); labels must be >= 0."
-        )
+        if bool(torch.isinf(target).any()):
+            raise ValueError("target contains infinite values.")
+        if opts.nan_label != "unjudged":
+            raise ValueError(
+                f"target contains {int(torch.isnan(target).sum())} NaN value(s); "
+                "a NaN label can mark a row nobody judged: pass "
+                "nan_label='unjudged'."
+            )
 
 
-def ranking_scores(preds, target, indexes, metrics, **options):
+def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     """Means over queries of several ranking measures, on the tensors' device.
 
     The tensor counterpart of :func:`skndcg.metrics.grouped_ranking_scores`:
     the same measure names, conventions and options, the same per-query values
-    to the last bit in float64 (the means agree to their final rounding), and
-    float32 inputs computed in float32. Queries are ranked all at once: a
-    stable sort by score and one by query id, then scatter-adds over rows, tie
-    blocks and queries; nothing loops over queries in Python.
+    in float64 (to the last bit but where the user guide says otherwise; the
+    means agree to their final rounding), and float32 inputs computed in
+    float32. Queries are ranked all at once: one sort by query id and score,
+    then scatter-adds over rows, tie blocks and queries; nothing loops over
+    queries in Python (only over ranks, for ERR and tied blocks).
 
     Parameters
     ----------
     preds, target, indexes : torch.Tensor
-        Scores, relevance labels (>= 0) and integer query ids, one per row, of
-        the same shape (flattened). With ``nan_score="unretrieved"`` a NaN score
-        marks a judged row the system did not retrieve.
-    metrics : sequence of str
-        Measure names: ``"ndcg@10"``, ``"dcg@5"``, ``"map"`` (``"ap"``),
-        ``"mrr"`` (``"rr"``), ``"p@5"``, ``"r@20"``, ``"hit@10"``.
+        Scores, relevance labels and integer query ids, one per row, of the
+        same shape (flattened). With ``nan_score="unretrieved"`` a NaN score
+        marks a judged row the system did not retrieve; with
+        ``nan_label="unjudged"`` a NaN label marks a retrieved row nobody
+        judged (bpref, judged@k and rbp_resid use them; to every other
+        measure they are not relevant).
+    metrics : str or sequence of str
+        Any name of the measure registry of :mod:`skndcg.metrics`, with its
+        aliases, cut-off and parameters: ``"ndcg@10"``, ``"map"`` (``"ap"``),
+        ``"mrr"``, ``"p@5"``, ``"r@20"``, ``"hit@10"``, ``"idcg"``,
+        ``"err@10"``, ``"nerr@10"``, ``"rbp(p=0.9)"``, ``"rbp_resid"``,
+        ``"rprec"``, ``"bpref"``, ``"judged@10"``.
+    doc_id : torch.Tensor of integers, default=None
+        Document id of each row: the conventions that break ties by document
+        id (``"trec_eval"``, ``"pytrec_eval"``) and ``ties="docid"`` use it.
     **options
-        ``convention`` (None, ``"skndcg"`` or ``"sklearn"``), ``gain``,
-        ``ties`` (``"average"`` or ``"stable"``), ``empty``, ``discount``,
-        ``rel_threshold``, ``nan_score``, ``queries``, ``ap_denominator``
-        (``"relevant"`` or ``"min_k_relevant"``) and ``p_denominator``, as in
-        :func:`skndcg.metrics.grouped_ranking_scores`.
+        ``convention`` (any preset of :mod:`skndcg.metrics`), ``gain``
+        (``"linear"``, ``"exponential"`` or a callable of the labels tensor),
+        ``ties``, ``empty``, ``discount`` (``"log2"``, an array or a callable
+        of the 1-based ranks), ``rel_threshold``, ``nan_score``,
+        ``nan_label``, ``queries``, ``ap_denominator`` and ``p_denominator``,
+        as in :func:`skndcg.metrics.grouped_ranking_scores`. ``cpu_fallback``
+        (default False): a measure added with
+        :func:`skndcg.metrics.define_measure` has no tensor implementation and
+        raises; with ``cpu_fallback=True`` it is computed by
+        :mod:`skndcg.metrics` on a CPU copy of the rows. ``num_threads``
+        (default None: torch's setting): torch's intra-op threads for this
+        computation on CPU tensors, restored after. Every step is a
+        vectorised operation over all rows, split across those threads and
+        joined again; on a machine whose cores are busy, ``num_threads=1``
+        avoids waiting at each join (see the user guide).
 
     Returns
     -------
@@ -146,59 +115,194 @@ def ranking_scores(preds, target, indexes, metrics, **options):
     >>> {name: round(float(value), 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75, 'p@2': 0.5}
     """
-    opts = resolve_options(**options)
+    opts = resolve(**options)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    out, fallback = {}, []
+    device = preds.device if isinstance(preds, torch.Tensor) else None
+    with _threads(opts.num_threads, device):
+        for name, sp, values, empty, r in per_query(
+            preds, target, indexes, names, doc_id, opts
+        ):
+            if values is None:
+                fallback.append(name)
+            else:
+                out[name] = _mean(values, empty, r, opts, sp.name)
+    if fallback:
+        out.update(_on_cpu(preds, target, indexes, doc_id, fallback, opts))
+    return {name: out[name] for name in names}
+
+
+@contextmanager
+def _threads(n, device):
+    """torch's intra-op threads set to ``n`` for this computation on the CPU,
+    and restored after (with OpenMP, the setting is the calling thread's)."""
+    if n is None or device is None or device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def per_query(preds, target, indexes, names, doc_id, opts):
+    """``(name, spec, values, empty, ranked)`` per measure: one value per query
+    (queries in the order of their sorted ids) and which are empty; ``values``
+    is None for a measure left to the CPU fallback."""
+    if not names:
+        raise ValueError("metrics is empty; ask for at least one metric.")
+    specs = [parse(m) for m in names]
+    check_unique(names, specs)
+    impls = [implementation(sp, cpu_fallback=opts.cpu_fallback) for sp in specs]
     preds, target, indexes = preds.flatten(), target.flatten(), indexes.flatten()
-    _check(preds, target, indexes, opts)
+    doc_id = None if doc_id is None else doc_id.flatten()
+    _check(preds, target, indexes, doc_id, opts)
+    conv = opts.conv
     dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
-    measures = [parse(m) for m in metrics]
+    y = target.to(dtype)
+    unjudged = None
+    if target.is_floating_point() and opts.nan_label == "unjudged":
+        isnan = torch.isnan(y)
+        if bool(isnan.any()):
+            unjudged = isnan
+            y = torch.where(isnan, torch.zeros_like(y), y)
+    y = prepare_labels(y, conv, integer_input=not target.is_floating_point())
+    scores = preds.to(torch.float32) if conv.score_dtype == "float32" else preds
+    rule = opts.tie_rule(doc_id is not None)
+    ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule)
+    # Integer labels >= 0 (the label rules refused or clipped negatives)
+    # need no checks before the ideal DCG's label histogram.
+    ctx.int_labels = not target.is_floating_point() and bool(y.min() >= 0)
     # Measures cut off at k read only the blocks that start above k: rank each
-    # group (graded, binary) to the deepest cut-off it needs.
+    # group to the deepest cut-off it needs.
+    ks = [conv.k_none if sp.k is None else sp.k for sp in specs]
     depth = {}
-    for ms in measures:
-        key = ms.family in BINARY
-        k = None if ms.k is None or depth.get(key, 0) is None else ms.k
-        depth[key] = None if k is None else max(depth.get(key, 0), k)
-    ranked = {}
-    out = {}
-    for name, ms in zip(metrics, measures, strict=True):
-        binary = ms.family in BINARY
-        key = binary
-        if key not in ranked:
-            ranked[key] = rank(
-                preds,
-                target,
-                indexes,
-                gain="linear" if binary else opts["gain"],
-                ties=opts["ties"],
-                rel_threshold=opts["rel_threshold"],
-                dtype=dtype,
-                depth=depth[key],
+    for sp, k, impl in zip(specs, ks, impls, strict=True):
+        if impl is None:
+            continue
+        key = _group(sp)
+        deep = k is None or key == "rows" or depth.get(key, 0) is None
+        depth[key] = None if deep else max(depth.get(key, 0), k)
+    label_max = float(y.max())
+    for name, sp, k, impl in zip(names, specs, ks, impls, strict=True):
+        if impl is None:
+            yield name, sp, None, None, None
+            continue
+        r = ctx.ranked(_group(sp), depth[_group(sp)])
+        if sp.definition.unjudged == "refuse" and unjudged is not None:
+            raise ValueError(
+                f"{sp.name} cannot use unjudged rows (NaN labels); drop them, or "
+                "judge them."
             )
-        r = ranked[key]
-        values, empty = FAMILIES[ms.family](
-            r, ms.k, dict(opts, dtype=dtype, label=ms.name)
-        )
-        out[name] = _mean(values, empty, r, opts, name)
-    return out
+        params = dict(sp.params)
+        family_opts = dict(
+            dtype=dtype, discount=opts.discount, label=sp.name, params=params,
+            ap_denominator=conv.ap_denominator, p_denominator=conv.p_denominator,
+            label_max=label_max,
+        )  # fmt: skip
+        values, empty = impl(r, k, family_opts)
+        if conv.empty_rule == "label_sum":
+            empty = segment_sum(r.all_label, r.all_query, r.n_queries) == 0
+        elif empty is None:
+            if sp.definition.empty_when == "never":
+                empty = torch.zeros_like(r.n_relevant, dtype=torch.bool)
+            else:
+                empty = r.n_relevant == 0
+        yield name, sp, values, empty, r
+
+
+def _group(spec):
+    if spec.measure not in BLOCKS:
+        return "rows"
+    return "binary" if spec.definition.labels == "binary" else "graded"
+
+
+class _Context:
+    """The rankings one call needs, each made once: blocks of gains, blocks
+    of relevance, and rows one by one for the per-query measures."""
+
+    def __init__(self, scores, y, indexes, doc_id, unjudged, conv, rule):
+        self.scores, self.y, self.indexes = scores, y, indexes
+        self.doc_id, self.unjudged, self.conv, self.rule = doc_id, unjudged, conv, rule
+        self.done = {}
+        self.perms = {}
+
+    def perm(self, rule):
+        if rule not in self.perms:
+            self.perms[rule] = tie_order(
+                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
+                indexes=self.indexes,
+            )  # fmt: skip
+        return self.perms[rule]
+
+    def ranked(self, group, depth):
+        if group in self.done:
+            return self.done[group]
+        y, conv = self.y, self.conv
+        if group == "graded":
+            g = label_gains(y, conv)
+            gain = "custom" if callable(conv.gain) else conv.gain
+        else:
+            g, gain = y, "linear"
+        rule = self.rule
+        if group == "rows" and rule == "average":
+            rule = "pessimistic"  # tied rows reach per-query measures this way
+        perm = self.perm(rule)
+        args = [self.scores, y, g, self.indexes, self.unjudged]
+        if perm is not None:
+            args = [None if a is None else a[perm] for a in args]
+        scores, y, g, indexes, unjudged = args
+        self.done[group] = rank(
+            scores, y, g, indexes, gain=gain,
+            ties="average" if rule == "average" else "stable",
+            rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
+            relevance=group != "graded", int_labels=self.int_labels,
+        )  # fmt: skip
+        return self.done[group]
+
+
+def _on_cpu(preds, target, indexes, doc_id, names, opts):
+    """The measures without a tensor implementation, by skndcg.metrics on a
+    CPU copy of the rows (only with ``cpu_fallback=True``)."""
+    from ..metrics import grouped_ranking_scores
+
+    kwargs = dict(opts.given)
+    if doc_id is not None:
+        kwargs["doc_id"] = doc_id.detach().cpu().numpy()
+    got = grouped_ranking_scores(
+        target.detach().cpu().to(torch.float64).numpy(),
+        preds.detach().cpu().to(torch.float64).numpy(),
+        indexes.detach().cpu().numpy(),
+        names,
+        **kwargs,
+    )
+    dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
+    dev = preds.device
+    return {n: torch.tensor(v, dtype=dtype, device=dev) for n, v in got.items()}
 
 
 def _mean(values, empty, r, opts, name):
-    counted = torch.ones_like(empty)
-    if opts["queries"] == "retrieved":
-        counted &= r.n_retrieved > 0
-    rule = opts["empty"]
-    if rule == "error" and (empty & counted).any():
+    conv = opts.conv
+    if conv.empty == "error" and bool(empty.any()):
         raise ValueError(
-            f"{int((empty & counted).sum())} query(ies) have no relevant item for "
-            f"{name} (empty='error')."
+            f"{int(empty.sum())} query(ies) have no relevant item, so {name} is "
+            "undefined for them (empty='error'); pass empty='skip', 'zero' or "
+            "'one' to handle such queries."
         )
-    if rule == "skip":
+    counted = torch.ones_like(empty)
+    if opts.queries == "retrieved":
+        counted &= r.n_retrieved > 0
+    if conv.empty == "skip":
         counted &= ~empty
     else:
-        fill = torch.zeros_like(values) if rule == "zero" else torch.ones_like(values)
-        values = torch.where(empty, fill, values)
+        fill = 0.0 if conv.empty == "zero" else 1.0
+        values = torch.where(empty, torch.full_like(values, fill), values)
     n = counted.sum()
     if int(n) == 0:
+        if conv.all_skipped == "zero":
+            return torch.zeros((), dtype=values.dtype, device=values.device)
         from sklearn.exceptions import UndefinedMetricWarning
 
         warnings.warn(

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib
 
-from ._metric import _OPTIONS, ranking_scores, resolve_options
-from ._names import parse
+import torch
+from torch import Tensor
 
-_OWN = {*_OPTIONS, "convention", "discount", "rel_threshold"}
+from ._metric import _threads, ranking_scores
+from ._names import implementation, parse
+from ._options import OPTION_NAMES, resolve
+
+_OWN = set(OPTION_NAMES)
 
 
 def _torchmetrics():
@@ -22,10 +26,27 @@ def _torchmetrics():
         ) from exc
 
 
+def _cat(state):
+    """The rows of a list state as one tensor (no copy for a single batch)."""
+    if isinstance(state, Tensor):
+        return state
+    if not state:
+        raise ValueError(
+            "compute() was called before any update(): there are no rows to score."
+        )
+    return state[0] if len(state) == 1 else torch.cat(state)
+
+
+def _given(state):
+    """Whether a list state holds rows (after a DDP sync it is a tensor)."""
+    if isinstance(state, list):
+        return len(state) > 0
+    return state.numel() > 0
+
+
 def build():
     """Create the class (torchmetrics is imported here, on first use)."""
     tm = _torchmetrics()
-    from torchmetrics.utilities.data import dim_zero_cat
 
     class RankingMetric(tm.Metric):
         """Any skndcg ranking measure as a torchmetrics ``Metric``.
@@ -41,18 +62,20 @@ def build():
         Parameters
         ----------
         metric : str or sequence of str, default="ndcg@10"
-            Measure name(s): ``"ndcg@10"``, ``"dcg@5"``, ``"map"``, ``"mrr@10"``,
-            ``"p@5"``, ``"r@20"``, ``"hit@10"``. A sequence makes ``compute()``
-            return a dict.
-        convention : {None, "skndcg", "sklearn"}, default=None
-            Preset of :mod:`skndcg.metrics` (the others are not available on
-            tensors and raise).
-        gain, ties, empty, discount, rel_threshold, nan_score, queries, \
-ap_denominator, p_denominator
-            As in :func:`skndcg.metrics.grouped_ranking_scores`; ``ties`` is
-            ``"average"`` or ``"stable"``. With ``nan_score="unretrieved"`` a NaN
-            score marks a judged row the system did not retrieve: it counts in
-            the ideal DCG and the relevant counts but takes no rank.
+            Any name of the measure registry of :mod:`skndcg.metrics`:
+            ``"ndcg@10"``, ``"map"``, ``"mrr@10"``, ``"err@20"``,
+            ``"rbp(p=0.9)"``, ``"bpref"``, ``"judged@10"``... A sequence makes
+            ``compute()`` return a dict.
+        convention : str or None, default=None
+            Any preset of :mod:`skndcg.metrics` (``"trec_eval"``, ``"ranx"``,
+            ``"lightgbm"``, ``"torchmetrics"``...), with the same meaning.
+        gain, ties, empty, discount, rel_threshold, nan_score, nan_label, \
+queries, ap_denominator, p_denominator, cpu_fallback, num_threads
+            As in :func:`skndcg.torch.ranking_scores`. With
+            ``nan_score="unretrieved"`` a NaN score marks a judged row the
+            system did not retrieve: it counts in the ideal DCG and the
+            relevant counts but takes no rank; with ``nan_label="unjudged"`` a
+            NaN target marks a retrieved row nobody judged.
         **kwargs
             Passed to ``torchmetrics.Metric`` (``sync_on_compute``,
             ``compute_on_cpu``, ...).
@@ -66,37 +89,57 @@ ap_denominator, p_denominator
             kwargs = {k: options.pop(k) for k in list(options) if k not in _OWN}
             super().__init__(**kwargs)
             names = [metric] if isinstance(metric, str) else list(metric)
-            for name in names:
-                parse(name)
-            resolve_options(**options)
+            opts = resolve(**options)
+            specs = [parse(name) for name in names]
+            for spec in specs:
+                implementation(spec, cpu_fallback=opts.cpu_fallback)
             self.metric = metric
             self._names = names
             self._options = options
             self.add_state("preds", default=[], dist_reduce_fx="cat")
             self.add_state("target", default=[], dist_reduce_fx="cat")
             self.add_state("indexes", default=[], dist_reduce_fx="cat")
+            self.add_state("doc_id", default=[], dist_reduce_fx="cat")
 
-        def update(self, preds, target, indexes):
-            """Keep one batch of rows (flattened; detached from the graph)."""
-            if not (preds.shape == target.shape == indexes.shape):
+        def update(self, preds, target, indexes, doc_id=None):
+            """Keep one batch of rows (flattened; detached from the graph).
+
+            ``doc_id`` (integer document ids) is given with every batch or
+            with none: the conventions that break ties by document id use it.
+            """
+            shapes = [preds.shape, target.shape, indexes.shape]
+            if doc_id is not None:
+                shapes.append(doc_id.shape)
+            if len(set(shapes)) > 1:
                 raise ValueError(
-                    "preds, target and indexes must have the same shape, got "
-                    f"{tuple(preds.shape)}, {tuple(target.shape)} and "
-                    f"{tuple(indexes.shape)}."
+                    "preds, target, indexes (and doc_id) must have the same "
+                    f"shape, got {' and '.join(str(tuple(s)) for s in shapes)}."
+                )
+            if (doc_id is None) == _given(self.doc_id) and _given(self.preds):
+                raise ValueError(
+                    "doc_id must be given with every batch or with none, since "
+                    "the last reset()."
                 )
             self.preds.append(preds.detach().flatten())
             self.target.append(target.detach().flatten())
             self.indexes.append(indexes.detach().flatten())
+            if doc_id is not None:
+                self.doc_id.append(doc_id.detach().flatten())
 
         def compute(self):
             """Mean over queries of every row kept since the last reset."""
-            scores = ranking_scores(
-                dim_zero_cat(self.preds),
-                dim_zero_cat(self.target),
-                dim_zero_cat(self.indexes),
-                self._names,
-                **self._options,
-            )
+            preds = self.preds
+            device = preds.device if isinstance(preds, Tensor) else preds[0].device
+            # The concatenation too runs on num_threads threads.
+            with _threads(self._options.get("num_threads"), device):
+                scores = ranking_scores(
+                    _cat(self.preds),
+                    _cat(self.target),
+                    _cat(self.indexes),
+                    self._names,
+                    doc_id=_cat(self.doc_id) if _given(self.doc_id) else None,
+                    **self._options,
+                )
             return scores[self.metric] if isinstance(self.metric, str) else scores
 
     RankingMetric.__module__ = "skndcg.torch"

@@ -1,76 +1,70 @@
-"""Measure names and the tensor implementation of each measure family."""
+"""Measure names, read from the registry of :mod:`skndcg.metrics`, and the
+tensor implementation of each registered measure family.
+
+A name is parsed by the engine's own grammar (``"ndcg@10"``, ``"rbp(p=0.9)"``,
+aliases such as ``"ap"``), so both packages accept exactly the same names. The
+tensor implementation is then looked up by the measure's canonical name in
+:data:`FAMILIES`; a registered measure without one (a measure added with
+:func:`skndcg.metrics.define_measure`, whose ``per_query`` is Python or numba
+code) is refused with an error that names it, unless the caller asks for the
+CPU fallback.
+"""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from ..metrics._names import MetricSpec, check_unique, parse_metric
 from . import _families as F
+from . import _perquery as Q
 
-#: Canonical family name -> its tensor implementation. Each takes the ranked
-#: blocks (:class:`skndcg.torch._ranked.Ranked`), the cut-off and the options
-#: and returns one value per query; skipping and averaging happen elsewhere.
+#: Canonical measure name -> its tensor implementation. Each takes the ranked
+#: rows (:class:`skndcg.torch._ranked.Ranked`), the cut-off and the options and
+#: returns one value per query, and which queries are empty (None: the
+#: registry's ``empty_when`` decides). Skipping and averaging happen elsewhere.
 FAMILIES = {
     "ndcg": F.ndcg,
     "dcg": F.dcg,
+    "idcg": F.idcg,
     "map": F.average_precision,
     "mrr": F.reciprocal_rank,
     "p": F.precision,
     "r": F.recall,
     "hit": F.hit_rate,
+    "err": Q.err,
+    "nerr": Q.nerr,
+    "rbp": Q.rbp,
+    "rbp_resid": Q.rbp_resid,
+    "rprec": Q.rprec,
+    "bpref": Q.bpref,
+    "judged": Q.judged,
 }
 
-_ALIASES = {
-    "ndcg": "ndcg",
-    "dcg": "dcg",
-    "map": "map",
-    "ap": "map",
-    "mrr": "mrr",
-    "rr": "mrr",
-    "p": "p",
-    "precision": "p",
-    "r": "r",
-    "recall": "r",
-    "hit": "hit",
-    "hit_rate": "hit",
-    "hitrate": "hit",
-}
-
-#: Families read from binary relevance (label above a threshold).
-BINARY = frozenset({"map", "mrr", "p", "r", "hit"})
-
-_PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*(\d+))?\s*$")
+#: Measures read from blocks of tied rows (exact expectations under
+#: ``ties="average"``); the others read rows one by one in rank order.
+BLOCKS = frozenset({"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"})
 
 
-@dataclass(frozen=True)
-class Measure:
-    """A parsed measure name: canonical family and cut-off (None: whole list)."""
-
-    family: str
-    k: int | None
-
-    @property
-    def name(self) -> str:
-        return self.family if self.k is None else f"{self.family}@{self.k}"
+__all__ = ["BLOCKS", "FAMILIES", "check_unique", "implementation", "parse"]
 
 
-def parse(name) -> Measure:
-    """Parse ``"NDCG@10"``, ``"map"``, ``"p@5"``... as :mod:`skndcg.metrics` does."""
-    if not isinstance(name, str):
-        raise TypeError(
-            f"metric must be a name such as 'ndcg@10', got {name!r} "
-            f"({type(name).__name__})."
-        )
-    match = _PATTERN.match(name.lower())
-    family = _ALIASES.get(match.group(1)) if match else None
-    if family is None:
-        raise ValueError(
-            f"unknown metric {name!r}; expected one of {sorted(set(_ALIASES))}, "
-            "optionally with a cut-off such as '@10'."
-        )
-    k = match.group(2)
-    if k is not None:
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
-    return Measure(family, k)
+def parse(name) -> MetricSpec:
+    """Parse a measure name exactly as :mod:`skndcg.metrics` does."""
+    return parse_metric(name)
+
+
+def implementation(spec: MetricSpec, *, cpu_fallback: bool = False):
+    """The tensor implementation of a parsed measure, or None when the CPU
+    fallback is asked for and the measure has none; otherwise a clear error."""
+    family = FAMILIES.get(spec.measure)
+    if family is not None:
+        return family
+    if cpu_fallback:
+        return None
+    m = spec.definition
+    kind = "a numba-compiled" if m.compiled else "a plain Python"
+    raise ValueError(
+        f"measure {spec.measure!r} ({spec.name}) has no tensor implementation: "
+        f"it is registered with {kind} per_query function, which runs on numpy "
+        "arrays on the CPU, not on torch tensors. Pass cpu_fallback=True to "
+        "compute it with skndcg.metrics on a CPU copy of the rows, or use "
+        "skndcg.metrics.grouped_ranking_scores directly."
+    )

@@ -61,6 +61,12 @@ class Ranked:
     gain: str
     max_rows: int
     max_retrieved: int
+    row_query: torch.Tensor | None = None  # per ranked row
+    row_label: torch.Tensor | None = None
+    row_unjudged: torch.Tensor | None = None
+    n_unjudged: torch.Tensor | None = None
+    row_rel: torch.Tensor | None = None
+    int_labels: bool = False  # labels known to be integers >= 0
 
 
 def gains(target, gain):
@@ -96,14 +102,19 @@ def _order(indexes, values, retrieved, stable):
     span = int(indexes.max() - lo)
     if span < (1 << 31) and _fits_float32(values):
         v = values.to(torch.float32)
-        low = torch.where(
-            retrieved, _desc_bits(torch.where(retrieved, v, 0.0)), _LOW - 1
-        )
+        if retrieved is None:  # no NaN: two fewer passes over the rows
+            low = _desc_bits(v)
+        else:
+            low = torch.where(
+                retrieved, _desc_bits(torch.where(retrieved, v, 0.0)), _LOW - 1
+            )
         key = (indexes - lo) * _LOW + low
         done = torch.sort(key, stable=stable)
         # The sorted key holds the query id and an equality-preserving score.
         return done.indices, done.values >> 32, done.values & (_LOW - 1)
-    v = torch.where(retrieved, values, torch.full_like(values, -float("inf")))
+    v = values
+    if retrieved is not None:
+        v = torch.where(retrieved, values, torch.full_like(values, -float("inf")))
     first = torch.sort(v, descending=True, stable=stable).indices
     rows = first[torch.sort(indexes[first], stable=True).indices]
     return rows, take(indexes, rows), take(v, rows)
@@ -116,29 +127,78 @@ def _codes(sorted_ids):
     return torch.cumsum(new.to(torch.int64), 0) - 1
 
 
-def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None):
+def tie_order(rule, *, labels, doc_id, preds, indexes):
+    """A permutation of the rows after which a stable ranking realises ``rule``.
+
+    ``"stable"`` and ``"average"`` need none; ``"reverse"`` reverses the input
+    order, ``"docid"`` puts larger document ids first, ``"pessimistic"`` the
+    least relevant rows first (each stably). ``"quicksort"`` (ranx) is the
+    order numba's quicksort gives each query, computed by the engine's own
+    routine on the CPU: it is the one rule no sort on the device reproduces.
+    """
+    n = labels.numel()
+    device = labels.device
+    if rule in ("stable", "average"):
+        return None
+    if rule == "reverse":
+        return torch.arange(n - 1, -1, -1, device=device)
+    if rule == "docid":
+        return torch.sort(doc_id, descending=True, stable=True).indices
+    if rule == "pessimistic":
+        return torch.sort(labels, stable=True).indices
+    if rule == "quicksort":
+        from ..metrics._reorder import _quicksort_orders
+
+        q = indexes.detach().cpu().numpy()
+        s = preds.detach().cpu().to(torch.float64).numpy()
+        grouped = np.argsort(q, kind="stable")
+        sizes = np.unique(q[grouped], return_counts=True)[1]
+        ends = np.cumsum(sizes)
+        out = np.empty(n, dtype=np.int64)
+        _quicksort_orders(np.ascontiguousarray(s[grouped]), ends - sizes, ends, out)
+        return torch.as_tensor(grouped[out], device=device)
+    raise ValueError(f"ties={rule!r} is not a tie rule.")  # pragma: no cover
+
+
+def _keep(mask, *arrays):
+    """The rows of each array (None passes through) where ``mask`` is set."""
+    return [None if a is None else a[mask] for a in arrays]
+
+
+def rank(
+    preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None,
+    relevance=True, int_labels=False,
+):  # fmt: skip
     """Group, rank and block a flat batch (see the module docstring).
 
-    With ``depth``, only the blocks that start above that rank are kept: all
-    that measures cut off at ``k <= depth`` read.
+    ``y`` holds the labels the measures read and ``g`` their gains (both of
+    the computation's dtype); ``gain`` names how ``g`` was made ("linear",
+    "exponential" or "custom"). With ``depth``, only the blocks that start
+    above that rank are kept: all that measures cut off at ``k <= depth``
+    read. ``unjudged`` flags rows whose label nobody gave (NaN targets).
     """
     device = preds.device
     indexes = indexes.to(torch.int64)
-    y = target.to(dtype)
-    g = gains(y, gain)
-    rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
-    retrieved = ~torch.isnan(preds)
+    rel = None
+    if relevance:  # the DCG family reads gains only
+        rel = (y >= rel_threshold) if rel_threshold is not None else (y > 0)
+    # Every op below runs over all rows, and each one is a fork and a join of
+    # torch's intra-op threads: the NaN-free case skips the retrieved mask.
+    retrieved = None if not bool(torch.isnan(preds).any()) else ~torch.isnan(preds)
     rows, qkey, skey = _order(indexes, preds, retrieved, stable=ties == "stable")
     rows_all = rows
     query_all = _codes(qkey)
     n_queries = int(query_all[-1]) + 1
     n_rows = torch.bincount(query_all, minlength=n_queries)
-    rel_rows = take(rel, rows)
-    n_relevant = _count(query_all, rel_rows, n_queries)
-    kept = take(retrieved, rows)
+    rel_rows = None if rel is None else take(rel, rows)
+    n_relevant = None if rel is None else _count(query_all, rel_rows, n_queries)
+    n_unjudged = None
+    if unjudged is not None:
+        n_unjudged = _count(query_all, take(unjudged, rows), n_queries)
+    kept = None if retrieved is None else take(retrieved, rows)
     q = query_all
-    if not bool(kept.all()):
-        rows, q, rel_rows, skey = rows[kept], q[kept], rel_rows[kept], skey[kept]
+    if kept is not None and not bool(kept.all()):
+        rows, q, rel_rows, skey = _keep(kept, rows, q, rel_rows, skey)
     n_retrieved = torch.bincount(q, minlength=n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
@@ -150,13 +210,7 @@ def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None
         starts = take(pos, torch.nonzero(new).squeeze(1))
         top = take(starts, block) < depth
         if not bool(top.all()):
-            rows, q, rel_rows, pos, new = (
-                rows[top],
-                q[top],
-                rel_rows[top],
-                pos[top],
-                new[top],
-            )
+            rows, q, rel_rows, pos, new = _keep(top, rows, q, rel_rows, pos, new)
             block = torch.cumsum(new.to(torch.int64), 0) - 1
     n_blocks = int(block[-1]) + 1 if block.numel() else 0
     first = torch.nonzero(new).squeeze(1)
@@ -169,7 +223,7 @@ def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None
         block_start=take(pos, first),
         block_size=torch.bincount(block, minlength=n_blocks),
         block_gain=segment_sum(take(g, rows), block, n_blocks),
-        block_rel=_count(block, rel_rows, n_blocks),
+        block_rel=None if rel is None else _count(block, rel_rows, n_blocks),
         row_block=block,
         row_pos=pos,
         all_query=query_all,
@@ -178,6 +232,12 @@ def rank(preds, target, indexes, *, gain, ties, rel_threshold, dtype, depth=None
         gain=gain,
         max_rows=int(n_rows.max()),
         max_retrieved=int(n_retrieved.max()),
+        row_query=q,
+        row_label=take(y, rows),
+        row_unjudged=None if unjudged is None else take(unjudged, rows),
+        n_unjudged=n_unjudged,
+        row_rel=rel_rows,
+        int_labels=int_labels,
     )
 
 
@@ -187,7 +247,18 @@ def ideal_dcg(r, k, disc):
     n_pos = r.max_rows if k is None else min(k, r.max_rows)
     labels = r.all_label
     levels = int(labels.max()) + 1 if labels.numel() else 1
-    small = n_pos <= 64 and levels <= 64 and bool((labels == torch.round(labels)).all())
+    small = (
+        r.gain in ("linear", "exponential")
+        and n_pos <= 64
+        and levels <= 64
+        and (
+            r.int_labels
+            or (
+                bool((labels >= 0).all())
+                and bool((labels == torch.round(labels)).all())
+            )
+        )
+    )
     m = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
     total = torch.zeros(r.n_queries, dtype=dtype, device=labels.device)
     if small:
@@ -209,7 +280,7 @@ def ideal_dcg(r, k, disc):
     order, _, _ = _order(
         r.all_query,
         r.all_gain,
-        torch.ones_like(r.all_query, dtype=torch.bool),
+        None,
         stable=False,
     )
     q = r.all_query[order]
@@ -227,10 +298,17 @@ def discount_weights(discount, length, label, dtype, device):
     if isinstance(discount, str):
         if discount != "log2":
             raise ValueError(
-                f"discount={discount!r} is not valid; expected 'log2' or an array "
-                "of per-position weights."
+                f"discount={discount!r} is not valid; expected 'log2', an array of "
+                "per-position weights or a callable of the 1-based ranks."
             )
         d = 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+    elif callable(discount):
+        d = np.asarray(discount(np.arange(1, length + 1)), dtype=np.float64)
+        if d.shape != (length,):
+            raise ValueError(
+                f"the discount callable must return one weight per rank: expected "
+                f"shape ({length},), got {d.shape}."
+            )
     else:
         d = np.asarray(discount, dtype=np.float64)
         if d.ndim != 1:
@@ -244,6 +322,6 @@ def discount_weights(discount, length, label, dtype, device):
                 f"{length} (one per ranked position)."
             )
         d = d[:length]
-        if not np.isfinite(d).all() or (d < 0).any():
-            raise ValueError("discount weights must be finite and >= 0.")
+    if not np.isfinite(d).all() or (d < 0).any():
+        raise ValueError("discount weights must be finite and >= 0.")
     return torch.as_tensor(d, device=device).to(dtype)

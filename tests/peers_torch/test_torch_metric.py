@@ -14,9 +14,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from skndcg.metrics import grouped_ranking_scores, ranking_report
 from skndcg.torch import RankingMetric, ranking_scores
-from skndcg.torch._metric import resolve_options
-from skndcg.torch._names import BINARY, FAMILIES, parse
-from skndcg.torch._ranked import rank
+from skndcg.torch._metric import per_query as tensor_per_query
+from skndcg.torch._options import resolve
 
 pytestmark = pytest.mark.peers_torch
 
@@ -51,18 +50,12 @@ def options(seed):
 
 
 def per_query(y, s, q, metric, opts, dtype=torch.float64):
-    ms = parse(metric)
-    full = resolve_options(**opts)
-    r = rank(
-        torch.tensor(s, dtype=dtype),
-        torch.tensor(y),
-        torch.tensor(q),
-        gain="linear" if ms.family in BINARY else full["gain"],
-        ties=full["ties"],
-        rel_threshold=full["rel_threshold"],
-        dtype=dtype,
-    )
-    values, empty = FAMILIES[ms.family](r, ms.k, dict(full, dtype=dtype, label=metric))
+    full = resolve(**opts)
+    rows = tensor_per_query(
+        torch.tensor(s, dtype=dtype), torch.tensor(y), torch.tensor(q), [metric],
+        None, full,
+    )  # fmt: skip
+    ((_, _, values, empty, _),) = rows
     return values.numpy(), empty.numpy()
 
 
@@ -192,26 +185,45 @@ def test_all_skipped_warns_and_is_nan():
 
 def test_errors():
     p, t, i = torch.tensor([1.0, 0.5]), torch.tensor([1, 0]), torch.tensor([0, 0])
-    with pytest.raises(ValueError, match=r"unknown metric 'err@5'"):
-        RankingMetric("err@5")
-    with pytest.raises(ValueError, match=r"convention='lightgbm' is not available"):
-        ranking_scores(p, t, i, ["ndcg"], convention="lightgbm")
-    with pytest.raises(ValueError, match=r"ties='pessimistic' is not valid"):
-        ranking_scores(p, t, i, ["ndcg"], ties="pessimistic")
+    with pytest.raises(ValueError, match=r"unknown metric 'nope@5'"):
+        RankingMetric("nope@5")
+    with pytest.raises(ValueError, match=r"convention='nope' is not a known preset"):
+        ranking_scores(p, t, i, ["ndcg"], convention="nope")
+    with pytest.raises(ValueError, match=r"ties='random' is not valid"):
+        ranking_scores(p, t, i, ["ndcg"], ties="random")
     with pytest.raises(ValueError, match=r"gain='exponential' conflicts"):
         ranking_scores(p, t, i, ["ndcg"], convention="sklearn", gain="exponential")
     with pytest.raises(ValueError, match=r"NaN.*nan_score='unretrieved'"):
         ranking_scores(torch.tensor([1.0, float("nan")]), t, i, ["ndcg"])
+    with pytest.raises(ValueError, match=r"NaN.*nan_label='unjudged'"):
+        ranking_scores(p, torch.tensor([1.0, float("nan")]), i, ["ndcg"])
     with pytest.raises(ValueError, match=r"same shape"):
         ranking_scores(p, t[:1], i, ["ndcg"])
+    with pytest.raises(ValueError, match=r"same shape"):
+        ranking_scores(p, t, i, ["ndcg"], doc_id=torch.tensor([1]))
     with pytest.raises(ValueError, match=r"negative labels"):
         ranking_scores(p, torch.tensor([-1, 0]), i, ["ndcg"])
+    with pytest.raises(ValueError, match=r"integer labels with convention='trec_eval'"):
+        ranking_scores(p, torch.tensor([0.5, 1.0]), i, ["ndcg"], convention="trec_eval")
+    with pytest.raises(ValueError, match=r"integers in \[0, 30\]"):
+        ranking_scores(p, torch.tensor([31, 0]), i, ["ndcg"], convention="lightgbm")
     with pytest.raises(ValueError, match=r"indexes must hold integer"):
         ranking_scores(p, t, i.float(), ["ndcg"])
     with pytest.raises(ValueError, match=r"discount has 2 weights but ndcg@3"):
-        ranking_scores(p, t, i, ["ndcg@3"], discount=[1.0, 0.5])
+        three = torch.tensor([1.0, 0.5, 0.2]), torch.tensor([1, 0, 1])
+        ranking_scores(*three, torch.tensor([0, 0, 0]), ["ndcg@3"], discount=[1, 0.5])
     with pytest.raises(ValueError, match=r"empty='error'"):
         ranking_scores(p, torch.tensor([0, 0]), i, ["ndcg"], empty="error")
+    with pytest.raises(ValueError, match=r"ties='docid'.*pass doc_id"):
+        ranking_scores(p, t, i, ["ndcg"], ties="docid")
+    with pytest.raises(ValueError, match=r"rbp: parameter p=1.5 is out of range"):
+        ranking_scores(p, t, i, ["rbp(p=1.5)"])
+    with pytest.raises(ValueError, match=r"rprec.*takes no cut-off"):
+        ranking_scores(p, t, i, ["rprec@5"])
+    with pytest.raises(TypeError, match=r"unexpected option sample_weight"):
+        ranking_scores(p, t, i, ["ndcg"], sample_weight=[1.0])
+    with pytest.raises(ValueError, match=r"duplicates"):
+        ranking_scores(p, t, i, ["map@5", "ap@5"])
 
 
 def test_cuda_equals_cpu():
