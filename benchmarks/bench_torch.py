@@ -32,7 +32,10 @@ busy with other work, each join waits for a thread the system has not
 scheduled: the threads setting then matters for skndcg and not for
 torchmetrics, which is what this option shows. ``--ours-one-thread`` adds,
 for each setting above one thread, a row where torchmetrics keeps that
-setting and skndcg runs with ``num_threads=1`` (shown as ``2/1``).
+setting and skndcg runs with ``num_threads=1`` (shown as ``2/1``);
+``--ours-torch-threads`` one where skndcg uses torch's setting, ``num_threads=None``
+(shown as ``2/t``). Plain rows use skndcg's default, ``num_threads="auto"``: one
+thread below 2**20 rows, torch's setting above.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def best(func, repeat):
     return min(times), value
 
 
-def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0, ours_threads=None):
+def case(torch, n_queries, n_items, repeat, repeat_peer, seed=0, ours_threads="auto"):
     from torchmetrics.retrieval import RetrievalNormalizedDCG
 
     from skndcg.torch import RankingMetric
@@ -100,6 +103,11 @@ def main(argv=None):
         action="store_true",
         help="also time skndcg with num_threads=1 under each setting above 1",
     )
+    parser.add_argument(
+        "--ours-torch-threads",
+        action="store_true",
+        help="also time skndcg with num_threads=None (torch's setting, shown /t)",
+    )
     args = parser.parse_args(argv)
     missing = _missing()
     if missing:
@@ -126,16 +134,20 @@ def main(argv=None):
         f"{'batch':<12} {'threads':>7} {'skndcg s':>9} {'torchmetrics s':>15} "
         f"{'ratio':>7}  values"
     )
-    settings = [(n, None) for n in threads]
+    # skndcg's default num_threads="auto" (one thread below 2**20 rows);
+    # --ours-one-thread and --ours-torch-threads add the fixed settings.
+    settings = [(n, "auto") for n in threads]
     if args.ours_one_thread:
         settings += [(n, 1) for n in threads if n > 1]
+    if args.ours_torch_threads:
+        settings += [(n, None) for n in threads if n > 1]
     for label, nq, ni in cases:
         for n_threads, ours in settings:
             torch.set_num_threads(n_threads)
             t_ours, v_ours, t_peer, v_peer = case(
                 torch, nq, ni, args.repeat, args.repeat_peer, ours_threads=ours
             )
-            shown = f"{n_threads}" + ("" if ours is None else f"/{ours}")
+            shown = f"{n_threads}" + {"auto": "", None: "/t"}.get(ours, f"/{ours}")
             print(
                 f"{label:<12} {shown:>7} {t_ours:>9.3f} {t_peer:>15.3f} "
                 f"{t_peer / t_ours:>6.0f}x  {v_ours:.6f} vs {v_peer:.6f}"

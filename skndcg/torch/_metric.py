@@ -92,11 +92,12 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
         :func:`skndcg.metrics.define_measure` has no tensor implementation and
         raises; with ``cpu_fallback=True`` it is computed by
         :mod:`skndcg.metrics` on a CPU copy of the rows. ``num_threads``
-        (default None: torch's setting): torch's intra-op threads for this
-        computation on CPU tensors, restored after. Every step is a
-        vectorised operation over all rows, split across those threads and
-        joined again; on a machine whose cores are busy, ``num_threads=1``
-        avoids waiting at each join (see the user guide).
+        (default ``"auto"``): torch's intra-op threads for this computation
+        on CPU tensors, restored after; ``"auto"`` uses one thread below
+        2**20 rows and torch's setting above, None always torch's setting.
+        Every step is a vectorised operation over all rows, split across
+        those threads and joined again: for a validation batch the joins
+        cost more than the second thread saves (see the user guide).
 
     Returns
     -------
@@ -119,7 +120,8 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     out, fallback = {}, []
     device = preds.device if isinstance(preds, torch.Tensor) else None
-    with _threads(opts.num_threads, device):
+    n_rows = preds.numel() if isinstance(preds, torch.Tensor) else 0
+    with _threads(opts.num_threads, device, n_rows):
         for name, sp, values, empty, r in per_query(
             preds, target, indexes, names, doc_id, opts
         ):
@@ -132,10 +134,18 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     return {name: out[name] for name in names}
 
 
+# Below this many rows, "auto" computes on one thread: each of the few dozen
+# operations then costs less than splitting it and joining the threads
+# (benchmarks/bench_torch.py, docs/performance.md).
+AUTO_ONE_THREAD_ROWS = 2**20
+
+
 @contextmanager
-def _threads(n, device):
+def _threads(n, device, n_rows):
     """torch's intra-op threads set to ``n`` for this computation on the CPU,
     and restored after (with OpenMP, the setting is the calling thread's)."""
+    if isinstance(n, str):  # "auto"
+        n = 1 if n_rows < AUTO_ONE_THREAD_ROWS else None
     if n is None or device is None or device.type != "cpu":
         yield
         return

@@ -131,7 +131,10 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
             preds = self.preds
             device = preds.device if isinstance(preds, Tensor) else preds[0].device
             # The concatenation too runs on num_threads threads.
-            with _threads(self._options.get("num_threads"), device):
+            tensors = [preds] if isinstance(preds, Tensor) else preds
+            n_rows = sum(t.numel() for t in tensors)
+            threads = self._options.get("num_threads", "auto")
+            with _threads(threads, device, n_rows):
                 scores = ranking_scores(
                     _cat(self.preds),
                     _cat(self.target),

@@ -58,7 +58,7 @@ class Options:
     queries: str
     nan_label: str
     cpu_fallback: bool
-    num_threads: int | None
+    num_threads: int | str | None
     given: dict  # the options as the caller gave them, for the CPU fallback
 
     def tie_rule(self, doc_id_given: bool) -> str:
@@ -109,12 +109,13 @@ def resolve(**options) -> Options:
     fallback = get("cpu_fallback", False)
     if not isinstance(fallback, bool):
         raise ValueError(f"cpu_fallback must be True or False, got {fallback!r}.")
-    threads = get("num_threads")
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    threads = get("num_threads", "auto")
+    if not (isinstance(threads, str) and threads == "auto") and (
+        threads is not None
+        and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1)
     ):
         raise ValueError(
-            f"num_threads must be a positive integer or None, got {threads!r}."
+            f"num_threads must be a positive integer, 'auto' or None, got {threads!r}."
         )
     discount = get("discount", "log2")
     if discount is None:

@@ -191,6 +191,30 @@ def test_num_threads_is_scoped_and_checked():
     assert torch.get_num_threads() == before
 
 
+def test_auto_threads_use_one_thread_for_small_batches_only():
+    from skndcg.torch._metric import AUTO_ONE_THREAD_ROWS, _threads
+
+    cpu = torch.device("cpu")
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with _threads("auto", cpu, AUTO_ONE_THREAD_ROWS - 1):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with _threads("auto", cpu, AUTO_ONE_THREAD_ROWS):
+            assert torch.get_num_threads() == 2
+        with _threads(None, cpu, 10):
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    p, y, q = t(0.3, 0.2, 0.9), t(1, 0, 2), torch.tensor([0, 0, 1])
+    assert ranking_scores(p, y, q, ["ndcg"], num_threads=None) == ranking_scores(
+        p, y, q, ["ndcg"], num_threads="auto"
+    )
+    with pytest.raises(ValueError, match=r"'auto' or None, got 'fast'"):
+        ranking_scores(p, y, q, ["ndcg"], num_threads="fast")
+
+
 @pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval", "catboost",
                                         "torchmetrics", "ranx"])  # fmt: skip
 def test_negative_and_fractional_labels_follow_the_label_rules(convention):
