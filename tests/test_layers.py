@@ -151,6 +151,16 @@ def test_no_package_imports_another_packages_private_modules():
     assert not bad, bad
 
 
+def test_every_known_private_import_is_still_there():
+    # An entry whose import is gone must leave the list, so that it only shrinks.
+    stale = [
+        key
+        for key in KNOWN_PRIVATE
+        if key[1] not in set(_private_targets(PKG / key[0]))
+    ]
+    assert not stale, f"remove from KNOWN_PRIVATE: {stale}"
+
+
 def test_the_private_import_check_catches_one(tmp_path):
     # A package reaching into io's reader: the kind of import refused above.
     fake = tmp_path / "skndcg"

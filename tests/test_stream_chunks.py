@@ -75,3 +75,49 @@ def test_a_single_row_query_is_named_by_its_row(tmp_path):
     with pytest.raises(ValueError, match=r"q=1 is on row 2, then again from row 4"):
         score_parquet(path, ["map"], qid_col="q", label_col="y", score_col="s",
                       batch_size=2)  # fmt: skip
+
+
+def _first_return(ids):
+    """Brute force: (key, first row, last row of its first run, row it returns at)
+    of the first query id that comes back after another one, or None."""
+    runs = []  # [key, start, stop)
+    for row, key in enumerate(ids):
+        if runs and runs[-1][0] == key:
+            runs[-1][2] = row + 1
+        else:
+            runs.append([key, row, row + 1])
+    seen = {}
+    for key, start, stop in runs:
+        if key in seen:
+            return key, seen[key][0], seen[key][1] - 1, start
+        seen[key] = (start, stop)
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ids=st.lists(st.integers(0, 4), min_size=1, max_size=30),
+    cuts=st.lists(st.integers(1, 29), max_size=5),
+)
+def test_the_order_check_names_the_first_query_that_comes_back(ids, cuts):
+    from itertools import pairwise
+
+    from skndcg._partial._driver import whole_queries
+    from skndcg.streaming._order import GroupedCheck
+
+    frame = pd.DataFrame({"q": ids})
+    edges = [0, *sorted(c for c in cuts if c < len(ids)), len(ids)]
+    batches = [frame.iloc[a:b].reset_index(drop=True) for a, b in pairwise(edges)]
+    want = _first_return(ids)
+    check = GroupedCheck("f", "q")
+    if want is None:
+        list(whole_queries(batches, "q", check))
+        return
+    key, first, last, again = want
+    span = f"row {first}" if first == last else f"rows {first}-{last}"
+    with pytest.raises(ValueError) as err:
+        list(whole_queries(batches, "q", check))
+    assert str(err.value).startswith(
+        f"f: rows are not grouped by query id: q={key} is on {span}, then again "
+        f"from row {again} on, after rows of other queries."
+    )

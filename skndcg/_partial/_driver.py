@@ -109,9 +109,9 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
     Each batch but the last may end inside a query: its rows are carried to
     the next batch (unless ``aligned``: the reader already ends every batch
     at the end of a query, and nothing is copied). ``check`` (a
-    ``GroupedCheck``-like object with ``add(keys, starts, stops)``) is told
-    each finished query and its rows ``[start, stop)``, counted over all
-    batches; ``bar`` is updated by the rows of each batch.
+    ``GroupedCheck``-like object with ``add(keys, rows)``) is told each
+    finished query and its first row, counted over all batches; ``bar`` is
+    updated by the rows of each batch.
     """
     carry, first_row = None, 0  # file row of the first row of ``carry``
     for batch in batches:
@@ -124,16 +124,14 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         if starts.shape[0] == 0:
             continue
         if aligned:
-            stops = np.append(starts[1:], len(frame))
-            check.add(np.asarray(ids[starts]), first_row + starts, first_row + stops)
+            check.add(np.asarray(ids[starts]), first_row + starts)
             yield first_row, frame
             first_row += len(frame)
             if bar is not None:
                 bar.update(n_new)
             continue
         done = int(starts[-1])  # rows before the last query are complete
-        bounds = first_row + starts
-        check.add(np.asarray(ids[starts[:-1]]), bounds[:-1], bounds[1:])
+        check.add(np.asarray(ids[starts[:-1]]), first_row + starts[:-1])
         if done:
             yield first_row, frame.iloc[:done]
         carry = frame.iloc[done:]
@@ -141,8 +139,7 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         if bar is not None:
             bar.update(n_new)
     if carry is not None and len(carry):
-        rows = np.array([first_row, first_row + len(carry)])
-        check.add(np.asarray(carry[qid_col].to_numpy()[:1]), rows[:1], rows[1:])
+        check.add(np.asarray(carry[qid_col].to_numpy()[:1]), np.array([first_row]))
         yield first_row, carry
 
 

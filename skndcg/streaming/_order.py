@@ -20,32 +20,43 @@ class GroupedCheck:
         self.qid_col = qid_col
         self.rows = rows
         self.last = None
-        self.finished: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.seen: dict | None = None
+        # While ids increase: the finished ids and the row each one starts at.
+        self.finished: list[tuple[np.ndarray, np.ndarray]] = []
+        self.seen: dict | None = None  # then: id -> [first row, row after its last]
+        self._open: list | None = None  # the rows of the last query, its end unknown
 
-    def add(self, keys: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> None:
-        """``keys`` of queries just finished, on file rows ``[starts, stops)``."""
+    def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        """``keys`` of queries just finished, in file order, starting at file rows
+        ``rows``; each query ends where the next one starts."""
         if keys.shape[0] == 0:
             return
         if self.seen is None:
             if self._increasing(keys):
-                self.finished.append((keys, starts, stops))
+                self.finished.append((keys, rows))
                 self.last = keys[-1]
                 return
-            self.seen = {}
-            for k, a, b in self.finished:
-                rows = zip(a.tolist(), b.tolist(), strict=True)
-                self.seen.update(zip(k.tolist(), rows, strict=True))
-            self.finished = []
-        for key, start, stop in zip(
-            keys.tolist(), starts.tolist(), stops.tolist(), strict=True
-        ):
+            self._remember(int(rows[0]))
+        for key, row in zip(keys.tolist(), rows.tolist(), strict=True):
+            if self._open is not None:
+                self._open[1] = row  # the query before ends here
             if key in self.seen:
-                raise self._error(key, self.seen[key], start)
-            self.seen[key] = (start, stop)
+                raise self._error(key, self.seen[key], row)
+            self._open = self.seen[key] = [row, None]
+
+    def _remember(self, next_row: int) -> None:
+        """Switch from the increasing ids to a mapping of every id to its rows."""
+        self.seen = {}
+        if self.finished:
+            keys = np.concatenate([k for k, _ in self.finished])
+            starts = np.concatenate([r for _, r in self.finished])
+            stops = np.append(starts[1:], next_row)
+            spans = zip(starts.tolist(), stops.tolist(), strict=True)
+            self.seen.update(zip(keys.tolist(), map(list, spans), strict=True))
+        self.finished = []
 
     def _error(self, key, first, again) -> ValueError:
         start, stop = first
+        stop = again if stop is None else stop
         span = f"{start}" if stop - start == 1 else f"{start}-{stop - 1}"
         plural = "" if stop - start == 1 else "s"
         return ValueError(
