@@ -96,8 +96,12 @@ def _parquet_chunks(name, wanted, chunk_rows):
     # The rows of the last query of a batch wait for the next batch. Only they
     # are joined to the head of the next batch (the rest of the query); the
     # batch itself is yielded as slices of what pyarrow gave, never copied.
+    # Without pre-buffering: pyarrow's read-ahead of whole column chunks kept
+    # memory that grew with the file (about 400 MiB against 240 MiB peak for a
+    # 40M-row file read alone), and reading was no faster.
+    file = pq.ParquetFile(name, pre_buffer=False)
     carry, row = None, 0
-    for batch in pq.ParquetFile(name).iter_batches(batch_size=chunk_rows, columns=use):
+    for batch in file.iter_batches(batch_size=chunk_rows, columns=use):
         if batch.num_rows == 0:
             continue
         frame = batch.to_pandas()
