@@ -37,10 +37,11 @@ def read_predictions_chunks(
         one query is longer). The rows of a query that a read splits come as
         one chunk of their own.
 
-    Yields
-    ------
-    chunk : pandas.DataFrame
-        The named columns as stored, indexed by the file's row numbers.
+    Returns
+    -------
+    chunks : iterator of pandas.DataFrame
+        Each chunk holds the named columns as stored, indexed by the file's
+        row numbers.
 
     Raises
     ------

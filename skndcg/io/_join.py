@@ -131,12 +131,15 @@ class CodedRanking:
     string is kept per row, so that a run of ten million lines is scored
     without ten million strings.
 
-    Attributes
+    Parameters
     ----------
     qid : ndarray of shape (n_rows,)
         int64 code of each row's query: its position in ``names``.
     names : ndarray
         The query ids (str for TREC files), sorted.
+    docs : tuple or None
+        Two arrays: the document ids of the retrieved rows, then those of the
+        judged rows not retrieved (see ``public()``); None without document ids.
     y_true : ndarray of shape (n_rows,)
         Relevance labels.
     y_score : ndarray of shape (n_rows,)
@@ -150,6 +153,17 @@ class CodedRanking:
         Whether each query's rows already come in descending document id order
         (unretrieved rows last), so that keeping tied rows in row order is
         ordering them by document id.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.io import RankingData
+    >>> coded = RankingData(np.array(["q2", "q1", "q1"]), None,
+    ...                     np.array([1, 0, 1]), np.array([0.5, 0.2, 0.9])).coded()
+    >>> coded
+    CodedRanking(n_rows=3, n_queries=2)
+    >>> coded.qid, coded.names
+    (array([1, 0, 0]), array(['q1', 'q2'], dtype=object))
     """
 
     qid: np.ndarray  # int64 codes into names, which are sorted like strcmp

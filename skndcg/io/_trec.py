@@ -91,12 +91,12 @@ def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
     chunk_lines : int, default=1048576
         Rows per chunk (the last one may hold fewer).
 
-    Yields
-    ------
-    chunk : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``score`` and ``tag`` as from
-        :func:`read_trec_run`; ``attrs["path"]`` names the file, so that
-        :func:`join_run_qrels` names its lines in its messages.
+    Returns
+    -------
+    chunks : iterator of pandas.DataFrame
+        Each chunk has the columns ``qid``, ``doc_id``, ``score`` and ``tag``
+        as from :func:`read_trec_run`; ``attrs["path"]`` names the file, so
+        that :func:`join_run_qrels` names its lines in its messages.
 
     Raises
     ------
