@@ -210,7 +210,7 @@ def test_a_call_compiles_only_what_it_uses_and_other_dtypes_nothing_new(tmp_path
     code = """
         import numpy as np, pandas as pd
         from skndcg.metrics import grouped_ndcg_score, grouped_ranking_scores
-        from skndcg.metrics._jit import compile_times
+        from skndcg._native._jit import compile_times
 
         rng = np.random.default_rng(0)
         q = np.repeat(np.arange(500), 20)
@@ -246,7 +246,7 @@ def test_a_call_compiles_only_what_it_uses_and_other_dtypes_nothing_new(tmp_path
     warm = """
         import numpy as np
         from skndcg.metrics import grouped_ndcg_score
-        from skndcg.metrics._jit import compile_times
+        from skndcg._native._jit import compile_times
 
         rng = np.random.default_rng(0)
         q = np.repeat(np.arange(500), 20)

@@ -109,10 +109,12 @@ def test_mixed_type_ids_group_in_an_order_independent_of_rows():
 
 def _small_is_large(monkeypatch):
     # Take the compiled whole-array paths (and several chunks) for small input.
+    from skndcg._native import _threads
     from skndcg.metrics import _group, _validate
 
     monkeypatch.setattr(_group, "PARALLEL_ROWS", 0)
     monkeypatch.setattr(_validate, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(_threads, "PARALLEL_ROWS", 0)  # row_chunks
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 3, 7])
@@ -181,8 +183,8 @@ def test_bucketed_scatter_is_the_stable_counting_sort(
 def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
     # Force the per-thread offsets on for any data size and compare the shuffled
     # input's per-query values with those of the same rows sorted by query.
+    from skndcg._native._threads import num_threads
     from skndcg.metrics import _group
-    from skndcg.metrics._threads import num_threads
 
     _small_is_large(monkeypatch)
     monkeypatch.setattr(_group, "_MAX_OFFSETS_PER_ROW", 0)

@@ -36,7 +36,10 @@ def test_queries_cut_by_batches_come_out_whole():
 
 def test_a_query_that_comes_back_is_refused_with_its_row():
     frame = pd.DataFrame({"q": [1, 1, 2, 1], "y": [1, 0, 1, 1]})
-    message = r"f: rows are not grouped by query id: q=1 appears again at row 3 "
+    message = (
+        r"f: rows are not grouped by query id: q=1 is on rows 0-1, then again "
+        r"from row 3 on, after rows of other queries"
+    )
     with pytest.raises(ValueError, match=message):
         list(whole_queries(_batches(frame, [1, 3]), "q", GroupedCheck("f", "q")))
 

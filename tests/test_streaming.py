@@ -116,11 +116,18 @@ def test_unsorted_file_points_to_dask(tmp_path):
         stream(path, batch_size=16)
     message = str(err.value)
     assert "skndcg.dask.grouped_ranking_scores" in message
-    found = re.search(r"qid=(\d+) appears again at row (\d+) after", message)
-    key, row = int(found.group(1)), int(found.group(2))
+    found = re.search(
+        r"qid=(\d+) is on rows? (\d+)(?:-(\d+))?, then again from row (\d+) on", message
+    )
+    key, start, row = int(found.group(1)), int(found.group(2)), int(found.group(4))
+    stop = int(found.group(3) or start)
     ids = df["qid"].to_numpy()
-    # The row starts a new run of a query already seen before another query.
+    # The row starts a new run of a query already seen before another query,
+    # and the rows named first are that query's first run, whole.
     assert ids[row] == key and ids[row - 1] != key and key in ids[:row]
+    assert (ids[start : stop + 1] == key).all()
+    assert start == 0 or ids[start - 1] != key
+    assert ids[stop + 1] != key and key not in ids[stop + 1 : row]
 
 
 def test_errors_name_the_file(tmp_path):

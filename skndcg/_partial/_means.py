@@ -24,10 +24,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..metrics._aggregate import finish_mean, piece_sums
-from ..metrics._conventions import get_convention
-from ..metrics._names import check_unique, parse_metric
-from ..metrics._registry import ensure_registered, user_measures
+from ..metrics._shared import (
+    check_unique,
+    ensure_registered,
+    finish_mean,
+    get_convention,
+    parse_metric,
+    piece_sums,
+    user_measures,
+)
 
 
 @dataclass(frozen=True)

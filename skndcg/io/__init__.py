@@ -9,17 +9,20 @@
   (:class:`RankingData`), judged documents the run missed included;
   :func:`join_trec_files`: the same from two files, with integer query codes
   (:class:`CodedRanking`), as ``skndcg score`` scores them.
+- :func:`is_stream`: whether a path is a pipe or a device, readable only once.
 """
 
 from ._chunks import read_predictions_chunks
 from ._columns import read_predictions
 from ._files import join_trec_files
 from ._join import CodedRanking, RankingData, join_run_qrels
+from ._text import is_stream
 from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_trec_run
 
 __all__ = [
     "CodedRanking",
     "RankingData",
+    "is_stream",
     "join_run_qrels",
     "join_trec_files",
     "read_predictions",

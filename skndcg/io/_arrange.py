@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics._jit import jit
+from .._native._jit import jit
 from . import _hashing
 
 

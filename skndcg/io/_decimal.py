@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..metrics._jit import jit
+from .._native._jit import jit
 
 _SMALLEST_Q, _LARGEST_Q = -342, 308
 

@@ -15,9 +15,8 @@ import threading
 
 import numpy as np
 
-from ..metrics._jit import jit
-from ..metrics._threads import run_chunks
-from ..metrics._validate import row_chunks
+from .._native._jit import jit
+from .._native._threads import row_chunks, run_chunks
 from . import _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
 from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size

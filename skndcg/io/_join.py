@@ -138,8 +138,8 @@ class CodedRanking:
     names : ndarray
         The query ids (str for TREC files), sorted.
     docs : tuple or None
-        The document ids as str Series: those of the retrieved rows, then
-        those of the unretrieved ones; None when not kept.
+        Two arrays: the document ids of the retrieved rows, then those of the
+        judged rows not retrieved (see ``public()``); None without document ids.
     y_true : ndarray of shape (n_rows,)
         Relevance labels.
     y_score : ndarray of shape (n_rows,)
@@ -158,11 +158,12 @@ class CodedRanking:
     --------
     >>> import numpy as np
     >>> from skndcg.io import RankingData
-    >>> data = RankingData(np.array(["q2", "q1", "q1"]), None,
-    ...                    np.array([1, 0, 2]), np.array([0.5, 0.2, 0.9]))
-    >>> coded = data.coded()
-    >>> coded.names.tolist(), coded.qid.tolist()
-    (['q1', 'q2'], [1, 0, 0])
+    >>> coded = RankingData(np.array(["q2", "q1", "q1"]), None,
+    ...                     np.array([1, 0, 1]), np.array([0.5, 0.2, 0.9])).coded()
+    >>> coded
+    CodedRanking(n_rows=3, n_queries=2)
+    >>> coded.qid, coded.names
+    (array([1, 0, 0]), array(['q1', 'q2'], dtype=object))
     """
 
     qid: np.ndarray  # int64 codes into names, which are sorted like strcmp

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._jit import jit
-from ..metrics._threads import num_threads, run_chunks
+from .._native._jit import jit
+from .._native._threads import num_threads, run_chunks
 from . import _text
 from ._decimal import read_float
 from ._hashing import fnv1a, same_bytes, slot

@@ -86,8 +86,40 @@ def check_path(path, what):
 
 
 def is_stream(path):
-    """Whether ``path`` exists and is neither a regular file nor a folder: a pipe
-    or a device, which can be read only once. Checked without opening it."""
+    """Whether ``path`` names a pipe or a device: input that can be read only once.
+
+    True when ``path`` exists and is neither a regular file nor a folder, such
+    as the ``/dev/fd/63`` a shell's ``<(zcat run.gz)`` gives. The readers may
+    read a file more than once, so a caller copies such input to a temporary
+    file first. Checked without opening ``path``, so nothing is consumed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The path to check. Anything that is not a path, or a path that does not
+        exist, gives False (the reader then reports it).
+
+    Returns
+    -------
+    stream : bool
+        True for a pipe, a socket or a device; False otherwise.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skndcg.io import is_stream
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     regular = os.path.join(folder, "run.txt")
+    ...     open(regular, "w").close()
+    ...     is_stream(regular), is_stream(folder)
+    (False, False)
+    >>> is_stream(os.devnull)  # a device
+    True
+    >>> is_stream("no/such/file")
+    False
+    """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return False  # os.stat would take an int as an open file descriptor
     try:
         mode = os.stat(path).st_mode
     except (OSError, TypeError, ValueError):

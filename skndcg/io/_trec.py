@@ -94,9 +94,9 @@ def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
     Returns
     -------
     chunks : iterator of pandas.DataFrame
-        One frame per chunk. Columns ``qid``, ``doc_id``, ``score`` and ``tag`` as from
-        :func:`read_trec_run`; ``attrs["path"]`` names the file, so that
-        :func:`join_run_qrels` names its lines in its messages.
+        Each chunk has the columns ``qid``, ``doc_id``, ``score`` and ``tag``
+        as from :func:`read_trec_run`; ``attrs["path"]`` names the file, so
+        that :func:`join_run_qrels` names its lines in its messages.
 
     Raises
     ------

@@ -12,6 +12,7 @@ from ._binary import (
     grouped_recall_score,
 )
 from ._conventions import PRESETS as _PRESETS
+from ._presets import TREC_RUN_CONVENTION, get_convention
 from ._ranking import grouped_dcg_score, grouped_ndcg_score, grouped_ranking_scores
 from ._report import ranking_report
 
@@ -55,6 +56,7 @@ def __dir__():
 
 __all__ = [
     "CONVENTIONS",
+    "TREC_RUN_CONVENTION",
     "average_popularity_score",
     "calibration_score",
     "catalog_coverage_score",
@@ -62,6 +64,7 @@ __all__ = [
     "distributional_coverage_score",
     "exposure_entropy_score",
     "exposure_gini_score",
+    "get_convention",
     "grouped_dcg_score",
     "grouped_hit_rate_score",
     "grouped_map_score",

@@ -17,10 +17,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._native._jit import jit
+from .._native._threads import num_threads, run_chunks
 from ._engine import _query_weights
 from ._items import item_categories_csr, item_codes, item_vectors, py
-from ._jit import jit
-from ._threads import num_threads, run_chunks
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 from ._validate import as_1d
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from .._native._jit import jit
 from ._rank import argsort_desc, gain
 
 # Metric kinds.

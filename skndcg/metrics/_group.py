@@ -24,17 +24,9 @@ from functools import cached_property
 
 import numpy as np
 
+from .._native._threads import PARALLEL_ROWS, num_threads, row_chunks, run_chunks
 from . import _group_kernels as GK
-from ._threads import num_threads, run_chunks
-from ._validate import (
-    PARALLEL_ROWS,
-    as_1d,
-    is_categorical,
-    isna,
-    missing_error,
-    py,
-    row_chunks,
-)
+from ._validate import as_1d, is_categorical, isna, missing_error, py
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from .._native._jit import jit
 
 
 @jit

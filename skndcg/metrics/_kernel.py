@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._native._jit import jit
+from .._native._threads import run_chunks
 from . import _blocks as B
 from ._blocks import (
     AP,
@@ -35,7 +37,6 @@ from ._blocks import (
     ideal_sort,
     rr_blocks,
 )
-from ._jit import jit
 from ._rank import (
     LANE_BLOCK,
     RANK_MAX_K,
@@ -48,7 +49,6 @@ from ._rank import (
     sort_small,
     top_rows,
 )
-from ._threads import run_chunks
 
 _FAMILIES = {
     B.NDCG: "dcg",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from .._native._jit import jit
 from ._rank import argsort_desc
 from ._validate import py
 

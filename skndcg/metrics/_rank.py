@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from .._native._jit import jit
 
 # Queries up to this size are ranked whole by insertion sort.
 SMALL = 24

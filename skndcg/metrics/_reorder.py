@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
-from ._threads import run_chunks
-from ._validate import PARALLEL_ROWS, row_chunks
+from .._native._jit import jit
+from .._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
 
 REORDERING_RULES = ("reverse", "docid", "quicksort", "pessimistic")
 

@@ -32,6 +32,7 @@ def ranking_report(
     queries=None,
     nan_label=None,
     by=None,
+    return_means=False,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -61,6 +62,9 @@ def ranking_report(
         such as :func:`skndcg.evaluation.history_segments`.
         ``skndcg.evaluation.compare(reports, by="segment")`` then compares
         models within each segment.
+    return_means : bool, default=False
+        Also return the mean of each metric, from the same evaluation (the
+        rows are read and ranked once).
 
     Returns
     -------
@@ -72,6 +76,10 @@ def ranking_report(
         the query is skipped) and, for the DCG family, ``dcg@k`` and ``idcg@k``;
         ``weight`` when ``sample_weight`` is given; and ``skipped``: empty when the
         query counts, else why it was left out.
+    means : dict of str to float
+        Only with ``return_means=True``: each metric's value as
+        :func:`~skndcg.metrics.grouped_ranking_scores` returns it for the same
+        arguments.
 
     {references}
 
@@ -86,19 +94,24 @@ def ranking_report(
     1   b        2  0.0000  0.0000     NaN
     >>> report["skipped"].tolist()
     ['', 'no relevant item: ideal DCG@3 is 0']
+    >>> report, means = ranking_report([3, 2, 0, 0, 0], [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...                                ["a", "a", "a", "b", "b"],
+    ...                                metrics="ndcg@3", return_means=True)
+    >>> round(means["ndcg@3"], 4)
+    0.8212
     """
-    report = report_with_means(
+    report, means = report_with_means(
         y_true, y_score, qid, metrics=metrics, gain=gain, discount=discount,
         ties=ties, empty=empty, sample_weight=sample_weight, convention=convention,
         rel_threshold=rel_threshold, ap_denominator=ap_denominator,
         p_denominator=p_denominator, doc_id=doc_id, nan_score=nan_score,
-        queries=queries, nan_label=nan_label, with_means=False,
-    )[0]  # fmt: skip
+        queries=queries, nan_label=nan_label, with_means=bool(return_means),
+    )  # fmt: skip
     if by is not None:
         from ._segment_column import with_segment
 
         report = with_segment(report, by, qid)
-    return report
+    return (report, means) if return_means else report
 
 
 def report_with_means(

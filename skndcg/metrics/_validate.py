@@ -13,26 +13,13 @@ import sys
 
 import numpy as np
 
-from ._jit import jit
-from ._threads import num_threads, run_chunks
-
-# Whole-array passes run on all threads from this many rows on.
-PARALLEL_ROWS = 1 << 16
+from .._native._jit import jit
+from .._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
 
 
 def py(value):
     """A numpy scalar as the Python value it holds, for readable messages."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def row_chunks(n: int) -> int:
-    """Number of row chunks a whole-array pass over ``n`` rows is split into."""
-    return num_threads() if n >= PARALLEL_ROWS else 1
-
-
-def chunk(n: int, t: int, n_chunks: int) -> tuple[int, int]:
-    """Rows ``[start, stop)`` of chunk ``t`` of ``n_chunks`` over ``n`` rows."""
-    return n * t // n_chunks, n * (t + 1) // n_chunks
 
 
 # ------------------------------------------------------------------ array-likes

@@ -132,7 +132,7 @@ def stream_trec_run(
         sums, weighted = piece_sums(frame, spec)
         parts.append(sums)
 
-    check = GroupedCheck(where, "qid")
+    check = GroupedCheck(where, "qid", rows="run row")
     bar = progress_bar(None, progress)
     try:
         for _, piece in whole_queries(_chunks(reader), "qid", check, bar):

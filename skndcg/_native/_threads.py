@@ -7,7 +7,9 @@ pool on first use, calls from several user threads share the pool, and nothing
 depends on a native threading library being found at run time.
 
 ``SKNDCG_NUM_THREADS`` caps the number of threads (default: the CPUs this
-process may use).
+process may use). Whole-array passes split into :func:`row_chunks` chunks: all
+threads from ``PARALLEL_ROWS`` rows on, one chunk below (where starting threads
+costs more than it saves).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = -1
 _cpus = [-1, 1]  # (pid, usable CPUs), read once per process
+
+# Whole-array passes run on all threads from this many rows on.
+PARALLEL_ROWS = 1 << 16
 
 
 def _reset_after_fork() -> None:
@@ -96,3 +101,8 @@ def run_chunks(fn, n_chunks: int, *args) -> list:
     for f in futures:
         f.result()
     return results
+
+
+def row_chunks(n: int) -> int:
+    """Number of row chunks a whole-array pass over ``n`` rows is split into."""
+    return num_threads() if n >= PARALLEL_ROWS else 1

@@ -1,0 +1,24 @@
+"""What the package's other layers may use of the metric engine's internals.
+
+The partial-result driver (``skndcg._partial``) splits a mean over pieces of the
+queries and sums the pieces, which needs more than the public functions: the
+metric-name grammar, the registry of measures (to register user measures again
+in a worker), the conventions and the partial sums of a mean. They are named
+here, once, so that no other package imports the engine's private modules and
+the engine can reorganise them behind this list.
+"""
+
+from ._aggregate import finish_mean, piece_sums
+from ._conventions import get_convention
+from ._names import check_unique, parse_metric
+from ._registry import ensure_registered, user_measures
+
+__all__ = [
+    "check_unique",
+    "ensure_registered",
+    "finish_mean",
+    "get_convention",
+    "parse_metric",
+    "piece_sums",
+    "user_measures",
+]
