@@ -152,7 +152,7 @@ def ranked_labels(labels, scores, ties="average"):
 
 
 def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
-                      label_max=None, ties="average"):  # fmt: skip
+                      label_max=None, ties="average", recall=0.0):  # fmt: skip
     """(value, empty) of a measure without a block kernel, by its definition."""
     is_rel = (lambda x: x == x and x > 0) if rel is None else (lambda x: x >= rel)
     ranked = ranked_labels(labels, scores, ties)
@@ -203,4 +203,19 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "gm_map":  # per query: average precision
+        hits = [i for i, x in enumerate(ranked, start=1) if x == x and is_rel(x)]
+        total = sum(j / i for j, i in enumerate(hits, start=1))
+        return (total / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "iprec":  # trec_eval 10.0: the lround(recall * R)-th relevant row
+        hits = [i for i, x in enumerate(ranked, start=1) if x == x and is_rel(x)]
+        cut = math.floor(recall * n_rel + 0.5)
+        if not hits or cut > len(hits):
+            return 0.0, n_rel == 0
+        start = hits[max(cut, 1) - 1]
+        best = max(
+            sum(1 for x in ranked[:i] if x == x and is_rel(x)) / i
+            for i in range(start, len(ranked) + 1)
+        )
+        return best, n_rel == 0
     raise ValueError(metric)

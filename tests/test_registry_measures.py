@@ -18,6 +18,7 @@ from skndcg.streaming import score_parquet
 
 BLOCK = {"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"}
 PER_QUERY = {"err", "nerr", "rbp", "rbp_resid", "rprec", "bpref", "judged"}
+PER_QUERY |= {"gm_map", "iprec"}
 BUILTIN = [m for m in measures() if m.builtin]
 
 

@@ -1,0 +1,201 @@
+"""trec_eval's options and output for ``skndcg score``.
+
+The flags keep trec_eval's letters: ``-m`` (measures, families and nicknames),
+``-q`` (per query), ``-l`` (relevance level), ``-J`` (judged documents only),
+``-c`` and ``-M`` (aliases of ``--all-judged`` and ``--depth``).
+``--format trec`` prints trec_eval's lines: its measure names, in its order,
+``runid``, ``num_q``, the counts as integers (their ``all`` line a sum) and
+four decimals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from ..metrics import _trec_names as T
+from ..metrics._names import parse_metric
+
+
+def _rel_level(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer relevance level >= 1, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"the relevance level must be >= 1, got {text!r}: a retrieved document "
+            "nobody judged reads as 0, so a level below 1 would call it relevant"
+        )
+    return value
+
+
+def add_arguments(score):
+    """trec_eval's flags of ``skndcg score``."""
+    score.add_argument(
+        "-m",
+        "--measure",
+        metavar="MEASURE",
+        action="append",
+        default=[],
+        help="trec_eval -m: a measure or family with its parameters (P.5,10, "
+        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec); "
+        "repeatable; --format trec then prints these lines only, in trec_eval's "
+        "order",
+    )
+    score.add_argument(
+        "-q",
+        "--query-eval",
+        action="store_true",
+        help="trec_eval -q: with --format trec, print every query's lines before "
+        "the summary",
+    )
+    score.add_argument(
+        "-l",
+        "--rel-level",
+        metavar="N",
+        type=_rel_level,
+        help="trec_eval -l: the smallest judgment that counts as relevant for "
+        "every binary measure (default 1)",
+    )
+    score.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: drop the retrieved documents without a judgment (or "
+        "with a negative one) before scoring, after --depth",
+    )
+
+
+class Line:
+    """One measure of the output: what is computed, and how trec_eval names it."""
+
+    def __init__(self, label, metric, trec_name, order):
+        self.label = label  # column of the report and key of the means
+        self.metric = metric  # skndcg metric name, or None for a count
+        self.trec_name = trec_name
+        self.order = order
+
+
+def lines(args, usage_error):
+    """The measures asked for, as :class:`Line` objects, in the order given
+    (``-m`` first, then ``--metrics``); stderr names the families of a
+    nickname that skndcg does not compute."""
+    out, missing = [], []
+    try:
+        found, missing = T.resolve(args.measure)
+        out += [Line(m.trec_name, _canonical(m.metric), m.trec_name, m.order)
+                for m in found]  # fmt: skip
+        if args.measure and not args.metrics_given:
+            metrics = []
+        else:
+            metrics = list(dict.fromkeys(args.metrics))
+        for i, name in enumerate(metrics):
+            family = name.partition(".")[0]
+            if (
+                name in T.COUNTS
+                or name in T.NICKNAMES
+                or ("." in name and family in T.TABLE_ORDER)
+            ):
+                found, absent = T.expand(name)
+                missing += [m for m in absent if m not in missing]
+                out += [
+                    Line(m.trec_name, m.metric, m.trec_name, m.order) for m in found
+                ]
+                continue
+            stripped, rel = T.split_rel(name)
+            if rel is not None:
+                _set_level(args, rel, name, usage_error)
+                name = stripped
+            spec = parse_metric(name)
+            trec = T.to_trec(spec)
+            trec_name, order = trec if trec else (spec.name, (len(T.TABLE_ORDER), i))
+            out.append(Line(name, spec.name, trec_name, order))
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    if missing:
+        print(
+            "skndcg score: not computed yet, left out of the output: "
+            + ", ".join(missing),
+            file=sys.stderr,
+        )
+    seen, unique = set(), []
+    for line in out:
+        key = line.metric or line.trec_name
+        if key not in seen:
+            seen.add(key)
+            unique.append(line)
+    if not unique:
+        raise usage_error("no measure to compute")
+    return unique
+
+
+def _canonical(metric):
+    return None if metric is None else parse_metric(metric).name
+
+
+def _set_level(args, rel, name, usage_error):
+    if not float(rel).is_integer() or rel < 1:
+        raise usage_error(f"{name}: rel={rel:g} must be an integer >= 1")
+    if args.rel_level is not None and args.rel_level != int(rel):
+        raise usage_error(
+            f"{name} asks for relevance level {int(rel)} but another metric or -l "
+            f"gives {args.rel_level}; one call has one level"
+        )
+    args.rel_level = int(rel)
+
+
+def counts(report):
+    """Per-query ``num_ret``, ``num_rel`` and ``num_rel_ret`` of the report."""
+    n_items = report["n_items"].to_numpy(np.int64)
+    n_rel = report["n_relevant"].to_numpy(np.int64)
+    if "n_retrieved" in report.columns:
+        ret = report["n_retrieved"].to_numpy(np.int64)
+        rel_ret = report["n_relevant_retrieved"].to_numpy(np.int64)
+    else:
+        ret, rel_ret = n_items, n_rel
+    return {"num_ret": ret, "num_rel": n_rel, "num_rel_ret": rel_ret}
+
+
+def render(lines_, report, means, tag, *, per_query, num_rel=None):
+    """trec_eval's output for ``lines_`` (report rows: the queries that count;
+    ``num_rel`` the summary of num_rel when it is not the sum of the rows)."""
+    ordered = sorted(lines_, key=lambda ln: ln.order)
+    tally = counts(report)
+    out = []
+    if per_query:
+        qids = report["qid"].tolist()
+        for g, q in enumerate(qids):
+            for ln in ordered:
+                if ln.metric is None:
+                    if ln.trec_name in tally:
+                        out.append(_row(ln.trec_name, q, int(tally[ln.trec_name][g])))
+                    continue
+                if ln.metric == "gm_map":
+                    continue  # trec_eval prints it only in the summary
+                out.append(_row(ln.trec_name, q, report[ln.label].iloc[g]))
+    for ln in ordered:
+        if ln.trec_name == "runid":
+            if tag is not None:
+                out.append(f"{'runid':<22}\tall\t{tag}")
+        elif ln.trec_name == "num_q":
+            out.append(_row("num_q", "all", len(report)))
+        elif ln.trec_name == "num_rel" and num_rel is not None:
+            out.append(_row("num_rel", "all", int(num_rel)))
+        elif ln.metric is None:
+            out.append(_row(ln.trec_name, "all", int(tally[ln.trec_name].sum())))
+        else:
+            out.append(_row(ln.trec_name, "all", means[ln.label]))
+    return "\n".join(out)
+
+
+def _row(name, qid, value):
+    if isinstance(value, (int, np.integer)):
+        return f"{name:<22}\t{qid}\t{int(value)}"
+    value = float(value)
+    text = "nan" if value != value else f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}"
