@@ -194,6 +194,8 @@ def _frame_join(args):
     negative, trec_eval's "in the pool, not judged") labelled NaN, for the
     measures that tell them apart (bpref); with trec_eval -J they are dropped
     after the depth cut instead, and the ranks close up."""
+    import pandas as pd
+
     from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
 
     run = read_trec_run(args.input)
@@ -201,6 +203,11 @@ def _frame_join(args):
                           unjudged="nan")  # fmt: skip
     if args.judged_only:
         keep = ~np.isnan(data.y_true)
+        if not args.all_judged:
+            # A query the run answers stays scored when -J leaves it nothing
+            # (trec_eval: num_ret 0); one it never answered stays out.
+            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
+            keep &= pd.Series(data.qid).isin(answered).to_numpy()
         data = RankingData(
             data.qid[keep], data.doc_id[keep], data.y_true[keep].astype(np.int64),
             data.y_score[keep],
@@ -234,7 +241,8 @@ def _options(args, y_score, doc_order, trec, presorted=False):
     # The engine options are passed only where they matter.
     if np.isnan(y_score).any():
         options["nan_score"] = "unretrieved"
-    if args.all_judged:
+    if args.all_judged or args.judged_only:
+        # With -J every query left was answered by the run (see _frame_join).
         options["queries"] = "judged"
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)

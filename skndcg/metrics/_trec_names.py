@@ -347,6 +347,10 @@ def known_names() -> list[str]:
 
 def closest(name: str) -> str | None:
     """The valid name nearest to ``name`` (a cut-off ``@k`` kept), or None."""
+    family, dot, params = name.strip().partition(".")
+    if dot and family not in _FAMILIES:  # a family with parameters: P.5,10
+        near = difflib.get_close_matches(family, list(_FAMILIES), n=1, cutoff=0.6)
+        return f"{near[0]}.{params}" if near else None
     base, at, k = name.strip().partition("@")
     names = known_names()
     by_lower = {n.lower(): n for n in names}

@@ -1,0 +1,97 @@
+"""gm_map and iprec_at_recall by hand, from trec_eval 10.0's definitions
+(``m_gm_map.c``, ``m_iprec_at_recall.c``)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skndcg.metrics import grouped_ranking_scores, ranking_report
+
+
+def ranked(*queries):
+    """(y, s, q) from each query's labels in ranked order (NaN score: judged, not
+    retrieved)."""
+    y, s, q = [], [], []
+    for key, (labels, missed) in enumerate(queries):
+        n = len(labels)
+        y += list(labels) + list(missed)
+        s += [float(n - i) for i in range(n)] + [np.nan] * len(missed)
+        q += [key] * (n + len(missed))
+    return np.array(y, float), np.array(s), np.array(q)
+
+
+def iprec(labels, missed, recall):
+    y, s, q = ranked((labels, missed))
+    name = f"iprec(recall={recall})"
+    return grouped_ranking_scores(y, s, q, [name], convention="trec_eval",
+                                  nan_score="unretrieved")[name]  # fmt: skip
+
+
+# Ranked 1 0 1 0 0 1 and one relevant row not retrieved: R = 4, 3 found.
+LABELS, MISSED = [1, 0, 1, 0, 0, 1], [1]
+
+
+@pytest.mark.parametrize(
+    "recall, want",
+    [
+        (0.0, 1.0),  # cut-off 0: the best precision anywhere from rank 1 on
+        (0.25, 1.0),  # 1st relevant (rank 1)
+        (0.5, 2 / 3),  # 2nd relevant (rank 3): max(2/3, 2/4, 2/5, 3/6)
+        (0.6, 2 / 3),  # lround(2.4) = 2: the 2nd again
+        (0.75, 3 / 6),  # 3rd relevant (rank 6)
+        (1.0, 0.0),  # the 4th was never found
+    ],
+)
+def test_iprec_by_hand(recall, want):
+    assert iprec(LABELS, MISSED, recall) == pytest.approx(want, abs=1e-15)
+
+
+def test_iprec_rounds_as_trec_eval_10():
+    # 0.6 * 4 = 2.4: 10.0 takes lround(2.4) = 2 relevant rows (2/3); 9.0.8
+    # took int(2.4 + 0.9) = 3 (1/2). Halves round up: 0.625 * 4 = 2.5 -> 3.
+    assert iprec(LABELS, MISSED, 0.6) == pytest.approx(2 / 3)
+    assert iprec(LABELS, MISSED, 0.625) == pytest.approx(3 / 6)
+
+
+def test_iprec_is_interpolated():
+    # Ranked 0 1 1: precision 0, 1/2, 2/3; at the 1st relevant (rank 2) the
+    # interpolated precision is the best at or below it, 2/3.
+    assert iprec([0, 1, 1], [], 0.5) == pytest.approx(2 / 3)
+
+
+def test_gm_map_by_hand():
+    # AP 1/2, 1/4 and 0 (nothing relevant: trec_eval scores it 0, floored at 1e-5).
+    y, s, q = ranked(([0, 1], []), ([0, 0, 0, 1], []), ([0, 0], []))
+    got = grouped_ranking_scores(y, s, q, ["gm_map", "map"], convention="trec_eval")
+    want = math.exp((math.log(0.5) + math.log(0.25) + math.log(1e-5)) / 3)
+    assert got["gm_map"] == pytest.approx(want, rel=1e-14)
+    assert got["map"] == pytest.approx(0.25, abs=1e-15)
+    report = ranking_report(y, s, q, metrics=["gm_map"], convention="trec_eval")
+    assert report["gm_map"].tolist() == [0.5, 0.25, 0.0]  # each query's AP
+
+
+def test_gm_map_with_weights_is_a_weighted_geometric_mean():
+    y, s, q = ranked(([0, 1], []), ([0, 0, 0, 1], []))
+    got = grouped_ranking_scores(y, s, q, ["gm_map"], convention="trec_eval",
+                                 sample_weight={0: 3.0, 1: 1.0})  # fmt: skip
+    want = math.exp((3 * math.log(0.5) + math.log(0.25)) / 4)
+    assert got["gm_map"] == pytest.approx(want, rel=1e-14)
+
+
+def test_gm_map_uses_the_relevance_level():
+    # Level 2: only the 2 counts; ranked 1 2 -> AP 1/2.
+    y, s, q = ranked(
+        ([1, 2], []),
+    )
+    got = grouped_ranking_scores(y, s, q, ["gm_map"], convention="trec_eval",
+                                 rel_threshold=2)  # fmt: skip
+    assert got["gm_map"] == pytest.approx(0.5)
+
+
+def test_iprec_recall_out_of_range():
+    y, s, q = ranked(
+        ([1], []),
+    )
+    with pytest.raises(ValueError, match=r"recall=1.5 is out of range"):
+        grouped_ranking_scores(y, s, q, ["iprec(recall=1.5)"])
