@@ -203,6 +203,19 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "gm_bpref":  # per query: bpref
+        return per_query_measure(labels, scores, "bpref", None, rel=rel, ties=ties)
+    if metric.startswith("set_"):
+        n = len(top)
+        h = sum(1 for x in top if x == x and is_rel(x))
+        value = {
+            "set_p": h / n if n else 0.0,
+            "set_recall": h / n_rel if n_rel else 0.0,
+            "set_map": h * h / (n * n_rel) if n and n_rel else 0.0,
+            "set_relative_p": h / min(n, n_rel) if n and n_rel else 0.0,
+            "set_f": 2 * (h / n) * (h / n_rel) / (h / n + h / n_rel) if h else 0.0,
+        }[metric]
+        return value, n_rel == 0
     if metric == "gm_map":  # per query: average precision
         hits = [i for i, x in enumerate(ranked, start=1) if x == x and is_rel(x)]
         total = sum(j / i for j, i in enumerate(hits, start=1))

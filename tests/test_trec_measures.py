@@ -95,3 +95,30 @@ def test_iprec_recall_out_of_range():
     )
     with pytest.raises(ValueError, match=r"recall=1.5 is out of range"):
         grouped_ranking_scores(y, s, q, ["iprec(recall=1.5)"])
+
+
+def test_set_measures_by_hand():
+    # Ranked 1 0 1 0 0 1, one relevant missed: n = 6, h = 3, R = 4.
+    y, s, q = ranked((LABELS, MISSED))
+    names = ["set_p", "set_recall", "set_map", "set_relative_p", "set_f",
+             "set_f(beta=0.5)", "set_p@2", "gm_bpref"]  # fmt: skip
+    got = grouped_ranking_scores(y, s, q, names, convention="trec_eval",
+                                 nan_score="unretrieved")  # fmt: skip
+    p, r = 3 / 6, 3 / 4
+    assert got["set_p"] == pytest.approx(p)
+    assert got["set_recall"] == pytest.approx(r)
+    assert got["set_map"] == pytest.approx(p * r)
+    assert got["set_relative_p"] == pytest.approx(3 / 4)  # h / min(6, 4)
+    assert got["set_f"] == pytest.approx(2 * p * r / (p + r))
+    assert got["set_f(beta=0.5)"] == pytest.approx(1.5 * p * r / (0.5 * p + r))
+    assert got["set_p@2"] == pytest.approx(1 / 2)
+    # bpref: non-relevant judged N = 3, m = min(R, N) = 3; the relevant rows
+    # at ranks 1, 3, 6 have 0, 1, 3 non-relevant above: (1 + 2/3 + 0) / 4.
+    assert got["gm_bpref"] == pytest.approx((1 + 2 / 3) / 4)
+
+
+def test_gm_bpref_floors_zero():
+    y, s, q = ranked(([0, 1], []), ([1], []))
+    got = grouped_ranking_scores(y, s, q, ["gm_bpref"], convention="trec_eval")
+    # bpref 0 (the only non-relevant row is above) and 1.
+    assert got["gm_bpref"] == pytest.approx(math.exp(math.log(1e-5) / 2))

@@ -25,7 +25,8 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 SHARED = (
     "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
-    "recall", "ndcg", "ndcg_cut", "map_cut", "success",
+    "recall", "ndcg", "ndcg_cut", "map_cut", "success", "gm_bpref", "set_P",
+    "set_recall", "set_map", "set_relative_P", "set_F",
 )  # fmt: skip
 COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 
@@ -96,7 +97,7 @@ def test_every_shared_measure_per_query(seed, level):
         for name, metric in zip(names, metrics, strict=True):
             got = report.loc[qid, metric]
             want = values[name]
-            if name == "gm_map":
+            if name in ("gm_map", "gm_bpref"):
                 got = math.log(max(got, 1e-5))  # pytrec_eval's per-query value
             level_of = float(name.rpartition("_")[2]) if "iprec" in name else 0.0
             if "iprec" in name and not iprec_cut_agrees(level_of, n_rel):
@@ -110,7 +111,7 @@ def test_every_shared_measure_per_query(seed, level):
 @pytest.mark.parametrize("level", [1, 2])
 def test_summaries_and_gm_map(seed, level):
     qrels, run = collection(seed)
-    measures = {"map", "gm_map", "ndcg_cut_10", "P_5", "bpref"}
+    measures = {"map", "gm_map", "gm_bpref", "ndcg_cut_10", "P_5", "bpref", "set_F"}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level)
     theirs = evaluator.evaluate(run)
     data = join_run_qrels(*frames(qrels, run), unjudged="nan")
@@ -213,6 +214,12 @@ IR_MEASURES = [
     ("Rprec", {}),
     ("Bpref", {}),
     ("Judged@10", {}),
+    ("IPrec@0.5", {}),
+    ("Success@5", {}),
+    ("SetP", {}),
+    ("SetR", {}),
+    ("SetF", {}),
+    ("SetAP", {}),
 ]
 
 

@@ -175,8 +175,8 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
                     if ln.trec_name in tally:
                         out.append(_row(ln.trec_name, q, int(tally[ln.trec_name][g])))
                     continue
-                if ln.metric == "gm_map":
-                    continue  # trec_eval prints it only in the summary
+                if parse_metric(ln.metric).definition.aggregate is not None:
+                    continue  # gm_map, gm_bpref: trec_eval prints the summary only
                 out.append(_row(ln.trec_name, q, report[ln.label].iloc[g]))
     for ln in ordered:
         if ln.trec_name == "runid":

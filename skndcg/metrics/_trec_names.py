@@ -44,6 +44,12 @@ _FAMILIES = {
     "ndcg_cut": ("ndcg", "cut", _CUTOFFS),
     "map_cut": ("map", "cut", _CUTOFFS),
     "success": ("hit", "cut", (1, 5, 10)),
+    "gm_bpref": ("gm_bpref", "none", ()),
+    "set_P": ("set_p", "none", ()),
+    "set_recall": ("set_recall", "none", ()),
+    "set_map": ("set_map", "none", ()),
+    "set_relative_P": ("set_relative_p", "none", ()),
+    "set_F": ("set_f", "none", ()),
 }
 
 #: trec_eval 10.0's measure table (``measures.c``): the order it prints in.
@@ -83,6 +89,10 @@ _IR_MEASURES = {
     "numrel": "num_rel",
     "numrelret": "num_rel_ret",
     "success": "hit",
+    "setp": "set_p",
+    "setr": "set_recall",
+    "setf": "set_f",
+    "setap": "set_map",
 }
 
 

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  # noqa: F401
     _bpref,
     _dcg,
     _err,
+    _gm_bpref,
     _gm_map,
     _hit,
     _iprec,
@@ -18,4 +19,5 @@ from . import (  # noqa: F401  # noqa: F401
     _recall,
     _rprec,
     _rr,
+    _set,
 )
