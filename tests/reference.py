@@ -203,6 +203,16 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "rprec_mult":  # mult=1: the precision at int(R + 0.9) = R
+        hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
+        return (hits / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "iprec_11pt":
+        values = [
+            per_query_measure(labels, scores, "iprec", None, rel=rel, ties=ties,
+                              recall=j / 10)[0]
+            for j in range(11)
+        ]  # fmt: skip
+        return sum(values) / 11, n_rel == 0
     if metric == "gm_bpref":  # per query: bpref
         return per_query_measure(labels, scores, "bpref", None, rel=rel, ties=ties)
     if metric.startswith("set_"):

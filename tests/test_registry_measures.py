@@ -19,7 +19,7 @@ from skndcg.streaming import score_parquet
 BLOCK = {"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"}
 PER_QUERY = {"err", "nerr", "rbp", "rbp_resid", "rprec", "bpref", "judged"}
 PER_QUERY |= {"gm_map", "iprec", "gm_bpref", "set_p", "set_recall", "set_map"}
-PER_QUERY |= {"set_relative_p", "set_f"}
+PER_QUERY |= {"set_relative_p", "set_f", "rprec_mult", "iprec_11pt"}
 BUILTIN = [m for m in measures() if m.builtin]
 
 

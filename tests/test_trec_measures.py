@@ -122,3 +122,34 @@ def test_gm_bpref_floors_zero():
     got = grouped_ranking_scores(y, s, q, ["gm_bpref"], convention="trec_eval")
     # bpref 0 (the only non-relevant row is above) and 1.
     assert got["gm_bpref"] == pytest.approx(math.exp(math.log(1e-5) / 2))
+
+
+@pytest.mark.parametrize(
+    "mult, want",
+    [
+        (0.2, 1.0),  # int(0.8 + 0.9) = 1: rank 1 is relevant
+        (0.5, 1 / 2),  # int(2.9) = 2: 1 of the top 2
+        (1.0, 2 / 4),  # R-precision: 2 of the top 4
+        (2.0, 3 / 8),  # int(8.9) = 8: the list (6 rows) counts as filled up
+    ],
+)
+def test_rprec_mult_by_hand(mult, want):
+    y, s, q = ranked((LABELS, MISSED))
+    name = f"rprec_mult(mult={mult})"
+    got = grouped_ranking_scores(y, s, q, [name], convention="trec_eval",
+                                 nan_score="unretrieved")[name]  # fmt: skip
+    assert got == pytest.approx(want)
+
+
+def test_iprec_11pt_is_the_mean_of_the_eleven_levels():
+    y, s, q = ranked((LABELS, MISSED))
+    levels = [f"iprec(recall={j / 10})" for j in range(11)]
+    got = grouped_ranking_scores(
+        y, s, q, ["iprec_11pt", *levels], convention="trec_eval",
+        nan_score="unretrieved",
+    )  # fmt: skip
+    # R = 4: cut-offs lround(0.4 j) = 0 0 1 1 2 2 2 3 3 4 4 -> 1 1 1 1 2/3 2/3 2/3
+    # 1/2 1/2 0 0.
+    by_hand = (4 * 1 + 3 * (2 / 3) + 2 * (1 / 2)) / 11
+    assert got["iprec_11pt"] == pytest.approx(by_hand)
+    assert got["iprec_11pt"] == pytest.approx(sum(got[n] for n in levels) / 11)

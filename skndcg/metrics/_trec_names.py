@@ -23,13 +23,15 @@ from . import _registry as R
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 #: The counts trec_eval prints, computed by ``skndcg score`` from each query's
 #: rows (their summary is a sum, ``num_q`` a number of queries).
 COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
 
 # trec_eval family -> (skndcg measure, how its parameters read, defaults):
-# "none" takes no parameter, "cut" integer cut-offs (name@k), "recall" the
+# "none" takes no parameter, "cut" integer cut-offs (name@k), "recall" and
+# "mult" a number, the skndcg parameter of that name (``_DOUBLE``): "recall" the
 # recall levels of iprec.
 _FAMILIES = {
     "map": ("map", "none", ()),
@@ -50,7 +52,11 @@ _FAMILIES = {
     "set_map": ("set_map", "none", ()),
     "set_relative_P": ("set_relative_p", "none", ()),
     "set_F": ("set_f", "none", ()),
+    "Rprec_mult": ("rprec_mult", "mult", _MULTS),
+    "11pt_avg": ("iprec_11pt", "none", ()),
 }
+# Families with a number as parameter, and its range.
+_DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 
 #: trec_eval 10.0's measure table (``measures.c``): the order it prints in.
 TABLE_ORDER = (
@@ -107,7 +113,7 @@ class TrecMeasure:
 
 
 def _cut_name(family: str, value) -> str:
-    if _FAMILIES[family][1] == "recall":
+    if _FAMILIES[family][1] in _DOUBLE:
         return f"{family}_{value:3.2f}"
     return f"{family}_{value}"
 
@@ -116,8 +122,8 @@ def _metric(family: str, value=None) -> str:
     measure, how, _ = _FAMILIES[family]
     if how == "cut":
         return f"{measure}@{value}"
-    if how == "recall":
-        return f"{measure}(recall={value:g})"
+    if how in _DOUBLE:
+        return f"{measure}({how}={value:g})"
     return measure
 
 
@@ -132,14 +138,15 @@ def _params(family: str, text: str, arg: str) -> tuple:
         try:
             v = int(part) if how == "cut" else float(part)
         except ValueError:
-            kind = "integer cut-offs" if how == "cut" else "recall levels"
+            kind = "integer cut-offs" if how == "cut" else "numbers"
             raise ValueError(
                 f"trec_eval measure {arg!r}: {family} takes {kind} separated by "
                 f"',' (as in {family}.{'5,10' if how == 'cut' else '0.1,0.5'}), "
                 f"got {part!r}."
             ) from None
-        if (how == "cut" and v < 1) or (how == "recall" and not 0 <= v <= 1):
-            expected = ">= 1" if how == "cut" else "in [0, 1]"
+        low, high = _DOUBLE.get(how, (1, None))
+        if v < low or (high is not None and v > high):
+            expected = ">= 1" if how == "cut" else f"in [{low:g}, {high:g}]"
             raise ValueError(
                 f"trec_eval measure {arg!r}: parameter {part!r} must be {expected}."
             )
@@ -247,7 +254,8 @@ def _single(name: str) -> TrecMeasure | None:
         v = int(value)
     else:
         v = float(value)
-        if not 0 <= v <= 1:
+        low, high = _DOUBLE[how]
+        if not low <= v <= high:
             return None
     return TrecMeasure(
         _cut_name(family, v), _metric(family, v), (TABLE_ORDER.index(family), v)
@@ -339,8 +347,8 @@ def to_trec(spec) -> tuple[str, tuple] | None:
             return family, (base, 0)
         if how == "cut" and k is not None:
             return _cut_name(family, k), (base, k)
-        if how == "recall":
-            v = spec.param("recall")
+        if how in _DOUBLE:
+            v = spec.param(how)
             return _cut_name(family, v), (base, v)
     return None
 

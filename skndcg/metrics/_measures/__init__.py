@@ -18,6 +18,7 @@ from . import (  # noqa: F401  # noqa: F401
     _rbp,
     _recall,
     _rprec,
+    _rprec_mult,
     _rr,
     _set,
 )
