@@ -126,6 +126,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from ._score import add_parser as add_score_parser
 
     add_score_parser(sub)
+    from ._compare import add_parser as add_compare_parser
+
+    add_compare_parser(sub)
     from ._monitor import add_parser as add_monitor_parser
 
     add_monitor_parser(sub)
@@ -149,6 +152,10 @@ def _run(args) -> int:
         from ._score import run as run_score
 
         return run_score(args)
+    if args.command == "compare":
+        from ._compare import run as run_compare
+
+        return run_compare(args)
     if args.command == "monitor":
         from ._monitor import run as run_monitor
 
