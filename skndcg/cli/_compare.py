@@ -113,7 +113,7 @@ def _names(runs):
 
 def _score_run(args, run, metrics):
     """One run's per-query report (query names, not codes)."""
-    from ..metrics._report import report_with_means
+    from ..metrics import ranking_report
 
     one = argparse.Namespace(**vars(args))
     one.input = run
@@ -122,7 +122,7 @@ def _score_run(args, run, metrics):
         setattr(one, attr, None)
     qid, y_true, y_score, doc_order, names, _, presorted = _score._load(one)
     options = _score._options(one, y_score, doc_order, trec=True, presorted=presorted)
-    report, _ = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
+    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)
 
