@@ -137,6 +137,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:
+        # At once: the parser's imports (numpy, the sub-commands) are not needed.
+        print(f"skndcg {_version()}")
+        return 0
     parser = _build_parser()
     args = parser.parse_args(argv)
     from ._notes import announce_first_compile

@@ -15,8 +15,13 @@ import sys
 
 import numpy as np
 
-from ..metrics import _trec_names as T
-from ..metrics._names import parse_metric
+
+def parse_metric(name):
+    """The registry's reading of a metric name (imported when first needed:
+    ``skndcg --version`` and ``--help`` load no kernels)."""
+    from ..metrics._names import parse_metric as parse
+
+    return parse(name)
 
 
 def _rel_level(text):
@@ -85,6 +90,8 @@ def lines(args, usage_error):
     """The measures asked for, as :class:`Line` objects, in the order given
     (``-m`` first, then ``--metrics``); stderr names the families of a
     nickname that skndcg does not compute."""
+    from ..metrics import _trec_names as T
+
     out, missing = [], []
     try:
         found, missing = T.resolve(args.measure)
