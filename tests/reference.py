@@ -203,6 +203,15 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "unj":
+        den = len(top) if k is None else k
+        return sum(1 for x in top if x != x) / den, False
+    if metric == "nonrel_judged":
+        return float(sum(1 for x in top if x == x and not is_rel(x))), False
+    if metric == "relative_p":
+        hits = sum(1 for x in top if x == x and is_rel(x))
+        best = n_rel if k is None else min(n_rel, k)
+        return (hits / best if n_rel else 0.0), n_rel == 0
     if metric == "rprec_mult":  # mult=1: the precision at int(R + 0.9) = R
         hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
         return (hits / n_rel if n_rel else 0.0), n_rel == 0

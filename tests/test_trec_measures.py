@@ -153,3 +153,30 @@ def test_iprec_11pt_is_the_mean_of_the_eleven_levels():
     by_hand = (4 * 1 + 3 * (2 / 3) + 2 * (1 / 2)) / 11
     assert got["iprec_11pt"] == pytest.approx(by_hand)
     assert got["iprec_11pt"] == pytest.approx(sum(got[n] for n in levels) / 11)
+
+
+def test_unj_and_nonrel_judged_by_hand():
+    # Ranked: 1, unjudged, 0, unjudged, 2 (NaN labels: nobody judged them).
+    y = np.array([1, np.nan, 0, np.nan, 2.0])
+    s = np.array([5.0, 4, 3, 2, 1])
+    q = np.zeros(5)
+    got = grouped_ranking_scores(
+        y, s, q, ["unj@2", "unj@5", "unj@10", "unj", "nonrel_judged",
+                  "nonrel_judged@2"],
+        convention="trec_eval", nan_label="unjudged",
+    )  # fmt: skip
+    assert got["unj@2"] == 1 / 2
+    assert got["unj@5"] == 2 / 5
+    assert got["unj@10"] == 2 / 10  # over k, not over the 5 retrieved
+    assert got["unj"] == 2 / 5
+    assert got["nonrel_judged"] == 1.0 and got["nonrel_judged@2"] == 0.0
+
+
+@pytest.mark.parametrize("k, want", [(1, 1 / 1), (2, 1 / 2), (4, 2 / 4), (10, 3 / 4)])
+def test_relative_p_by_hand(k, want):
+    # Ranked 1 0 1 0 0 1, R = 4: relevant in the top k over min(4, k).
+    y, s, q = ranked((LABELS, MISSED))
+    name = f"relative_p@{k}"
+    got = grouped_ranking_scores(y, s, q, [name], convention="trec_eval",
+                                 nan_score="unretrieved")[name]  # fmt: skip
+    assert got == pytest.approx(want)

@@ -171,6 +171,8 @@ def counts(report):
 def render(lines_, report, means, tag, *, per_query, num_rel=None):
     """trec_eval's output for ``lines_`` (report rows: the queries that count;
     ``num_rel`` the summary of num_rel when it is not the sum of the rows)."""
+    from ..metrics import _trec_names as T
+
     ordered = sorted(lines_, key=lambda ln: ln.order)
     tally = counts(report)
     out = []
@@ -184,7 +186,10 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
                     continue
                 if parse_metric(ln.metric).definition.aggregate is not None:
                     continue  # gm_map, gm_bpref: trec_eval prints the summary only
-                out.append(_row(ln.trec_name, q, report[ln.label].iloc[g]))
+                value = report[ln.label].iloc[g]
+                if ln.trec_name in T.SUMMED:
+                    value = round(float(value))
+                out.append(_row(ln.trec_name, q, value))
     for ln in ordered:
         if ln.trec_name == "runid":
             if tag is not None:
@@ -195,6 +200,9 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
             out.append(_row("num_rel", "all", int(num_rel)))
         elif ln.metric is None:
             out.append(_row(ln.trec_name, "all", int(tally[ln.trec_name].sum())))
+        elif ln.trec_name in T.SUMMED:
+            total = round(float(report[ln.label].sum()))
+            out.append(_row(ln.trec_name, "all", total))
         else:
             out.append(_row(ln.trec_name, "all", means[ln.label]))
     return "\n".join(out)

@@ -54,7 +54,12 @@ _FAMILIES = {
     "set_F": ("set_f", "none", ()),
     "Rprec_mult": ("rprec_mult", "mult", _MULTS),
     "11pt_avg": ("iprec_11pt", "none", ()),
+    "relative_P": ("relative_p", "cut", _CUTOFFS),
+    "unj": ("unj", "cut", (5, 10, 20)),
+    "num_nonrel_judged_ret": ("nonrel_judged", "none", ()),
 }
+#: Families trec_eval prints as integers, summed over queries.
+SUMMED = ("num_nonrel_judged_ret",)
 # Families with a number as parameter, and its range.
 _DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 
