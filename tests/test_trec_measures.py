@@ -180,3 +180,13 @@ def test_relative_p_by_hand(k, want):
     got = grouped_ranking_scores(y, s, q, [name], convention="trec_eval",
                                  nan_score="unretrieved")[name]  # fmt: skip
     assert got == pytest.approx(want)
+
+
+def test_bin_g_by_hand():
+    # Ranked 1 0 1 0 0 1, R = 4: the relevant rows have 0, 1 and 3 non-relevant
+    # rows above them.
+    y, s, q = ranked((LABELS, MISSED))
+    got = grouped_ranking_scores(y, s, q, ["binG"], convention="trec_eval",
+                                 nan_score="unretrieved")["binG"]  # fmt: skip
+    want = (1 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(5)) / 4
+    assert got == pytest.approx(want)

@@ -6,6 +6,7 @@ line below (see the contributor page "Adding a measure").
 
 from . import (  # noqa: F401  # noqa: F401
     _ap,
+    _bing,
     _bpref,
     _dcg,
     _err,
