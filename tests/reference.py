@@ -203,6 +203,9 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "utility":  # 1, -1, 0, 0: relevant retrieved minus the others
+        h = sum(1 for x in top if x == x and is_rel(x))
+        return float(h - (len(top) - h)), False
     if metric == "bin_g":
         total, above = 0.0, 0
         for x in top:

@@ -119,6 +119,30 @@ def test_depth_and_families_in_trec_eval_order(capsys, files):
     assert rows["P_2"] == "0.2500" and rows["ndcg_cut_1"] == "0.5000"
 
 
+def test_utility_and_num_docs(capsys, files):
+    # q1: n = 4 retrieved, h = 2 relevant, R = 2; q2: n = 2, h = 1, R = 1.
+    code, out, _ = score(capsys, files, "-q", "-m", "utility", "-m", "set_F.0.5")
+    assert code == 0
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2]
+            for r in out.splitlines()}  # fmt: skip
+    assert rows[("utility", "q1")] == f"{2 - 2:6.4f}"
+    assert rows[("utility", "q2")] == f"{1 - 1:6.4f}"
+    # P = 2/4, R = 2/2: (0.5 + 1) P R / (0.5 P + R)
+    assert rows[("set_F_0.5", "q1")] == f"{1.5 * 0.5 * 1 / (0.5 * 0.5 + 1):6.4f}"
+    # As trec_eval, the first -m of a family that gives parameters wins.
+    code, out, _ = score(capsys, files, "-q", "-N", "20", "-m", "utility",
+                         "-m", "utility.1,-1,0,0.5")  # fmt: skip
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2]
+            for r in out.splitlines()}  # fmt: skip
+    assert ("utility", "q1") not in rows
+    # 0.5 * (N + h - n - R): q1 0.5 * 16, q2 0.5 * 18.
+    assert rows[("utility_1,-1,0,0.5", "q1")] == f"{0.5 * 16:6.4f}"
+    assert rows[("utility_1,-1,0,0.5", "q2")] == f"{0.5 * 18:6.4f}"
+    code, _, err = score(capsys, files, "-N", "3", "-m", "utility")
+    assert code == 2
+    assert "-N 3 is fewer documents than query 'q1' alone judges or retrieves" in err
+
+
 def test_skndcg_names_print_as_trec_eval_names(capsys, files):
     code, out, _ = score(capsys, files, "--metrics", "ndcg@10", "p@5", "mrr", "err@5")
     assert code == 0
@@ -135,6 +159,8 @@ def test_skndcg_names_print_as_trec_eval_names(capsys, files):
         (["-m", "ndcg_cutt.10"], "Did you mean 'ndcg_cut.10'?"),
         (["-m", "P.0"], "parameter '0' must be >= 1"),
         (["-m", "P.5,5"], "gives the parameter '5' twice"),
+        (["-m", "utility.1,2"], "utility takes 4 numbers"),
+        (["-N", "0"], "expected the number of documents in the collection"),
         (["--metrics", "recip_rnk"], "Did you mean 'recip_rank'?"),
         (["--metrics", "P(rel=2)@5", "-l", "3"], "asks for relevance level 2"),
     ],

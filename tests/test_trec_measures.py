@@ -190,3 +190,25 @@ def test_bin_g_by_hand():
                                  nan_score="unretrieved")["binG"]  # fmt: skip
     want = (1 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(5)) / 4
     assert got == pytest.approx(want)
+
+
+def test_utility_by_hand():
+    # n = 6 retrieved, h = 3 relevant among them, R = 4, a collection of N = 100.
+    y, s, q = ranked((LABELS, MISSED))
+    names = ["utility", "utility(rel_ret=2, rel_missed=-0.5)",
+             "utility(nonrel_missed=0.25, n_docs=100)", "utility@2"]  # fmt: skip
+    got = grouped_ranking_scores(y, s, q, names, convention="trec_eval",
+                                 nan_score="unretrieved")  # fmt: skip
+    assert got["utility"] == 3 - 3
+    assert got["utility(rel_ret=2, rel_missed=-0.5)"] == 2 * 3 - 3 - 0.5 * 1
+    # 100 + 3 - 6 - 4 = 93 non-relevant documents neither retrieved nor judged.
+    assert got["utility(nonrel_missed=0.25, n_docs=100)"] == 3 - 3 + 0.25 * 93
+    assert got["utility@2"] == 1 - 1  # the top 2 as the set
+
+
+def test_set_f_beta_by_name():
+    y, s, q = ranked((LABELS, MISSED))
+    got = grouped_ranking_scores(y, s, q, ["set_F.0.5"], convention="trec_eval",
+                                 nan_score="unretrieved")["set_F.0.5"]  # fmt: skip
+    p, r = 3 / 6, 3 / 4
+    assert got == pytest.approx(1.5 * p * r / (0.5 * p + r))

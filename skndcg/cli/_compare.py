@@ -179,9 +179,13 @@ def _compare(args):
             )
     reports = [_score_run(args, run, metrics) for run in args.runs]
     reports = _align(reports, names, args)
-    scores = {n: r[["qid", *metrics]] for n, r in zip(names, reports, strict=True)}
+    shown = {ln.label: ln.shown for ln in lines}
+    scores = {
+        n: r[["qid", *metrics]].rename(columns=shown)
+        for n, r in zip(names, reports, strict=True)
+    }
     result = compare(
-        scores, baseline=baseline, metrics=metrics, test=args.test,
+        scores, baseline=baseline, metrics=[shown[m] for m in metrics], test=args.test,
         correction=None if args.correction == "none" else args.correction,
         confidence=args.confidence, n_resamples=args.n_resamples,
         random_state=args.seed,

@@ -313,7 +313,8 @@ def _streamed(args, metrics):
     """Means and query count of a large Parquet file read in batches, or None."""
     if args.strict:
         return None  # --strict counts what the summary says, in memory
-    if args.format == "trec" or args.judged_only or args.query_eval or args.rel_level:
+    trec_eval_flags = (args.judged_only, args.query_eval, args.rel_level, args.num_docs)
+    if args.format == "trec" or any(f not in (None, False) for f in trec_eval_flags):
         return None  # trec_eval's options and lines: in memory
     if args.qrels is not None:
         return _streamed_trec(args, metrics)
@@ -358,6 +359,8 @@ def _score(args):
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
     lines = _trec.lines(args, UsageError)
+    if args.num_docs is not None:
+        lines = _trec.with_num_docs(lines, args.num_docs)
     args.unjudged_used = args.qrels is not None and any(
         ln.metric is not None and parse_metric(ln.metric).definition.unjudged == "use"
         for ln in lines
@@ -396,6 +399,12 @@ def _score(args):
         names=names,
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
+    if args.num_docs is not None:
+        codes = report["qid"].to_numpy(dtype=np.int64)
+        try:
+            _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None
@@ -435,7 +444,11 @@ def _score(args):
             num_rel=int((y_true > 0).sum()) if args.all_judged else None,
         )  # fmt: skip
     else:
-        shown = [] if counts_only else metrics
+        # -m's measures under trec_eval's names, --metrics' as given.
+        names_of = {ln.label: ln.shown for ln in lines}
+        shown = [] if counts_only else [names_of[m] for m in metrics]
+        means = {names_of.get(m, m): v for m, v in means.items()}
+        cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
         text = render(args.format, shown, means, cis, len(counted), None, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
     print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)

@@ -39,6 +39,46 @@ def _rel_level(text):
     return value
 
 
+def _num_docs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected the number of documents in the collection, a positive "
+            f"integer, got {text!r}"
+        )
+    return value
+
+
+def with_num_docs(lines_, n_docs):
+    """``lines_`` with ``n_docs`` given to every utility line (trec_eval -N)."""
+    for ln in lines_:
+        if ln.metric is None:
+            continue
+        spec = parse_metric(ln.metric)
+        if spec.measure != "utility":
+            continue
+        params = dict(spec.params)
+        params["n_docs"] = float(n_docs)
+        given = ", ".join(f"{k}={v:g}" for k, v in params.items())
+        ln.metric = ln.label = f"utility({given})"
+    return lines_
+
+
+def check_num_docs(n_docs, report, names_of):
+    """-N must cover every query's judged and retrieved documents."""
+    sizes = report["n_items"].to_numpy()
+    if sizes.size and n_docs < sizes.max():
+        g = int(sizes.argmax())
+        raise ValueError(
+            f"-N {n_docs} is fewer documents than query {names_of(g)!r} alone "
+            f"judges or retrieves ({int(sizes[g])}); -N is the number of documents "
+            "in the collection"
+        )
+
+
 def add_arguments(score):
     """trec_eval's flags of ``skndcg score``."""
     score.add_argument(
@@ -68,6 +108,14 @@ def add_arguments(score):
         "every binary measure (default 1)",
     )
     score.add_argument(
+        "-N",
+        "--num-docs",
+        metavar="N",
+        type=_num_docs,
+        help="trec_eval -N: the number of documents in the collection, read by "
+        "utility's nonrel_missed coefficient",
+    )
+    score.add_argument(
         "-J",
         "--judged-only",
         action="store_true",
@@ -79,11 +127,12 @@ def add_arguments(score):
 class Line:
     """One measure of the output: what is computed, and how trec_eval names it."""
 
-    def __init__(self, label, metric, trec_name, order):
+    def __init__(self, label, metric, trec_name, order, shown=None):
         self.label = label  # column of the report and key of the means
         self.metric = metric  # skndcg metric name, or None for a count
         self.trec_name = trec_name
         self.order = order
+        self.shown = label if shown is None else shown  # name in tables
 
 
 def lines(args, usage_error):
@@ -95,8 +144,11 @@ def lines(args, usage_error):
     out, missing = [], []
     try:
         found, missing = T.resolve(args.measure)
-        out += [Line(m.trec_name, _canonical(m.metric), m.trec_name, m.order)
-                for m in found]  # fmt: skip
+        for m in found:
+            metric = _canonical(m.metric)
+            out.append(
+                Line(metric or m.trec_name, metric, m.trec_name, m.order, m.trec_name)
+            )
         if args.measure and not args.metrics_given:
             metrics = []
         else:

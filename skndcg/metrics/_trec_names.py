@@ -51,7 +51,8 @@ _FAMILIES = {
     "set_recall": ("set_recall", "none", ()),
     "set_map": ("set_map", "none", ()),
     "set_relative_P": ("set_relative_p", "none", ()),
-    "set_F": ("set_f", "none", ()),
+    "set_F": ("set_f", "vector", ()),
+    "utility": ("utility", "vector", ()),
     "Rprec_mult": ("rprec_mult", "mult", _MULTS),
     "11pt_avg": ("iprec_11pt", "none", ()),
     "relative_P": ("relative_p", "cut", _CUTOFFS),
@@ -61,6 +62,12 @@ _FAMILIES = {
 }
 #: Families trec_eval prints as integers, summed over queries.
 SUMMED = ("num_nonrel_judged_ret",)
+# Families whose parameters are the numbers of one measure, in this order
+# (trec_eval names the line with them as given: utility_2,-1,0,0).
+_VECTOR = {
+    "set_F": ("beta",),
+    "utility": ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"),
+}
 # Families with a number as parameter, and its range.
 _DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 
@@ -133,6 +140,29 @@ def _metric(family: str, value=None) -> str:
     return measure
 
 
+def _plain(v) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _vector_metric(family: str, text: str, arg: str) -> str:
+    """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
+    names = _VECTOR[family]
+    parts = text.split(",")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) != len(names):
+        raise ValueError(
+            f"trec_eval measure {arg!r}: {family} takes {len(names)} number"
+            f"{'s' if len(names) > 1 else ''} ({', '.join(names)}) separated by "
+            f"',', got {text!r}."
+        )
+    measure = _FAMILIES[family][0]
+    given = ", ".join(f"{n}={v:g}" for n, v in zip(names, values, strict=True))
+    return f"{measure}({given})"
+
+
 def _params(family: str, text: str, arg: str) -> tuple:
     how = _FAMILIES[family][1]
     if how == "none":
@@ -190,8 +220,12 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
         return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
     if family in _FAMILIES:
         how = _FAMILIES[family][1]
-        values = _params(family, text, arg) if dot else _FAMILIES[family][2]
         base = TABLE_ORDER.index(family)
+        if how == "vector":
+            name = f"{family}_{text}" if dot else family
+            metric = _vector_metric(family, text, arg) if dot else _metric(family)
+            return [TrecMeasure(name, metric, (base, 0))], []
+        values = _params(family, text, arg) if dot else _FAMILIES[family][2]
         if how == "none":
             return [TrecMeasure(family, _metric(family), (base, 0))], []
         return [
@@ -251,7 +285,7 @@ def _single(name: str) -> TrecMeasure | None:
     if match is None:
         return None
     family, value = match.groups()
-    if family not in _FAMILIES or _FAMILIES[family][1] == "none":
+    if family not in _FAMILIES or _FAMILIES[family][1] in ("none", "vector"):
         return None
     how = _FAMILIES[family][1]
     if how == "cut":
@@ -279,13 +313,18 @@ def translate(name: str) -> str | None:
     """
     text = name.strip()
     for family in _FAMILIES:
-        if text.lower() == family.lower() and _FAMILIES[family][1] == "none":
+        if text.lower() == family.lower() and _FAMILIES[family][1] in (
+            "none",
+            "vector",
+        ):
             return _metric(family)
     single = _single(text) or _single(_case_family(text))
     if single is not None:
         return single.metric
     family, dot, params = text.partition(".")
     family = _case_family(family)
+    if dot and family in _VECTOR:
+        return _vector_metric(family, params, name)
     if dot and family in _FAMILIES and _FAMILIES[family][1] != "none":
         values = _params(family, params, name)
         if len(values) == 1:
@@ -349,6 +388,11 @@ def to_trec(spec) -> tuple[str, tuple] | None:
         if measure != m:
             continue
         base = TABLE_ORDER.index(family)
+        if how == "vector" and k is None:
+            values = [spec.param(p) for p in _VECTOR[family]]
+            defaults = [spec.definition.param(p).default for p in _VECTOR[family]]
+            text = ",".join(_plain(v) for v in values)
+            return (family if values == defaults else f"{family}_{text}"), (base, 0)
         if how == "none" and k is None and not spec.params:
             return family, (base, 0)
         if how == "cut" and k is not None:

@@ -24,4 +24,5 @@ from . import (  # noqa: F401  # noqa: F401
     _rprec_mult,
     _rr,
     _set,
+    _utility,
 )
