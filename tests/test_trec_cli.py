@@ -143,6 +143,22 @@ def test_utility_and_num_docs(capsys, files):
     assert "-N 3 is fewer documents than query 'q1' alone judges or retrieves" in err
 
 
+def test_ndcg_custom_gains(capsys, files):
+    # ndcg.1=5: level 1 gains 5, level 2 keeps 2. q1 ranks a (2), u, c (1), b;
+    # its judged levels: 2 (a), 1 (c), 0 (b), so the ideal is a 5 first.
+    code, out, _ = score(capsys, files, "-q", "-m", "ndcg.1=5", "-m", "ndcg")
+    assert code == 0
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2]
+            for r in out.splitlines()}  # fmt: skip
+    L2, L3, L4 = (math.log2(i) for i in (2, 3, 4))
+    assert rows[("ndcg_1=5", "q1")] == f"{(2 / L2 + 5 / L4) / (5 / L2 + 2 / L3):6.4f}"
+    # -m ndcg.1=5 wins over -m ndcg (trec_eval's first parameters).
+    assert ("ndcg", "q1") not in rows
+    code, out, _ = score(capsys, files, "-m", "ndcg.1=5", "-m", "ndcg_cut.2")
+    names = [r.split("\t")[0].strip() for r in out.splitlines()]
+    assert names == ["ndcg_1=5", "ndcg_cut_2"]  # ndcg_cut keeps the levels
+
+
 def test_skndcg_names_print_as_trec_eval_names(capsys, files):
     code, out, _ = score(capsys, files, "--metrics", "ndcg@10", "p@5", "mrr", "err@5")
     assert code == 0
@@ -160,6 +176,10 @@ def test_skndcg_names_print_as_trec_eval_names(capsys, files):
         (["-m", "P.0"], "parameter '0' must be >= 1"),
         (["-m", "P.5,5"], "gives the parameter '5' twice"),
         (["-m", "utility.1,2"], "utility takes 4 numbers"),
+        (["-m", "ndcg.0=1"], "skndcg takes gains >= 0 for levels >= 1"),
+        (["-m", "ndcg.1=-2"], "skndcg takes gains >= 0 for levels >= 1"),
+        (["-m", "ndcg.1=2,1=3"], "gives level 1 twice"),
+        (["-m", "ndcg.x"], "level=gain pairs"),
         (["-N", "0"], "expected the number of documents in the collection"),
         (["--metrics", "recip_rnk"], "Did you mean 'recip_rank'?"),
         (["--metrics", "P(rel=2)@5", "-l", "3"], "asks for relevance level 2"),

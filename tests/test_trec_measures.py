@@ -212,3 +212,21 @@ def test_set_f_beta_by_name():
                                  nan_score="unretrieved")["set_F.0.5"]  # fmt: skip
     p, r = 3 / 6, 3 / 4
     assert got == pytest.approx(1.5 * p * r / (0.5 * p + r))
+
+
+def test_ndcg_custom_gains_in_python():
+    from skndcg.metrics._trec_names import gain_function, parse_gains
+
+    gains = parse_gains("1=5,3=0", "ndcg.1=5,3=0")
+    assert gains == ((1, 5.0), (3, 0.0))
+    g = gain_function(gains)
+    np.testing.assert_array_equal(g(np.array([-1, 0, 1, 2, 3])), [0, 0, 5, 2, 0])
+    # Ranked 2, 0, 1: gains 2, 0, 5; the ideal order 5, 2.
+    y, s, q = ranked(
+        ([2, 0, 1], []),
+    )
+    got = grouped_ranking_scores(y, s, q, ["ndcg"], convention="trec_eval", gain=g)
+    want = (2 + 5 / math.log2(4)) / (5 + 2 / math.log2(3))
+    assert got["ndcg"] == pytest.approx(want)
+    with pytest.raises(ValueError, match="ndcg's gains apply to a whole call"):
+        grouped_ranking_scores(y, s, q, ["ndcg.1=5"])

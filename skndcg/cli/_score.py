@@ -369,6 +369,9 @@ def _score(args):
     counts_only = not metrics
     if counts_only:
         metrics = ["map"]  # the counts come with any evaluation
+    # ndcg with trec_eval's custom gains: a call of its own each.
+    gained = [ln for ln in lines if ln.gains]
+    plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
     thresholds = []
     for name, value in args.fail_under:
@@ -377,7 +380,8 @@ def _score(args):
                 f"--fail-under names {name!r}, which is not among the metrics {metrics}"
             )
         thresholds.append((lowered[name.lower()], value))
-    streamed = None if len(metrics) < len(lines) else _streamed(args, metrics)
+    full = len(metrics) == len(lines) and not gained
+    streamed = _streamed(args, metrics) if full else None
     if streamed is not None:
         means, n_queries = streamed
         print(render(args.format, metrics, means, None, n_queries, None, None))
@@ -392,7 +396,16 @@ def _score(args):
         args, y_score, doc_order, trec=args.qrels is not None, presorted=presorted
     )
     # One evaluation gives the per-query rows and the means.
-    report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
+    report, means = report_with_means(y_true, y_score, qid, metrics=plain, **options)
+    for ln in gained:
+        from ..metrics._trec_names import gain_function
+
+        extra, extra_means = report_with_means(
+            y_true, y_score, qid, metrics=["ndcg"], gain=gain_function(ln.gains),
+            **options,
+        )  # fmt: skip
+        report[ln.label] = extra["ndcg"].to_numpy()
+        means[ln.label] = extra_means["ndcg"]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
         empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,

@@ -127,12 +127,13 @@ def add_arguments(score):
 class Line:
     """One measure of the output: what is computed, and how trec_eval names it."""
 
-    def __init__(self, label, metric, trec_name, order, shown=None):
+    def __init__(self, label, metric, trec_name, order, shown=None, gains=()):
         self.label = label  # column of the report and key of the means
         self.metric = metric  # skndcg metric name, or None for a count
         self.trec_name = trec_name
         self.order = order
         self.shown = label if shown is None else shown  # name in tables
+        self.gains = gains  # ndcg's custom gains: scored in a call of their own
 
 
 def lines(args, usage_error):
@@ -146,9 +147,8 @@ def lines(args, usage_error):
         found, missing = T.resolve(args.measure)
         for m in found:
             metric = _canonical(m.metric)
-            out.append(
-                Line(metric or m.trec_name, metric, m.trec_name, m.order, m.trec_name)
-            )
+            label = m.trec_name if m.gains else (metric or m.trec_name)
+            out.append(Line(label, metric, m.trec_name, m.order, m.trec_name, m.gains))
         if args.measure and not args.metrics_given:
             metrics = []
         else:
@@ -184,7 +184,7 @@ def lines(args, usage_error):
         )
     seen, unique = set(), []
     for line in out:
-        key = line.metric or line.trec_name
+        key = line.trec_name if line.gains else (line.metric or line.trec_name)
         if key not in seen:
             seen.add(key)
             unique.append(line)

@@ -123,6 +123,7 @@ class TrecMeasure:
     trec_name: str
     metric: str | None
     order: tuple
+    gains: tuple = ()  # ((level, gain), ...): ndcg's custom gains, or ()
 
 
 def _cut_name(family: str, value) -> str:
@@ -138,6 +139,50 @@ def _metric(family: str, value=None) -> str:
     if how in _DOUBLE:
         return f"{measure}({how}={value:g})"
     return measure
+
+
+def parse_gains(text: str, arg: str) -> tuple:
+    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted.
+
+    Levels 1 and up may be given (a level not given gains its own value);
+    gains must be >= 0, where trec_eval also takes negative ones.
+    """
+    out = {}
+    for part in text.split(","):
+        level, eq, gain = part.partition("=")
+        try:
+            lv, g = int(level), float(gain)
+        except ValueError:
+            lv, g = None, None
+        if not eq or lv is None:
+            raise ValueError(
+                f"trec_eval measure {arg!r}: ndcg's parameters are level=gain "
+                f"pairs separated by ',' (as in ndcg.1=0.5,2=3), got {part!r}."
+            )
+        if lv < 1 or not g >= 0 or g == float("inf"):
+            raise ValueError(
+                f"trec_eval measure {arg!r}: {part!r}: skndcg takes gains >= 0 "
+                "for levels >= 1 (level 0 and unjudged documents gain 0)."
+            )
+        if lv in out:
+            raise ValueError(f"trec_eval measure {arg!r} gives level {lv} twice.")
+        out[lv] = g
+    return tuple(sorted(out.items()))
+
+
+def gain_function(gains: tuple):
+    """The ``gain=`` callable of trec_eval's ndcg gains: each level its given
+    gain, every other level its own value, 0 and below 0."""
+    import numpy as np
+
+    def gain(y):
+        out = np.maximum(np.asarray(y, dtype=np.float64), 0.0)
+        mapped = out.copy()
+        for level, g in gains:
+            mapped[out == level] = g
+        return mapped
+
+    return gain
 
 
 def _plain(v) -> str:
@@ -221,6 +266,9 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     if family in _FAMILIES:
         how = _FAMILIES[family][1]
         base = TABLE_ORDER.index(family)
+        if family == "ndcg" and dot:
+            gains = parse_gains(text, arg)
+            return [TrecMeasure(f"ndcg_{text}", "ndcg", (base, 0), gains)], []
         if how == "vector":
             name = f"{family}_{text}" if dot else family
             metric = _vector_metric(family, text, arg) if dot else _metric(family)
@@ -325,6 +373,11 @@ def translate(name: str) -> str | None:
     family = _case_family(family)
     if dot and family in _VECTOR:
         return _vector_metric(family, params, name)
+    if dot and family == "ndcg":
+        raise ValueError(
+            f"metric {name!r}: ndcg's gains apply to a whole call: ask for 'ndcg' "
+            "with gain=a function of the labels (skndcg score: -m ndcg.1=0.5,2=3)."
+        )
     if dot and family in _FAMILIES and _FAMILIES[family][1] != "none":
         values = _params(family, params, name)
         if len(values) == 1:
