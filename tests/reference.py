@@ -203,6 +203,18 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "g":  # trec_eval's G
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        if not ideal:
+            return 0.0, False
+        total, cost, got = 0.0, 0.0, 0.0
+        for i, gi in enumerate(gains if k is None else gains[:k]):
+            got += gi
+            cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+            if gi:
+                total += gi / math.log2(2 + cost - got)
+        return total / sum(ideal), False
     if metric == "utility":  # 1, -1, 0, 0: relevant retrieved minus the others
         h = sum(1 for x in top if x == x and is_rel(x))
         return float(h - (len(top) - h)), False

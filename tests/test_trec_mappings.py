@@ -67,7 +67,12 @@ def test_ranx_objects():
 @pytest.mark.parametrize(
     "run, qrels, error, message",
     [
-        ([1, 2], QRELS, TypeError, "run must be a DataFrame, a mapping"),
+        (
+            [1, 2],
+            QRELS,
+            TypeError,
+            "run must be a pandas DataFrame such as read_trec_run returns, a mapping",
+        ),
         (RUN, {"q1": [1]}, TypeError, r"qrels\['q1'\] must be a mapping"),
         ({"q1": {"d1": "high"}}, QRELS, ValueError, r"run\['q1'\]\['d1'\] = 'high'"),
         ({"q1": {"d1": float("nan")}}, QRELS, ValueError, "scores must be finite"),

@@ -230,3 +230,15 @@ def test_ndcg_custom_gains_in_python():
     assert got["ndcg"] == pytest.approx(want)
     with pytest.raises(ValueError, match="ndcg's gains apply to a whole call"):
         grouped_ranking_scores(y, s, q, ["ndcg.1=5"])
+
+
+def test_g_by_hand():
+    # Ranked 1, 0, 2, and a 3 not retrieved: ideal gains 3, 2, 1 (total 6).
+    # Rank 1: gain 1, cost max(3, 1) = 3, gained 1 -> 1 / log2(2 + 3 - 1).
+    # Rank 3: gain 2, cost 3 + 2 + 1 = 6, gained 3 -> 2 / log2(2 + 6 - 3).
+    y, s, q = ranked(
+        ([1, 0, 2], [3]),
+    )
+    got = grouped_ranking_scores(y, s, q, ["G"], convention="trec_eval",
+                                 nan_score="unretrieved")["G"]  # fmt: skip
+    assert got == pytest.approx((1 / math.log2(4) + 2 / math.log2(5)) / 6)

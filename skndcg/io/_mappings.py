@@ -29,9 +29,9 @@ def as_frame(obj, kind: str):
         obj = obj.to_dict()
     if not isinstance(obj, Mapping):
         raise TypeError(
-            f"{kind} must be a DataFrame, a mapping {{qid: {{doc_id: "
-            f"{_VALUE[kind]}}}}} or a ranx {'Run' if kind == 'run' else 'Qrels'}, "
-            f"got {type(obj).__name__}."
+            f"{kind} must be a pandas DataFrame such as read_trec_{kind} returns, "
+            f"a mapping {{qid: {{doc_id: {_VALUE[kind]}}}}} or a ranx "
+            f"{'Run' if kind == 'run' else 'Qrels'}, got {type(obj).__name__}."
         )
     qids, docs, values = [], [], []
     for qid, ranking in obj.items():

@@ -59,6 +59,7 @@ _FAMILIES = {
     "unj": ("unj", "cut", (5, 10, 20)),
     "num_nonrel_judged_ret": ("nonrel_judged", "none", ()),
     "binG": ("bin_g", "none", ()),
+    "G": ("g", "none", ()),
 }
 #: Families trec_eval prints as integers, summed over queries.
 SUMMED = ("num_nonrel_judged_ret",)

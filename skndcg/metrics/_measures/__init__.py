@@ -10,6 +10,7 @@ from . import (  # noqa: F401  # noqa: F401
     _bpref,
     _dcg,
     _err,
+    _g,
     _gm_bpref,
     _gm_map,
     _hit,
