@@ -203,6 +203,21 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "ndcg_rel":  # trec_eval's NDCG over the relevant documents
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        if not ideal:
+            return 0.0, False
+
+        def dcg(seq):
+            return sum(g / math.log2(i + 2) for i, g in enumerate(seq))
+
+        shown = gains if k is None else gains[:k]
+        points = [dcg(shown[: i + 1]) / dcg(ideal[: i + 1])
+                  for i, g in enumerate(shown) if g > 0]  # fmt: skip
+        missed = len(ideal) - len(points)
+        total = sum(points) + missed * dcg(shown) / dcg(ideal)
+        return total / len(ideal), False
     if metric == "g":  # trec_eval's G
         gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
         ideal = sorted((g for g in gains if g > 0), reverse=True)

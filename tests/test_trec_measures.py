@@ -242,3 +242,17 @@ def test_g_by_hand():
     got = grouped_ranking_scores(y, s, q, ["G"], convention="trec_eval",
                                  nan_score="unretrieved")["G"]  # fmt: skip
     assert got == pytest.approx((1 / math.log2(4) + 2 / math.log2(5)) / 6)
+
+
+def test_ndcg_rel_by_hand():
+    # Ranked 1, 0, 2, and a 3 not retrieved: ideal 3, 2, 1 (M = 3).
+    y, s, q = ranked(
+        ([1, 0, 2], [3]),
+    )
+    got = grouped_ranking_scores(y, s, q, ["ndcg_rel"], convention="trec_eval",
+                                 nan_score="unretrieved")["ndcg_rel"]  # fmt: skip
+    L2, L3, L4 = (math.log2(i) for i in (2, 3, 4))
+    at1 = 1 / (3 / L2)  # rank 1: DCG 1 over ideal 3
+    at3 = (1 + 2 / L4) / (3 / L2 + 2 / L3 + 1 / L4)  # rank 3
+    end = (1 + 2 / L4) / (3 / L2 + 2 / L3 + 1 / L4)  # the 3 never retrieved
+    assert got == pytest.approx((at1 + at3 + end) / 3)

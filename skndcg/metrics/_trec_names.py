@@ -60,6 +60,7 @@ _FAMILIES = {
     "num_nonrel_judged_ret": ("nonrel_judged", "none", ()),
     "binG": ("bin_g", "none", ()),
     "G": ("g", "none", ()),
+    "ndcg_rel": ("ndcg_rel", "none", ()),
 }
 #: Families trec_eval prints as integers, summed over queries.
 SUMMED = ("num_nonrel_judged_ret",)

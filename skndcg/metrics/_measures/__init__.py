@@ -17,6 +17,7 @@ from . import (  # noqa: F401  # noqa: F401
     _iprec,
     _judged,
     _judgments,
+    _ndcg_rel,
     _precision,
     _rbp,
     _recall,
