@@ -256,8 +256,22 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
             total = round(float(report[ln.label].sum()))
             out.append(_row(ln.trec_name, "all", total))
         else:
-            out.append(_row(ln.trec_name, "all", means[ln.label]))
+            out.append(_row(ln.trec_name, "all", _summary(ln, report, means)))
     return "\n".join(out)
+
+
+def _summary(ln, report, means):
+    """The ``all`` value as trec_eval adds it up: the per-query values summed
+    one after the other in query order, then divided (the last bit of a mean
+    can differ with the order of the additions, and with it the fourth
+    decimal)."""
+    v = report[ln.label].to_numpy(dtype=np.float64)
+    if v.size == 0 or np.isnan(v).any():
+        return means[ln.label]  # a query skipped: the engine's mean
+    agg = parse_metric(ln.metric).definition.aggregate
+    if agg is None:
+        return sum(v.tolist()) / v.size
+    return float(agg.back(sum(np.asarray(agg.term(v)).tolist()) / v.size))
 
 
 def _row(name, qid, value):
