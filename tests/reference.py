@@ -218,6 +218,26 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         missed = len(ideal) - len(points)
         total = sum(points) + missed * dcg(shown) / dcg(ideal)
         return total / len(ideal), False
+    if metric == "rndcg":  # trec_eval's Rndcg
+        if n_rel == 0:
+            return 0.0, True
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        shown = gains if k is None else gains[:k]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        p, n = len(ideal), len(shown)
+
+        def dcg(seq):
+            return sum(g / math.log2(i + 2) for i, g in enumerate(seq))
+
+        padded = [*ideal, 0.0]
+        # Depths where the ideal gain changes, the end of the positive gains
+        # included; and the whole ranking when the ideal gains end more than
+        # one rank before it (as trec_eval's loops do).
+        depths = [b for b in range(1, p + 1) if padded[b] != padded[b - 1]]
+        values = [dcg(shown[: min(b, n)]) / dcg(ideal[:b]) for b in depths]
+        if p + 1 < n:
+            values.append(dcg(shown) / dcg(ideal))
+        return sum(values) / len(values), False
     if metric == "g":  # trec_eval's G
         gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
         ideal = sorted((g for g in gains if g > 0), reverse=True)

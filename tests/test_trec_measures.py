@@ -256,3 +256,19 @@ def test_ndcg_rel_by_hand():
     at3 = (1 + 2 / L4) / (3 / L2 + 2 / L3 + 1 / L4)  # rank 3
     end = (1 + 2 / L4) / (3 / L2 + 2 / L3 + 1 / L4)  # the 3 never retrieved
     assert got == pytest.approx((at1 + at3 + end) / 3)
+
+
+def test_rndcg_by_hand():
+    # Ranked 1, 0, 2, 0, 0, and a 3 not retrieved: ideal 3, 2, 1, changing at
+    # depths 1, 2, 3 (where the gains end); the ranking goes on past 3 + 1.
+    y, s, q = ranked(
+        ([1, 0, 2, 0, 0], [3]),
+    )
+    got = grouped_ranking_scores(y, s, q, ["Rndcg"], convention="trec_eval",
+                                 nan_score="unretrieved")["Rndcg"]  # fmt: skip
+    L2, L3, L4 = (math.log2(i) for i in (2, 3, 4))
+    ideal = [3 / L2, 3 / L2 + 2 / L3, 3 / L2 + 2 / L3 + 1 / L4]
+    dcg = [1, 1, 1 + 2 / L4]  # the top 1, 2 and 3 rows
+    values = [d / i for d, i in zip(dcg, ideal, strict=True)]
+    values.append((1 + 2 / L4) / ideal[-1])  # the whole ranking
+    assert got == pytest.approx(sum(values) / 4)

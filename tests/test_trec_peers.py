@@ -28,7 +28,7 @@ SHARED = (
     "recall", "ndcg", "ndcg_cut", "map_cut", "success", "gm_bpref", "set_P",
     "set_recall", "set_map", "set_relative_P", "set_F", "Rprec_mult", "11pt_avg",
     "relative_P", "num_nonrel_judged_ret", "binG", "utility", "G",
-    "ndcg_rel",
+    "ndcg_rel", "Rndcg",
 )  # fmt: skip
 COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 

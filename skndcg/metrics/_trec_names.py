@@ -61,6 +61,7 @@ _FAMILIES = {
     "binG": ("bin_g", "none", ()),
     "G": ("g", "none", ()),
     "ndcg_rel": ("ndcg_rel", "none", ()),
+    "Rndcg": ("rndcg", "none", ()),
 }
 #: Families trec_eval prints as integers, summed over queries.
 SUMMED = ("num_nonrel_judged_ret",)

@@ -22,6 +22,7 @@ from . import (  # noqa: F401  # noqa: F401
     _rbp,
     _recall,
     _relative_p,
+    _rndcg,
     _rprec,
     _rprec_mult,
     _rr,
