@@ -204,3 +204,14 @@ def test_all_trec_says_what_it_leaves_out(capsys, files):
     assert "not computed yet, left out of the output: relstring, rbp," in err
     names = {row.split("\t")[0].strip() for row in out.splitlines()}
     assert {"success_1", "map_cut_5", "recall_1000", "ndcg"} <= names
+
+
+def test_other_formats_and_fail_under_take_trec_eval_names(capsys, files):
+    import json
+
+    code, out, err = score(capsys, files, "-m", "P.5", "-m", "map", "--format",
+                           "json", "--fail-under", "P_5=0.5")  # fmt: skip
+    assert code == 1  # P_5 = 0.3 < 0.5
+    assert "P_5 = 0.3000 < 0.5" in err
+    assert json.loads(out)["mean"] == {"map": pytest.approx(2 / 3),
+                                       "P_5": pytest.approx(0.3)}  # fmt: skip

@@ -373,13 +373,17 @@ def _score(args):
     gained = [ln for ln in lines if ln.gains]
     plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
+    # -m's measures answer to their trec_eval names too (--fail-under P_10=0.3).
+    lowered.update({ln.shown.lower(): ln.label for ln in lines if ln.metric})
     thresholds = []
     for name, value in args.fail_under:
         if name.lower() not in lowered:
             raise UsageError(
                 f"--fail-under names {name!r}, which is not among the metrics {metrics}"
             )
-        thresholds.append((lowered[name.lower()], value))
+        label = lowered[name.lower()]
+        shown = next((ln.shown for ln in lines if ln.label == label), label)
+        thresholds.append((label, value, shown))
     full = len(metrics) == len(lines) and not gained
     streamed = _streamed(args, metrics) if full else None
     if streamed is not None:
@@ -460,9 +464,9 @@ def _score(args):
         # -m's measures under trec_eval's names, --metrics' as given.
         names_of = {ln.label: ln.shown for ln in lines}
         shown = [] if counts_only else [names_of[m] for m in metrics]
-        means = {names_of.get(m, m): v for m, v in means.items()}
+        as_shown = {names_of.get(m, m): v for m, v in means.items()}
         cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
-        text = render(args.format, shown, means, cis, len(counted), None, tag)
+        text = render(args.format, shown, as_shown, cis, len(counted), None, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
     print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
@@ -474,8 +478,8 @@ _HEAD = ("runid", "num_q")
 def _verdict(means, thresholds):
     """Exit code 1, with the reason on stderr, when a mean is below its floor."""
     failed = [
-        f"{m} = {fmt(means[m])} < {value:g}"
-        for m, value in thresholds
+        f"{given} = {fmt(means[m])} < {value:g}"
+        for m, value, given in thresholds
         if not means[m] >= value
     ]
     if failed:
