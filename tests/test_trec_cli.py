@@ -215,3 +215,16 @@ def test_other_formats_and_fail_under_take_trec_eval_names(capsys, files):
     assert "P_5 = 0.3000 < 0.5" in err
     assert json.loads(out)["mean"] == {"map": pytest.approx(2 / 3),
                                        "P_5": pytest.approx(0.3)}  # fmt: skip
+
+
+def test_streamed_run_prints_the_same_lines(capsys, files, monkeypatch):
+    code, whole, _ = score(capsys, files, "--metrics", "map", "P_5", "ndcg")
+    assert code == 0
+    monkeypatch.setenv("SKNDCG_STREAM_BYTES", "0")  # stream every run
+    code, streamed, _ = score(capsys, files, "--metrics", "map", "P_5", "ndcg")
+    assert code == 0
+    # The streamed reader keeps no run tag: the same lines without runid.
+    assert streamed.splitlines() == whole.splitlines()[1:]
+    assert [r.split("\t")[0].strip() for r in streamed.splitlines()] == [
+        "num_q", "map", "P_5", "ndcg",
+    ]  # fmt: skip

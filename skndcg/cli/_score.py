@@ -314,7 +314,7 @@ def _streamed(args, metrics):
     if args.strict:
         return None  # --strict counts what the summary says, in memory
     trec_eval_flags = (args.judged_only, args.query_eval, args.rel_level, args.num_docs)
-    if args.format == "trec" or any(f not in (None, False) for f in trec_eval_flags):
+    if args.unjudged_used or any(f not in (None, False) for f in trec_eval_flags):
         return None  # trec_eval's options and lines: in memory
     if args.qrels is not None:
         return _streamed_trec(args, metrics)
@@ -388,7 +388,14 @@ def _score(args):
     streamed = _streamed(args, metrics) if full else None
     if streamed is not None:
         means, n_queries = streamed
-        print(render(args.format, metrics, means, None, n_queries, None, None))
+        if args.format == "trec":
+            head = [] if args.measure else _head_lines()
+            print(_trec.render_means(head + lines, means, n_queries))
+        else:
+            names_of = {ln.label: ln.shown for ln in lines}
+            as_shown = {names_of.get(m, m): v for m, v in means.items()}
+            shown = [names_of[m] for m in metrics]
+            print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
     qid, y_true, y_score, doc_order, names, tag, presorted = _load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -450,9 +457,7 @@ def _score(args):
         _safety.write_per_query(shown, args.per_query, UsageError)
     if args.format == "trec":
         if not args.measure:  # skndcg's own lines: the run and query count too
-            lines = [
-                _trec.Line(n, None, n, (i - 2, 0)) for i, n in enumerate(_HEAD)
-            ] + lines
+            lines = _head_lines() + lines
         text = _trec.render(
             lines, counted, means, tag,
             per_query=args.query_eval or args.per_query is not None,
@@ -473,6 +478,11 @@ def _score(args):
 
 
 _HEAD = ("runid", "num_q")
+
+
+def _head_lines():
+    """``runid`` and ``num_q``, first: what --format trec adds to --metrics."""
+    return [_trec.Line(n, None, n, (i - 2, 0)) for i, n in enumerate(_HEAD)]
 
 
 def _verdict(means, thresholds):

@@ -260,6 +260,18 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
     return "\n".join(out)
 
 
+def render_means(lines_, means, n_queries):
+    """trec_eval's ``all`` lines from streamed means (no per-query values: no
+    counts, and the run tag is not kept)."""
+    out = []
+    for ln in sorted(lines_, key=lambda ln: ln.order):
+        if ln.trec_name == "num_q":
+            out.append(_row("num_q", "all", int(n_queries)))
+        elif ln.metric is not None:
+            out.append(_row(ln.trec_name, "all", means[ln.label]))
+    return "\n".join(out)
+
+
 def _summary(ln, report, means):
     """The ``all`` value as trec_eval adds it up: the per-query values summed
     one after the other in query order, then divided (the last bit of a mean
