@@ -409,10 +409,8 @@ def _score(args):
     # One evaluation gives the per-query rows and the means.
     report, means = report_with_means(y_true, y_score, qid, metrics=plain, **options)
     for ln in gained:
-        from ..metrics._trec_names import gain_function
-
         extra, extra_means = report_with_means(
-            y_true, y_score, qid, metrics=["ndcg"], gain=gain_function(ln.gains),
+            y_true, y_score, qid, metrics=["ndcg"], gain=_trec.gain_of(ln),
             **options,
         )  # fmt: skip
         report[ln.label] = extra["ndcg"].to_numpy()

@@ -193,6 +193,13 @@ def lines(args, usage_error):
     return unique
 
 
+def gain_of(line):
+    """The ``gain=`` function of a line's custom ndcg gains (``ndcg.1=0.5``)."""
+    from ..metrics._trec_names import gain_function
+
+    return gain_function(line.gains)
+
+
 def _canonical(metric):
     return None if metric is None else parse_metric(metric).name
 
