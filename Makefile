@@ -83,6 +83,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_stream.py
 	$(PY) benchmarks/bench_trec.py
 	$(PY) benchmarks/bench_compare.py
+	$(PY) benchmarks/bench_startup_cli.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_datasets.py
 	$(PY) benchmarks/bench_full_catalogue.py

@@ -152,7 +152,7 @@ def ranked_labels(labels, scores, ties="average"):
 
 
 def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
-                      label_max=None, ties="average"):  # fmt: skip
+                      label_max=None, ties="average", recall=0.0):  # fmt: skip
     """(value, empty) of a measure without a block kernel, by its definition."""
     is_rel = (lambda x: x == x and x > 0) if rel is None else (lambda x: x >= rel)
     ranked = ranked_labels(labels, scores, ties)
@@ -203,4 +203,109 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         return (total / n_rel if n_rel else 0.0), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
+    if metric == "ndcg_rel":  # trec_eval's NDCG over the relevant documents
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        if not ideal:
+            return 0.0, False
+
+        def dcg(seq):
+            return sum(g / math.log2(i + 2) for i, g in enumerate(seq))
+
+        shown = gains if k is None else gains[:k]
+        points = [dcg(shown[: i + 1]) / dcg(ideal[: i + 1])
+                  for i, g in enumerate(shown) if g > 0]  # fmt: skip
+        missed = len(ideal) - len(points)
+        total = sum(points) + missed * dcg(shown) / dcg(ideal)
+        return total / len(ideal), False
+    if metric == "rndcg":  # trec_eval's Rndcg
+        if n_rel == 0:
+            return 0.0, True
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        shown = gains if k is None else gains[:k]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        p, n = len(ideal), len(shown)
+
+        def dcg(seq):
+            return sum(g / math.log2(i + 2) for i, g in enumerate(seq))
+
+        padded = [*ideal, 0.0]
+        # Depths where the ideal gain changes, the end of the positive gains
+        # included; and the whole ranking when the ideal gains end more than
+        # one rank before it (as trec_eval's loops do).
+        depths = [b for b in range(1, p + 1) if padded[b] != padded[b - 1]]
+        values = [dcg(shown[: min(b, n)]) / dcg(ideal[:b]) for b in depths]
+        if p + 1 < n:
+            values.append(dcg(shown) / dcg(ideal))
+        return sum(values) / len(values), False
+    if metric == "g":  # trec_eval's G
+        gains = [max(0.0 if x != x else x, 0.0) for x in ranked]
+        ideal = sorted((g for g in gains if g > 0), reverse=True)
+        if not ideal:
+            return 0.0, False
+        total, cost, got = 0.0, 0.0, 0.0
+        for i, gi in enumerate(gains if k is None else gains[:k]):
+            got += gi
+            cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+            if gi:
+                total += gi / math.log2(2 + cost - got)
+        return total / sum(ideal), False
+    if metric == "utility":  # 1, -1, 0, 0: relevant retrieved minus the others
+        h = sum(1 for x in top if x == x and is_rel(x))
+        return float(h - (len(top) - h)), False
+    if metric == "bin_g":
+        total, above = 0.0, 0
+        for x in top:
+            if x == x and is_rel(x):
+                total += 1 / math.log2(2 + above)
+            else:
+                above += 1
+        return (total / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "unj":
+        den = len(top) if k is None else k
+        return sum(1 for x in top if x != x) / den, False
+    if metric == "nonrel_judged":
+        return float(sum(1 for x in top if x == x and not is_rel(x))), False
+    if metric == "relative_p":
+        hits = sum(1 for x in top if x == x and is_rel(x))
+        best = n_rel if k is None else min(n_rel, k)
+        return (hits / best if n_rel else 0.0), n_rel == 0
+    if metric == "rprec_mult":  # mult=1: the precision at int(R + 0.9) = R
+        hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
+        return (hits / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "iprec_11pt":
+        values = [
+            per_query_measure(labels, scores, "iprec", None, rel=rel, ties=ties,
+                              recall=j / 10)[0]
+            for j in range(11)
+        ]  # fmt: skip
+        return sum(values) / 11, n_rel == 0
+    if metric == "gm_bpref":  # per query: bpref
+        return per_query_measure(labels, scores, "bpref", None, rel=rel, ties=ties)
+    if metric.startswith("set_"):
+        n = len(top)
+        h = sum(1 for x in top if x == x and is_rel(x))
+        value = {
+            "set_p": h / n if n else 0.0,
+            "set_recall": h / n_rel if n_rel else 0.0,
+            "set_map": h * h / (n * n_rel) if n and n_rel else 0.0,
+            "set_relative_p": h / min(n, n_rel) if n and n_rel else 0.0,
+            "set_f": 2 * (h / n) * (h / n_rel) / (h / n + h / n_rel) if h else 0.0,
+        }[metric]
+        return value, n_rel == 0
+    if metric == "gm_map":  # per query: average precision
+        hits = [i for i, x in enumerate(ranked, start=1) if x == x and is_rel(x)]
+        total = sum(j / i for j, i in enumerate(hits, start=1))
+        return (total / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "iprec":  # trec_eval 10.0: the lround(recall * R)-th relevant row
+        hits = [i for i, x in enumerate(ranked, start=1) if x == x and is_rel(x)]
+        cut = math.floor(recall * n_rel + 0.5)
+        if not hits or cut > len(hits):
+            return 0.0, n_rel == 0
+        start = hits[max(cut, 1) - 1]
+        best = max(
+            sum(1 for x in ranked[:i] if x == x and is_rel(x)) / i
+            for i in range(start, len(ranked) + 1)
+        )
+        return best, n_rel == 0
     raise ValueError(metric)

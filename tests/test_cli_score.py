@@ -35,6 +35,15 @@ PER_QUERY = {
 METRICS = ["ndcg", "map", "mrr", "p@10", "r@100"]
 MEANS = {m: (PER_QUERY["a"][m] + PER_QUERY["b"][m]) / 2 for m in METRICS}
 COLS = ["--qid", "user", "--label", "rating", "--score", "pred"]
+# --format trec: trec_eval's name of each metric, in the order trec_eval prints.
+TREC_NAMES = {
+    "map": "map",
+    "recip_rank": "mrr",
+    "P_10": "p@10",
+    "recall_100": "r@100",
+    "ndcg": "ndcg",
+}
+TREC_ORDER = list(TREC_NAMES)
 
 
 @pytest.fixture
@@ -111,18 +120,21 @@ def test_trec_layout_with_and_without_per_query(capsys, predictions, tmp_path):
     assert code == 0
     rows = [line.split("\t") for line in out.splitlines()]
     assert all(len(r) == 3 for r in rows)
-    assert [r[0].strip() for r in rows] == ["num_q", *METRICS]
+    # trec_eval's names, in trec_eval's order.
+    assert [r[0].strip() for r in rows] == ["num_q", *TREC_ORDER]
     assert {r[1] for r in rows} == {"all"}
-    assert rows[1][2] == f"{MEANS['ndcg']:.4f}"
+    assert rows[-1][2] == f"{MEANS['ndcg']:.4f}"
     out_csv = tmp_path / "per_query.csv"
     code, out, _ = _score(
         capsys, predictions, "--format", "trec", "--per-query", out_csv
     )
     rows = [[c.strip() for c in line.split("\t")] for line in out.splitlines()]
     per_query = [r for r in rows if r[1] != "all"]
-    assert [(r[0], r[1]) for r in per_query] == [(m, q) for q in "ab" for m in METRICS]
+    assert [(r[0], r[1]) for r in per_query] == [
+        (m, q) for q in "ab" for m in TREC_ORDER
+    ]
     for m, q, value in per_query:
-        assert value == f"{PER_QUERY[q][m]:.4f}"
+        assert value == f"{PER_QUERY[q][TREC_NAMES[m]]:.4f}"
 
 
 def test_per_query_file(capsys, predictions, tmp_path):
@@ -447,7 +459,7 @@ def test_trec_run_default_metrics_and_trec_format(capsys, trec_files, tmp_path):
     rows = [[c.strip() for c in line.split("\t")] for line in out.splitlines()]
     assert ["runid", "all", "r"] in rows and ["num_q", "all", "2"] in rows
     names = [r[0] for r in rows if r[1] == "all"][2:]
-    assert names == ["map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr"]
+    assert names == ["map", "recip_rank", "P_10", "recall_100", "ndcg", "ndcg_cut_10"]
     assert {r[1] for r in rows} == {"q1", "q3", "all"}
     per_query = {(r[0], r[1]): r[2] for r in rows}
     assert per_query[("map", "q1")] == f"{(1 / 3 + 2 / 4) / 3:.4f}"

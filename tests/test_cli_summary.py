@@ -51,8 +51,9 @@ def test_trec_summary_on_stderr_and_in_json(capsys, trec):
     }
     assert err.splitlines() == [
         "skndcg score: 2 queries scored; 1 run query without judgments (not "
-        "scored); 1 judged query without results (not scored; --all-judged "
-        "scores them 0); 2 judged documents not retrieved (counted as missed)"
+        "scored); 1 judged query without results (not scored, first 'q4', where "
+        "trec_eval 10.0 stops with an error; -c/--all-judged scores them 0); 2 "
+        "judged documents not retrieved (counted as missed)"
     ]
 
 

@@ -117,6 +117,11 @@ KNOWN_PRIVATE = {
     ("torch/_names.py", "metrics._names"): "registry",
     ("torch/_options.py", "metrics._conventions"): "registry",
     ("torch/_ranked.py", "metrics._reorder"): "registry",
+    # measure definitions and trec_eval's names for the command line's
+    # trec_eval layer, until the registry has public read functions
+    ("cli/_score.py", "metrics._names"): "registry",
+    ("cli/_trec.py", "metrics._names"): "registry",
+    ("cli/_trec.py", "metrics._trec_names"): "registry",
 }
 
 

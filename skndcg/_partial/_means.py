@@ -130,7 +130,8 @@ def metric_values(report, name, names, rules: Averaging, label_sum=None):
     v = report[name].to_numpy(np.float64)
     if parse_metric(name).measure in ("dcg", "idcg"):
         v = np.where(empty_mask(report, name, names, rules, label_sum), rules.fill, v)
-    return v
+    agg = parse_metric(name).definition.aggregate
+    return v if agg is None else np.asarray(agg.term(v), dtype=np.float64)
 
 
 def partial_sums(report, names, rules: Averaging, *, queries=None, label_sum=None):
@@ -166,4 +167,7 @@ def combine(parts, names, rules: Averaging, *, weighted: bool) -> dict:
             name=parse_metric(name).name, why="no query has a relevant item",
             stacklevel=4,
         )  # fmt: skip
+        agg = parse_metric(name).definition.aggregate
+        if agg is not None and kept:
+            result[name] = float(agg.back(result[name]))
     return result

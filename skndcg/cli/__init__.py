@@ -136,6 +136,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from ._score import add_parser as add_score_parser
 
     add_score_parser(sub)
+    from ._compare import add_parser as add_compare_parser
+
+    add_compare_parser(sub)
     from ._monitor import add_parser as add_monitor_parser
 
     add_monitor_parser(sub)
@@ -144,6 +147,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:
+        # At once: the parser's imports (numpy, the sub-commands) are not needed.
+        print(f"skndcg {_version()}")
+        return 0
     parser = _build_parser()
     args = parser.parse_args(argv)
     from ._notes import announce_first_compile
@@ -159,6 +166,10 @@ def _run(args) -> int:
         from ._score import run as run_score
 
         return run_score(args)
+    if args.command == "compare":
+        from ._compare import run as run_compare
+
+        return run_compare(args)
     if args.command == "monitor":
         from ._monitor import run as run_monitor
 

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import _safety, _summary
+from . import _safety, _summary, _trec
 from ._output import fmt, render
 
 _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
@@ -83,8 +83,9 @@ def add_parser(sub):
         "--metrics",
         metavar="METRIC",
         nargs="+",
-        default=list(DEFAULT_METRICS),
-        help="metric names such as ndcg ndcg@10 map mrr p@10 r@100",
+        default=None,
+        help="metric names such as ndcg ndcg@10 map mrr p@10 r@100 (trec_eval's "
+        "and ir_measures' names too: ndcg_cut_10 P_10 nDCG@10)",
     )
     score.add_argument(
         "--convention",
@@ -93,11 +94,13 @@ def add_parser(sub):
         "the library default for predictions)",
     )
     score.add_argument(
+        "-c",
         "--all-judged",
         action="store_true",
         help="average over every judged query, retrieved or not (trec_eval -c)",
     )
     score.add_argument(
+        "-M",
         "--depth",
         metavar="N",
         type=_positive_int,
@@ -134,6 +137,7 @@ def add_parser(sub):
         default=[],
         help="exit with code 1 when a metric's mean is below VALUE",
     )
+    _trec.add_arguments(score)
     _safety.add_arguments(score, _positive_int)
     return score
 
@@ -155,6 +159,12 @@ def _load(args):
         # order where the files allow it, and ties keep row order (see
         # _options): no doc order is needed then.
         by_docno = _convention(args, trec=True) in _docno_ties()
+        if args.judged_only or args.unjudged_used:
+            coded = _frame_join(args)
+            return (
+                coded.qid, coded.y_true, coded.y_score, coded.doc_order,
+                coded.names, coded.tag, False,
+            )  # fmt: skip
         coded = join_trec_files(
             args.input, args.qrels, depth=args.depth, by_docno=by_docno
         )
@@ -179,6 +189,34 @@ def _load(args):
     )  # fmt: skip
 
 
+def _frame_join(args):
+    """The run joined with its qrels, documents nobody judged (or judged
+    negative, trec_eval's "in the pool, not judged") labelled NaN, for the
+    measures that tell them apart (bpref); with trec_eval -J they are dropped
+    after the depth cut instead, and the ranks close up."""
+    import pandas as pd
+
+    from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
+
+    run = read_trec_run(args.input)
+    data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
+                          unjudged="nan")  # fmt: skip
+    if args.judged_only:
+        keep = ~np.isnan(data.y_true)
+        if not args.all_judged:
+            # A query the run answers stays scored when -J leaves it nothing
+            # (trec_eval: num_ret 0); one it never answered stays out.
+            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
+            keep &= pd.Series(data.qid).isin(answered).to_numpy()
+        data = RankingData(
+            data.qid[keep], data.doc_id[keep], data.y_true[keep].astype(np.int64),
+            data.y_score[keep],
+        )  # fmt: skip
+    coded = data.coded()
+    coded.tag = str(run["tag"].iloc[-1])
+    return coded
+
+
 def _docno_ties():
     """The conventions that break score ties by document id."""
     from ..metrics._conventions import DOCNO_TIES
@@ -198,11 +236,16 @@ def _convention(args, trec):
 def _options(args, y_score, doc_order, trec, presorted=False):
     convention = _convention(args, trec)
     options = {"convention": convention}
+    if getattr(args, "unjudged_used", False):
+        options["nan_label"] = "unjudged"
     # The engine options are passed only where they matter.
     if np.isnan(y_score).any():
         options["nan_score"] = "unretrieved"
-    if args.all_judged:
+    if args.all_judged or args.judged_only:
+        # With -J every query left was answered by the run (see _frame_join).
         options["queries"] = "judged"
+    if args.rel_level is not None:
+        options["rel_threshold"] = float(args.rel_level)
     if convention in _docno_ties():
         if presorted:
             # Each query's rows already are in descending doc order, the
@@ -270,6 +313,9 @@ def _streamed(args, metrics):
     """Means and query count of a large Parquet file read in batches, or None."""
     if args.strict:
         return None  # --strict counts what the summary says, in memory
+    trec_eval_flags = (args.judged_only, args.query_eval, args.rel_level, args.num_docs)
+    if args.unjudged_used or any(f not in (None, False) for f in trec_eval_flags):
+        return None  # trec_eval's options and lines: in memory
     if args.qrels is not None:
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
@@ -306,21 +352,50 @@ def _streamed(args, metrics):
 
 
 def _score(args):
+    from ..metrics._names import parse_metric
     from ..metrics._report import report_with_means
 
-    metrics = list(dict.fromkeys(args.metrics))
+    args.metrics_given = args.metrics is not None
+    if args.metrics is None:
+        args.metrics = list(DEFAULT_METRICS)
+    lines = _trec.lines(args, UsageError)
+    if args.num_docs is not None:
+        lines = _trec.with_num_docs(lines, args.num_docs)
+    args.unjudged_used = args.qrels is not None and any(
+        ln.metric is not None and parse_metric(ln.metric).definition.unjudged == "use"
+        for ln in lines
+    )
+    metrics = [ln.label for ln in lines if ln.metric is not None]
+    counts_only = not metrics
+    if counts_only:
+        metrics = ["map"]  # the counts come with any evaluation
+    # ndcg with trec_eval's custom gains: a call of its own each.
+    gained = [ln for ln in lines if ln.gains]
+    plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
+    # -m's measures answer to their trec_eval names too (--fail-under P_10=0.3).
+    lowered.update({ln.shown.lower(): ln.label for ln in lines if ln.metric})
     thresholds = []
     for name, value in args.fail_under:
         if name.lower() not in lowered:
             raise UsageError(
                 f"--fail-under names {name!r}, which is not among the metrics {metrics}"
             )
-        thresholds.append((lowered[name.lower()], value))
-    streamed = _streamed(args, metrics)
+        label = lowered[name.lower()]
+        shown = next((ln.shown for ln in lines if ln.label == label), label)
+        thresholds.append((label, value, shown))
+    full = len(metrics) == len(lines) and not gained
+    streamed = _streamed(args, metrics) if full else None
     if streamed is not None:
         means, n_queries = streamed
-        print(render(args.format, metrics, means, None, n_queries, None, None))
+        if args.format == "trec":
+            head = [] if args.measure else _head_lines()
+            print(_trec.render_means(head + lines, means, n_queries))
+        else:
+            names_of = {ln.label: ln.shown for ln in lines}
+            as_shown = {names_of.get(m, m): v for m, v in means.items()}
+            shown = [names_of[m] for m in metrics]
+            print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
     qid, y_true, y_score, doc_order, names, tag, presorted = _load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -332,12 +407,26 @@ def _score(args):
         args, y_score, doc_order, trec=args.qrels is not None, presorted=presorted
     )
     # One evaluation gives the per-query rows and the means.
-    report, means = report_with_means(y_true, y_score, qid, metrics=metrics, **options)
+    report, means = report_with_means(y_true, y_score, qid, metrics=plain, **options)
+    for ln in gained:
+        extra, extra_means = report_with_means(
+            y_true, y_score, qid, metrics=["ndcg"], gain=_trec.gain_of(ln),
+            **options,
+        )  # fmt: skip
+        report[ln.label] = extra["ndcg"].to_numpy()
+        means[ln.label] = extra_means["ndcg"]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
         empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
+        names=names,
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
+    if args.num_docs is not None:
+        codes = report["qid"].to_numpy(dtype=np.int64)
+        try:
+            _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None
@@ -364,18 +453,41 @@ def _score(args):
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
         shown = report[report["skipped"] != "nothing retrieved"]
         _safety.write_per_query(shown, args.per_query, UsageError)
-    per_query = counted if args.format == "trec" and args.per_query else None
-    text = render(args.format, metrics, means, cis, len(counted), per_query, tag)
+    if args.format == "trec":
+        if not args.measure:  # skndcg's own lines: the run and query count too
+            lines = _head_lines() + lines
+        text = _trec.render(
+            lines, counted, means, tag,
+            per_query=args.query_eval or args.per_query is not None,
+            # trec_eval -c sums num_rel from the qrels, every judgment above 0
+            # whatever -l says.
+            num_rel=int((y_true > 0).sum()) if args.all_judged else None,
+        )  # fmt: skip
+    else:
+        # -m's measures under trec_eval's names, --metrics' as given.
+        names_of = {ln.label: ln.shown for ln in lines}
+        shown = [] if counts_only else [names_of[m] for m in metrics]
+        as_shown = {names_of.get(m, m): v for m, v in means.items()}
+        cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
+        text = render(args.format, shown, as_shown, cis, len(counted), None, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
     print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
 
 
+_HEAD = ("runid", "num_q")
+
+
+def _head_lines():
+    """``runid`` and ``num_q``, first: what --format trec adds to --metrics."""
+    return [_trec.Line(n, None, n, (i - 2, 0)) for i, n in enumerate(_HEAD)]
+
+
 def _verdict(means, thresholds):
     """Exit code 1, with the reason on stderr, when a mean is below its floor."""
     failed = [
-        f"{m} = {fmt(means[m])} < {value:g}"
-        for m, value in thresholds
+        f"{given} = {fmt(means[m])} < {value:g}"
+        for m, value, given in thresholds
         if not means[m] >= value
     ]
     if failed:

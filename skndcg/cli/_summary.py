@@ -42,10 +42,13 @@ class Summary:
     unretrieved_judged_rows: int = 0
     empty_score_cells: int = 0
     all_judged: bool = False
+    # The first judged query without results of a TREC run, where trec_eval
+    # 10.0 stops with an error (not in the JSON summary).
+    trec_eval_stops_at: str = ""
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        del out["all_judged"]
+        del out["all_judged"], out["trec_eval_stops_at"]
         return out
 
     def _parts(self, strict_only=False):
@@ -63,8 +66,15 @@ class Summary:
             self.judged_queries_without_results, "judged query", "judged queries"
         )
         if self.judged_queries_without_results and not self.all_judged:
+            stops = (
+                f", first {self.trec_eval_stops_at!r}, where trec_eval 10.0 stops "
+                "with an error"
+                if self.trec_eval_stops_at
+                else ""
+            )
             parts.append(
-                f"{no_results} without results (not scored; --all-judged scores them 0)"
+                f"{no_results} without results (not scored{stops}; -c/--all-judged "
+                "scores them 0)"
             )
         if self.empty_score_cells:
             empty = _n(self.empty_score_cells, "empty score cell", "empty score cells")
@@ -100,7 +110,7 @@ def _n(n, one, many):
     return f"{n} {one if n == 1 else many}"
 
 
-def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged):
+def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged, names=None):
     """The summary of one evaluation.
 
     Parameters
@@ -119,6 +129,8 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged):
         Empty score cells of a predictions file.
     all_judged : bool
         Whether ``--all-judged`` was given.
+    names : ndarray or None
+        The query names of the codes, to name where trec_eval would stop.
     """
     skipped = report["skipped"]
     reasons = skipped[skipped != ""].value_counts(sort=False)
@@ -128,6 +140,9 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged):
     present = np.bincount(qid, minlength=n_names) > 0
     found = np.bincount(qid[~np.isnan(y_score)], minlength=n_names) > 0
     no_results = int((present & ~found).sum())
+    stops = ""
+    if trec and no_results and names is not None:
+        stops = str(names[np.flatnonzero(present & ~found)[0]])
     return Summary(
         queries_scored=int((skipped == "").sum()),
         queries_skipped={str(k): int(v) for k, v in reasons.items()},
@@ -136,6 +151,7 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged):
         unretrieved_judged_rows=int(np.isnan(y_score).sum()) if trec else 0,
         empty_score_cells=int(empty_cells),
         all_judged=all_judged,
+        trec_eval_stops_at=stops,
     )
 
 

@@ -341,11 +341,14 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
 
     Parameters
     ----------
-    run : pandas.DataFrame
-        Columns ``qid``, ``doc_id`` and ``score``, as from :func:`read_trec_run`.
-    qrels : pandas.DataFrame
+    run : pandas.DataFrame, mapping or ranx Run
+        Columns ``qid``, ``doc_id`` and ``score``, as from :func:`read_trec_run`;
+        or ``{qid: {doc_id: score}}`` (as pytrec_eval, ir_measures and ranx
+        take it), or a ranx ``Run``.
+    qrels : pandas.DataFrame, mapping or ranx Qrels
         Columns ``qid``, ``doc_id`` and ``relevance`` (integers), as from
-        :func:`read_trec_qrels`.
+        :func:`read_trec_qrels`; or ``{qid: {doc_id: relevance}}``, or a ranx
+        ``Qrels``.
     run_only : {"drop", "keep"}, default="drop"
         Queries the run answers but the qrels do not judge: dropped, as
         trec_eval does (it evaluates judged queries only), or kept with every
@@ -398,12 +401,18 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     3  q2     d7       1      NaN
     >>> join_run_qrels(run, qrels, unjudged="nan").y_true
     array([ 1., nan,  2.,  1.])
+    >>> join_run_qrels({"q1": {"d1": 2.0, "d5": 1.0}},
+    ...                {"q1": {"d1": 1, "d2": 2}}).y_true
+    array([1, 0, 2])
     """
     if unjudged not in ("zero", "nan"):
         raise ValueError(
             f"unjudged={unjudged!r} is not valid; expected 'zero' (label 0) or "
             "'nan' (a NaN label marks a document nobody judged)."
         )
+    from ._mappings import as_frame
+
+    run, qrels = as_frame(run, "run"), as_frame(qrels, "qrels")
     data = join_codes(run, qrels, run_only=run_only, depth=depth).public()
     if unjudged == "zero":
         return data

@@ -96,16 +96,20 @@ class Evaluation:
         v = np.ascontiguousarray(self.values[keep_q, j])
         w = None if self.weights is None else self.weights[keep_q]
         conv = self.convention
+        agg = self.specs[j].definition.aggregate
+        if agg is not None:
+            v = np.asarray(agg.term(v), dtype=np.float64)
         num, den, kept = piece_sums(v, w, self.empty[keep_q, j], conv.weighting)
         why = (
             "no query has a relevant item"
             if not self.excluded.all()
             else "no query has a retrieved row"
         )
-        return finish_mean(
+        mean = finish_mean(
             num, den, kept, weighting=conv.weighting, all_skipped=conv.all_skipped,
             weighted=w is not None, name=self.specs[j].name, why=why, stacklevel=5,
         )  # fmt: skip
+        return mean if agg is None or kept == 0 else float(agg.back(mean))
 
 
 def piece_sums(v, w, empty, weighting: str) -> tuple:

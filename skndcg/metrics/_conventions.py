@@ -154,6 +154,9 @@ PRESETS: dict[str, Convention] = {
         rel_threshold=1.0,
         doc_ties=True,
         trec_runs=True,
+        # trec_eval -l: the relevance level of every binary measure; ndcg's
+        # gains as trec_eval's ndcg parameters give them.
+        free={"rel_threshold": _ANY, "gain": _ANY},
     ),
     # pytrec_eval-terrier 0.5.x (and trec_eval before 10.0) compare them as float32.
     "pytrec_eval": Convention(
@@ -164,6 +167,7 @@ PRESETS: dict[str, Convention] = {
         labels="trec_eval",
         rel_threshold=1.0,
         doc_ties=True,
+        free={"rel_threshold": _ANY, "gain": _ANY},
     ),
     "ranx": Convention(
         "ranx",

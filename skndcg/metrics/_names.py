@@ -129,7 +129,19 @@ def parse_metric(name) -> MetricSpec:
     match = _PATTERN.match(name.lower())
     measure = R.lookup(match.group(1)) if match else None
     if measure is None:
-        raise ValueError(f"unknown metric {name!r}; valid forms are {VALID_FORMS}.")
+        # trec_eval's and ir_measures' names (``P_10``, ``recip_rank``).
+        from . import _trec_names
+
+        other = _trec_names.translate(name)
+        if other is not None:
+            return parse_metric(other)
+        stripped, rel = _trec_names.split_rel(name)
+        if rel is not None:
+            raise ValueError(_rel_message(name, stripped, rel))
+        raise ValueError(
+            f"unknown metric {name!r}; valid forms are {VALID_FORMS}, and "
+            f"trec_eval's or ir_measures' names.{_trec_names.suggestion(name)}"
+        )
     k = match.group(3)
     if k is not None:
         k = int(k)
@@ -139,9 +151,27 @@ def parse_metric(name) -> MetricSpec:
             )
         if k < 1:
             raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
+    if match.group(2) is not None and "rel" in match.group(2).replace(" ", ""):
+        stripped, rel = _trec_names_split(name)
+        if rel is not None and not any(p.name == "rel" for p in measure.params):
+            raise ValueError(_rel_message(name, stripped, rel))
     params = _params(measure, match.group(2), name)
     kind = CUSTOM if measure.block_kind is None else measure.block_kind
     return MetricSpec(kind, k, measure.name, params)
+
+
+def _trec_names_split(name):
+    from ._trec_names import split_rel
+
+    return split_rel(name)
+
+
+def _rel_message(name, stripped, rel) -> str:
+    return (
+        f"metric {name!r}: rel={_num(rel)} sets the relevance level, which skndcg "
+        f"sets for every metric of a call: ask for {stripped!r} with "
+        f"rel_threshold={_num(rel)} (skndcg score: -l {_num(rel)})."
+    )
 
 
 def check_unique(names: list, specs: list) -> None:

@@ -78,6 +78,20 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Aggregate:
+    """How a measure's per-query values become its summary, when that is not
+    their mean: the mean of ``term(values)``, passed through ``back``.
+
+    trec_eval's gm_map is ``Aggregate(lambda v: log(max(v, 1e-5)), exp)``: the
+    geometric mean with a floor. ``term`` must keep NaN (a skipped query) NaN.
+    """
+
+    term: Callable
+    back: Callable
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Measure:
     """A measure family, as the registry knows it.
 
@@ -106,6 +120,8 @@ class Measure:
     per_query : callable or None
         ``per_query(ranked_labels, k, *extras) -> float`` for every other measure.
     higher_is_better : bool
+    aggregate : Aggregate or None
+        The summary over queries when it is not the plain (weighted) mean.
     builtin : bool
         Shipped with the library (user measures can be unregistered).
     """
@@ -123,6 +139,7 @@ class Measure:
     per_query: Callable | None = None
     higher_is_better: bool = True
     builtin: bool = True
+    aggregate: Aggregate | None = None
 
     @property
     def compiled(self) -> bool:

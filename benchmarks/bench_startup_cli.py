@@ -1,0 +1,111 @@
+"""Wall time of the command line on a DL19-shaped run, against pytrec_eval.
+
+Target (issue 25): a warm ``skndcg score`` on a 63k-line run with 43 queries
+takes at most 0.4 s wall. Each measurement is one fresh process, timed from
+outside (``subprocess``), so imports, reading and scoring all count:
+
+- ``version``: ``python -m skndcg --version``;
+- ``score``: ``python -m skndcg score RUN --qrels QRELS`` (its default metrics)
+  after one unmeasured call, so that numba's cache is warm;
+- ``pytrec_eval``: a process that imports pytrec_eval, reads both files into
+  its dictionaries and evaluates the same six measures (trec_eval's map, ndcg,
+  ndcg_cut_10, P_10, recall_100 and recip_rank);
+- ``python``: ``python -c pass``, the interpreter alone.
+
+The run: 43 queries of 1,465 documents (63k lines) drawn from a corpus of 8.8
+million, scores with six decimals; the qrels judge 215 documents per query
+(grades 0 to 3), DL19's shape.
+
+Run from the project root::
+
+    python benchmarks/bench_startup_cli.py [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+N_QUERIES, PER_QUERY, JUDGED, CORPUS = 43, 1_465, 215, 8_800_000
+
+PYTREC = r"""
+import sys
+import pytrec_eval
+run, qrels = {}, {}
+with open(sys.argv[2]) as fh:
+    for line in fh:
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+measures = {"map", "ndcg", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"}
+out = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+assert len(out) == len(qrels)
+"""
+
+
+def make_files(folder: Path):
+    rng = np.random.default_rng(0)
+    run, qrels = [], []
+    for q in range(N_QUERIES):
+        qid = str(19_000 + 37 * q)
+        docs = rng.choice(CORPUS, PER_QUERY, replace=False)
+        scores = np.sort(rng.normal(10.0, 2.0, PER_QUERY))[::-1]
+        run += [
+            f"{qid} Q0 {d} {r} {s:.6f} bm25\n"
+            for r, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)
+        ]
+        pool = np.unique(np.r_[docs[:300][: JUDGED - 60], rng.choice(CORPUS, 60)])
+        grades = rng.choice([0, 0, 1, 2, 3], pool.size)
+        qrels += [f"{qid} 0 {d} {g}\n" for d, g in zip(pool, grades, strict=True)]
+    (folder / "run").write_text("".join(run))
+    (folder / "qrels").write_text("".join(qrels))
+    return str(folder / "run"), str(folder / "qrels"), len(run)
+
+
+def wall(argv) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="skndcg-startup-") as tmp:
+        run, qrels, lines = make_files(Path(tmp))
+        commands = {
+            "python": [py, "-c", "pass"],
+            "version": [py, "-m", "skndcg", "--version"],
+            "score": [py, "-m", "skndcg", "score", run, "--qrels", qrels],
+            "pytrec_eval": [py, "-c", PYTREC, run, qrels],
+        }
+        wall(commands["score"])  # fills numba's cache
+        times = {name: [] for name in commands}
+        for _ in range(args.repeat):  # interleaved: drift hits every tool alike
+            for name, argv in commands.items():
+                times[name].append(wall(argv))
+    med = {name: statistics.median(t) for name, t in times.items()}
+    print(f"DL19-shaped run: {lines} lines, {N_QUERIES} queries; median of "
+          f"{args.repeat} fresh processes (wall)")  # fmt: skip
+    print(f"{'command':<14}{'median s':>10}{'min s':>9}{'x pytrec_eval':>15}")
+    for name in commands:
+        ratio = med[name] / med["pytrec_eval"]
+        print(f"{name:<14}{med[name]:>10.3f}{min(times[name]):>9.3f}{ratio:>15.2f}")
+    target = "met" if med["score"] <= 0.4 else "not met"
+    print(f"target: warm skndcg score <= 0.4 s wall: {med['score']:.3f} s, {target}")
+
+
+if __name__ == "__main__":
+    main()

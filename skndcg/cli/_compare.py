@@ -1,0 +1,224 @@
+"""``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests.
+
+Each run is scored as ``skndcg score`` scores it (trec_eval's conventions and
+flags), then :func:`skndcg.evaluation.compare` compares every run with the
+first one (or ``--baseline``) on the per-query values: bootstrap intervals,
+paired tests, a multiple-comparison correction. ``--fail-on-loss`` makes a
+significant loss against the baseline exit with code 1, for CI gating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import _safety, _score, _trec
+
+TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+FORMATS = ("md", "latex", "json")
+DEFAULT_METRICS = ("map", "ndcg@10", "p@10", "mrr")
+
+
+def _confidence(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def add_parser(sub):
+    """Add the ``compare`` sub-command."""
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs on the same queries: intervals and paired tests",
+        description=(
+            "Score several TREC runs against one qrels file (as skndcg score "
+            "does) and compare each with the baseline (the first run unless "
+            "--baseline names another) query by query: a bootstrap interval "
+            "for every mean, the difference with its interval, a paired test "
+            "and a multiple-comparison correction."
+        ),
+        epilog="Exit codes: 0 done, 1 a run is significantly below the baseline "
+        "with --fail-on-loss, 2 usage or input error.",
+    )
+    cmp.add_argument(
+        "runs", metavar="RUN", nargs="+", help="TREC run files (two or more)"
+    )
+    cmp.add_argument("--qrels", metavar="QRELS", required=True, help="TREC qrels")
+    cmp.add_argument(
+        "--metrics", metavar="METRIC", nargs="+", default=None,
+        help=f"metric names (default: {' '.join(DEFAULT_METRICS)}); trec_eval's "
+        "and ir_measures' names too",
+    )  # fmt: skip
+    cmp.add_argument(
+        "-m", "--measure", metavar="MEASURE", action="append", default=[],
+        help="trec_eval -m: a measure, family or nickname (repeatable)",
+    )  # fmt: skip
+    cmp.add_argument(
+        "--baseline", metavar="RUN",
+        help="the run every other one is compared with, by file name or path "
+        "(default: the first)",
+    )  # fmt: skip
+    cmp.add_argument(
+        "-c", "--all-judged", action="store_true",
+        help="compare on every judged query; a run without results for one "
+        "scores 0 there (trec_eval -c)",
+    )  # fmt: skip
+    cmp.add_argument(
+        "--common-queries", action="store_true",
+        help="compare on the queries every run answers, leaving the others out",
+    )  # fmt: skip
+    cmp.add_argument(
+        "-M", "--depth", metavar="N", type=_score._positive_int,
+        help="keep each query's N best documents (trec_eval -M)",
+    )  # fmt: skip
+    cmp.add_argument(
+        "-l", "--rel-level", metavar="N", type=_trec._rel_level,
+        help="smallest relevant judgment (trec_eval -l)",
+    )  # fmt: skip
+    cmp.add_argument("--convention", metavar="NAME", help="metric convention "
+                     "(default: trec_eval)")  # fmt: skip
+    cmp.add_argument("--test", choices=TESTS, default="paired_bootstrap",
+                     help="paired test (default: paired_bootstrap)")  # fmt: skip
+    cmp.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                     help="multiple-comparison correction (default: holm)")  # fmt: skip
+    cmp.add_argument("--confidence", type=_confidence, default=0.95,
+                     help="coverage of the intervals (default: 0.95)")  # fmt: skip
+    cmp.add_argument("--n-resamples", type=_score._positive_int, default=10_000,
+                     help="bootstrap resamples (default: 10000)")  # fmt: skip
+    cmp.add_argument("--seed", type=int, default=0,
+                     help="seed of the resampling (default: 0)")  # fmt: skip
+    cmp.add_argument("--format", choices=FORMATS, default="md",
+                     help="output (default: md)")  # fmt: skip
+    cmp.add_argument(
+        "--fail-on-loss", action="store_true",
+        help="exit with code 1 when a run is significantly below the baseline "
+        "on a metric",
+    )  # fmt: skip
+    return cmp
+
+
+def _names(runs):
+    """A short, unique name per run: its file name, else its path."""
+    base = [os.path.basename(str(r)) for r in runs]
+    return base if len(set(base)) == len(base) else [str(r) for r in runs]
+
+
+def _score_run(args, run, metrics):
+    """One run's per-query report (query names, not codes)."""
+    from ..metrics import ranking_report
+
+    one = argparse.Namespace(**vars(args))
+    one.input = run
+    one.judged_only = False
+    for attr in ("qid", "label", "score", "doc"):
+        setattr(one, attr, None)
+    qid, y_true, y_score, doc_order, names, _, presorted = _score._load(one)
+    options = _score._options(one, y_score, doc_order, trec=True, presorted=presorted)
+    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
+    report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
+    return report[report["skipped"] == ""].reset_index(drop=True)
+
+
+def _align(reports, names, args):
+    """The reports on one set of queries, or a UsageError naming the queries
+    some run lacks."""
+    sets = [set(r["qid"]) for r in reports]
+    common = set.intersection(*sets)
+    if all(s == common for s in sets):
+        return reports
+    if not args.common_queries:
+        lines = []
+        union = set.union(*sets)
+        for name, s in zip(names, sets, strict=True):
+            missing = sorted(union - s)
+            if missing:
+                shown = ", ".join(map(str, missing[:10]))
+                more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+                lines.append(f"{name} has no results for {shown}{more}")
+        raise _score.UsageError(
+            "the runs answer different queries: " + "; ".join(lines) + ". Pass "
+            "-c/--all-judged to score every judged query (0 where a run has no "
+            "results, as trec_eval -c), or --common-queries to compare on the "
+            f"{len(common)} queries every run answers"
+        )
+    return [r[r["qid"].isin(common)].reset_index(drop=True) for r in reports]
+
+
+def _compare(args):
+    from ..evaluation import compare
+
+    if len(args.runs) < 2:
+        raise _score.UsageError("give two or more runs to compare")
+    args.metrics_given = args.metrics is not None
+    if args.metrics is None:
+        args.metrics = list(DEFAULT_METRICS)
+    args.query_eval = False
+    lines = [ln for ln in _trec.lines(args, _score.UsageError) if ln.metric]
+    if not lines:
+        raise _score.UsageError("no metric to compare: the counts are not metrics")
+    metrics = [ln.label for ln in lines]
+    args.unjudged_used = any(
+        _trec.parse_metric(m).definition.unjudged == "use" for m in metrics
+    )
+    names = _names(args.runs)
+    baseline = names[0]
+    if args.baseline is not None:
+        by_path = dict(zip(map(str, args.runs), names, strict=True))
+        baseline = by_path.get(args.baseline, args.baseline)
+        if baseline not in names:
+            raise _score.UsageError(
+                f"--baseline {args.baseline!r} is not one of the runs {names}"
+            )
+    reports = [_score_run(args, run, metrics) for run in args.runs]
+    reports = _align(reports, names, args)
+    shown = {ln.label: ln.shown for ln in lines}
+    scores = {
+        n: r[["qid", *metrics]].rename(columns=shown)
+        for n, r in zip(names, reports, strict=True)
+    }
+    result = compare(
+        scores, baseline=baseline, metrics=[shown[m] for m in metrics], test=args.test,
+        correction=None if args.correction == "none" else args.correction,
+        confidence=args.confidence, n_resamples=args.n_resamples,
+        random_state=args.seed,
+    )  # fmt: skip
+    if args.format == "json":
+        text = result.to_json()
+    elif args.format == "latex":
+        text = result.to_latex()
+    else:
+        text = result.to_markdown()
+    print(text)
+    frame = result.to_frame()
+    losses = frame[(frame["model"] != baseline) & frame["significant"]]
+    losses = losses[losses["diff"] < 0]
+    if len(losses):
+        what = "; ".join(
+            f"{row.model} {row.metric} {row.diff:+.4f} (p={row.p_adjusted:.3g})"
+            for row in losses.itertuples()
+        )
+        print(f"skndcg compare: significantly below {baseline}: {what}",
+              file=sys.stderr)  # fmt: skip
+        if args.fail_on_loss:
+            return _score.EXIT_FAILED
+    return _score.EXIT_OK
+
+
+def run(args):
+    """Run ``skndcg compare`` with parsed arguments; returns the exit code."""
+    try:
+        return _compare(args)
+    except BrokenPipeError:
+        raise
+    except (_score.UsageError, *_safety.DATA_ERRORS) as exc:
+        message = " ".join(str(exc).split())
+        print(f"skndcg compare: error: {message}", file=sys.stderr)
+        return _score.EXIT_USAGE

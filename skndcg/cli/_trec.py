@@ -1,0 +1,301 @@
+"""trec_eval's options and output for ``skndcg score``.
+
+The flags keep trec_eval's letters: ``-m`` (measures, families and nicknames),
+``-q`` (per query), ``-l`` (relevance level), ``-J`` (judged documents only),
+``-c`` and ``-M`` (aliases of ``--all-judged`` and ``--depth``).
+``--format trec`` prints trec_eval's lines: its measure names, in its order,
+``runid``, ``num_q``, the counts as integers (their ``all`` line a sum) and
+four decimals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def parse_metric(name):
+    """The registry's reading of a metric name (imported when first needed:
+    ``skndcg --version`` and ``--help`` load no kernels)."""
+    from ..metrics._names import parse_metric as parse
+
+    return parse(name)
+
+
+def _rel_level(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer relevance level >= 1, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"the relevance level must be >= 1, got {text!r}: a retrieved document "
+            "nobody judged reads as 0, so a level below 1 would call it relevant"
+        )
+    return value
+
+
+def _num_docs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected the number of documents in the collection, a positive "
+            f"integer, got {text!r}"
+        )
+    return value
+
+
+def with_num_docs(lines_, n_docs):
+    """``lines_`` with ``n_docs`` given to every utility line (trec_eval -N)."""
+    for ln in lines_:
+        if ln.metric is None:
+            continue
+        spec = parse_metric(ln.metric)
+        if spec.measure != "utility":
+            continue
+        params = dict(spec.params)
+        params["n_docs"] = float(n_docs)
+        given = ", ".join(f"{k}={v:g}" for k, v in params.items())
+        ln.metric = ln.label = f"utility({given})"
+    return lines_
+
+
+def check_num_docs(n_docs, report, names_of):
+    """-N must cover every query's judged and retrieved documents."""
+    sizes = report["n_items"].to_numpy()
+    if sizes.size and n_docs < sizes.max():
+        g = int(sizes.argmax())
+        raise ValueError(
+            f"-N {n_docs} is fewer documents than query {names_of(g)!r} alone "
+            f"judges or retrieves ({int(sizes[g])}); -N is the number of documents "
+            "in the collection"
+        )
+
+
+def add_arguments(score):
+    """trec_eval's flags of ``skndcg score``."""
+    score.add_argument(
+        "-m",
+        "--measure",
+        metavar="MEASURE",
+        action="append",
+        default=[],
+        help="trec_eval -m: a measure or family with its parameters (P.5,10, "
+        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec); "
+        "repeatable; --format trec then prints these lines only, in trec_eval's "
+        "order",
+    )
+    score.add_argument(
+        "-q",
+        "--query-eval",
+        action="store_true",
+        help="trec_eval -q: with --format trec, print every query's lines before "
+        "the summary",
+    )
+    score.add_argument(
+        "-l",
+        "--rel-level",
+        metavar="N",
+        type=_rel_level,
+        help="trec_eval -l: the smallest judgment that counts as relevant for "
+        "every binary measure (default 1)",
+    )
+    score.add_argument(
+        "-N",
+        "--num-docs",
+        metavar="N",
+        type=_num_docs,
+        help="trec_eval -N: the number of documents in the collection, read by "
+        "utility's nonrel_missed coefficient",
+    )
+    score.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: drop the retrieved documents without a judgment (or "
+        "with a negative one) before scoring, after --depth",
+    )
+
+
+class Line:
+    """One measure of the output: what is computed, and how trec_eval names it."""
+
+    def __init__(self, label, metric, trec_name, order, shown=None, gains=()):
+        self.label = label  # column of the report and key of the means
+        self.metric = metric  # skndcg metric name, or None for a count
+        self.trec_name = trec_name
+        self.order = order
+        self.shown = label if shown is None else shown  # name in tables
+        self.gains = gains  # ndcg's custom gains: scored in a call of their own
+
+
+def lines(args, usage_error):
+    """The measures asked for, as :class:`Line` objects, in the order given
+    (``-m`` first, then ``--metrics``); stderr names the families of a
+    nickname that skndcg does not compute."""
+    from ..metrics import _trec_names as T
+
+    out, missing = [], []
+    try:
+        found, missing = T.resolve(args.measure)
+        for m in found:
+            metric = _canonical(m.metric)
+            label = m.trec_name if m.gains else (metric or m.trec_name)
+            out.append(Line(label, metric, m.trec_name, m.order, m.trec_name, m.gains))
+        if args.measure and not args.metrics_given:
+            metrics = []
+        else:
+            metrics = list(dict.fromkeys(args.metrics))
+        for i, name in enumerate(metrics):
+            family = name.partition(".")[0]
+            if (
+                name in T.COUNTS
+                or name in T.NICKNAMES
+                or ("." in name and family in T.TABLE_ORDER)
+            ):
+                found, absent = T.expand(name)
+                missing += [m for m in absent if m not in missing]
+                out += [
+                    Line(m.trec_name, m.metric, m.trec_name, m.order) for m in found
+                ]
+                continue
+            stripped, rel = T.split_rel(name)
+            if rel is not None:
+                _set_level(args, rel, name, usage_error)
+                name = stripped
+            spec = parse_metric(name)
+            trec = T.to_trec(spec)
+            trec_name, order = trec if trec else (spec.name, (len(T.TABLE_ORDER), i))
+            out.append(Line(name, spec.name, trec_name, order))
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    if missing:
+        print(
+            "skndcg score: not computed yet, left out of the output: "
+            + ", ".join(missing),
+            file=sys.stderr,
+        )
+    seen, unique = set(), []
+    for line in out:
+        key = line.trec_name if line.gains else (line.metric or line.trec_name)
+        if key not in seen:
+            seen.add(key)
+            unique.append(line)
+    if not unique:
+        raise usage_error("no measure to compute")
+    return unique
+
+
+def gain_of(line):
+    """The ``gain=`` function of a line's custom ndcg gains (``ndcg.1=0.5``)."""
+    from ..metrics._trec_names import gain_function
+
+    return gain_function(line.gains)
+
+
+def _canonical(metric):
+    return None if metric is None else parse_metric(metric).name
+
+
+def _set_level(args, rel, name, usage_error):
+    if not float(rel).is_integer() or rel < 1:
+        raise usage_error(f"{name}: rel={rel:g} must be an integer >= 1")
+    if args.rel_level is not None and args.rel_level != int(rel):
+        raise usage_error(
+            f"{name} asks for relevance level {int(rel)} but another metric or -l "
+            f"gives {args.rel_level}; one call has one level"
+        )
+    args.rel_level = int(rel)
+
+
+def counts(report):
+    """Per-query ``num_ret``, ``num_rel`` and ``num_rel_ret`` of the report."""
+    n_items = report["n_items"].to_numpy(np.int64)
+    n_rel = report["n_relevant"].to_numpy(np.int64)
+    if "n_retrieved" in report.columns:
+        ret = report["n_retrieved"].to_numpy(np.int64)
+        rel_ret = report["n_relevant_retrieved"].to_numpy(np.int64)
+    else:
+        ret, rel_ret = n_items, n_rel
+    return {"num_ret": ret, "num_rel": n_rel, "num_rel_ret": rel_ret}
+
+
+def render(lines_, report, means, tag, *, per_query, num_rel=None):
+    """trec_eval's output for ``lines_`` (report rows: the queries that count;
+    ``num_rel`` the summary of num_rel when it is not the sum of the rows)."""
+    from ..metrics import _trec_names as T
+
+    ordered = sorted(lines_, key=lambda ln: ln.order)
+    tally = counts(report)
+    out = []
+    if per_query:
+        qids = report["qid"].tolist()
+        for g, q in enumerate(qids):
+            for ln in ordered:
+                if ln.metric is None:
+                    if ln.trec_name in tally:
+                        out.append(_row(ln.trec_name, q, int(tally[ln.trec_name][g])))
+                    continue
+                if parse_metric(ln.metric).definition.aggregate is not None:
+                    continue  # gm_map, gm_bpref: trec_eval prints the summary only
+                value = report[ln.label].iloc[g]
+                if ln.trec_name in T.SUMMED:
+                    value = round(float(value))
+                out.append(_row(ln.trec_name, q, value))
+    for ln in ordered:
+        if ln.trec_name == "runid":
+            if tag is not None:
+                out.append(f"{'runid':<22}\tall\t{tag}")
+        elif ln.trec_name == "num_q":
+            out.append(_row("num_q", "all", len(report)))
+        elif ln.trec_name == "num_rel" and num_rel is not None:
+            out.append(_row("num_rel", "all", int(num_rel)))
+        elif ln.metric is None:
+            out.append(_row(ln.trec_name, "all", int(tally[ln.trec_name].sum())))
+        elif ln.trec_name in T.SUMMED:
+            total = round(float(report[ln.label].sum()))
+            out.append(_row(ln.trec_name, "all", total))
+        else:
+            out.append(_row(ln.trec_name, "all", _summary(ln, report, means)))
+    return "\n".join(out)
+
+
+def render_means(lines_, means, n_queries):
+    """trec_eval's ``all`` lines from streamed means (no per-query values: no
+    counts, and the run tag is not kept)."""
+    out = []
+    for ln in sorted(lines_, key=lambda ln: ln.order):
+        if ln.trec_name == "num_q":
+            out.append(_row("num_q", "all", int(n_queries)))
+        elif ln.metric is not None:
+            out.append(_row(ln.trec_name, "all", means[ln.label]))
+    return "\n".join(out)
+
+
+def _summary(ln, report, means):
+    """The ``all`` value as trec_eval adds it up: the per-query values summed
+    one after the other in query order, then divided (the last bit of a mean
+    can differ with the order of the additions, and with it the fourth
+    decimal)."""
+    v = report[ln.label].to_numpy(dtype=np.float64)
+    if v.size == 0 or np.isnan(v).any():
+        return means[ln.label]  # a query skipped: the engine's mean
+    agg = parse_metric(ln.metric).definition.aggregate
+    if agg is None:
+        return sum(v.tolist()) / v.size
+    return float(agg.back(sum(np.asarray(agg.term(v)).tolist()) / v.size))
+
+
+def _row(name, qid, value):
+    if isinstance(value, (int, np.integer)):
+        return f"{name:<22}\t{qid}\t{int(value)}"
+    value = float(value)
+    text = "nan" if value != value else f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}"

@@ -1,0 +1,57 @@
+"""Interpolated precision at a recall level, as trec_eval 10.0 computes it.
+
+``iprec(recall=x)`` is trec_eval's ``iprec_at_recall_x``: the largest precision
+at or below the rank where the ``c``-th relevant row is found, where
+``c = lround(x * R)`` (``R`` relevant rows of the query; halves round away
+from zero). It is 0 when the run finds fewer than ``c`` relevant rows.
+
+trec_eval 9.0.8 (and so pytrec_eval) computed ``c`` as ``int(x * R + 0.9)``;
+the two differ when ``x * R`` has a fraction in ``[0.1, 0.5)``: for
+``R = 7`` and ``x = 0.2``, 10.0 reads the first relevant row and 9.0.8 the
+second. skndcg follows 10.0.
+"""
+
+import math
+
+from .._jit import jit
+from .._registry import Measure, Param, register
+
+
+@jit
+def iprec(labels, k, n_relevant, rel_threshold, recall):
+    n = labels.shape[0]
+    found = 0
+    for i in range(n):
+        if labels[i] >= rel_threshold:
+            found += 1
+    cut = math.floor(recall * n_relevant + 0.5)
+    if cut > found:
+        return 0.0
+    best = found / n
+    so_far = found
+    i = n
+    while i > 0 and so_far > 0:
+        precision = so_far / i
+        if precision > best:
+            best = precision
+        if labels[i - 1] >= rel_threshold:
+            if so_far == cut:
+                return best
+            so_far -= 1
+        i -= 1
+    return best
+
+
+register(
+    Measure(
+        "iprec",
+        "Interpolated precision at a recall level: the best precision at or "
+        "below the rank reaching it.",
+        aliases=("iprec_at_recall",),
+        params=(Param("recall", 0.0, "Recall level, from 0 to 1.", 0.0, 1.0),),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=iprec,
+    )
+)

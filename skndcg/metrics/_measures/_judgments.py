@@ -1,0 +1,58 @@
+"""trec_eval's measures of the judgments themselves: unj@k and nonrel_judged.
+
+``unj@k`` (trec_eval's ``unj_k``) is the share of the top ``k`` nobody judged
+(unjudged rows: NaN labels), over ``k`` even when fewer rows are retrieved.
+``nonrel_judged`` (trec_eval's ``num_nonrel_judged_ret``) counts the retrieved
+rows judged not relevant; trec_eval prints it as an integer and sums it over
+queries.
+"""
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def unj(labels, k):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    count = 0
+    for i in range(kk):
+        if labels[i] != labels[i]:  # NaN: unjudged
+            count += 1
+    den = n if k is None else k
+    return count / den if den > 0 else 0.0
+
+
+@jit
+def nonrel_judged(labels, k, rel_threshold):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    count = 0.0
+    for i in range(kk):
+        lab = labels[i]
+        if lab == lab and lab < rel_threshold:
+            count += 1.0
+    return count
+
+
+register(
+    Measure(
+        "unj",
+        "Unjudged: the share of the top k nobody judged, over k (trec_eval unj).",
+        unjudged="use",
+        empty_when="never",
+        per_query=unj,
+        higher_is_better=False,
+    )
+)
+register(
+    Measure(
+        "nonrel_judged",
+        "Retrieved rows judged not relevant, counted (num_nonrel_judged_ret).",
+        needs=("rel_threshold",),
+        unjudged="use",
+        empty_when="never",
+        per_query=nonrel_judged,
+        higher_is_better=False,
+    )
+)

@@ -1,0 +1,54 @@
+"""ndcg_rel, trec_eval's NDCG averaged over the relevant documents.
+
+At each retrieved row with a positive gain (its label), the NDCG of the list
+down to that rank (the DCG of the ranking over the DCG of the ideal order at
+the same depth); each relevant row not retrieved counts the NDCG at the end of
+the ranking against the whole ideal DCG; the mean is over the query's ``M``
+rows with a positive gain (retrieved or not). 0 when nothing has a gain.
+"""
+
+import math
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def ndcg_rel(labels, k, ideal):
+    m = 0
+    idcg_full = 0.0
+    for j in range(ideal.shape[0]):
+        if ideal[j] > 0.0:
+            m += 1
+            idcg_full += ideal[j] / math.log2(j + 2.0)
+    if m == 0:
+        return 0.0
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    dcg = 0.0
+    idcg = 0.0
+    total = 0.0
+    found = 0
+    for i in range(kk):
+        gi = max(labels[i], 0.0)
+        if gi != 0.0:
+            dcg += gi / math.log2(i + 2.0)
+        if i < m:
+            idcg += ideal[i] / math.log2(i + 2.0)
+        if gi > 0.0:
+            total += dcg / idcg
+            found += 1
+    total += (m - found) * dcg / idcg_full
+    return total / m
+
+
+register(
+    Measure(
+        "ndcg_rel",
+        "NDCG averaged over the relevant rows: at each one's rank, the rest "
+        "at the end of the list.",
+        needs=("ideal",),
+        empty_when="never",  # 0 without a positive gain, as trec_eval
+        per_query=ndcg_rel,
+    )
+)

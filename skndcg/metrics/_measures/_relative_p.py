@@ -1,0 +1,33 @@
+"""Relative precision at k, as trec_eval computes it (``relative_P_k``).
+
+The relevant rows in the top ``k`` over the most there could be,
+``min(R, k)`` (``R`` relevant rows in the query); 0 when ``R`` is 0.
+"""
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def relative_p(labels, k, n_relevant, rel_threshold):
+    if n_relevant == 0.0:
+        return 0.0
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    hits = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            hits += 1.0
+    best = n_relevant if k is None else min(n_relevant, float(k))
+    return hits / best
+
+
+register(
+    Measure(
+        "relative_p",
+        "Relative precision: relevant rows in the top k over min(R, k).",
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=relative_p,
+    )
+)

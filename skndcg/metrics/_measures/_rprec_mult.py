@@ -1,0 +1,59 @@
+"""Precision at multiples of R, and the 11-point interpolated precision, as
+trec_eval 10.0 computes them.
+
+``rprec_mult(mult=x)`` is trec_eval's ``Rprec_mult_x``: the precision at rank
+``c = int(x * R + 0.9)`` (``R`` relevant rows in the query), counting a list
+shorter than ``c`` as filled with non-relevant rows; 0 when ``c`` is 0.
+``rprec_mult(mult=1)`` is R-precision.
+
+``iprec_11pt`` is trec_eval's ``11pt_avg``: the mean of ``iprec`` at the recall
+levels 0, 0.1, ..., 1 (see ``_iprec.py``).
+"""
+
+from .._jit import jit
+from .._registry import Measure, Param, register
+from ._iprec import iprec
+
+
+@jit
+def rprec_mult(labels, k, n_relevant, rel_threshold, mult):
+    cut = int(mult * n_relevant + 0.9)
+    if cut <= 0:
+        return 0.0
+    hits = 0
+    for i in range(min(cut, labels.shape[0])):
+        if labels[i] >= rel_threshold:
+            hits += 1
+    return hits / cut
+
+
+@jit
+def iprec_11pt(labels, k, n_relevant, rel_threshold):
+    total = 0.0
+    for j in range(11):
+        total += iprec(labels, k, n_relevant, rel_threshold, j / 10.0)
+    return total / 11.0
+
+
+register(
+    Measure(
+        "rprec_mult",
+        "Precision at a multiple of R, the number of relevant rows.",
+        params=(Param("mult", 1.0, "The multiple of R.", 0.0, open_low=True),),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=rprec_mult,
+    )
+)
+register(
+    Measure(
+        "iprec_11pt",
+        "Interpolated precision averaged over the recall levels 0, 0.1, ..., 1.",
+        aliases=("pt11_avg",),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=iprec_11pt,
+    )
+)

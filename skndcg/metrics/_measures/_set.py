@@ -1,0 +1,88 @@
+"""trec_eval's set measures: the retrieved documents as an unranked set.
+
+With ``n`` rows retrieved, ``h`` of them relevant, and ``R`` relevant rows in
+the query (retrieved or not): ``set_p = h / n``, ``set_recall = h / R``,
+``set_map = h**2 / (n * R)`` (precision times recall), ``set_relative_p =
+h / min(n, R)`` (precision over the best possible for a set of that size) and
+``set_f(beta=b) = (b + 1) * P * R' / (b * P + R')`` with ``P = h / n`` and
+``R' = h / R`` (0 when nothing relevant is retrieved). Each is 0 where its
+denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
+``-M k``).
+"""
+
+from .._jit import jit
+from .._registry import Measure, Param, register
+
+
+@jit
+def _counts(labels, k, rel_threshold):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    hits = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            hits += 1.0
+    return float(kk), hits
+
+
+@jit
+def set_p(labels, k, rel_threshold):
+    n, h = _counts(labels, k, rel_threshold)
+    return h / n if n > 0.0 else 0.0
+
+
+@jit
+def set_recall(labels, k, n_relevant, rel_threshold):
+    _, h = _counts(labels, k, rel_threshold)
+    return h / n_relevant if n_relevant > 0.0 else 0.0
+
+
+@jit
+def set_map(labels, k, n_relevant, rel_threshold):
+    n, h = _counts(labels, k, rel_threshold)
+    if n == 0.0 or n_relevant == 0.0:
+        return 0.0
+    return h * h / (n * n_relevant)
+
+
+@jit
+def set_relative_p(labels, k, n_relevant, rel_threshold):
+    n, h = _counts(labels, k, rel_threshold)
+    if n == 0.0 or n_relevant == 0.0:
+        return 0.0
+    return h / min(n, n_relevant)
+
+
+@jit
+def set_f(labels, k, n_relevant, rel_threshold, beta):
+    n, h = _counts(labels, k, rel_threshold)
+    if h == 0.0:
+        return 0.0
+    p = h / n
+    r = h / n_relevant
+    return (beta + 1.0) * p * r / (beta * p + r)
+
+
+_NEEDS = ("n_relevant", "rel_threshold")
+for _name, _text, _needs, _kernel, _params in (
+    ("set_p", "Set precision: the share of the retrieved rows that is relevant.",
+     ("rel_threshold",), set_p, ()),
+    ("set_recall", "Set recall: the share of the relevant rows retrieved.",
+     _NEEDS, set_recall, ()),
+    ("set_map", "Set MAP: set precision times set recall.", _NEEDS, set_map, ()),
+    ("set_relative_p", "Set precision over the best possible for a set of "
+     "that size.", _NEEDS, set_relative_p, ()),
+    ("set_f", "Set F: weighted harmonic mean of set precision and set recall.",
+     _NEEDS, set_f,
+     (Param("beta", 1.0, "Weight of recall against precision.", 0.0),)),
+):  # fmt: skip
+    register(
+        Measure(
+            _name,
+            _text,
+            labels="binary",
+            needs=_needs,
+            params=_params,
+            per_query=_kernel,
+        )
+    )

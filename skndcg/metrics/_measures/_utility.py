@@ -1,0 +1,50 @@
+"""trec_eval's utility: a linear gain over the retrieved set.
+
+With ``n`` rows retrieved, ``h`` of them relevant, ``R`` relevant rows in the
+query and ``N`` documents in the collection (``n_docs``; trec_eval ``-N``):
+``rel_ret * h + nonrel_ret * (n - h) + rel_missed * (R - h) + nonrel_missed *
+(N + h - n - R)``. trec_eval's default coefficients are 1, -1, 0, 0 (the TREC
+filtering track's linear utility); ``nonrel_missed`` needs ``n_docs``.
+"""
+
+from .._jit import jit
+from .._registry import Measure, Param, register
+
+
+@jit
+def utility(labels, k, n_relevant, rel_threshold, a, b, c, d, n_docs):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    h = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            h += 1.0
+    return (
+        a * h + b * (kk - h) + c * (n_relevant - h) + d * (n_docs + h - kk - n_relevant)
+    )
+
+
+register(
+    Measure(
+        "utility",
+        "Linear utility of the retrieved set: a gain per relevant row, a cost "
+        "per other one.",
+        params=(
+            Param("rel_ret", 1.0, "Gain of a relevant retrieved row."),
+            Param("nonrel_ret", -1.0, "Gain of a non-relevant retrieved row."),
+            Param("rel_missed", 0.0, "Gain of a relevant row not retrieved."),
+            Param("nonrel_missed", 0.0, "Gain of a non-relevant row not retrieved."),
+            Param(
+                "n_docs",
+                0.0,
+                "Documents in the collection (trec_eval -N).",
+                0.0,
+                integer=True,
+            ),
+        ),
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        empty_when="never",
+        per_query=utility,
+    )
+)

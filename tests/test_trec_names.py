@@ -1,0 +1,140 @@
+"""trec_eval's and ir_measures' names for the registry's measures, both ways."""
+
+import pytest
+
+from skndcg.metrics import grouped_ranking_scores
+from skndcg.metrics._names import parse_metric
+from skndcg.metrics._trec_names import (
+    NICKNAMES,
+    TABLE_ORDER,
+    closest,
+    expand,
+    resolve,
+    split_rel,
+    to_trec,
+    translate,
+)
+
+SAME = [
+    # trec_eval
+    ("P_10", "p@10"), ("P_5", "p@5"), ("p_5", "p@5"), ("recall_100", "r@100"),
+    ("ndcg_cut_10", "ndcg@10"), ("ndcg_cut.10", "ndcg@10"), ("map_cut_5", "map@5"),
+    ("recip_rank", "mrr"), ("map", "map"), ("ndcg", "ndcg"), ("Rprec", "rprec"),
+    ("bpref", "bpref"), ("gm_map", "gm_map"), ("success_1", "hit@1"),
+    ("iprec_at_recall_0.10", "iprec(recall=0.1)"),
+    ("iprec_at_recall_0.00", "iprec"),
+    # ir_measures
+    ("nDCG@10", "ndcg@10"), ("AP", "map"), ("RR", "mrr"), ("R@100", "r@100"),
+    ("Judged@10", "judged@10"), ("RBP(p=0.8)", "rbp"), ("RBP(p=0.9)", "rbp(p=0.9)"),
+    ("Bpref", "bpref"), ("IPrec@0.2", "iprec(recall=0.2)"), ("Success@5", "hit@5"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, canonical", SAME)
+def test_names_read_as_the_registry_measure(name, canonical):
+    assert parse_metric(name) == parse_metric(canonical)
+
+
+@pytest.mark.parametrize(
+    "canonical, trec",
+    [("p@10", "P_10"), ("r@5", "recall_5"), ("ndcg@10", "ndcg_cut_10"),
+     ("ndcg", "ndcg"), ("map", "map"), ("map@100", "map_cut_100"),
+     ("mrr", "recip_rank"), ("rprec", "Rprec"), ("bpref", "bpref"),
+     ("hit@5", "success_5"), ("gm_map", "gm_map"),
+     ("iprec(recall=0.3)", "iprec_at_recall_0.30")],
+)  # fmt: skip
+def test_names_out_and_back(canonical, trec):
+    name, _ = to_trec(parse_metric(canonical))
+    assert name == trec
+    assert parse_metric(translate(trec)) == parse_metric(canonical)
+
+
+def test_no_trec_eval_name():
+    assert to_trec(parse_metric("err@10")) is None
+    assert to_trec(parse_metric("rbp")) is None  # trec_eval's rbp reads gains otherwise
+
+
+def test_families_and_parameters():
+    found, missing = expand("P.5,10")
+    assert [(m.trec_name, m.metric) for m in found] == [
+        ("P_5", "p@5"),
+        ("P_10", "p@10"),
+    ]
+    assert missing == []
+    assert [m.trec_name for m in expand("P.10,5")[0]] == ["P_5", "P_10"]  # sorted
+    assert [m.trec_name for m in expand("success")[0]] == [
+        "success_1", "success_5", "success_10",
+    ]  # fmt: skip
+    levels = [m.trec_name for m in expand("iprec_at_recall.0.5,1")[0]]
+    assert levels == ["iprec_at_recall_0.50", "iprec_at_recall_1.00"]
+
+
+def test_official_is_trec_eval_s_list():
+    found, missing = expand("official")
+    assert missing == []
+    names = [m.trec_name for m in found]
+    assert names[:10] == list(NICKNAMES["official"][:10])
+    assert names[-9:] == [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert len(names) == 10 + 11 + 9
+
+
+def test_resolve_follows_trec_eval():
+    # One line per measure, in trec_eval's table order; a family's first -m
+    # with parameters wins over its defaults.
+    found, _ = resolve(["ndcg_cut.5", "P.10", "official", "P.1", "map"])
+    names = [m.trec_name for m in found]
+    assert names.count("map") == 1 and "P_1" not in names and "P_5" not in names
+    ranks = [m.order for m in found]
+    assert ranks == sorted(ranks)
+    assert [TABLE_ORDER[r[0]] for r in ranks][:2] == ["runid", "num_q"]
+
+
+def test_all_trec_lists_what_is_missing():
+    found, missing = expand("all_trec")
+    assert {"infAP", "rbp", "rbp_resid", "relstring"} == set(missing)
+    assert not {"map", "success", "set_F", "gm_bpref", "unj", "utility"} & set(missing)
+    assert {m.trec_name for m in found} >= {"map", "ndcg", "success_10", "P_1000"}
+
+
+@pytest.mark.parametrize(
+    "name, near",
+    [("ndgc_cut_10", "ndcg_cut_10"), ("recip_rnk", "recip_rank"),
+     ("ndgc@10", "ndcg@10"), ("ndcg_cutt.10", "ndcg_cut.10"),
+     ("offical", "official"), ("Rprex", "Rprec")],
+)  # fmt: skip
+def test_closest_name(name, near):
+    assert closest(name) == near
+
+
+def test_unknown_name_suggests():
+    with pytest.raises(ValueError, match="Did you mean 'recip_rank'"):
+        parse_metric("recip_rnk")
+    with pytest.raises(ValueError, match=r"names 2 metrics \(P_5, P_10\)"):
+        parse_metric("P.5,10")
+    with pytest.raises(ValueError, match="unknown measure 'foo'"):
+        expand("foo")
+
+
+def test_rel_parameter():
+    assert split_rel("P(rel=2)@5") == ("P@5", 2.0)
+    assert split_rel("RBP(p=0.9, rel=2)") == ("RBP(p=0.9)", 2.0)
+    assert split_rel("nDCG@10") == ("nDCG@10", None)
+    with pytest.raises(ValueError, match="rel_threshold=2"):
+        parse_metric("P(rel=2)@5")
+
+
+def test_trec_names_score_in_the_python_api():
+    y, s, q = [2, 0, 1, 1], [0.9, 0.8, 0.1, 0.5], ["a", "a", "a", "b"]
+    got = grouped_ranking_scores(y, s, q, ["P_1", "recip_rank", "ndcg_cut_2"],
+                                 convention="trec_eval")  # fmt: skip
+    want = grouped_ranking_scores(y, s, q, ["p@1", "mrr", "ndcg@2"],
+                                  convention="trec_eval")  # fmt: skip
+    assert list(got.values()) == list(want.values())
+    assert list(got) == ["P_1", "recip_rank", "ndcg_cut_2"]
+
+
+def test_trec_eval_convention_takes_a_relevance_level():
+    y, s, q = [2, 1, 0], [0.9, 0.8, 0.1], ["a", "a", "a"]
+    got = grouped_ranking_scores(y, s, q, ["map", "p@2"], convention="trec_eval",
+                                 rel_threshold=2)  # fmt: skip
+    assert got == {"map": 1.0, "p@2": 0.5}
