@@ -164,3 +164,21 @@ def test_the_equivalence_corpus_through_spark(spark, tmp_path, case):
         convention="trec_eval", nan_score="unretrieved",
     )  # fmt: skip
     assert_same(got, expected)
+
+
+def test_err_reads_the_largest_label_of_the_whole_frame(spark):
+    # Query 1 holds the only grade 4: every bucket scores ERR on that scale.
+    df = pd.DataFrame(
+        {
+            "qid": [1, 1, 1, 2, 2, 2, 3, 3],
+            "label": [0.0, 4.0, 1.0, 1.0, 0.0, 1.0, 2.0, 0.0],
+            "score": [0.9, 0.5, 0.1, 0.8, 0.7, 0.2, 0.4, 0.6],
+        }
+    )
+    names = ["err", "nerr@2"]
+    got = sk_spark.grouped_ranking_scores(
+        to_spark(spark, df, 3), names, qid_col="qid", label_col="label",
+        score_col="score", n_groups=3,
+    )  # fmt: skip
+    want = in_memory(df, names)
+    assert got == pytest.approx(want, abs=1e-15)

@@ -19,12 +19,14 @@ order) and call these.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ..metrics._shared import label_max_of, parse_metric
 from ._means import N_SUMS, averaging, combine, metric_names, partial_sums
 from ._pieces import check_weights, label_sums, report_piece
 
@@ -40,6 +42,16 @@ class Spec:
     rules: object  # the averaging rules of the convention
     columns: dict  # qid_col, label_col, ... sample_weight, options
     queries: object  # the ``queries`` option (which queries count)
+    needs_label_max: bool = False  # a measure reads the largest label of all
+    label_max: float | None = None  # that label, once the front end knows it
+
+    def know_label_max(self, candidates) -> None:
+        """Set :attr:`label_max` from labels holding the largest of the table
+        (each piece's largest, say): every piece then scores with it, as the
+        whole table does in memory."""
+        options = self.columns["options"]
+        values = np.asarray(candidates, dtype=np.float64)
+        self.label_max = label_max_of(values, **options) if values.size else None
 
 
 def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
@@ -57,10 +69,32 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
                 "columns (qid_col, label_col, score_col, doc_col, "
                 "sample_weight_col)."
             )
+    for key in ("by", "return_means"):
+        if key in options:
+            raise TypeError(
+                f"{key!r} is not an option when {source} is scored piece by "
+                "piece; score the per-query report instead."
+            )
     check_weights(cols.get("sample_weight_col"), sample_weight)
     columns = dict(cols, sample_weight=sample_weight, options=options)
     rules = averaging(options.get("convention"), options.get("empty"))
-    return Spec(names, rules, columns, options.get("queries"))
+    needs = any("label_max" in parse_metric(n).definition.needs for n in names)
+    return Spec(names, rules, columns, options.get("queries"), needs)
+
+
+def label_candidates(values) -> list[float]:
+    """The labels of ``values`` that can be the table's largest: the largest
+    number, and NaN when there is one (an unjudged row, which reads as 0).
+    Labels that are not numbers give none: scoring them raises the error."""
+    try:
+        y = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return []
+    if y.shape[0] == 0:
+        return []
+    nan = np.isnan(y)
+    out = [] if nan.all() else [float(np.nanmax(y))]
+    return [*out, math.nan] if nan.any() else out
 
 
 def sum_columns(names) -> list[str]:
@@ -70,7 +104,9 @@ def sum_columns(names) -> list[str]:
 
 def report_of(frame, spec, qid=None):
     """The in-memory report of a piece of whole queries."""
-    return report_piece(frame, spec.names, qid=qid, **spec.columns)
+    return report_piece(
+        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
+    )
 
 
 def sums_of(frame, report, spec, qid=None):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..metrics import ranking_report
+from ..metrics._shared import report_with_means
 
 # Columns added to carry the original row order through a shuffle.
 ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
@@ -43,24 +43,30 @@ def report_piece(
     sample_weight=None,
     options=None,
     qid=None,
+    label_max=None,
 ) -> pd.DataFrame:
     """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
 
-    ``qid`` overrides ``frame[qid_col]`` (for ids held in the index).
+    ``qid`` overrides ``frame[qid_col]`` (for ids held in the index);
+    ``label_max`` is the largest label of the whole table (for ERR's default
+    ``g_max``), when the front end knows it.
     """
     options = dict(options or {})
     if doc_col is not None:
         options["doc_id"] = frame[doc_col].to_numpy()
     if sample_weight_col is not None:
         sample_weight = frame[sample_weight_col].to_numpy()
-    return ranking_report(
+    report, _ = report_with_means(
         frame[label_col].to_numpy(),
         frame[score_col].to_numpy(),
         frame[qid_col] if qid is None else qid,
         metrics=names,
         sample_weight=sample_weight,
+        with_means=False,
+        label_max=label_max,
         **options,
     )
+    return report
 
 
 def label_sums(frame, report, *, label_col, qid_col, qid=None) -> np.ndarray:

@@ -19,6 +19,8 @@ Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._partial._driver import finish, setup, sum_columns
@@ -47,6 +49,14 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
         weight_col=cols["sample_weight_col"],
         flag=partitioned_by_qid,
     )
+    if spec.needs_label_max:
+        # A measure reads the largest label of all the rows (ERR's default
+        # g_max): one reduction before the pieces are scored.
+        import dask
+
+        labels = ddf[cols["label_col"]]
+        top, has_nan = dask.compute(labels.max(), labels.isna().any())
+        spec.know_label_max([top, math.nan] if has_nan else [top])
     sample = meta_nonempty(ddf._meta)
     if layout.qid_in_index or cols["qid_col"] not in sample.columns:
         sample = sample.reset_index()

@@ -91,9 +91,23 @@ def _span_start(grouping) -> np.ndarray:
 
 
 def evaluate_per_query(
-    specs, y_g, s_g, unjudged_g, grouping, nret, n_rel, rel_thr, *, pessimistic
+    specs,
+    y_g,
+    s_g,
+    unjudged_g,
+    grouping,
+    nret,
+    n_rel,
+    rel_thr,
+    *,
+    pessimistic,
+    label_max=None,
 ):
-    """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness."""
+    """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
+
+    ``label_max`` is the largest label of the whole data when these rows are
+    one piece of it (default: the largest label of these rows).
+    """
     n_groups = grouping.n_groups
     values = np.empty((n_groups, len(specs)))
     aux = np.empty_like(values)
@@ -125,7 +139,9 @@ def evaluate_per_query(
             elif need == "n_nonrelevant":
                 extras.append((grouping.sizes - n_rel - n_unjudged).astype(np.float64))
             elif need == "label_max":
-                extras.append(np.full(n_groups, float(y0.max()) if y0.size else 0.0))
+                if label_max is None:
+                    label_max = float(y0.max()) if y0.size else 0.0
+                extras.append(np.full(n_groups, float(label_max)))
             elif need == "rel_threshold":
                 extras.append(np.full(n_groups, float(rel_thr)))
         for _, v in sp.params:

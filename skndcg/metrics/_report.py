@@ -118,10 +118,11 @@ def report_with_means(
     y_true, y_score, qid, *, metrics=("ndcg@10",), gain=None, discount="log2",
     ties=None, empty=None, sample_weight=None, convention=None, rel_threshold=None,
     ap_denominator=None, p_denominator=None, doc_id=None, nan_score=None,
-    queries=None, nan_label=None, with_means=True,
+    queries=None, nan_label=None, with_means=True, label_max=None,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
-    evaluation."""
+    evaluation. ``label_max``: the largest label of the whole data, when these
+    rows are one piece of it (see :func:`~skndcg.metrics._engine.label_max_of`)."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
@@ -152,6 +153,7 @@ def report_with_means(
         nan_score=nan_score,
         queries=queries,
         nan_label=nan_label,
+        label_max=label_max,
     )
     grouping = ev.grouping
     data = {

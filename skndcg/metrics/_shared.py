@@ -10,15 +10,19 @@ the engine can reorganise them behind this list.
 
 from ._aggregate import finish_mean, piece_sums
 from ._conventions import get_convention
+from ._engine import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered, user_measures
+from ._report import report_with_means
 
 __all__ = [
     "check_unique",
     "ensure_registered",
     "finish_mean",
     "get_convention",
+    "label_max_of",
     "parse_metric",
     "piece_sums",
+    "report_with_means",
     "user_measures",
 ]

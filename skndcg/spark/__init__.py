@@ -10,6 +10,8 @@ Needs the ``spark`` extra (pyspark, pyarrow): ``pip install 'skndcg[spark]'``.
 
 from __future__ import annotations
 
+import math
+
 from .._partial._driver import finish, setup, sum_columns
 from .._partial._pieces import check_columns, report_template
 from ._frame import (
@@ -37,6 +39,17 @@ def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
         raise ValueError(f"n_groups must be an int >= 1 or None, got {n_groups!r}.")
+    if spec.needs_label_max:
+        # A measure reads the largest label of all the rows (ERR's default
+        # g_max): one aggregation before the groups are scored. Spark orders
+        # NaN above every number, so NaN is counted apart.
+        y = F.col(cols["label_col"]).cast("double")
+        missing = y.isNull() | F.isnan(y)
+        top, n_missing = sdf.agg(
+            F.max(F.when(~missing, y)), F.count(F.when(missing, 1))
+        ).first()
+        found = [] if top is None else [top]
+        spec.know_label_max(found + [math.nan] * bool(n_missing))
     used = list(dict.fromkeys(c for c in cols.values() if c is not None))
     sample = sample_rows(sdf.select(*used).limit(0).toPandas())
     template = report_template(sample, spec.names, **spec.columns)

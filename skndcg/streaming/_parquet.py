@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._partial._driver import finish, piece_sums, progress_bar, setup, whole_queries
+from .._partial._driver import (
+    finish,
+    label_candidates,
+    piece_sums,
+    progress_bar,
+    setup,
+    whole_queries,
+)
 from .._partial._pieces import check_columns
 from ..io import read_predictions_chunks
 from ._order import GroupedCheck
@@ -149,6 +156,13 @@ def stream_parquet(
         path, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
         weight=sample_weight_col, chunk_rows=batch_size,
     )  # fmt: skip
+    if spec.needs_label_max:
+        # A first pass over the labels alone: every piece scores with the
+        # largest label of the file, as the whole file does in memory.
+        found = []
+        for batch in file.iter_batches(batch_size=batch_size, columns=[label_col]):
+            found += label_candidates(batch.column(0).to_numpy(zero_copy_only=False))
+        spec.know_label_max(found)
     # Whole queries, rows checked as read_predictions does, numbered from 0.
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)

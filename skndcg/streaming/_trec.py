@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._partial._driver import finish, piece_sums, progress_bar, setup, whole_queries
-from ..io import join_run_qrels, read_trec_qrels, read_trec_run_chunks
+from .._partial._driver import (
+    finish,
+    label_candidates,
+    piece_sums,
+    progress_bar,
+    setup,
+    whole_queries,
+)
+from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
 from ._order import GroupedCheck
 
 
@@ -120,40 +127,61 @@ def stream_trec_run(
     judged = read_trec_qrels(qrels)
     judged["qid"] = judged["qid"].astype(str)
     by_query = {q: rows for q, rows in judged.groupby("qid", sort=False)}
-    parts, answered, weighted = [], set(), False
 
-    def score(run_rows, judgments):
-        nonlocal weighted
-        data = join_run_qrels(run_rows, judgments, depth=depth)
-        frame = pd.DataFrame(
-            {"qid": data.qid, "doc_id": data.doc_id, "y_true": data.y_true,
-             "y_score": data.y_score}
-        )  # fmt: skip
-        sums, weighted = piece_sums(frame, spec)
-        parts.append(sums)
-
-    check = GroupedCheck(where, "qid", rows="run row")
-    bar = progress_bar(None, progress)
-    try:
+    def pieces(reader, bar=None):
+        """The joined rows of whole queries, in the run's order; then, with
+        ``all_judged``, the judged queries the run never answers (only
+        unretrieved rows, scored 0)."""
+        answered = set()
+        check = GroupedCheck(where, "qid", rows="run row")
         for _, piece in whole_queries(_chunks(reader), "qid", check, bar):
             keys = pd.unique(piece["qid"])
             answered.update(keys.tolist())
             wanted = [by_query[k] for k in keys if k in by_query]
             if wanted:
-                score(piece, pd.concat(wanted))
+                yield _joined(piece, pd.concat(wanted), depth)
+        missing = [rows for q, rows in by_query.items() if q not in answered]
+        if all_judged and missing:
+            empty = pd.DataFrame({"qid": [], "doc_id": [], "score": []})
+            yield _joined(empty, pd.concat(missing), depth)
+
+    if spec.needs_label_max:
+        # A measure reads the largest label of all the joined rows (ERR's
+        # default g_max): the run is read twice, once for that label.
+        if is_stream(run):
+            raise ValueError(
+                f"{where} can be read only once, and one of {spec.names} needs the "
+                "largest label of the whole run first; save the run to a file, "
+                "or give the largest grade, e.g. 'err(g_max=4)'."
+            )
+        found = []
+        for frame in pieces(reader):
+            found += label_candidates(frame["y_true"].to_numpy())
+        spec.know_label_max(found)
+        reader = read_trec_run_chunks(run, chunk_lines=batch_lines)
+    parts, weighted = [], False
+    bar = progress_bar(None, progress)
+    try:
+        for frame in pieces(reader, bar):
+            sums, weighted = piece_sums(frame, spec)
+            parts.append(sums)
     finally:
         if bar is not None:
             bar.close()
-    if all_judged:
-        # Judged queries the run never answers: only unretrieved rows, scored 0.
-        missing = [rows for q, rows in by_query.items() if q not in answered]
-        if missing:
-            empty = pd.DataFrame({"qid": [], "doc_id": [], "score": []})
-            score(empty, pd.concat(missing))
     return finish(
         parts, spec, weighted,
         f"no query of {where} has judgments in {qrels}; do the query ids of the "
         "two files match?",
+    )  # fmt: skip
+
+
+def _joined(run_rows, judgments, depth):
+    """The run's rows joined with their judgments, as the table a piece is
+    scored from."""
+    data = join_run_qrels(run_rows, judgments, depth=depth)
+    return pd.DataFrame(
+        {"qid": data.qid, "doc_id": data.doc_id, "y_true": data.y_true,
+         "y_score": data.y_score}
     )  # fmt: skip
 
 
