@@ -446,13 +446,6 @@ def test_a_duplicated_doc_row_is_one_error_whatever_the_convention(
     }, got
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="skndcg score streams a Parquet file without its --doc column under "
-    "a convention that does not break ties by doc id (skndcg/cli/_score.py: "
-    "doc = args.doc if convention in _docno_ties() else None); passing args.doc "
-    "always makes the streamed door check the pairs as the others do",
-)
 @pytest.mark.parametrize("convention", ["skndcg", "lightgbm"])
 def test_the_streamed_command_line_refuses_a_duplicated_doc_row_too(
     tmp_path, monkeypatch, convention

@@ -103,15 +103,7 @@ INTERNAL = {"utils", "_partial", "_native"}
 # ALLOWED to import that package may use of its internals.
 FACADES = {"metrics._shared"}
 # Private modules of another package still imported, each with its way out.
-# The command line's last ones have public replacements: get_convention(name)
-# (.name, .doc_ties, .presorted()) and TREC_RUN_CONVENTION in skndcg.metrics,
-# ranking_report(..., return_means=True), and skndcg.io.is_stream.
 KNOWN_PRIVATE = {
-    # the presets and the one-pass report
-    ("cli/_score.py", "metrics._conventions"): "registry",
-    ("cli/_score.py", "metrics._report"): "registry",
-    # the pipe check shared by the readers and skndcg score's copying of pipes
-    ("cli/_score.py", "io._text"): "pipes",
     # skndcg.torch reads the registry's names and the Convention objects, and
     # ranx's tie order comes from the engine's own quicksort routine
     ("torch/_names.py", "metrics._names"): "registry",

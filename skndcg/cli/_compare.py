@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from . import _safety, _score, _trec
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
@@ -143,7 +144,7 @@ def _align(reports, names, args):
                 shown = ", ".join(map(str, missing[:10]))
                 more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
                 lines.append(f"{name} has no results for {shown}{more}")
-        raise _score.UsageError(
+        raise UsageError(
             "the runs answer different queries: " + "; ".join(lines) + ". Pass "
             "-c/--all-judged to score every judged query (0 where a run has no "
             "results, as trec_eval -c), or --common-queries to compare on the "
@@ -156,14 +157,14 @@ def _compare(args):
     from ..evaluation import compare
 
     if len(args.runs) < 2:
-        raise _score.UsageError("give two or more runs to compare")
+        raise UsageError("give two or more runs to compare")
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
     args.query_eval = False
-    lines = [ln for ln in _trec.lines(args, _score.UsageError) if ln.metric]
+    lines = [ln for ln in _trec.lines(args, UsageError) if ln.metric]
     if not lines:
-        raise _score.UsageError("no metric to compare: the counts are not metrics")
+        raise UsageError("no metric to compare: the counts are not metrics")
     metrics = [ln.label for ln in lines]
     args.unjudged_used = any(
         _trec.parse_metric(m).definition.unjudged == "use" for m in metrics
@@ -174,7 +175,7 @@ def _compare(args):
         by_path = dict(zip(map(str, args.runs), names, strict=True))
         baseline = by_path.get(args.baseline, args.baseline)
         if baseline not in names:
-            raise _score.UsageError(
+            raise UsageError(
                 f"--baseline {args.baseline!r} is not one of the runs {names}"
             )
     reports = [_score_run(args, run, metrics) for run in args.runs]
@@ -208,8 +209,8 @@ def _compare(args):
         print(f"skndcg compare: significantly below {baseline}: {what}",
               file=sys.stderr)  # fmt: skip
         if args.fail_on_loss:
-            return _score.EXIT_FAILED
-    return _score.EXIT_OK
+            return EXIT_FAILED
+    return EXIT_OK
 
 
 def run(args):
@@ -218,7 +219,7 @@ def run(args):
         return _compare(args)
     except BrokenPipeError:
         raise
-    except (_score.UsageError, *_safety.DATA_ERRORS) as exc:
+    except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
         print(f"skndcg compare: error: {message}", file=sys.stderr)
-        return _score.EXIT_USAGE
+        return EXIT_USAGE

@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_ALERT, EXIT_USAGE = 0, 1, 2
+from ._errors import EXIT_FAILED as EXIT_ALERT
+from ._errors import EXIT_OK, EXIT_USAGE
+
 FORMATS = ("table", "csv", "json")
 _PARQUET = (".parquet", ".pq", ".parq")
 _SHOWN = ["window", "metric", "n_queries", "value", "low", "high", "baseline",

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from . import _safety, _summary, _trec
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
 
 _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
@@ -18,12 +19,6 @@ _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
 DEFAULT_METRICS = ("map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr")
 FORMATS = ("table", "md", "json", "csv", "trec")
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A problem with the command line or its input files (exit code 2)."""
 
 
 def _positive_int(text):
@@ -158,7 +153,7 @@ def _load(args):
         # With ties broken by document id, the rows come in descending docno
         # order where the files allow it, and ties keep row order (see
         # _options): no doc order is needed then.
-        by_docno = _convention(args, trec=True) in _docno_ties()
+        by_docno = _doc_ties(_convention(args, trec=True))
         if args.judged_only or args.unjudged_used:
             coded = _frame_join(args)
             return (
@@ -217,19 +212,20 @@ def _frame_join(args):
     return coded
 
 
-def _docno_ties():
-    """The conventions that break score ties by document id."""
-    from ..metrics._conventions import DOCNO_TIES
+def _doc_ties(convention) -> bool:
+    """Whether ``convention`` (a preset name or None) breaks score ties by
+    document id."""
+    from ..metrics import get_convention
 
-    return DOCNO_TIES
+    return get_convention(convention).doc_ties
 
 
 def _convention(args, trec):
     """The preset name used: the one given (in any spelling the library
     accepts), else trec_eval's for a TREC run."""
-    from ..metrics._conventions import TREC_RUN_DEFAULT, get_convention
+    from ..metrics import TREC_RUN_CONVENTION, get_convention
 
-    name = args.convention or (TREC_RUN_DEFAULT if trec else None)
+    name = args.convention or (TREC_RUN_CONVENTION if trec else None)
     return None if name is None else get_convention(name).name
 
 
@@ -246,12 +242,12 @@ def _options(args, y_score, doc_order, trec, presorted=False):
         options["queries"] = "judged"
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)
-    if convention in _docno_ties():
+    if _doc_ties(convention):
         if presorted:
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
             # ordering them by docno, and the engine has nothing to reorder.
-            from ..metrics._conventions import get_convention
+            from ..metrics import get_convention
 
             options["convention"] = get_convention(convention).presorted()
         elif doc_order is not None:
@@ -340,7 +336,9 @@ def _streamed(args, metrics):
     options = {"convention": convention, "nan_score": "unretrieved"}
     if args.all_judged:
         options["queries"] = "judged"
-    doc = args.doc if convention in _docno_ties() else None
+    # The document column is read whenever it is named: a document listed
+    # twice in a query is refused, as the in-memory read refuses it.
+    doc = args.doc
     try:
         means, counts = score_parquet(
             args.input, metrics, qid_col=args.qid, label_col=args.label,
@@ -352,8 +350,8 @@ def _streamed(args, metrics):
 
 
 def _score(args):
+    from ..metrics import ranking_report
     from ..metrics._names import parse_metric
-    from ..metrics._report import report_with_means
 
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
@@ -407,11 +405,13 @@ def _score(args):
         args, y_score, doc_order, trec=args.qrels is not None, presorted=presorted
     )
     # One evaluation gives the per-query rows and the means.
-    report, means = report_with_means(y_true, y_score, qid, metrics=plain, **options)
+    report, means = ranking_report(
+        y_true, y_score, qid, metrics=plain, return_means=True, **options
+    )
     for ln in gained:
-        extra, extra_means = report_with_means(
+        extra, extra_means = ranking_report(
             y_true, y_score, qid, metrics=["ndcg"], gain=_trec.gain_of(ln),
-            **options,
+            return_means=True, **options,
         )  # fmt: skip
         report[ln.label] = extra["ndcg"].to_numpy()
         means[ln.label] = extra_means["ndcg"]
@@ -504,7 +504,7 @@ def _spool(args, stack):
     import tempfile
     from pathlib import Path
 
-    from ..io._text import is_stream
+    from ..io import is_stream
 
     copies, folder = {}, None
     for attr in ("input", "qrels"):

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ._errors import UsageError
+
 
 @dataclass
 class Summary:
@@ -160,8 +162,6 @@ def report(summary, *, strict):
     if strict:
         message = summary.strict_error()
         if message is not None:
-            from ._score import UsageError
-
             raise UsageError(message)
     line = summary.line()
     if line is not None:
