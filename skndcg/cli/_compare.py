@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from . import _safety, _score, _trec
+from . import _inputs, _safety, _score, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
@@ -121,8 +121,10 @@ def _score_run(args, run, metrics):
     one.judged_only = False
     for attr in ("qid", "label", "score", "doc"):
         setattr(one, attr, None)
-    qid, y_true, y_score, doc_order, names, _, presorted = _score._load(one)
-    options = _score._options(one, y_score, doc_order, trec=True, presorted=presorted)
+    qid, y_true, y_score, doc_order, names, _, presorted = _inputs.load(one)
+    options = _inputs.engine_options(
+        one, y_score, doc_order, trec=True, presorted=presorted
+    )
     report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)

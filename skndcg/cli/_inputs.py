@@ -1,0 +1,219 @@
+"""What ``skndcg score`` reads: the inputs aligned for the engine, the engine
+options the command line implies, and the streamed path for large files."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ._errors import UsageError
+
+
+def load(args):
+    """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
+    whether each query's rows already come in descending doc order."""
+    from ..io import join_trec_files, read_predictions
+
+    columns = {"qid": args.qid, "label": args.label, "score": args.score}
+    if args.qrels is not None:
+        given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
+        # With ties broken by document id, the rows come in descending docno
+        # order where the files allow it, and ties keep row order (see
+        # _options): no doc order is needed then.
+        by_docno = _doc_ties(convention_of(args, trec=True))
+        if args.judged_only or args.unjudged_used:
+            coded = _frame_join(args)
+            return (
+                coded.qid, coded.y_true, coded.y_score, coded.doc_order,
+                coded.names, coded.tag, False,
+            )  # fmt: skip
+        coded = join_trec_files(
+            args.input, args.qrels, depth=args.depth, by_docno=by_docno
+        )
+        return (
+            coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
+            coded.tag, coded.presorted,
+        )  # fmt: skip
+    missing = [f"--{k}" for k, v in columns.items() if v is None]
+    if missing:
+        raise UsageError(
+            f"give --qrels QRELS for a TREC run, or {', '.join(missing)} to name "
+            "the columns of a predictions file"
+        )
+    data = read_predictions(
+        args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
+    )
+    args.empty_cells = int(np.isnan(data.y_score).sum())  # for the summary
+    coded = data.coded(depth=args.depth)
+    return (
+        coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
+        None, False,
+    )  # fmt: skip
+
+
+def _frame_join(args):
+    """The run joined with its qrels, documents nobody judged (or judged
+    negative, trec_eval's "in the pool, not judged") labelled NaN, for the
+    measures that tell them apart (bpref); with trec_eval -J they are dropped
+    after the depth cut instead, and the ranks close up."""
+    import pandas as pd
+
+    from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
+
+    run = read_trec_run(args.input)
+    data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
+                          unjudged="nan")  # fmt: skip
+    if args.judged_only:
+        keep = ~np.isnan(data.y_true)
+        if not args.all_judged:
+            # A query the run answers stays scored when -J leaves it nothing
+            # (trec_eval: num_ret 0); one it never answered stays out.
+            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
+            keep &= pd.Series(data.qid).isin(answered).to_numpy()
+        data = RankingData(
+            data.qid[keep], data.doc_id[keep], data.y_true[keep].astype(np.int64),
+            data.y_score[keep],
+        )  # fmt: skip
+    coded = data.coded()
+    coded.tag = str(run["tag"].iloc[-1])
+    return coded
+
+
+def _get_convention(convention):
+    from ..metrics import get_convention
+
+    return get_convention(convention)
+
+
+def _doc_ties(convention) -> bool:
+    """Whether ``convention`` (a preset name or None) breaks score ties by
+    document id."""
+    return _get_convention(convention).doc_ties
+
+
+def convention_of(args, trec):
+    """The preset name used: the one given (in any spelling the library
+    accepts), else trec_eval's for a TREC run."""
+    from ..metrics import TREC_RUN_CONVENTION
+
+    name = args.convention or (TREC_RUN_CONVENTION if trec else None)
+    return None if name is None else _get_convention(name).name
+
+
+def engine_options(args, y_score, doc_order, trec, presorted=False):
+    """The keywords of the metric functions that the command line implies."""
+    convention = convention_of(args, trec)
+    options = {"convention": convention}
+    if getattr(args, "unjudged_used", False):
+        options["nan_label"] = "unjudged"
+    # The engine options are passed only where they matter.
+    if np.isnan(y_score).any():
+        options["nan_score"] = "unretrieved"
+    if args.all_judged or args.judged_only:
+        # With -J every query left was answered by the run (see _frame_join).
+        options["queries"] = "judged"
+    if args.rel_level is not None:
+        options["rel_threshold"] = float(args.rel_level)
+    if _doc_ties(convention):
+        if presorted:
+            # Each query's rows already are in descending doc order, the
+            # unretrieved ones last: keeping tied rows in row order is
+            # ordering them by docno, and the engine has nothing to reorder.
+            options["convention"] = _get_convention(convention).presorted()
+        elif doc_order is not None:
+            options["doc_id"] = doc_order
+    return options
+
+
+# Parquet files with more rows than this are streamed in row groups when only the
+# means are asked for (no --per-query, --ci or --depth). The environment variable
+# SKNDCG_STREAM_ROWS sets another threshold (0 streams every Parquet file).
+STREAM_ROWS = 20_000_000
+
+
+# TREC runs larger than this are scored query by query, in bounded memory, when
+# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
+# streams every run).
+STREAM_BYTES = 1 << 30
+
+
+def _threshold_from_env(name, default):
+    """The streaming threshold ``default``, or the one set in the environment."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(
+            f"the environment variable {name} must be a number >= 0, got {text!r}"
+        )
+    return value
+
+
+def _streamed_trec(args, metrics):
+    """Means and query count of a large TREC run read in batches, or None."""
+    if args.per_query or args.ci:
+        return None
+    try:
+        size = os.path.getsize(args.input)
+    except OSError:
+        return None  # the in-memory reader reports the problem
+    if size < _threshold_from_env("SKNDCG_STREAM_BYTES", STREAM_BYTES):
+        return None
+    from ..streaming import score_trec_run
+
+    means, counts = score_trec_run(
+        args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
+        all_judged=args.all_judged, depth=args.depth, return_counts=True,
+    )  # fmt: skip
+    return means, counts[metrics[0]]
+
+
+def streamed(args, metrics):
+    """Means and query count of a large Parquet file read in batches, or None."""
+    if args.strict:
+        return None  # --strict counts what the summary says, in memory
+    trec_eval_flags = (args.judged_only, args.query_eval, args.rel_level, args.num_docs)
+    if args.unjudged_used or any(f not in (None, False) for f in trec_eval_flags):
+        return None  # trec_eval's options and lines: in memory
+    if args.qrels is not None:
+        return _streamed_trec(args, metrics)
+    if args.per_query or args.ci or args.depth is not None:
+        return None
+    if not str(args.input).lower().endswith((".parquet", ".pq", ".parq")):
+        return None
+    if None in (args.qid, args.label, args.score):
+        return None
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    try:
+        n_rows = pq.ParquetFile(args.input).metadata.num_rows
+    except (OSError, ValueError):
+        return None  # the in-memory reader reports the problem
+    if n_rows < _threshold_from_env("SKNDCG_STREAM_ROWS", STREAM_ROWS):
+        return None
+    from ..streaming import score_parquet
+
+    convention = convention_of(args, trec=False)
+    options = {"convention": convention, "nan_score": "unretrieved"}
+    if args.all_judged:
+        options["queries"] = "judged"
+    # The document column is read whenever it is named: a document listed
+    # twice in a query is refused, as the in-memory read refuses it.
+    doc = args.doc
+    try:
+        means, counts = score_parquet(
+            args.input, metrics, qid_col=args.qid, label_col=args.label,
+            score_col=args.score, doc_col=doc, return_counts=True, **options,
+        )  # fmt: skip
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    return means, counts[metrics[0]]
