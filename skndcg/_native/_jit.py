@@ -5,6 +5,12 @@ gives it (float64 labels and scores, int64 positions), so a process compiles onl
 what its calls need, once, and later processes load it from numba's on-disk cache.
 Where no cache directory is writable (a read-only install with no writable home),
 the kernels are compiled in memory instead, and one warning says so.
+
+numba itself is imported when the first kernel is called, not when a module
+defining kernels is imported: ``jit`` returns a :class:`Kernel`, which becomes
+numba's dispatcher on first use. Reading metric names, the registry and the
+conventions (what ``skndcg --help`` and the command line's small-input path
+need) then loads no compiler.
 """
 
 from __future__ import annotations
@@ -12,8 +18,6 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-
-from numba import njit
 
 _cache_ok = True
 _probed: dict[str, bool] = {}
@@ -48,23 +52,83 @@ def _warn_no_cache(name: str) -> None:
     )
 
 
-def jit(fn=None, **options):
-    """``numba.njit(cache=True, nogil=True)``, compiled in memory without a cache."""
+def _dispatcher(f, options):
+    """``numba.njit(cache=True, nogil=True)`` of ``f``, in memory without a cache."""
     global _cache_ok
+    from numba import njit
+
+    if _cache_ok:
+        try:
+            disp = njit(cache=True, nogil=True, **options)(f)
+            if _writable(disp):
+                return disp
+        except RuntimeError as exc:  # numba: "no locator available"
+            if "cannot cache" not in str(exc):
+                raise
+        _cache_ok = False
+        _warn_no_cache(f.__qualname__)
+    return njit(cache=False, nogil=True, **options)(f)
+
+
+def _names_used(code):
+    """Global names a function's code (and the code nested in it) reads."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+class Kernel:
+    """A function to be compiled by numba, made numba's dispatcher on first use.
+
+    Calling it, or reading an attribute numba's dispatcher has, makes the
+    dispatcher. Before that, the kernels its code reads as globals are made
+    dispatchers too and put in its module's namespace, where numba looks them
+    up when it compiles the function. ``py_func`` is the Python function.
+    """
+
+    __slots__ = ("__wrapped__", "_disp", "_options", "py_func")
+
+    def __init__(self, f, options):
+        self.py_func = f
+        self.__wrapped__ = f
+        self._options = options
+        self._disp = None
+
+    @property
+    def dispatcher(self):
+        if self._disp is None:
+            g = self.py_func.__globals__
+            for name in _names_used(self.py_func.__code__):
+                value = g.get(name)
+                if isinstance(value, Kernel):
+                    g[name] = value.dispatcher
+            self._disp = _dispatcher(self.py_func, self._options)
+        return self._disp
+
+    def __call__(self, *args, **kwargs):
+        return self.dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.dispatcher, name)
+
+    def __repr__(self):
+        return f"<skndcg kernel {self.py_func.__qualname__}>"
+
+
+def native(f):
+    """numba's dispatcher of a :class:`Kernel`; anything else as it is (to pass a
+    kernel to a compiled function as an argument)."""
+    return f.dispatcher if isinstance(f, Kernel) else f
+
+
+def jit(fn=None, **options):
+    """``numba.njit(cache=True, nogil=True)``, compiled in memory without a
+    cache; numba is imported on first use (see :class:`Kernel`)."""
 
     def wrap(f):
-        global _cache_ok
-        if _cache_ok:
-            try:
-                disp = njit(cache=True, nogil=True, **options)(f)
-                if _writable(disp):
-                    return disp
-            except RuntimeError as exc:  # numba: "no locator available"
-                if "cannot cache" not in str(exc):
-                    raise
-            _cache_ok = False
-            _warn_no_cache(f.__qualname__)
-        return njit(cache=False, nogil=True, **options)(f)
+        return Kernel(f, options)
 
     return wrap if fn is None else wrap(fn)
 

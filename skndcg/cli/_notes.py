@@ -16,33 +16,37 @@ import contextlib
 import sys
 import threading
 
-from numba.core import event
-
 MESSAGE = (
     "compiling skndcg's ranking kernels: this happens once, later runs load them "
     "from numba's on-disk cache"
 )
 
 
-class _FirstCompile(event.Listener):
-    def __init__(self, prog, stream):
-        self.prog, self.stream = prog, stream
-        self.said = False
-        self._lock = threading.Lock()
+def _listener(prog, stream):
+    """A numba compile listener printing :data:`MESSAGE` at the first compile
+    of a skndcg kernel (numba is imported here, on a terminal only)."""
+    from numba.core import event
 
-    def on_start(self, ev):
-        disp = ev.data.get("dispatcher")
-        module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
-        if not module.startswith("skndcg."):
-            return
-        with self._lock:
-            if self.said:
+    class FirstCompile(event.Listener):
+        def __init__(self):
+            self.said = False
+            self._lock = threading.Lock()
+
+        def on_start(self, ev):
+            disp = ev.data.get("dispatcher")
+            module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
+            if not module.startswith("skndcg."):
                 return
-            self.said = True
-        print(f"{self.prog}: {MESSAGE}", file=self.stream, flush=True)
+            with self._lock:
+                if self.said:
+                    return
+                self.said = True
+            print(f"{prog}: {MESSAGE}", file=stream, flush=True)
 
-    def on_end(self, ev):
-        pass
+        def on_end(self, ev):
+            pass
+
+    return event, FirstCompile()
 
 
 @contextlib.contextmanager
@@ -52,7 +56,7 @@ def announce_first_compile(prog, stream=None):
     if not getattr(stream, "isatty", lambda: False)():
         yield
         return
-    listener = _FirstCompile(prog, stream)
+    event, listener = _listener(prog, stream)
     event.register("numba:compile", listener)
     try:
         yield

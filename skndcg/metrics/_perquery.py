@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, native
 from ._rank import argsort_desc
 from ._validate import py
 
@@ -181,7 +181,7 @@ def _run_compiled(sp, m, ry, grouping, nret, extras, ideal):
     loop = _loop(len(extras), ideal.size > 0)
     try:
         loop(
-            m.per_query, ry, grouping.starts, nret, sp.k, *extras, ideal,
+            native(m.per_query), ry, grouping.starts, nret, sp.k, *extras, ideal,
             grouping.ends, out,
         )  # fmt: skip
     except TypingError as exc:
