@@ -1,12 +1,19 @@
 """Wall time of the command line on a DL19-shaped run, against pytrec_eval.
 
-Target (issue 25): a warm ``skndcg score`` on a 63k-line run with 43 queries
-takes at most 0.4 s wall. Each measurement is one fresh process, timed from
-outside (``subprocess``), so imports, reading and scoring all count:
+Targets (issue 25): a warm ``skndcg score`` on a 63k-line run with 43 queries
+takes at most 0.4 s wall, and the first run on a fresh environment at most 5 s.
+Each measurement is one fresh process, timed from outside (``subprocess``), so
+imports, reading and scoring all count:
 
 - ``version``: ``python -m skndcg --version``;
 - ``score``: ``python -m skndcg score RUN --qrels QRELS`` (its default metrics)
   after one unmeasured call, so that numba's cache is warm;
+- ``score, first run``: the same command as on a fresh environment: an empty
+  numba cache and no compiled Python bytecode (``NUMBA_CACHE_DIR`` and
+  ``PYTHONPYCACHEPREFIX`` set to new empty folders for every call);
+- ``score, compiled path``: the warm command with the numpy-only path for
+  small runs turned off (``SKNDCG_SMALL_BYTES=0``), as every run was scored
+  before that path existed;
 - ``pytrec_eval``: a process that imports pytrec_eval, reads both files into
   its dictionaries and evaluates the same six measures (trec_eval's map, ndcg,
   ndcg_cut_10, P_10, recall_100 and recip_rank);
@@ -24,6 +31,7 @@ Run from the project root::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -72,10 +80,27 @@ def make_files(folder: Path):
     return str(folder / "run"), str(folder / "qrels"), len(run)
 
 
-def wall(argv) -> float:
+def wall(argv, env=None) -> float:
+    if callable(env):
+        env = env()
+    full_env = None if env is None else {**os.environ, **env}
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=full_env)
     return time.perf_counter() - start
+
+
+def fresh_environment(folder: Path):
+    """Empty folders for numba's cache and Python's bytecode, new per call."""
+    counter = iter(range(10**6))
+
+    def env():
+        n = next(counter)
+        return {
+            "NUMBA_CACHE_DIR": str(folder / f"numba-{n}"),
+            "PYTHONPYCACHEPREFIX": str(folder / f"pycache-{n}"),
+        }
+
+    return env
 
 
 def main():
@@ -85,26 +110,30 @@ def main():
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="skndcg-startup-") as tmp:
         run, qrels, lines = make_files(Path(tmp))
+        score = [py, "-m", "skndcg", "score", run, "--qrels", qrels]
         commands = {
-            "python": [py, "-c", "pass"],
-            "version": [py, "-m", "skndcg", "--version"],
-            "score": [py, "-m", "skndcg", "score", run, "--qrels", qrels],
-            "pytrec_eval": [py, "-c", PYTREC, run, qrels],
+            "python": ([py, "-c", "pass"], None),
+            "version": ([py, "-m", "skndcg", "--version"], None),
+            "score": (score, None),
+            "score, first run": (score, fresh_environment(Path(tmp))),
+            "score, compiled path": (score, {"SKNDCG_SMALL_BYTES": "0"}),
+            "pytrec_eval": ([py, "-c", PYTREC, run, qrels], None),
         }
-        wall(commands["score"])  # fills numba's cache
+        wall(score, {"SKNDCG_SMALL_BYTES": "0"})  # fills numba's cache
         times = {name: [] for name in commands}
         for _ in range(args.repeat):  # interleaved: drift hits every tool alike
-            for name, argv in commands.items():
-                times[name].append(wall(argv))
+            for name, (argv, env) in commands.items():
+                times[name].append(wall(argv, env))
     med = {name: statistics.median(t) for name, t in times.items()}
     print(f"DL19-shaped run: {lines} lines, {N_QUERIES} queries; median of "
           f"{args.repeat} fresh processes (wall)")  # fmt: skip
-    print(f"{'command':<14}{'median s':>10}{'min s':>9}{'x pytrec_eval':>15}")
+    print(f"{'command':<22}{'median s':>10}{'min s':>9}{'x pytrec_eval':>15}")
     for name in commands:
         ratio = med[name] / med["pytrec_eval"]
-        print(f"{name:<14}{med[name]:>10.3f}{min(times[name]):>9.3f}{ratio:>15.2f}")
-    target = "met" if med["score"] <= 0.4 else "not met"
-    print(f"target: warm skndcg score <= 0.4 s wall: {med['score']:.3f} s, {target}")
+        print(f"{name:<22}{med[name]:>10.3f}{min(times[name]):>9.3f}{ratio:>15.2f}")
+    for name, limit in (("score", 0.4), ("score, first run", 5.0)):
+        verdict = "met" if med[name] <= limit else "not met"
+        print(f"target: {name} <= {limit} s wall: {med[name]:.3f} s, {verdict}")
 
 
 if __name__ == "__main__":

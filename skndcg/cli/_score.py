@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 import numpy as np
 
-from . import _inputs, _safety, _summary, _trec
+from . import _inputs, _safety, _small, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
 
@@ -137,7 +138,6 @@ def add_parser(sub):
 
 
 def _score(args):
-    from ..metrics import ranking_report
     from ..metrics._names import parse_metric
 
     args.metrics_given = args.metrics is not None
@@ -182,6 +182,19 @@ def _score(args):
             shown = [names_of[m] for m in metrics]
             print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
+    small = None if gained else _small.try_score(args, lines)
+    if small is not None:
+        means, table, summary, tag, num_rel = small
+        _summary.report(summary, strict=False)
+        return _emit(args, lines, metrics, counts_only, thresholds,
+                     means, table, summary, tag, None, num_rel)  # fmt: skip
+    return _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds)
+
+
+def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
+    """The compiled path: every option, every measure, every input."""
+    from ..metrics import ranking_report
+
     qid, y_true, y_score, doc_order, names, tag, presorted = _inputs.load(args)
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
         raise UsageError(
@@ -240,15 +253,23 @@ def _score(args):
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
         shown = report[report["skipped"] != "nothing retrieved"]
         _safety.write_per_query(shown, args.per_query, UsageError)
+    # trec_eval -c sums num_rel from the qrels, every judgment above 0 whatever
+    # -l says.
+    num_rel = int((y_true > 0).sum()) if args.all_judged else None
+    return _emit(args, lines, metrics, counts_only, thresholds,
+                 means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
+
+
+def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
+          tag, cis, num_rel):  # fmt: skip
+    """Print the means in ``--format`` and return the exit code."""
     if args.format == "trec":
         if not args.measure:  # skndcg's own lines: the run and query count too
             lines = _head_lines() + lines
         text = _trec.render(
-            lines, counted, means, tag,
+            lines, table, means, tag,
             per_query=args.query_eval or args.per_query is not None,
-            # trec_eval -c sums num_rel from the qrels, every judgment above 0
-            # whatever -l says.
-            num_rel=int((y_true > 0).sum()) if args.all_judged else None,
+            num_rel=num_rel,
         )  # fmt: skip
     else:
         # -m's measures under trec_eval's names, --metrics' as given.
@@ -256,7 +277,7 @@ def _score(args):
         shown = [] if counts_only else [names_of[m] for m in metrics]
         as_shown = {names_of.get(m, m): v for m, v in means.items()}
         cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
-        text = render(args.format, shown, as_shown, cis, len(counted), None, tag)
+        text = render(args.format, shown, as_shown, cis, len(table["qid"]), None, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
     print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
@@ -291,13 +312,15 @@ def _spool(args, stack):
     import tempfile
     from pathlib import Path
 
-    from ..io import is_stream
-
     copies, folder = {}, None
     for attr in ("input", "qrels"):
         path = getattr(args, attr)
-        if not is_stream(path):  # files, and what the readers report
+        if path is None or os.path.isfile(path):
             continue
+        from ..io import is_stream
+
+        if not is_stream(path):
+            continue  # files, and what the readers report
         if folder is None:
             folder = stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="skndcg-score-")

@@ -215,28 +215,36 @@ def _set_level(args, rel, name, usage_error):
     args.rel_level = int(rel)
 
 
-def counts(report):
-    """Per-query ``num_ret``, ``num_rel`` and ``num_rel_ret`` of the report."""
-    n_items = report["n_items"].to_numpy(np.int64)
-    n_rel = report["n_relevant"].to_numpy(np.int64)
-    if "n_retrieved" in report.columns:
-        ret = report["n_retrieved"].to_numpy(np.int64)
-        rel_ret = report["n_relevant_retrieved"].to_numpy(np.int64)
+def columns(report):
+    """The report's columns as arrays: the table :func:`render` reads."""
+    return {c: report[c].to_numpy() for c in report.columns}
+
+
+def counts(table):
+    """Per-query ``num_ret``, ``num_rel`` and ``num_rel_ret`` of the table."""
+    n_items = np.asarray(table["n_items"], dtype=np.int64)
+    n_rel = np.asarray(table["n_relevant"], dtype=np.int64)
+    if "n_retrieved" in table:
+        ret = np.asarray(table["n_retrieved"], dtype=np.int64)
+        rel_ret = np.asarray(table["n_relevant_retrieved"], dtype=np.int64)
     else:
         ret, rel_ret = n_items, n_rel
     return {"num_ret": ret, "num_rel": n_rel, "num_rel_ret": rel_ret}
 
 
-def render(lines_, report, means, tag, *, per_query, num_rel=None):
-    """trec_eval's output for ``lines_`` (report rows: the queries that count;
-    ``num_rel`` the summary of num_rel when it is not the sum of the rows)."""
+def render(lines_, table, means, tag, *, per_query, num_rel=None):
+    """trec_eval's output for ``lines_``. ``table`` maps the report's columns
+    (``qid``, the counts and each line's label) to arrays over the queries
+    that count; ``num_rel`` is the summary of num_rel when it is not the sum
+    of the rows."""
     from ..metrics import _trec_names as T
 
     ordered = sorted(lines_, key=lambda ln: ln.order)
-    tally = counts(report)
+    tally = counts(table)
+    n_queries = len(table["qid"])
     out = []
     if per_query:
-        qids = report["qid"].tolist()
+        qids = np.asarray(table["qid"]).tolist()
         for g, q in enumerate(qids):
             for ln in ordered:
                 if ln.metric is None:
@@ -245,7 +253,7 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
                     continue
                 if parse_metric(ln.metric).definition.aggregate is not None:
                     continue  # gm_map, gm_bpref: trec_eval prints the summary only
-                value = report[ln.label].iloc[g]
+                value = table[ln.label][g]
                 if ln.trec_name in T.SUMMED:
                     value = round(float(value))
                 out.append(_row(ln.trec_name, q, value))
@@ -254,16 +262,16 @@ def render(lines_, report, means, tag, *, per_query, num_rel=None):
             if tag is not None:
                 out.append(f"{'runid':<22}\tall\t{tag}")
         elif ln.trec_name == "num_q":
-            out.append(_row("num_q", "all", len(report)))
+            out.append(_row("num_q", "all", n_queries))
         elif ln.trec_name == "num_rel" and num_rel is not None:
             out.append(_row("num_rel", "all", int(num_rel)))
         elif ln.metric is None:
             out.append(_row(ln.trec_name, "all", int(tally[ln.trec_name].sum())))
         elif ln.trec_name in T.SUMMED:
-            total = round(float(report[ln.label].sum()))
+            total = round(float(np.sum(table[ln.label])))
             out.append(_row(ln.trec_name, "all", total))
         else:
-            out.append(_row(ln.trec_name, "all", _summary(ln, report, means)))
+            out.append(_row(ln.trec_name, "all", _summary(ln, table, means)))
     return "\n".join(out)
 
 
@@ -279,12 +287,12 @@ def render_means(lines_, means, n_queries):
     return "\n".join(out)
 
 
-def _summary(ln, report, means):
+def _summary(ln, table, means):
     """The ``all`` value as trec_eval adds it up: the per-query values summed
     one after the other in query order, then divided (the last bit of a mean
     can differ with the order of the additions, and with it the fourth
     decimal)."""
-    v = report[ln.label].to_numpy(dtype=np.float64)
+    v = np.asarray(table[ln.label], dtype=np.float64)
     if v.size == 0 or np.isnan(v).any():
         return means[ln.label]  # a query skipped: the engine's mean
     agg = parse_metric(ln.metric).definition.aggregate
