@@ -155,13 +155,33 @@ def _rewrite(path, fn):
         fh.write(fn(data))
 
 
+# Spellings both paths read alike (Python's float()), so either may score them.
+SAME_READING = {
+    "plus sign": lambda d: d.replace(b" 0.", b" +0.", 1),
+    "digit separator": lambda d: d.replace(b" 0.", b" 0_0.", 1),
+    "tabs": lambda d: d.replace(b" ", b"\t"),
+    "exponent": lambda d: d.replace(b" 0.", b" 0.0e1", 1),
+}
+
+
+@pytest.mark.parametrize("case", SAME_READING)
+def test_other_spellings_give_the_same_output(tmp_path, capsys, monkeypatch, spy, case):
+    run, qrels = write_case(tmp_path, 6)
+    _rewrite(run, SAME_READING[case])
+    (small, full), taken = both(
+        capsys, monkeypatch, spy, ["score", run, "--qrels", qrels, "--format", "csv"]
+    )
+    assert taken[0] is True
+    assert small == full
+
+
 ODD_FILES = {
     "gzip": lambda d: gzip.compress(d),
     "crlf": lambda d: d.replace(b"\n", b"\r\n"),
     "comment": lambda d: b"# a comment\n" + d,
     "blank line": lambda d: d + b"\n",
     "no last newline": lambda d: d[:-1],
-    "plus sign": lambda d: d.replace(b" 0.", b" +0.", 1),
+    "two spaces": lambda d: d.replace(b" ", b"  ", 1),
     "nan score": lambda d: d.replace(b" 0.", b" nan ", 1),
     "extra field": lambda d: d.replace(b"\n", b" x\n", 1),
     "duplicated row": lambda d: d + d.split(b"\n", 1)[0] + b"\n",

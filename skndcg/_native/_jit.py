@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import warnings
 
 _cache_ok = True
@@ -79,6 +80,9 @@ def _names_used(code):
     return names
 
 
+_making = threading.RLock()
+
+
 class Kernel:
     """A function to be compiled by numba, made numba's dispatcher on first use.
 
@@ -99,22 +103,39 @@ class Kernel:
     @property
     def dispatcher(self):
         if self._disp is None:
-            g = self.py_func.__globals__
-            for name in _names_used(self.py_func.__code__):
-                value = g.get(name)
-                if isinstance(value, Kernel):
-                    g[name] = value.dispatcher
-            self._disp = _dispatcher(self.py_func, self._options)
+            with _making:  # one dispatcher per kernel, whichever thread asks
+                if self._disp is None:
+                    g = self.py_func.__globals__
+                    for name in _names_used(self.py_func.__code__):
+                        value = g.get(name)
+                        if isinstance(value, Kernel):
+                            g[name] = value.dispatcher
+                    self._disp = _dispatcher(self.py_func, self._options)
         return self._disp
 
     def __call__(self, *args, **kwargs):
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name):
+        if name in Kernel.__slots__:  # not set yet (as while unpickling)
+            raise AttributeError(name)
         return getattr(self.dispatcher, name)
+
+    def __reduce__(self):
+        # By name, as functions are pickled: the receiving process imports it.
+        return _kernel_named, (self.py_func.__module__, self.py_func.__qualname__)
 
     def __repr__(self):
         return f"<skndcg kernel {self.py_func.__qualname__}>"
+
+
+def _kernel_named(module, qualname):
+    import importlib
+
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def native(f):
