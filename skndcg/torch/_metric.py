@@ -91,7 +91,10 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
         (default False): a measure added with
         :func:`skndcg.metrics.define_measure` has no tensor implementation and
         raises; with ``cpu_fallback=True`` it is computed by
-        :mod:`skndcg.metrics` on a CPU copy of the rows. ``num_threads``
+        :mod:`skndcg.metrics` on a CPU copy of the rows. trec_eval's set,
+        interpolated, geometric-mean and judgment measures (``gm_map``,
+        ``iprec``, ``set_p``, ``unj``, ``infap``...) are always computed so.
+        ``num_threads``
         (default ``"auto"``): torch's intra-op threads for this computation
         on CPU tensors, restored after; ``"auto"`` uses one thread below
         2**20 rows and torch's setting above, None always torch's setting.
@@ -178,6 +181,13 @@ def per_query(preds, target, indexes, names, doc_id, opts):
         if bool(isnan.any()):
             unjudged = isnan
             y = torch.where(isnan, torch.zeros_like(y), y)
+    refused = unjudged  # NaN labels: what a measure that refuses them sees
+    if conv.labels == "trec_eval":
+        # A negative judgment is "in the pool, not judged": unjudged to the
+        # measures that use unjudged rows, as in skndcg.metrics.
+        negative = y < 0
+        if bool(negative.any()):
+            unjudged = negative if unjudged is None else unjudged | negative
     y = prepare_labels(y, conv, integer_input=not target.is_floating_point())
     scores = preds.to(torch.float32) if conv.score_dtype == "float32" else preds
     rule = opts.tie_rule(doc_id is not None)
@@ -201,7 +211,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
             yield name, sp, None, None, None
             continue
         r = ctx.ranked(_group(sp), depth[_group(sp)])
-        if sp.definition.unjudged == "refuse" and unjudged is not None:
+        if sp.definition.unjudged == "refuse" and refused is not None:
             raise ValueError(
                 f"{sp.name} cannot use unjudged rows (NaN labels); drop them, or "
                 "judge them."
@@ -275,7 +285,7 @@ class _Context:
 
 def _on_cpu(preds, target, indexes, doc_id, names, opts):
     """The measures without a tensor implementation, by skndcg.metrics on a
-    CPU copy of the rows (only with ``cpu_fallback=True``)."""
+    CPU copy of the rows."""
     from ..metrics import grouped_ranking_scores
 
     kwargs = dict(opts.given)

@@ -38,12 +38,24 @@ FAMILIES = {
     "judged": Q.judged,
 }
 
+#: Built-in measures without a tensor implementation: trec_eval's set,
+#: interpolated, geometric-mean and judgment measures, whose loops over each
+#: query's ranked rows have no vectorised form here yet. They are computed by
+#: :mod:`skndcg.metrics` on a CPU copy of the rows, always (no
+#: ``cpu_fallback=True`` needed). A new built-in measure needs a tensor
+#: implementation in FAMILIES or a place here; tests/peers_torch checks both.
+CPU_ONLY = frozenset({
+    "gm_map", "gm_bpref", "iprec", "iprec_11pt", "rprec_mult", "set_p",
+    "set_recall", "set_map", "set_relative_p", "set_f", "relative_p", "unj",
+    "nonrel_judged", "bin_g", "g", "ndcg_rel", "rndcg", "utility", "infap",
+})  # fmt: skip
+
 #: Measures read from blocks of tied rows (exact expectations under
 #: ``ties="average"``); the others read rows one by one in rank order.
 BLOCKS = frozenset({"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"})
 
 
-__all__ = ["BLOCKS", "FAMILIES", "check_unique", "implementation", "parse"]
+__all__ = ["BLOCKS", "CPU_ONLY", "FAMILIES", "check_unique", "implementation", "parse"]
 
 
 def parse(name) -> MetricSpec:
@@ -52,12 +64,13 @@ def parse(name) -> MetricSpec:
 
 
 def implementation(spec: MetricSpec, *, cpu_fallback: bool = False):
-    """The tensor implementation of a parsed measure, or None when the CPU
-    fallback is asked for and the measure has none; otherwise a clear error."""
+    """The tensor implementation of a parsed measure, or None when it is
+    computed on a CPU copy (a built-in of :data:`CPU_ONLY`, or any measure
+    without one when the CPU fallback is asked for); otherwise a clear error."""
     family = FAMILIES.get(spec.measure)
     if family is not None:
         return family
-    if cpu_fallback:
+    if cpu_fallback or spec.measure in CPU_ONLY:
         return None
     m = spec.definition
     kind = "a numba-compiled" if m.compiled else "a plain Python"

@@ -218,8 +218,9 @@ def test_auto_threads_use_one_thread_for_small_batches_only():
 @pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval", "catboost",
                                         "torchmetrics", "ranx"])  # fmt: skip
 def test_negative_and_fractional_labels_follow_the_label_rules(convention):
-    # trec_eval reads a negative judgement as 0, ranx truncates labels and
-    # drops those below 1; catboost and torchmetrics take them as they are.
+    # trec_eval reads a negative judgement as 0 (as unjudged for bpref), ranx
+    # truncates labels and drops those below 1; catboost and torchmetrics take
+    # them as they are.
     rng = np.random.default_rng(11)
     n = 200
     q = rng.integers(0, 12, n)

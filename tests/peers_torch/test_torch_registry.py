@@ -17,9 +17,17 @@ from skndcg.metrics._conventions import PRESETS
 from skndcg.metrics._engine import evaluate
 from skndcg.torch import ranking_scores
 from skndcg.torch._metric import per_query
+from skndcg.torch._names import CPU_ONLY, FAMILIES
 from skndcg.torch._options import resolve
 
 pytestmark = pytest.mark.peers_torch
+
+
+# A value other than the default for each parameter ("iprec(recall=0.0)" is
+# "iprec" under another name).
+OTHER_VALUE = {"p": 0.55, "g_max": 4, "recall": 0.3, "mult": 0.5, "beta": 0.5,
+               "rel_ret": 2.0, "nonrel_ret": -2.0, "rel_missed": 1.0,
+               "nonrel_missed": 0.0, "n_docs": 1000.0}  # fmt: skip
 
 
 def forms(measure):
@@ -28,8 +36,8 @@ def forms(measure):
     if measure.cutoff:
         out += [f"{measure.name}@1", f"{measure.name}@3"]
     for p in measure.params:
-        value = {"p": 0.55, "g_max": 4}.get(p.name, p.default)
-        if value is not None:
+        value = OTHER_VALUE.get(p.name, p.default)
+        if value is not None and value != p.default:
             out.append(f"{measure.name}({p.name}={value})")
             if measure.cutoff:
                 out.append(f"{measure.name}({p.name}={value})@2")
@@ -93,11 +101,21 @@ def engine_and_tensor(names, y, s, q, doc, opts):
                      torch.tensor(doc), o)  # fmt: skip
     out = []
     for j, (name, _, values, empty, _) in enumerate(rows):
+        if values is None:  # computed by the engine on a CPU copy
+            values, empty = ev.raw[order, j], ev.empty[order, j]
+        else:
+            values, empty = values.numpy(), empty.numpy()
         out.append(
-            (name, values.numpy(), empty.numpy(), ev.raw[order, j],
-             ev.empty[order, j], float(got[name]), means[j])
+            (name, values, empty, ev.raw[order, j], ev.empty[order, j],
+             float(got[name]), means[j])
         )  # fmt: skip
     return out
+
+
+def test_every_builtin_has_a_tensor_implementation_or_is_listed_for_the_cpu():
+    builtin = {m.name for m in R.measures() if m.builtin}
+    assert builtin == set(FAMILIES) | CPU_ONLY
+    assert not set(FAMILIES) & CPU_ONLY
 
 
 @pytest.mark.parametrize("measure", REGISTERED)
