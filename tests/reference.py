@@ -201,6 +201,24 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
             else:
                 above += 1
         return (total / n_rel if n_rel else 0.0), n_rel == 0
+    if metric == "infap":
+        # Yilmaz & Aslam's estimate, from each relevant row's rows above it:
+        # NaN is outside the pool, a negative label pooled but not judged.
+        total = 0.0
+        for j, x in enumerate(top):
+            if x != x or x < 0 or not is_rel(x):
+                continue
+            above = top[:j]
+            if j == 0:
+                total += 1.0
+                continue
+            pooled = [a for a in above if a == a]
+            rel_above = sum(1 for a in pooled if a >= 0 and is_rel(a))
+            non_above = sum(1 for a in pooled if a >= 0 and not is_rel(a))
+            eps = 0.00001
+            share = (rel_above + eps) / (rel_above + non_above + 2 * eps)
+            total += 1 / (j + 1) + (j / (j + 1)) * (len(pooled) / j) * share
+        return (total / n_rel if n_rel else total), n_rel == 0
     if metric == "judged":
         return sum(1 for x in top if x == x) / len(top), False
     if metric == "ndcg_rel":  # trec_eval's NDCG over the relevant documents

@@ -272,3 +272,43 @@ def test_rndcg_by_hand():
     values = [d / i for d, i in zip(dcg, ideal, strict=True)]
     values.append((1 + 2 / L4) / ideal[-1])  # the whole ranking
     assert got == pytest.approx(sum(values) / 4)
+
+
+def test_infap_by_hand():
+    # Ranked: relevant, not in the pool (NaN), pooled but not judged (-1),
+    # judged not relevant, relevant, relevant (grade 2); 3 judged relevant.
+    y = np.array([1.0, np.nan, -1.0, 0.0, 1.0, 2.0])
+    s = np.array([6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    q = np.zeros(6)
+    e = 0.00001
+    first = 1.0
+    # Rank 5: above it 1 relevant, 1 not relevant, 1 pooled unjudged (3 pooled).
+    fifth = 1 / 5 + (4 / 5) * (3 / 4) * ((1 + e) / (1 + 1 + 2 * e))
+    # Rank 6: 2 relevant, 1 not relevant, 1 pooled unjudged above (4 pooled).
+    sixth = 1 / 6 + (5 / 6) * (4 / 5) * ((2 + e) / (2 + 1 + 2 * e))
+    got = grouped_ranking_scores(
+        y, s, q, ["infap", "bpref"], convention="trec_eval", nan_label="unjudged"
+    )
+    assert got["infap"] == pytest.approx((first + fifth + sixth) / 3, abs=1e-15)
+    # bpref reads the pooled-but-unjudged row as unjudged too: 1 judged
+    # non-relevant row above the relevant ones at ranks 5 and 6.
+    assert got["bpref"] == pytest.approx((1 + 0 + 0) / 3, abs=1e-15)
+
+
+def test_infap_counts_rows_outside_the_pool_as_not_relevant():
+    # Without unjudged rows infAP is AP: with them, the rows outside the pool
+    # (NaN) lower the estimate and the pooled unjudged rows do not.
+    s = np.array([3.0, 2.0, 1.0])
+    q = np.zeros(3)
+    plain = grouped_ranking_scores(np.array([0.0, 1.0, 1.0]), s, q, ["infap", "map"],
+                                   convention="trec_eval")  # fmt: skip
+    assert plain["infap"] == pytest.approx(plain["map"], rel=1e-4)
+    pooled = grouped_ranking_scores(
+        np.array([-1.0, 1.0, 1.0]), s, q, ["infap"], convention="trec_eval",
+        nan_label="unjudged",
+    )  # fmt: skip
+    outside = grouped_ranking_scores(
+        np.array([np.nan, 1.0, 1.0]), s, q, ["infap"], convention="trec_eval",
+        nan_label="unjudged",
+    )  # fmt: skip
+    assert outside["infap"] < pooled["infap"]

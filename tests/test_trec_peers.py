@@ -28,7 +28,7 @@ SHARED = (
     "recall", "ndcg", "ndcg_cut", "map_cut", "success", "gm_bpref", "set_P",
     "set_recall", "set_map", "set_relative_P", "set_F", "Rprec_mult", "11pt_avg",
     "relative_P", "num_nonrel_judged_ret", "binG", "utility", "G",
-    "ndcg_rel", "Rndcg",
+    "ndcg_rel", "Rndcg", "infAP",
 )  # fmt: skip
 COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 
@@ -84,7 +84,8 @@ def test_every_shared_measure_per_query(seed, level):
         qrels, set(SHARED), relevance_level=level
     )
     theirs = evaluator.evaluate(run)
-    data = join_run_qrels(*frames(qrels, run), unjudged="nan")
+    # "pool": negative judgments stay "in the pool, not judged" (infAP).
+    data = join_run_qrels(*frames(qrels, run), unjudged="pool")
     names = sorted(next(iter(theirs.values())))
     metrics = [translate(n) for n in names]
     report = ranking_report(
@@ -120,7 +121,8 @@ def test_summaries_and_gm_map(seed, level):
     measures = {"map", "gm_map", "gm_bpref", "ndcg_cut_10", "P_5", "bpref", "set_F"}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level)
     theirs = evaluator.evaluate(run)
-    data = join_run_qrels(*frames(qrels, run), unjudged="nan")
+    # "pool": negative judgments stay "in the pool, not judged" (infAP).
+    data = join_run_qrels(*frames(qrels, run), unjudged="pool")
     for name in sorted(measures):
         values = [v[name] for v in theirs.values()]
         want = pytrec_eval.compute_aggregated_measure(name, values)
@@ -167,7 +169,7 @@ def test_command_line_lines_against_pytrec_eval(
     qrels, run = collection(seed)
     run_path, qrels_path = write(tmp_path, qrels, run)
     wanted = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref",
-              "recip_rank", "P", "ndcg", "ndcg_cut", "success")  # fmt: skip
+              "recip_rank", "P", "ndcg", "ndcg_cut", "success", "infAP")  # fmt: skip
     argv = ["score", run_path, "--qrels", qrels_path, "--format", "trec", "-q",
             "--convention", "pytrec_eval", *flags]  # fmt: skip
     for m in wanted:

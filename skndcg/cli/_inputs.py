@@ -55,19 +55,23 @@ def load(args):
 
 
 def _frame_join(args):
-    """The run joined with its qrels, documents nobody judged (or judged
-    negative, trec_eval's "in the pool, not judged") labelled NaN, for the
-    measures that tell them apart (bpref); with trec_eval -J they are dropped
-    after the depth cut instead, and the ranks close up."""
+    """The run joined with its qrels for the measures that tell unjudged
+    documents apart (bpref, infAP): those nobody judged labelled NaN, those
+    judged negative (trec_eval's "in the pool, not judged") kept negative
+    under trec_eval's label rule and NaN under the others; with trec_eval -J
+    both are dropped after the depth cut instead, and the ranks close up."""
     import pandas as pd
 
     from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
 
     run = read_trec_run(args.input)
     data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
-                          unjudged="nan")  # fmt: skip
+                          unjudged="pool")  # fmt: skip
+    if _get_convention(convention_of(args, trec=True)).labels != "trec_eval":
+        y = np.where(data.y_true < 0, np.nan, data.y_true)
+        data = RankingData(data.qid, data.doc_id, y, data.y_score)
     if args.judged_only:
-        keep = ~np.isnan(data.y_true)
+        keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
         if not args.all_judged:
             # A query the run answers stays scored when -J leaves it nothing
             # (trec_eval: num_ret 0); one it never answered stays out.

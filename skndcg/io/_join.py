@@ -357,11 +357,16 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
         Keep only each query's ``depth`` best retrieved documents, by score and
         then by document id, both descending, as trec_eval ``-M depth`` does.
         Judged documents cut off this way become unretrieved rows.
-    unjudged : {"zero", "nan"}, default="zero"
+    unjudged : {"zero", "nan", "pool"}, default="zero"
         Label of a retrieved document nobody judged (and of a negative
         judgment): 0, trec_eval's "not relevant", or NaN, which the metric
         functions read as unjudged with ``nan_label="unjudged"`` (for ``bpref``
         and ``judged@k``; every other measure still counts it as not relevant).
+        ``"pool"`` labels the documents nobody judged NaN and keeps negative
+        judgments as they are: trec_eval's "in the pool, not judged", which
+        ``infap`` tells apart from "not in the pool" (under
+        ``convention="trec_eval"``, every other measure reads them as the
+        ``"nan"`` join gives them).
 
     Returns
     -------
@@ -405,10 +410,11 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     ...                {"q1": {"d1": 1, "d2": 2}}).y_true
     array([1, 0, 2])
     """
-    if unjudged not in ("zero", "nan"):
+    if unjudged not in ("zero", "nan", "pool"):
         raise ValueError(
-            f"unjudged={unjudged!r} is not valid; expected 'zero' (label 0) or "
-            "'nan' (a NaN label marks a document nobody judged)."
+            f"unjudged={unjudged!r} is not valid; expected 'zero' (label 0), "
+            "'nan' (a NaN label marks a document nobody judged) or 'pool' (NaN, "
+            "and negative judgments kept)."
         )
     from ._mappings import as_frame
 
@@ -417,9 +423,13 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     if unjudged == "zero":
         return data
     # A row is judged when its (query, document) pair has a non-negative
-    # judgment in the qrels.
-    judged = qrels[qrels["relevance"].to_numpy() >= 0]
+    # judgment in the qrels; with "pool", a negative judgment is kept.
+    relevance = qrels["relevance"].to_numpy()
+    judged = qrels if unjudged == "pool" else qrels[relevance >= 0]
     pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
-    found = pd.MultiIndex.from_arrays([data.qid, data.doc_id]).isin(pairs)
-    y = np.where(found, data.y_true, np.nan)
+    at = pairs.get_indexer(pd.MultiIndex.from_arrays([data.qid, data.doc_id]))
+    y = np.where(at >= 0, data.y_true, np.nan)
+    if unjudged == "pool":
+        given = judged["relevance"].to_numpy(dtype=np.float64)
+        y = np.where(at >= 0, given[np.maximum(at, 0)], np.nan)
     return RankingData(data.qid, data.doc_id, y, data.y_score)

@@ -282,6 +282,12 @@ def evaluate(
             f"y_score has {s.shape[0]} rows but y_true has {n}; they must match."
         )
     s = conv.cast_scores(s)
+    # Under trec_eval's label rule a negative judgment is "in the pool, not
+    # judged": measures that use unjudged rows see it as such (see _perquery).
+    pooled_rows = None
+    if conv.labels == "trec_eval" and not known_nonnegative:
+        negative = y < 0
+        pooled_rows = negative if negative.any() else None
     # Labels fit for the histogram are known to be small and >= 0.
     y = conv.check_labels(y, nonnegative=known_nonnegative)
     if conv.gain == "exponential":
@@ -381,14 +387,18 @@ def evaluate(
     else:
         raw, aux, n_rel, lsum, rel_ret = run(y_g, np.ones(len(kinds), bool), n_hist)
     if custom:
-        unjudged_g = None
-        if unjudged_rows is not None:
-            unjudged_g = grouping.take(unjudged_rows)
-            if perm is not None:
-                unjudged_g = unjudged_g[perm]
+        unjudged_g, pooled_g = (
+            None
+            if rows is None
+            else grouping.take(rows)[perm]
+            if perm is not None
+            else grouping.take(rows)
+            for rows in (unjudged_rows, pooled_rows)
+        )
         cv, ca = evaluate_per_query(
             [all_specs[j] for j in custom], y_g, s_g, unjudged_g, grouping, nret,
             n_rel, rel_thr, pessimistic=average, label_max=label_max,
+            pooled_g=pooled_g,
         )  # fmt: skip
         fused = np.setdiff1d(np.arange(len(all_specs)), custom)
         full = np.empty((grouping.n_groups, len(all_specs)))

@@ -102,12 +102,21 @@ def evaluate_per_query(
     *,
     pessimistic,
     label_max=None,
+    pooled_g=None,
 ):
     """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
 
     ``label_max`` is the largest label of the whole data when these rows are
-    one piece of it (default: the largest label of these rows).
+    one piece of it (default: the largest label of these rows). ``pooled_g``
+    marks the rows judged negative under trec_eval's rule ("in the pool, not
+    judged"): a measure that uses unjudged rows (``"use"``) sees them as
+    unjudged (NaN), like the rows nobody judged; one that reads the pool
+    (``"pool"``) sees them as -1 and the rows nobody judged as NaN.
     """
+    pool_marks, refused = None, unjudged_g  # negative labels are not refused
+    if pooled_g is not None:
+        pool_marks = pooled_g if unjudged_g is None else pooled_g & ~unjudged_g
+        unjudged_g = pooled_g if unjudged_g is None else unjudged_g | pooled_g
     n_groups = grouping.n_groups
     values = np.empty((n_groups, len(specs)))
     aux = np.empty_like(values)
@@ -116,15 +125,18 @@ def evaluate_per_query(
     y0 = y_g.astype(np.float64)
     order = ranked_order(y0, s_g, grouping, pessimistic=pessimistic)
     ranked = y0[order]
-    ranked_nan = ranked
+    ranked_nan = ranked_pool = ranked
     if unjudged_g is not None:
         ranked_nan = np.where(unjudged_g[order], np.nan, ranked)
+        ranked_pool = ranked_nan
+        if pool_marks is not None:
+            ranked_pool = np.where(pool_marks[order], -1.0, ranked_nan)
     ideal = None
     n_unjudged = 0 if unjudged_g is None else _per_group(unjudged_g, grouping)
     for j, sp in enumerate(specs):
         m = sp.definition
-        if m.unjudged == "refuse" and unjudged_g is not None:
-            g = int(np.flatnonzero(_per_group(unjudged_g, grouping))[0])
+        if m.unjudged == "refuse" and refused is not None:
+            g = int(np.flatnonzero(_per_group(refused, grouping))[0])
             raise ValueError(
                 f"{sp.name} cannot use unjudged rows (NaN labels), and query "
                 f"{py(grouping.keys[g])!r} has some; drop them, or judge them."
@@ -146,7 +158,8 @@ def evaluate_per_query(
                 extras.append(np.full(n_groups, float(rel_thr)))
         for _, v in sp.params:
             extras.append(np.full(n_groups, np.nan if v is None else float(v)))
-        ry = np.array(ranked_nan if m.unjudged == "use" else ranked)
+        ry = {"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked)
+        ry = np.array(ry)
         ideal_arr = ideal if use_ideal else np.empty(0)
         if m.compiled:
             out = _run_compiled(sp, m, ry, grouping, nret_arr, extras, ideal_arr)

@@ -26,7 +26,10 @@ from dataclasses import dataclass
 # Extra inputs a per-query kernel may ask for, in the order they are passed.
 EXTRAS = ("ideal", "n_relevant", "n_nonrelevant", "label_max", "rel_threshold")
 # What a measure does with unjudged rows (NaN labels with nan_label="unjudged").
-UNJUDGED_RULES = ("not_relevant", "use", "refuse")
+# "pool" is "use" that also tells apart the rows judged negative under
+# trec_eval's label rule ("in the pool, not judged": -1) from those nobody
+# judged (NaN), for infAP.
+UNJUDGED_RULES = ("not_relevant", "use", "refuse", "pool")
 # When a query is "empty" for a measure (the ``empty=`` option applies to it).
 EMPTY_WHEN = ("no_relevant", "ideal_zero", "never")
 
@@ -111,8 +114,9 @@ class Measure:
         Whether the measure reads label values or only relevant / not relevant.
     needs : tuple of str
         Extra inputs of ``per_query`` (see ``EXTRAS``), in order.
-    unjudged : {"not_relevant", "use", "refuse"}
-        What the measure does with unjudged rows.
+    unjudged : {"not_relevant", "use", "refuse", "pool"}
+        What the measure does with unjudged rows: label 0, NaN, an error, or
+        NaN with -1 for a negative judgment under trec_eval's label rule.
     empty_when : {"no_relevant", "ideal_zero", "never"}
         When a query counts as empty for ``empty=``.
     block_kind : int or None

@@ -5,7 +5,12 @@ from __future__ import annotations
 from . import _names  # noqa: F401  (registers the built-in measures)
 from ._registry import measures
 
-_UNJUDGED = {"not_relevant": "not relevant", "use": "used", "refuse": "refused"}
+_UNJUDGED = {
+    "not_relevant": "not relevant",
+    "use": "used",
+    "refuse": "refused",
+    "pool": "used, apart from pooled",
+}
 
 
 def measure_table_rst() -> str:

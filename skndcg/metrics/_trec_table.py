@@ -23,6 +23,7 @@ _FAMILIES = {
     "gm_map": ("gm_map", "none", ()),
     "Rprec": ("rprec", "none", ()),
     "bpref": ("bpref", "none", ()),
+    "infAP": ("infap", "none", ()),
     "recip_rank": ("mrr", "none", ()),
     "iprec_at_recall": ("iprec", "recall", _RECALLS),
     "P": ("p", "cut", _CUTOFFS),

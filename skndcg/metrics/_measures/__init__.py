@@ -4,7 +4,7 @@ Importing this package registers them. A new family is one module here and one
 line below (see the contributor page "Adding a measure").
 """
 
-from . import (  # noqa: F401  # noqa: F401
+from . import (  # noqa: F401
     _ap,
     _bing,
     _bpref,
@@ -14,6 +14,7 @@ from . import (  # noqa: F401  # noqa: F401
     _gm_bpref,
     _gm_map,
     _hit,
+    _infap,
     _iprec,
     _judged,
     _judgments,

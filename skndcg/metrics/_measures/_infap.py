@@ -1,0 +1,62 @@
+"""Inferred AP (Yilmaz & Aslam, 2006), as trec_eval 10.0 computes it.
+
+For judgments made on a random sample of a pool. A retrieved row is not in the
+pool (NaN label: nobody judged it), in the pool but not judged (-1: a negative
+judgment under trec_eval's label rule), judged not relevant, or judged
+relevant. Each judged relevant row at rank ``r`` adds its expected precision:
+1 at rank 1, and otherwise ``1/r + (r-1)/r * (pooled/(r-1)) * (rel + e) /
+(rel + nonrel + 2e)``, where ``pooled``, ``rel`` and ``nonrel`` count the rows
+above it in the pool, judged relevant and judged not relevant, and
+``e = 0.00001``. Rows outside the pool count as non-relevant (they only lower
+``pooled/(r-1)``). The sum is divided by the number of judged relevant rows.
+"""
+
+from .._jit import jit
+from .._registry import Measure, register
+
+EPSILON = 0.00001
+
+
+@jit
+def infap(labels, k, n_relevant, rel_threshold):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    rel = 0
+    nonrel = 0
+    unjudged = 0
+    total = 0.0
+    for j in range(kk):
+        lab = labels[j]
+        if lab != lab:  # NaN: not in the pool
+            continue
+        if lab < 0.0:  # in the pool, not judged
+            unjudged += 1
+            continue
+        if lab < rel_threshold:
+            nonrel += 1
+            continue
+        rel += 1
+        if j == 0:
+            total += 1.0
+        else:
+            fj = float(j)
+            pooled = (rel - 1 + nonrel + unjudged) / fj
+            share = (rel - 1 + EPSILON) / (rel - 1 + nonrel + 2 * EPSILON)
+            total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * pooled * share
+    if n_relevant > 0.0:
+        return total / n_relevant
+    return total
+
+
+register(
+    Measure(
+        "infap",
+        "Inferred AP: AP estimated from judgments of a random sample of a pool.",
+        aliases=("inf_ap",),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        unjudged="pool",
+        per_query=infap,
+    )
+)
