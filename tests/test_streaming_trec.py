@@ -113,3 +113,42 @@ def test_bad_files_name_the_file_and_line(tmp_path):
         score_trec_run(run, qrels, METRICS, batch_lines=0)
     with pytest.raises(TypeError, match="'doc_id' is set by score_trec_run"):
         score_trec_run(run, qrels, METRICS, doc_id=[1])
+
+
+UNJUDGED_METRICS = ["bpref", "infap", "unj@5", "nonrel_judged", "map"]
+
+
+@pytest.mark.parametrize("batch_lines", [1, 1 << 20])
+@pytest.mark.parametrize("depth", [None, 5])
+def test_unjudged_documents_as_the_command_line_reads_them(
+    tmp_path, capsys, batch_lines, depth
+):
+    # Documents nobody judged and negative judgments ("in the pool, not
+    # judged") reach bpref, infAP and unj as in skndcg score.
+    from skndcg.cli import main
+
+    run, qrels = _files(tmp_path, seed=5)
+    got = score_trec_run(run, qrels, UNJUDGED_METRICS, depth=depth,
+                         batch_lines=batch_lines)  # fmt: skip
+    data = join_run_qrels(read_trec_run(run), read_trec_qrels(qrels), depth=depth,
+                          unjudged="pool")  # fmt: skip
+    want = grouped_ranking_scores(
+        data.y_true, data.y_score, data.qid, UNJUDGED_METRICS, doc_id=data.doc_id,
+        nan_score="unretrieved", nan_label="unjudged", convention="trec_eval",
+    )  # fmt: skip
+    assert got == pytest.approx(want, abs=1e-12)
+    argv = ["score", str(run), "--qrels", str(qrels), "--format", "csv",
+            "--metrics", *UNJUDGED_METRICS]  # fmt: skip
+    if depth is not None:
+        argv += ["-M", str(depth)]
+    assert main(argv) == 0
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    shown = {r.split(",")[0]: float(r.split(",")[1]) for r in rows}
+    assert shown == pytest.approx(got, abs=1e-12)
+    # Read as judged not relevant, the unjudged documents give another bpref.
+    zero = join_run_qrels(read_trec_run(run), read_trec_qrels(qrels), depth=depth)
+    other = grouped_ranking_scores(
+        zero.y_true, zero.y_score, zero.qid, ["bpref"], doc_id=zero.doc_id,
+        nan_score="unretrieved", convention="trec_eval",
+    )  # fmt: skip
+    assert other["bpref"] != pytest.approx(got["bpref"])

@@ -14,6 +14,8 @@ from .._partial._driver import (
     whole_queries,
 )
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
+from ..metrics import get_convention
+from ..metrics._shared import parse_metric
 from ._order import GroupedCheck
 
 
@@ -51,7 +53,12 @@ def score_trec_run(
     (judged documents not retrieved count, unjudged ones are not relevant, run
     queries without judgments are left out) and scored with
     :func:`skndcg.metrics.ranking_report`; the means are put together exactly as
-    the metric functions compute them in memory.
+    the metric functions compute them in memory. The measures that tell
+    unjudged documents apart (``bpref``, ``infap``, ``unj@k``...) read them as
+    ``skndcg score`` does: the join is ``unjudged="pool"`` (``"nan"`` under a
+    convention other than trec_eval's) with ``nan_label="unjudged"``. The run
+    is read twice when a measure needs the largest label of all (``err``
+    without ``g_max``).
 
     Parameters
     ----------
@@ -122,6 +129,13 @@ def stream_trec_run(
     queries = "judged" if all_judged else "retrieved"
     kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
     spec = setup(metrics, _COLUMNS, None, kw, "the run")
+    # Measures that tell unjudged documents apart (bpref, infAP) read them as
+    # skndcg score does: NaN for nobody judged, negative for "in the pool, not
+    # judged" under trec_eval's label rule (NaN under the others).
+    unjudged = "zero"
+    if any(parse_metric(n).definition.unjudged in ("use", "pool") for n in spec.names):
+        unjudged = "pool" if get_convention(convention).labels == "trec_eval" else "nan"
+        spec.columns["options"].setdefault("nan_label", "unjudged")
     where = str(run)
     reader = read_trec_run_chunks(run, chunk_lines=batch_lines)  # checks the path
     judged = read_trec_qrels(qrels)
@@ -139,11 +153,11 @@ def stream_trec_run(
             answered.update(keys.tolist())
             wanted = [by_query[k] for k in keys if k in by_query]
             if wanted:
-                yield _joined(piece, pd.concat(wanted), depth)
+                yield _joined(piece, pd.concat(wanted), depth, unjudged)
         missing = [rows for q, rows in by_query.items() if q not in answered]
         if all_judged and missing:
             empty = pd.DataFrame({"qid": [], "doc_id": [], "score": []})
-            yield _joined(empty, pd.concat(missing), depth)
+            yield _joined(empty, pd.concat(missing), depth, unjudged)
 
     if spec.needs_label_max:
         # A measure reads the largest label of all the joined rows (ERR's
@@ -175,10 +189,10 @@ def stream_trec_run(
     )  # fmt: skip
 
 
-def _joined(run_rows, judgments, depth):
+def _joined(run_rows, judgments, depth, unjudged):
     """The run's rows joined with their judgments, as the table a piece is
     scored from."""
-    data = join_run_qrels(run_rows, judgments, depth=depth)
+    data = join_run_qrels(run_rows, judgments, depth=depth, unjudged=unjudged)
     return pd.DataFrame(
         {"qid": data.qid, "doc_id": data.doc_id, "y_true": data.y_true,
          "y_score": data.y_score}
