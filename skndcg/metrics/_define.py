@@ -59,9 +59,11 @@ def define_measure(
         values are passed last, in this order.
     cutoff : bool, default=True
         Whether the name accepts ``@k``.
-    unjudged : {"not_relevant", "use", "refuse"}, default="not_relevant"
+    unjudged : {"not_relevant", "use", "refuse", "pool"}, default="not_relevant"
         Unjudged rows (NaN labels with ``nan_label="unjudged"``) reach the
-        measure as label 0, as NaN (``"use"``), or are refused.
+        measure as label 0, as NaN (``"use"``), or are refused; ``"pool"`` is
+        ``"use"`` with the negative judgments of ``convention="trec_eval"``
+        ("in the pool, not judged") passed as -1 (as ``infap`` reads them).
     skip_empty : bool, default=True
         Whether a query without a relevant row is "empty" (the ``empty=``
         option applies to it) or scored as any other.
