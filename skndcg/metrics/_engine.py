@@ -29,6 +29,7 @@ from ._conventions import (
 )
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
+from ._labels import labels_in
 from ._names import BINARY_KINDS, CUSTOM, MetricSpec, check_unique, parse_metric
 from ._perquery import evaluate_per_query
 from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
@@ -38,10 +39,7 @@ from ._validate import (
     check_choice,
     check_finite,
     check_k,  # noqa: F401  (re-exported for the scorers)
-    hist_size,
     isna,
-    label_range,
-    labels,
     missing_error,
     py,
     scores,
@@ -162,61 +160,6 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def _labels_in(y_true, nan_label):
-    """``(labels, unjudged rows or None, histogram size, known >= 0)`` of
-    ``y_true``, before the convention's own label rules."""
-    y_in = as_1d(y_true, "y_true")
-    unjudged_rows = None
-    if nan_label == "unjudged" and y_in.dtype.kind == "f":
-        isnan = np.isnan(y_in)
-        if isnan.any():
-            # Unjudged rows are not relevant to every measure but those that
-            # use them (``Measure.unjudged``), which see them as NaN.
-            unjudged_rows = isnan
-            y_in = np.where(isnan, 0.0, y_in)
-    if y_in.dtype.kind in "biu":
-        y, n_hist = label_range(y_in)
-        known_nonnegative = n_hist > 0
-    else:
-        try:
-            y = labels(y_in)
-        except ValueError as exc:
-            if nan_label is None and np.isnan(y_in).any():
-                raise ValueError(
-                    f"{exc} A NaN label can mark a row nobody judged: pass "
-                    "nan_label='unjudged'."
-                ) from None
-            raise
-        # Float labels stay float64 for the float kernels: an int64 copy for
-        # the histogram kernels would add a third of the inputs to the peak
-        # memory (benchmarks/bench_memory.py). Their range still tells the
-        # label checks they are >= 0.
-        n_hist = 0
-        known_nonnegative = hist_size(y) > 0
-    return y, unjudged_rows, n_hist, known_nonnegative
-
-
-def label_max_of(y_true, *, convention=None, gain=None, nan_label=None, **_):
-    """The largest label the engine sees in ``y_true``, or None (no rows, or
-    labels the engine refuses: scoring them raises the located error).
-
-    Measures that need ``label_max`` (ERR's default ``g_max``) read it off the
-    whole data; a front end scoring piece by piece passes it to every piece.
-    The label rules of the conventions keep the order of labels, so the largest
-    of a few candidates (each piece's largest, and 0 for an unjudged row)
-    gives the largest of the data.
-    """
-    try:
-        y, _, _, known_nonnegative = _labels_in(y_true, nan_label)
-        if y.shape[0] == 0:
-            return None
-        conv = resolve_convention(convention, gain=gain)
-        y = conv.check_labels(y, nonnegative=known_nonnegative)
-    except (TypeError, ValueError):
-        return None
-    return float(np.max(y.astype(np.float64)))
-
-
 def evaluate(
     y_true,
     y_score,
@@ -274,7 +217,7 @@ def evaluate(
     if tie_rule == "docid" and doc_id is None:
         raise ValueError("ties='docid' orders tied rows by document id: pass doc_id.")
 
-    y, unjudged_rows, n_hist, known_nonnegative = _labels_in(y_true, nan_label)
+    y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, nan_label)
     s, nan_mask = scores(y_score, allow_nan=nan_score == "unretrieved")
     n = y.shape[0]
     if s.shape[0] != n:

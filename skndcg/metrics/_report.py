@@ -122,7 +122,7 @@ def report_with_means(
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
     evaluation. ``label_max``: the largest label of the whole data, when these
-    rows are one piece of it (see :func:`~skndcg.metrics._engine.label_max_of`)."""
+    rows are one piece of it (see :func:`~skndcg.metrics._labels.label_max_of`)."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)

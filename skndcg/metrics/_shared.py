@@ -10,7 +10,7 @@ the engine can reorganise them behind this list.
 
 from ._aggregate import finish_mean, piece_sums
 from ._conventions import get_convention
-from ._engine import label_max_of
+from ._labels import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered, user_measures
 from ._report import report_with_means
