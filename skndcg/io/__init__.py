@@ -14,8 +14,9 @@
 
 from ._chunks import read_predictions_chunks
 from ._columns import read_predictions
+from ._data import CodedRanking, RankingData
 from ._files import join_trec_files
-from ._join import CodedRanking, RankingData, join_run_qrels
+from ._join import join_run_qrels
 from ._text import is_stream
 from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_trec_run
 

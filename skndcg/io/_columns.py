@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..utils._optional import import_optional
 from . import _text
-from ._join import RankingData
+from ._data import RankingData
 
 _PARQUET = (".parquet", ".pq", ".parq")
 

@@ -19,8 +19,8 @@ from .._native._jit import jit
 from .._native._threads import row_chunks, run_chunks
 from . import _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
+from ._data import CodedRanking
 from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size
-from ._join import CodedRanking
 
 _OK, _GIVE_UP = 0, 1
 
