@@ -5,8 +5,10 @@ The compiled byte scanner (``_scan``) reads regular files; whenever it gives up
 scanner here reads the same bytes again. The line scanner is the reference: it
 accepts what trec_eval accepts and names the file, line and text of anything
 else. Both take LF, CRLF and CR as line ends and skip a leading UTF-8 BOM;
-:func:`read_table` reads a whole file, :func:`iter_blocks` a large one in
-bounded memory, with the same rows and the same errors.
+``_tables.read_table`` reads a whole file, ``_tables.iter_blocks`` a large one
+in bounded memory, with the same rows and the same errors. This module holds
+the rules, the line scanner and the file helpers; ``_tables`` puts the two
+engines together.
 """
 
 from __future__ import annotations
@@ -283,107 +285,6 @@ def build_frame(columns, layout):
         else:
             out[name] = pd.Categorical(values)
     return pd.DataFrame(out)
-
-
-# --------------------------------------------------------------------------- fast
-
-
-def _strings(data, start, length):
-    """The byte ranges ``data[start:start+length]`` (ASCII) as a str array."""
-    from . import _hashing
-
-    n = len(start)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(length, out=offsets[1:])
-    chars = _hashing.gather(data, start, length, offsets)
-    try:
-        import pyarrow as pa
-    except ImportError:
-        text = bytes(chars).decode("ascii")
-        values = [text[offsets[i] : offsets[i + 1]] for i in range(n)]
-        return pd.array(values, dtype="str")
-    array = pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(offsets), pa.py_buffer(chars)
-    )
-    return pd.array(array, dtype="str")
-
-
-def frame_of(scanned, layout):
-    """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
-    from . import _hashing
-
-    out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
-    data = scanned.data
-    out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
-    out[layout.number] = scanned.value
-    if "tag" in layout.names:
-        start, length = scanned.tag_start, scanned.tag_len
-        if _hashing.all_same(data, start, length):  # one run tag, as usual
-            tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
-            codes = np.zeros(len(start), dtype=np.int8)
-            out["tag"] = pd.Categorical.from_codes(codes, [tag])
-        else:
-            out["tag"] = pd.Categorical(_strings(data, start, length))
-    return pd.DataFrame(out)
-
-
-def parse_block(path, layout, data, first_line=0, whole=True):
-    """The rows of ``data``, whole lines of the file ``path`` after
-    ``first_line`` lines: the compiled scanner's reading when it takes the
-    lines, else the line scanner's (which names the line of any error)."""
-    from . import _scan
-
-    scanned = _scan.scan_fast(
-        path, layout, data, tags="tag" in layout.names, first_line=first_line
-    )
-    if scanned is not None:
-        return frame_of(scanned, layout)
-    if not isinstance(data, bytes):
-        data = bytes(data)
-    return scan(path, layout, data, first_line, whole)
-
-
-def read_table(path, layout):
-    """Read a TREC run or qrels file into a DataFrame."""
-    frame = parse_block(path, layout, map_bytes(path))
-    return frame.reset_index(drop=True)
-
-
-def iter_blocks(path, layout, block_bytes=16 << 20):
-    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time,
-    in file order: :func:`read_table`'s rows and errors, in bounded memory."""
-    opener = gzip.open if is_gzip(path) else open
-    row, lines, rest, first = 0, 0, b"", True
-    try:
-        with opener(path, "rb") as fh:
-            while True:
-                chunk = fh.read(block_bytes)
-                data = rest + chunk
-                if not chunk:
-                    cut = len(data)
-                else:
-                    cut = data.rfind(b"\n") + 1
-                    if cut == 0:  # no LF: a CR ends a line, unless it is last
-                        cut = data.rfind(b"\r", 0, len(data) - 1) + 1
-                if first and data.startswith(BOM):
-                    data, cut = data[len(BOM) :], cut - len(BOM)
-                first = False
-                block, rest = data[:cut], data[cut:]
-                if block.strip():
-                    frame = parse_block(path, layout, block, lines, whole=False)
-                    if len(frame):
-                        yield row, frame
-                        row += len(frame)
-                lines += count_lines(block)
-                if not chunk:
-                    break
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ValueError(f"cannot read {path!r}: {exc}") from None
-    if row == 0:
-        raise ValueError(
-            f"{path} is empty: no {layout.kind} line in it (expected lines like "
-            f"'{layout.example}')."
-        )
 
 
 def write_lines(path, lines):

@@ -7,7 +7,7 @@ import csv
 import numpy as np
 import pandas as pd
 
-from . import _text
+from . import _tables, _text
 
 
 def read_trec_run(path):
@@ -71,7 +71,7 @@ def read_trec_run(path):
     1  q1     d2    1.5  bm25
     """
     name = _text.check_path(path, "run file")
-    run = _text.read_table(name, _text.RUN)
+    run = _tables.read_table(name, _text.RUN)
     run.attrs["path"] = name
     return run
 
@@ -133,7 +133,7 @@ def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
 
 
 def _chunks(name, chunk_lines):
-    for _, frame in _text.iter_blocks(name, _text.RUN):
+    for _, frame in _tables.iter_blocks(name, _text.RUN):
         for lo in range(0, len(frame), chunk_lines):
             chunk = frame.iloc[lo : lo + chunk_lines].reset_index(drop=True)
             chunk.attrs["path"] = name
@@ -191,7 +191,7 @@ def read_trec_qrels(path):
     2  q2     d3         -1
     """
     name = _text.check_path(path, "qrels file")
-    qrels = _text.read_table(name, _text.QRELS)
+    qrels = _tables.read_table(name, _text.QRELS)
     dup = qrels.duplicated(["qid", "doc_id"]).to_numpy()
     if dup.any():
         row = qrels.iloc[int(np.flatnonzero(dup)[0])]
