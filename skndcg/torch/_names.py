@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..metrics._names import MetricSpec, check_unique, parse_metric
 from . import _families as F
 from . import _perquery as Q
+from . import _trec_families as T
 
 #: Canonical measure name -> its tensor implementation. Each takes the ranked
 #: rows (:class:`skndcg.torch._ranked.Ranked`), the cut-off and the options and
@@ -36,18 +37,18 @@ FAMILIES = {
     "rprec": Q.rprec,
     "bpref": Q.bpref,
     "judged": Q.judged,
+    **T.FAMILIES,
 }
 
-#: Built-in measures without a tensor implementation: trec_eval's set,
-#: interpolated, geometric-mean and judgment measures, whose loops over each
-#: query's ranked rows have no vectorised form here yet. They are computed by
+#: Built-in measures without a tensor implementation: trec_eval's
+#: interpolated, geometric-mean and gain-curve measures and infAP, whose loops
+#: over each query's ranked rows have no vectorised form here yet. They are computed by
 #: :mod:`skndcg.metrics` on a CPU copy of the rows, always (no
 #: ``cpu_fallback=True`` needed). A new built-in measure needs a tensor
 #: implementation in FAMILIES or a place here; tests/peers_torch checks both.
 CPU_ONLY = frozenset({
-    "gm_map", "gm_bpref", "iprec", "iprec_11pt", "rprec_mult", "set_p",
-    "set_recall", "set_map", "set_relative_p", "set_f", "relative_p", "unj",
-    "nonrel_judged", "bin_g", "g", "ndcg_rel", "rndcg", "utility", "infap",
+    "gm_map", "gm_bpref", "iprec", "iprec_11pt", "bin_g", "g", "ndcg_rel",
+    "rndcg", "infap",
 })  # fmt: skip
 
 #: Measures read from blocks of tied rows (exact expectations under
