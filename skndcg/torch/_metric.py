@@ -131,7 +131,8 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
             if values is None:
                 fallback.append(name)
             else:
-                out[name] = _mean(values, empty, r, opts, sp.name)
+                out[name] = _mean(values, empty, r, opts, sp.name,
+                                  sp.definition.aggregate)  # fmt: skip
     if fallback:
         out.update(_on_cpu(preds, target, indexes, doc_id, fallback, opts))
     return {name: out[name] for name in names}
@@ -182,16 +183,19 @@ def per_query(preds, target, indexes, names, doc_id, opts):
             unjudged = isnan
             y = torch.where(isnan, torch.zeros_like(y), y)
     refused = unjudged  # NaN labels: what a measure that refuses them sees
+    pooled = None
     if conv.labels == "trec_eval":
         # A negative judgment is "in the pool, not judged": unjudged to the
-        # measures that use unjudged rows, as in skndcg.metrics.
+        # measures that use unjudged rows, as in skndcg.metrics; infAP tells
+        # it apart from the rows nobody judged (``pooled``).
         negative = y < 0
         if bool(negative.any()):
+            pooled = negative
             unjudged = negative if unjudged is None else unjudged | negative
     y = prepare_labels(y, conv, integer_input=not target.is_floating_point())
     scores = preds.to(torch.float32) if conv.score_dtype == "float32" else preds
     rule = opts.tie_rule(doc_id is not None)
-    ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule)
+    ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule, pooled)
     # Integer labels >= 0 (the label rules refused or clipped negatives)
     # need no checks before the ideal DCG's label histogram.
     ctx.int_labels = not target.is_floating_point() and bool(y.min() >= 0)
@@ -243,9 +247,10 @@ class _Context:
     """The rankings one call needs, each made once: blocks of gains, blocks
     of relevance, and rows one by one for the per-query measures."""
 
-    def __init__(self, scores, y, indexes, doc_id, unjudged, conv, rule):
+    def __init__(self, scores, y, indexes, doc_id, unjudged, conv, rule, pooled):
         self.scores, self.y, self.indexes = scores, y, indexes
         self.doc_id, self.unjudged, self.conv, self.rule = doc_id, unjudged, conv, rule
+        self.pooled = pooled
         self.done = {}
         self.perms = {}
 
@@ -270,14 +275,15 @@ class _Context:
         if group == "rows" and rule == "average":
             rule = "pessimistic"  # tied rows reach per-query measures this way
         perm = self.perm(rule)
-        args = [self.scores, y, g, self.indexes, self.unjudged]
+        args = [self.scores, y, g, self.indexes, self.unjudged, self.pooled]
         if perm is not None:
             args = [None if a is None else a[perm] for a in args]
-        scores, y, g, indexes, unjudged = args
+        scores, y, g, indexes, unjudged, pooled = args
         self.done[group] = rank(
             scores, y, g, indexes, gain=gain,
             ties="average" if rule == "average" else "stable",
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
+            pooled=pooled,
             relevance=group != "graded", int_labels=self.int_labels,
         )  # fmt: skip
         return self.done[group]
@@ -303,7 +309,7 @@ def _on_cpu(preds, target, indexes, doc_id, names, opts):
     return {n: torch.tensor(v, dtype=dtype, device=dev) for n, v in got.items()}
 
 
-def _mean(values, empty, r, opts, name):
+def _mean(values, empty, r, opts, name, aggregate=None):
     conv = opts.conv
     if conv.empty == "error" and bool(empty.any()):
         raise ValueError(
@@ -331,5 +337,15 @@ def _mean(values, empty, r, opts, name):
             stacklevel=3,
         )
         return torch.tensor(float("nan"), dtype=values.dtype, device=values.device)
+    if aggregate is not None:
+        # gm_map, gm_bpref: the mean of term(values), passed through back. The
+        # registry writes both with numpy: one value per query crosses to the
+        # CPU and back.
+        terms = aggregate.term(values.detach().cpu().to(torch.float64).numpy())
+        values = torch.as_tensor(terms, device=values.device).to(values.dtype)
     total = torch.where(counted, values, torch.zeros_like(values)).sum()
-    return total / n.to(values.dtype)
+    mean = total / n.to(values.dtype)
+    if aggregate is not None:
+        back = aggregate.back(float(mean))
+        mean = torch.tensor(back, dtype=values.dtype, device=values.device)
+    return mean

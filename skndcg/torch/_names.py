@@ -38,6 +38,7 @@ FAMILIES = {
     "bpref": Q.bpref,
     "judged": Q.judged,
     **T.FAMILIES,
+    "gm_bpref": Q.bpref,
 }
 
 #: Built-in measures without a tensor implementation: trec_eval's
@@ -47,8 +48,7 @@ FAMILIES = {
 #: ``cpu_fallback=True`` needed). A new built-in measure needs a tensor
 #: implementation in FAMILIES or a place here; tests/peers_torch checks both.
 CPU_ONLY = frozenset({
-    "gm_map", "gm_bpref", "iprec", "iprec_11pt", "bin_g", "g", "ndcg_rel",
-    "rndcg", "infap",
+    "g", "ndcg_rel", "rndcg",
 })  # fmt: skip
 
 #: Measures read from blocks of tied rows (exact expectations under

@@ -67,6 +67,7 @@ class Ranked:
     n_unjudged: torch.Tensor | None = None
     row_rel: torch.Tensor | None = None
     int_labels: bool = False  # labels known to be integers >= 0
+    row_pooled: torch.Tensor | None = None  # judged negative under trec_eval
 
 
 def gains(target, gain):
@@ -167,7 +168,7 @@ def _keep(mask, *arrays):
 
 def rank(
     preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None,
-    relevance=True, int_labels=False,
+    relevance=True, int_labels=False, pooled=None,
 ):  # fmt: skip
     """Group, rank and block a flat batch (see the module docstring).
 
@@ -175,7 +176,8 @@ def rank(
     the computation's dtype); ``gain`` names how ``g`` was made ("linear",
     "exponential" or "custom"). With ``depth``, only the blocks that start
     above that rank are kept: all that measures cut off at ``k <= depth``
-    read. ``unjudged`` flags rows whose label nobody gave (NaN targets).
+    read. ``unjudged`` flags rows whose label nobody gave (NaN targets), and
+    ``pooled`` those of them judged negative under trec_eval's label rule.
     """
     device = preds.device
     indexes = indexes.to(torch.int64)
@@ -238,6 +240,7 @@ def rank(
         n_unjudged=n_unjudged,
         row_rel=rel_rows,
         int_labels=int_labels,
+        row_pooled=None if pooled is None else take(pooled, rows),
     )
 
 

@@ -106,6 +106,136 @@ def unj(r, k, opts):
     return _retrieved(r, _where(den > 0, value, torch.float64).to(dtype)), None
 
 
+def average_precision(r, k, opts):
+    """AP as gm_map's kernel adds it: precision at each relevant row, in rank
+    order, over R (every row its own block: ties come least relevant first)."""
+    dtype = opts["dtype"]
+    on = _inside(r, k) & r.row_rel
+    flag = on.to(torch.int64)
+    cum = torch.cumsum(flag, 0)
+    q_total = segment_sum(flag, r.row_query, r.n_queries)
+    q_before = torch.cumsum(q_total, 0) - q_total
+    hits = (cum - q_before[r.row_query]).to(dtype)
+    term = _where(on, hits / (r.row_pos.to(dtype) + 1.0), dtype)
+    total = segment_sum(term, r.row_query, r.n_queries)
+    big_r = r.n_relevant.to(dtype)
+    return _retrieved(r, _where(big_r != 0, total / _den(big_r), dtype)), None
+
+
+_LOG2 = {}
+
+
+def _log2_table(n, device):
+    """``math.log2(2.0 + i)`` for ``i = 0..n``, from the same compiled
+    ``math.log2`` the engine calls (torch's may differ in the last bit)."""
+    if "fn" not in _LOG2:
+        import math
+
+        import numpy as np
+        from numba import njit
+
+        @njit
+        def table(m):
+            out = np.empty(m + 1)
+            for i in range(m + 1):
+                out[i] = math.log2(2.0 + i)
+            return out
+
+        _LOG2["fn"] = table
+    return torch.as_tensor(_LOG2["fn"](n), device=device)
+
+
+def _running(flag, r):
+    """Per row, the rows with ``flag`` up to and including it, in its query."""
+    flag = flag.to(torch.int64)
+    cum = torch.cumsum(flag, 0)
+    q_total = segment_sum(flag, r.row_query, r.n_queries)
+    return cum - (torch.cumsum(q_total, 0) - q_total)[r.row_query]
+
+
+def bin_g(r, k, opts):
+    """1 / log2(2 + non-relevant rows above) per relevant row of the top k."""
+    dtype = opts["dtype"]
+    on = _inside(r, k) & r.row_rel
+    above = r.row_pos - (_running(on, r) - on.to(torch.int64))
+    table = _log2_table(max(r.max_retrieved, 1), r.row_pos.device)
+    term = 1.0 / table[torch.clamp(above, min=0)]
+    term = torch.where(on, term, torch.zeros_like(term))
+    total = segment_sum(term, r.row_query, r.n_queries)
+    big_r = r.n_relevant.to(torch.float64)
+    value = torch.where(big_r != 0, total / _den(big_r), torch.zeros_like(total))
+    return _retrieved(r, value.to(dtype)), None
+
+
+def _iprec(r, recall, device):
+    """Interpolated precision at ``recall`` per query, in float64, as the
+    engine's loop from the bottom of the list finds it: the best precision at
+    the rank of the ``cut``-th relevant row or below it, ``cut = floor(recall
+    * R + 0.5)``; 0 when fewer than ``cut`` relevant rows are retrieved."""
+    rel = r.row_rel
+    count = _running(rel, r)
+    found = segment_sum(rel.to(torch.int64), r.row_query, r.n_queries)
+    cut = torch.floor(recall * r.n_relevant.to(torch.float64) + 0.5).to(torch.int64)
+    c = torch.clamp(cut, min=1)
+    rank = r.row_pos + 1
+    hit = rel & (count == c[r.row_query])
+    stop = torch.zeros(r.n_queries, dtype=torch.int64, device=device)
+    stop = stop.scatter_reduce(0, r.row_query, torch.where(hit, rank, 0), "amax")
+    precision = count.to(torch.float64) / rank.to(torch.float64)
+    below = rank >= stop[r.row_query]
+    best = torch.zeros(r.n_queries, dtype=torch.float64, device=device)
+    best = best.scatter_reduce(
+        0, r.row_query, torch.where(below, precision, 0.0), "amax"
+    )
+    n = r.n_retrieved.to(torch.float64)
+    best = torch.maximum(best, found.to(torch.float64) / _den(n))
+    return torch.where((cut > found) | (found == 0), torch.zeros_like(best), best)
+
+
+def iprec(r, k, opts):
+    value = _iprec(r, float(opts["params"]["recall"]), r.row_pos.device)
+    return _retrieved(r, value.to(opts["dtype"])), None
+
+
+def iprec_11pt(r, k, opts):
+    total = torch.zeros(r.n_queries, dtype=torch.float64, device=r.row_pos.device)
+    for j in range(11):
+        total = total + _iprec(r, j / 10.0, r.row_pos.device)
+    return _retrieved(r, (total / 11.0).to(opts["dtype"])), None
+
+
+def infap(r, k, opts):
+    """Inferred AP: each judged relevant row's expected precision from the
+    judged and pooled rows above it (see ``skndcg/metrics/_measures/_infap``)."""
+    dtype = opts["dtype"]
+    f64 = torch.float64
+    on = _inside(r, k)
+    unjudged = r.row_unjudged
+    pooled = r.row_pooled
+    if unjudged is None:
+        unjudged = torch.zeros_like(on)
+    if pooled is None:
+        pooled = torch.zeros_like(on)
+    judged = on & ~unjudged
+    rel = judged & r.row_rel
+    nonrel = judged & ~r.row_rel
+    pool = on & pooled
+    rel_above = _running(rel, r) - rel.to(torch.int64)
+    nonrel_above = _running(nonrel, r) - nonrel.to(torch.int64)
+    pool_above = _running(pool, r) - pool.to(torch.int64)
+    fj = r.row_pos.to(f64)
+    eps = 0.00001
+    frac = (rel_above + nonrel_above + pool_above).to(f64) / _den(fj)
+    share = (rel_above.to(f64) + eps) / ((rel_above + nonrel_above).to(f64) + 2 * eps)
+    term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * frac * share
+    term = torch.where(r.row_pos == 0, torch.ones_like(term), term)
+    term = torch.where(rel, term, torch.zeros_like(term))
+    total = segment_sum(term, r.row_query, r.n_queries)
+    big_r = r.n_relevant.to(f64)
+    value = torch.where(big_r > 0, total / _den(big_r), total)
+    return _retrieved(r, value.to(dtype)), None
+
+
 def nonrel_judged(r, k, opts):
     dtype = opts["dtype"]
     flag = ~r.row_rel
@@ -125,4 +255,9 @@ FAMILIES = {
     "utility": utility,
     "unj": unj,
     "nonrel_judged": nonrel_judged,
+    "gm_map": average_precision,
+    "bin_g": bin_g,
+    "iprec": iprec,
+    "iprec_11pt": iprec_11pt,
+    "infap": infap,
 }

@@ -236,3 +236,22 @@ def test_negative_and_fractional_labels_follow_the_label_rules(convention):
     # than the engine's: within 1e-15 (the user guide says so).
     rtol = 1e-15 if convention == "torchmetrics" else 0.0
     _engine_vs_tensor(y, s, q, names, doc, rtol=rtol, convention=convention)
+
+
+@pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval"])
+@pytest.mark.parametrize("seed", range(4))
+def test_pooled_and_unjudged_rows_under_trec_eval(convention, seed):
+    # Negative judgments ("in the pool, not judged") and NaN labels (nobody
+    # judged them) in one batch: infAP tells them apart, bpref, unj and
+    # nonrel_judged read both as unjudged, the set measures as not relevant.
+    rng = np.random.default_rng(seed)
+    n = 300
+    q = rng.integers(0, 15, n)
+    y = rng.integers(-2, 4, n).astype(float)
+    y[rng.random(n) < 0.2] = np.nan
+    s = rng.integers(0, 6, n).astype(float)
+    doc = rng.permutation(n)
+    names = ["infap", "bpref", "gm_bpref", "unj@5", "nonrel_judged", "set_f",
+             "iprec(recall=0.3)", "bin_g", "gm_map", "utility"]  # fmt: skip
+    _engine_vs_tensor(y, s, q, names, doc, convention=convention,
+                      nan_label="unjudged")  # fmt: skip
