@@ -91,9 +91,7 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
         (default False): a measure added with
         :func:`skndcg.metrics.define_measure` has no tensor implementation and
         raises; with ``cpu_fallback=True`` it is computed by
-        :mod:`skndcg.metrics` on a CPU copy of the rows. trec_eval's set,
-        interpolated, geometric-mean and judgment measures (``gm_map``,
-        ``iprec``, ``set_p``, ``unj``, ``infap``...) are always computed so.
+        :mod:`skndcg.metrics` on a CPU copy of the rows.
         ``num_threads``
         (default ``"auto"``): torch's intra-op threads for this computation
         on CPU tensors, restored after; ``"auto"`` uses one thread below

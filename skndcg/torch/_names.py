@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..metrics._names import MetricSpec, check_unique, parse_metric
 from . import _families as F
 from . import _perquery as Q
+from . import _trec_curves as C
 from . import _trec_families as T
 
 #: Canonical measure name -> its tensor implementation. Each takes the ranked
@@ -39,17 +40,15 @@ FAMILIES = {
     "judged": Q.judged,
     **T.FAMILIES,
     "gm_bpref": Q.bpref,
+    **C.FAMILIES,
 }
 
-#: Built-in measures without a tensor implementation: trec_eval's
-#: interpolated, geometric-mean and gain-curve measures and infAP, whose loops
-#: over each query's ranked rows have no vectorised form here yet. They are computed by
-#: :mod:`skndcg.metrics` on a CPU copy of the rows, always (no
-#: ``cpu_fallback=True`` needed). A new built-in measure needs a tensor
-#: implementation in FAMILIES or a place here; tests/peers_torch checks both.
-CPU_ONLY = frozenset({
-    "g", "ndcg_rel", "rndcg",
-})  # fmt: skip
+#: Built-in measures without a tensor implementation, computed by
+#: :mod:`skndcg.metrics` on a CPU copy of the rows (no ``cpu_fallback=True``
+#: needed). Every built-in measure has one today, so the set is empty; a new
+#: built-in measure needs a tensor implementation in FAMILIES or a place here,
+#: and tests/peers_torch checks that it has one or the other.
+CPU_ONLY = frozenset()
 
 #: Measures read from blocks of tied rows (exact expectations under
 #: ``ties="average"``); the others read rows one by one in rank order.
