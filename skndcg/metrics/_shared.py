@@ -14,9 +14,11 @@ from ._labels import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered, user_measures
 from ._report import report_with_means
+from ._validate import discount as discount_weights
 
 __all__ = [
     "check_unique",
+    "discount_weights",
     "ensure_registered",
     "finish_mean",
     "get_convention",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._ranked import discount_weights, ideal_dcg, segment_sum
+from ._ranked import discount_weights, ideal_dcg, running_sum, segment_sum
 
 
 def _cutoff(r, k):
@@ -175,10 +175,7 @@ def _ap_blocks(r, k, dtype):
     upto = _taken(r, k)
     rel_i = r.block_rel
     # Relevant rows ranked ahead of each block, within its query.
-    cum = torch.cumsum(rel_i, 0)
-    q_total = segment_sum(rel_i, r.block_query, r.n_queries)
-    q_before = torch.cumsum(q_total, 0) - q_total
-    before = (cum - rel_i - q_before[r.block_query]).to(dtype)
+    before = (running_sum(rel_i, r.block_query, r.n_queries) - rel_i).to(dtype)
     c = r.block_size.to(dtype)
     rel = rel_i.to(dtype)
     one = torch.ones_like(c)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._ranked import _order, _rank_within, segment_sum
+from ._ranked import _order, _rank_within, running_sum, segment_sum
 
 
 def _kk(r, k):
@@ -106,10 +106,7 @@ def bpref(r, k, opts):
     rel = judged_row & r.row_rel
     nonrel = (judged_row & ~rel).to(torch.int64)
     # Judged non-relevant rows ranked above each row, within its query.
-    cum = torch.cumsum(nonrel, 0)
-    q_total = segment_sum(nonrel, r.row_query, r.n_queries)
-    q_before = torch.cumsum(q_total, 0) - q_total
-    above = (cum - nonrel - q_before[r.row_query]).to(dtype)
+    above = (running_sum(nonrel, r.row_query, r.n_queries) - nonrel).to(dtype)
     n_unjudged = 0 if r.n_unjudged is None else r.n_unjudged
     n_nonrel = (r.n_rows - r.n_relevant - n_unjudged).to(dtype)
     n_rel = r.n_relevant.to(dtype)

@@ -15,11 +15,21 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..metrics._shared import discount_weights as engine_discount
+
 
 def segment_sum(values, segment, n):
     """Sum of ``values`` per segment id in ``[0, n)``, added in row order."""
     out = torch.zeros(n, dtype=values.dtype, device=values.device)
     return out.index_add_(0, segment, values)
+
+
+def running_sum(values, segment, n):
+    """Per row, the sum of ``values`` up to and including it within its
+    (contiguous) segment; for integer values, exact."""
+    cum = torch.cumsum(values, 0)
+    total = segment_sum(values, segment, n)
+    return cum - (torch.cumsum(total, 0) - total)[segment]
 
 
 def take(values, index):
@@ -297,34 +307,7 @@ def ideal_dcg(r, k, disc):
 
 
 def discount_weights(discount, length, label, dtype, device):
-    """Per-position weights for ``length`` positions, as :mod:`skndcg.metrics`."""
-    if isinstance(discount, str):
-        if discount != "log2":
-            raise ValueError(
-                f"discount={discount!r} is not valid; expected 'log2', an array of "
-                "per-position weights or a callable of the 1-based ranks."
-            )
-        d = 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
-    elif callable(discount):
-        d = np.asarray(discount(np.arange(1, length + 1)), dtype=np.float64)
-        if d.shape != (length,):
-            raise ValueError(
-                f"the discount callable must return one weight per rank: expected "
-                f"shape ({length},), got {d.shape}."
-            )
-    else:
-        d = np.asarray(discount, dtype=np.float64)
-        if d.ndim != 1:
-            raise ValueError(
-                f"discount must be a 1-D array of per-position weights, got shape "
-                f"{d.shape}."
-            )
-        if d.shape[0] < length:
-            raise ValueError(
-                f"discount has {d.shape[0]} weights but {label} needs at least "
-                f"{length} (one per ranked position)."
-            )
-        d = d[:length]
-    if not np.isfinite(d).all() or (d < 0).any():
-        raise ValueError("discount weights must be finite and >= 0.")
+    """Per-position weights for ``length`` positions: :mod:`skndcg.metrics`'
+    own (its checks and messages), as a tensor."""
+    d = engine_discount(discount, length, label)
     return torch.as_tensor(d, device=device).to(dtype)

@@ -12,15 +12,13 @@ copy of the arguments. float64 values equal the engine's bit for bit.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ._perquery import _kk, _retrieved
 from ._ranked import _rank_within
-from ._trec_families import _log2_table
+from ._trec_families import log2_cpu, log2_table
 
 F64 = torch.float64
-_LOG2 = {}
 
 
 def _grids(r, k):
@@ -53,26 +51,6 @@ def _zero(like):
     return torch.zeros_like(like)
 
 
-def _log2_cpu(values):
-    """``math.log2`` of each value, by the engine's compiled code, on a CPU copy."""
-    if "fn" not in _LOG2:
-        import math
-
-        from numba import njit
-
-        @njit
-        def log2(x):
-            out = np.empty_like(x)
-            for i in range(x.shape[0]):
-                out[i] = math.log2(x[i])
-            return out
-
-        _LOG2["fn"] = log2
-    flat = values.detach().to("cpu", F64).contiguous().view(-1).numpy()
-    out = _LOG2["fn"](flat)
-    return torch.as_tensor(out, device=values.device).view(values.shape)
-
-
 def g(r, k, opts):
     lab, ideal, kk = _grids(r, k)
     total_ideal = torch.zeros(r.n_queries, dtype=F64, device=lab.device)
@@ -87,7 +65,7 @@ def g(r, k, opts):
         gained = torch.where(on, gained + gi, gained)
         cost = torch.where(on, cost + torch.clamp(_col(ideal, t), min=1.0), cost)
         args[:, t] = torch.where(on, 2.0 + cost - gained, 1.0)
-    logs = _log2_cpu(args)
+    logs = log2_cpu(args)
     out = _zero(total_ideal)
     for t in range(steps):
         gi = _col(lab, t)
@@ -101,7 +79,7 @@ def g(r, k, opts):
 def ndcg_rel(r, k, opts):
     lab, ideal, kk = _grids(r, k)
     dev = lab.device
-    log2 = _log2_table(ideal.shape[1] + lab.shape[1], dev)
+    log2 = log2_table(ideal.shape[1] + lab.shape[1], dev)
     m = (ideal > 0).sum(1)
     idcg_full = torch.zeros(r.n_queries, dtype=F64, device=dev)
     for j in range(ideal.shape[1]):
@@ -129,7 +107,7 @@ def rndcg(r, k, opts):
     dev = lab.device
     p = (ideal > 0).sum(1)
     steps = max(int(kk.max()) if kk.numel() else 0, ideal.shape[1]) + 2
-    log2 = _log2_table(steps + 1, dev)
+    log2 = log2_table(steps + 1, dev)
     first = ideal[:, 0]
     old = torch.where(p > 0, first, _zero(first))
     current = old.clone()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from ._perquery import _inside, _kk, _retrieved
-from ._ranked import segment_sum
+from ._ranked import running_sum, segment_sum
 
 
 def _hits(r, k, dtype, flag=None):
@@ -111,11 +111,7 @@ def average_precision(r, k, opts):
     order, over R (every row its own block: ties come least relevant first)."""
     dtype = opts["dtype"]
     on = _inside(r, k) & r.row_rel
-    flag = on.to(torch.int64)
-    cum = torch.cumsum(flag, 0)
-    q_total = segment_sum(flag, r.row_query, r.n_queries)
-    q_before = torch.cumsum(q_total, 0) - q_total
-    hits = (cum - q_before[r.row_query]).to(dtype)
+    hits = _running(on, r).to(dtype)
     term = _where(on, hits / (r.row_pos.to(dtype) + 1.0), dtype)
     total = segment_sum(term, r.row_query, r.n_queries)
     big_r = r.n_relevant.to(dtype)
@@ -125,9 +121,9 @@ def average_precision(r, k, opts):
 _LOG2 = {}
 
 
-def _log2_table(n, device):
-    """``math.log2(2.0 + i)`` for ``i = 0..n``, from the same compiled
-    ``math.log2`` the engine calls (torch's may differ in the last bit)."""
+def log2_cpu(values):
+    """``math.log2`` of each value, by the engine's compiled code, on a CPU copy
+    (torch's own ``log2`` may differ from it in the last bit)."""
     if "fn" not in _LOG2:
         import math
 
@@ -135,22 +131,26 @@ def _log2_table(n, device):
         from numba import njit
 
         @njit
-        def table(m):
-            out = np.empty(m + 1)
-            for i in range(m + 1):
-                out[i] = math.log2(2.0 + i)
+        def log2(x):
+            out = np.empty_like(x)
+            for i in range(x.shape[0]):
+                out[i] = math.log2(x[i])
             return out
 
-        _LOG2["fn"] = table
-    return torch.as_tensor(_LOG2["fn"](n), device=device)
+        _LOG2["fn"] = log2
+    flat = values.detach().to("cpu", torch.float64).contiguous().view(-1).numpy()
+    out = _LOG2["fn"](flat)
+    return torch.as_tensor(out, device=values.device).view(values.shape)
+
+
+def log2_table(n, device):
+    """``math.log2(2.0 + i)`` for ``i = 0..n``, as the engine computes them."""
+    return log2_cpu(torch.arange(n + 1, dtype=torch.float64, device=device) + 2.0)
 
 
 def _running(flag, r):
     """Per row, the rows with ``flag`` up to and including it, in its query."""
-    flag = flag.to(torch.int64)
-    cum = torch.cumsum(flag, 0)
-    q_total = segment_sum(flag, r.row_query, r.n_queries)
-    return cum - (torch.cumsum(q_total, 0) - q_total)[r.row_query]
+    return running_sum(flag.to(torch.int64), r.row_query, r.n_queries)
 
 
 def bin_g(r, k, opts):
@@ -158,7 +158,7 @@ def bin_g(r, k, opts):
     dtype = opts["dtype"]
     on = _inside(r, k) & r.row_rel
     above = r.row_pos - (_running(on, r) - on.to(torch.int64))
-    table = _log2_table(max(r.max_retrieved, 1), r.row_pos.device)
+    table = log2_table(max(r.max_retrieved, 1), r.row_pos.device)
     term = 1.0 / table[torch.clamp(above, min=0)]
     term = torch.where(on, term, torch.zeros_like(term))
     total = segment_sum(term, r.row_query, r.n_queries)
