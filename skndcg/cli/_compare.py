@@ -169,7 +169,7 @@ def _compare(args):
         raise UsageError("no metric to compare: the counts are not metrics")
     metrics = [ln.label for ln in lines]
     args.unjudged_used = any(
-        _trec.parse_metric(m).definition.unjudged in ("use", "pool") for m in metrics
+        _trec.parse_metric(m).definition.reads_unjudged for m in metrics
     )
     names = _names(args.runs)
     baseline = names[0]

@@ -65,11 +65,9 @@ def _frame_join(args):
     from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
 
     run = read_trec_run(args.input)
+    trec_rule = _get_convention(convention_of(args, trec=True)).labels == "trec_eval"
     data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
-                          unjudged="pool")  # fmt: skip
-    if _get_convention(convention_of(args, trec=True)).labels != "trec_eval":
-        y = np.where(data.y_true < 0, np.nan, data.y_true)
-        data = RankingData(data.qid, data.doc_id, y, data.y_score)
+                          unjudged="pool" if trec_rule else "nan")  # fmt: skip
     if args.judged_only:
         keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
         if not args.all_judged:

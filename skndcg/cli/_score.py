@@ -147,8 +147,7 @@ def _score(args):
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
     args.unjudged_used = args.qrels is not None and any(
-        ln.metric is not None
-        and parse_metric(ln.metric).definition.unjudged in ("use", "pool")
+        ln.metric is not None and parse_metric(ln.metric).definition.reads_unjudged
         for ln in lines
     )
     metrics = [ln.label for ln in lines if ln.metric is not None]

@@ -146,6 +146,12 @@ class Measure:
     aggregate: Aggregate | None = None
 
     @property
+    def reads_unjudged(self) -> bool:
+        """Whether the measure tells unjudged rows apart (``"use"``, ``"pool"``):
+        its inputs must keep them (NaN labels, ``nan_label="unjudged"``)."""
+        return self.unjudged in ("use", "pool")
+
+    @property
     def compiled(self) -> bool:
         """Whether ``per_query`` is a numba-compiled function."""
         return self.per_query is not None and hasattr(self.per_query, "py_func")

@@ -133,7 +133,7 @@ def stream_trec_run(
     # skndcg score does: NaN for nobody judged, negative for "in the pool, not
     # judged" under trec_eval's label rule (NaN under the others).
     unjudged = "zero"
-    if any(parse_metric(n).definition.unjudged in ("use", "pool") for n in spec.names):
+    if any(parse_metric(n).definition.reads_unjudged for n in spec.names):
         unjudged = "pool" if get_convention(convention).labels == "trec_eval" else "nan"
         spec.columns["options"].setdefault("nan_label", "unjudged")
     where = str(run)
