@@ -257,6 +257,20 @@ def _plain(v):
     return int(v) if v.is_integer() else v
 
 
+def negative_labels_message(arg, first, low, conv: Convention) -> str:
+    """The error for negative labels under a convention that refuses them."""
+    hint = (
+        "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"
+        if conv.name == "sklearn"
+        else "a negative gain is only used when asked for: pass a callable "
+        "gain (for example gain=lambda y: y) to score them as they are"
+    )
+    return (
+        f"{arg} has negative labels (first {_plain(first)!r}, min "
+        f"{_plain(low)!r}); {hint}."
+    )
+
+
 def prepare_labels(
     y: np.ndarray, conv: Convention, gain, *, nonnegative: bool = False
 ) -> np.ndarray:
@@ -265,17 +279,8 @@ def prepare_labels(
     exp = gain == "exponential"
     known = nonnegative  # the caller already knows the labels are >= 0
     if rule == "nonnegative" and not (callable(gain) or exp or known) and (y < 0).any():
-        first = _plain(y[np.flatnonzero(y < 0)[0]])
-        hint = (
-            "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"
-            if conv.name == "sklearn"
-            else "a negative gain is only used when asked for: pass a callable "
-            "gain (for example gain=lambda y: y) to score them as they are"
-        )
-        raise ValueError(
-            f"y_true has negative labels (first {first!r}, min {_plain(y.min())!r}); "
-            f"{hint}."
-        )
+        first = y[np.flatnonzero(y < 0)[0]]
+        raise ValueError(negative_labels_message("y_true", first, y.min(), conv))
     needs_int = rule in ("int_0_30", "trec_eval") or (rule == "xgboost" and exp)
     if needs_int and y.dtype.kind == "f" and (y != np.round(y)).any():
         bad = y[y != np.round(y)][0]

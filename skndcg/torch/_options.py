@@ -24,6 +24,7 @@ from ..metrics._conventions import (
     QUERIES_OPTIONS,
     TIES_OPTIONS,
     Convention,
+    negative_labels_message,
     resolve_convention,
 )
 
@@ -157,17 +158,8 @@ def prepare_labels(y, conv: Convention, *, integer_input: bool):
     exp = gain == "exponential"
     low = y.min()
     if rule == "nonnegative" and not (callable(gain) or exp) and bool(low < 0):
-        first = _plain(y[torch.nonzero(y < 0)[0, 0]])
-        hint = (
-            "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"
-            if conv.name == "sklearn"
-            else "a negative gain is only used when asked for: pass a callable "
-            "gain (for example gain=lambda y: y) to score them as they are"
-        )
-        raise ValueError(
-            f"target has negative labels (first {first!r}, min {_plain(low)!r}); "
-            f"{hint}."
-        )
+        first = float(y[torch.nonzero(y < 0)[0, 0]])
+        raise ValueError(negative_labels_message("target", first, float(low), conv))
     needs_int = rule in ("int_0_30", "trec_eval") or (rule == "xgboost" and exp)
     if needs_int and not integer_input:
         frac = y != torch.round(y)
