@@ -151,7 +151,7 @@ def ranked_labels(labels, scores, ties="average"):
     return [labels[i] for i in order]
 
 
-def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
+def per_query_measure(labels, scores, metric, k, *, p=None, g_max=None, rel=None,
                       label_max=None, ties="average", recall=0.0):  # fmt: skip
     """(value, empty) of a measure without a block kernel, by its definition."""
     is_rel = (lambda x: x == x and x > 0) if rel is None else (lambda x: x >= rel)
@@ -178,6 +178,8 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
             best = err(ideal if k is None else ideal[:k])
             value = value / best if best > 0 else 0.0
         return value, n_rel == 0
+    if p is None:  # each RBP's default persistence: trec_eval's is 0.9
+        p = 0.9 if metric.startswith("trec_") else 0.8
     if metric == "rbp":
         value = (1 - p) * sum(
             x * p**i for i, x in enumerate(top) if x == x and is_rel(x)
@@ -187,6 +189,16 @@ def per_query_measure(labels, scores, metric, k, *, p=0.8, g_max=None, rel=None,
         unjudged = sum(p**i for i, x in enumerate(top) if x != x)
         depth = len(top) if k is None else k
         return (1 - p) * unjudged + p**depth, False
+    if metric == "trec_rbp":  # trec_eval's m_rbp.c, as its default build runs it
+        highest = max((x for x in labels if x == x), default=0.0)
+        scale = highest if highest > 1 else 1.0
+        gains = [x / scale if x == x and x > 0 else 0.0 for x in top]
+        return (1 - p) * sum(g * p**i for i, g in enumerate(gains)), False
+    if metric == "trec_rbp_resid":  # m_rbp_resid.c: 0 without unjudged rows
+        unjudged = [i for i, x in enumerate(ranked) if x != x]
+        if not unjudged:
+            return 0.0, False
+        return p ** len(ranked) + (1 - p) * sum(p**i for i in unjudged), False
     if metric == "rprec":
         hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
         return (hits / n_rel if n_rel else 0.0), n_rel == 0

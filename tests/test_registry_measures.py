@@ -21,7 +21,7 @@ PER_QUERY = {"err", "nerr", "rbp", "rbp_resid", "rprec", "bpref", "judged"}
 PER_QUERY |= {"gm_map", "iprec", "gm_bpref", "set_p", "set_recall", "set_map"}
 PER_QUERY |= {"set_relative_p", "set_f", "rprec_mult", "iprec_11pt"}
 PER_QUERY |= {"unj", "nonrel_judged", "relative_p", "bin_g", "utility", "g"}
-PER_QUERY |= {"ndcg_rel", "rndcg", "infap"}
+PER_QUERY |= {"ndcg_rel", "rndcg", "infap", "trec_rbp", "trec_rbp_resid"}
 BUILTIN = [m for m in measures() if m.builtin]
 
 

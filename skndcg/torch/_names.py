@@ -35,6 +35,8 @@ FAMILIES = {
     "nerr": Q.nerr,
     "rbp": Q.rbp,
     "rbp_resid": Q.rbp_resid,
+    "trec_rbp": Q.trec_rbp,
+    "trec_rbp_resid": Q.trec_rbp_resid,
     "rprec": Q.rprec,
     "bpref": Q.bpref,
     "judged": Q.judged,

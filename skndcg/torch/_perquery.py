@@ -77,6 +77,42 @@ def rbp_resid(r, k, opts):
     return _retrieved(r, value), None
 
 
+def trec_rbp(r, k, opts):
+    """trec_eval's rbp: grades as gains, scaled by the query's highest grade
+    when that is above 1 (see ``skndcg/metrics/_measures/_trec_rbp.py``)."""
+    dtype, p = opts["dtype"], opts["params"]["p"]
+    length = max(r.max_retrieved if k is None else min(k, r.max_retrieved), 1)
+    w = _weights(p, length, dtype, r.row_pos.device)
+    labels = torch.nan_to_num(r.all_label.to(torch.float64), nan=0.0)
+    top = torch.zeros(r.n_queries, dtype=torch.float64, device=labels.device)
+    top = top.scatter_reduce(0, r.all_query, labels, "amax", include_self=True)
+    scale = torch.where(top > 1.0, top, torch.ones_like(top)).to(dtype)
+    y = r.row_label
+    on = _inside(r, k) & (y > 0)
+    pos = torch.clamp(r.row_pos, max=length - 1)
+    gain = y / scale[r.row_query]
+    term = torch.where(on, gain * w[pos], torch.zeros_like(y))
+    total = segment_sum(term, r.row_query, r.n_queries)
+    return _retrieved(r, (1.0 - p) * total), None
+
+
+def trec_rbp_resid(r, k, opts):
+    """trec_eval's rbp_resid: RBP's residual, 0 without unjudged rows."""
+    dtype, p = opts["dtype"], opts["params"]["p"]
+    length = r.max_retrieved + 1  # p**n for the n retrieved rows, too
+    w = _weights(p, length, dtype, r.row_pos.device)
+    y = r.row_label
+    if r.row_unjudged is None:
+        return torch.zeros(r.n_queries, dtype=dtype, device=y.device), None
+    on = r.row_unjudged
+    pos = torch.clamp(r.row_pos, max=length - 1)
+    total = segment_sum(torch.where(on, w[pos], torch.zeros_like(y)),
+                        r.row_query, r.n_queries)  # fmt: skip
+    n_unjudged = segment_sum(on.to(torch.int64), r.row_query, r.n_queries)
+    value = w[r.n_retrieved] + (1.0 - p) * total
+    return torch.where(n_unjudged > 0, value, torch.zeros_like(value)), None
+
+
 def rprec(r, k, opts):
     dtype = opts["dtype"]
     n_rel = r.n_relevant

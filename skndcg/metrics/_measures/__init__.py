@@ -28,5 +28,6 @@ from . import (  # noqa: F401
     _rprec_mult,
     _rr,
     _set,
+    _trec_rbp,
     _utility,
 )

@@ -1,0 +1,83 @@
+"""trec_eval 10.0's ``rbp`` and ``rbp_resid`` (``m_rbp.c``, ``m_rbp_resid.c``).
+
+They differ from skndcg's ``rbp`` and ``rbp_resid`` (Moffat & Zobel's, as ranx
+computes them) in three ways, all trec_eval's:
+
+- **Gains.** Every grade is a gain, whatever the relevance level (``-l``): the
+  row at rank ``i`` adds ``max(label, 0) * p**(i - 1)``. When the query's
+  highest judgment ``L`` (over all its judged documents, retrieved or not) is
+  above 1, the gains are first scaled into [0, 1] by dividing them by ``L``.
+  ``m_rbp.c`` finds the range to scale with from two variables it never sets;
+  this is the value its default build prints (``make`` with trec_eval's own
+  flags), where they read as "no bound yet". An optimising build (``-O2``) can
+  print other values when several measures are asked for at once.
+- **Default persistence** ``p = 0.9``, where skndcg's and ranx's is 0.8.
+- **The residual is 0 without unjudged rows.** With some, it is
+  ``p**n + (1 - p) * sum_{unjudged i} p**(i - 1)`` over the ``n`` retrieved
+  rows; a query with none prints 0 (skndcg's ``rbp_resid`` prints ``p**n``).
+"""
+
+from .._jit import jit
+from .._registry import Measure, Param, register
+
+
+@jit
+def trec_rbp(labels, k, ideal, p):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    top = ideal[0] if ideal.shape[0] > 0 else 0.0  # the query's highest grade
+    total = 0.0
+    w = 1.0
+    for i in range(kk):
+        x = labels[i]
+        if x > 0.0:  # NaN (unjudged) and negative grades gain nothing
+            gain = x / top if top > 1.0 else x
+            total += gain * w
+        w *= p
+    return (1.0 - p) * total
+
+
+@jit
+def trec_rbp_resid(labels, k, p):
+    n = labels.shape[0]
+    total = 0.0
+    w = 1.0
+    unjudged = 0
+    for i in range(n):
+        if labels[i] != labels[i]:  # NaN: unjudged
+            unjudged += 1
+            total += w
+        w *= p
+    if unjudged == 0:
+        return 0.0
+    return w + (1.0 - p) * total
+
+
+_P = Param(
+    "p", 0.9, "Persistence: the chance of going on to the next rank.", 0.0, 1.0,
+    open_low=True, open_high=True,
+)  # fmt: skip
+register(
+    Measure(
+        "trec_rbp",
+        "trec_eval's rbp: RBP of every grade, scaled into [0, 1] by the query's "
+        "highest grade when that is above 1.",
+        params=(_P,),
+        needs=("ideal",),
+        empty_when="never",
+        per_query=trec_rbp,
+    )
+)
+register(
+    Measure(
+        "trec_rbp_resid",
+        "trec_eval's rbp_resid: RBP's residual over the retrieved rows, 0 when "
+        "none is unjudged.",
+        params=(_P,),
+        cutoff=False,
+        unjudged="use",
+        empty_when="never",
+        per_query=trec_rbp_resid,
+        higher_is_better=False,
+    )
+)
