@@ -70,14 +70,24 @@ def _frame_join(args):
                           unjudged="pool" if trec_rule else "nan")  # fmt: skip
     if args.judged_only:
         keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
+        scored = np.ones(len(keep), dtype=bool)
         if not args.all_judged:
             # A query the run answers stays scored when -J leaves it nothing
             # (trec_eval: num_ret 0); one it never answered stays out.
             answered = pd.unique(data.qid[~np.isnan(data.y_score)])
-            keep &= pd.Series(data.qid).isin(answered).to_numpy()
+            scored = pd.Series(data.qid).isin(answered).to_numpy()
+            keep &= scored
+        y_true, y_score = data.y_true.copy(), data.y_score.copy()
+        # A scored query whose every document -J drops (all unjudged, or
+        # judged negative) keeps one row, judged 0 and not retrieved: it adds
+        # nothing to any measure, and the query is scored 0 as trec_eval does.
+        lost = scored & ~pd.Series(data.qid).isin(data.qid[keep]).to_numpy()
+        first = np.flatnonzero(lost & ~pd.Series(data.qid).duplicated().to_numpy())
+        y_true[first], y_score[first], keep[first] = 0.0, np.nan, True
+        args.placeholders = int(first.size)  # not documents: for the summary
         data = RankingData(
-            data.qid[keep], data.doc_id[keep], data.y_true[keep].astype(np.int64),
-            data.y_score[keep],
+            data.qid[keep], data.doc_id[keep], y_true[keep].astype(np.int64),
+            y_score[keep],
         )  # fmt: skip
     coded = data.coded()
     coded.tag = str(run["tag"].iloc[-1])

@@ -146,9 +146,28 @@ def _score(args):
     lines = _trec.lines(args, UsageError)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
-    args.unjudged_used = args.qrels is not None and any(
-        ln.metric is not None and parse_metric(ln.metric).definition.reads_unjudged
-        for ln in lines
+    texts = [ln for ln in lines if ln.length is not None]
+    if texts and args.qrels is None:
+        raise UsageError(
+            f"{texts[0].trec_name} shows the judgments of a TREC run's documents: "
+            "give the run with --qrels"
+        )
+    # relstring is printed per query only, as trec_eval prints it.
+    args.texts = texts if (args.query_eval or args.per_query is not None) else []
+    asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
+    if asked and not args.texts:  # (a nickname's relstring goes unsaid)
+        print(
+            f"skndcg score: {texts[0].trec_name} is shown per query only (-q, or "
+            "--per-query)",
+            file=sys.stderr,
+        )
+    # relstring tells the documents nobody judged from those judged negative.
+    args.unjudged_used = args.qrels is not None and (
+        bool(args.texts)
+        or any(
+            ln.metric is not None and parse_metric(ln.metric).definition.reads_unjudged
+            for ln in lines
+        )
     )
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
@@ -218,7 +237,8 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
         empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
-        names=names,
+        names=names, judged_only=args.judged_only,
+        placeholders=getattr(args, "placeholders", 0),
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
     if args.num_docs is not None:
@@ -227,6 +247,12 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if args.texts:
+        codes = report["qid"].to_numpy(dtype=np.int64)
+        cast = _get_convention(options["convention"]).cast_scores(y_score)
+        for ln in args.texts:
+            text = _trec.relstrings(qid, y_true, cast, doc_order, len(names), ln.length)
+            report[ln.label] = text[codes]
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     counted = report[report["skipped"] == ""]
     cis = None
@@ -258,6 +284,12 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
     return _emit(args, lines, metrics, counts_only, thresholds,
                  means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
+
+
+def _get_convention(convention):
+    from ..metrics import get_convention
+
+    return get_convention(convention)
 
 
 def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,

@@ -53,6 +53,8 @@ def eligible(args, lines) -> bool:
     for ln in lines:
         if ln.gains:
             return False
+        if ln.length is not None:
+            continue  # relstring: printed per query only, which is not asked
         if ln.metric is None:
             if ln.trec_name not in _COUNTS:
                 return False

@@ -44,13 +44,16 @@ class Summary:
     unretrieved_judged_rows: int = 0
     empty_score_cells: int = 0
     all_judged: bool = False
+    # -J: a query the run answers is scored even when -J leaves it no
+    # retrieved document (trec_eval: num_ret 0).
+    judged_only: bool = False
     # The first judged query without results of a TREC run, where trec_eval
     # 10.0 stops with an error (not in the JSON summary).
     trec_eval_stops_at: str = ""
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        del out["all_judged"], out["trec_eval_stops_at"]
+        del out["all_judged"], out["judged_only"], out["trec_eval_stops_at"]
         return out
 
     def _parts(self, strict_only=False):
@@ -67,7 +70,8 @@ class Summary:
         no_results = _n(
             self.judged_queries_without_results, "judged query", "judged queries"
         )
-        if self.judged_queries_without_results and not self.all_judged:
+        scored_anyway = self.all_judged or self.judged_only
+        if self.judged_queries_without_results and not scored_anyway:
             stops = (
                 f", first {self.trec_eval_stops_at!r}, where trec_eval 10.0 stops "
                 "with an error"
@@ -83,8 +87,9 @@ class Summary:
             parts.append(f"{empty} (read as judged, not retrieved)")
         if strict_only:
             return parts
-        if self.judged_queries_without_results and self.all_judged:
-            parts.append(f"{no_results} without results (scored 0: --all-judged)")
+        if self.judged_queries_without_results and scored_anyway:
+            why = "--all-judged" if self.all_judged else "-J left them no document"
+            parts.append(f"{no_results} without results (scored 0: {why})")
         if self.unretrieved_judged_rows:
             missed = _n(
                 self.unretrieved_judged_rows, "judged document", "judged documents"
@@ -112,7 +117,8 @@ def _n(n, one, many):
     return f"{n} {one if n == 1 else many}"
 
 
-def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged, names=None):
+def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged,
+          names=None, judged_only=False, placeholders=0):  # fmt: skip
     """The summary of one evaluation.
 
     Parameters
@@ -133,6 +139,10 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged, names
         Whether ``--all-judged`` was given.
     names : ndarray or None
         The query names of the codes, to name where trec_eval would stop.
+    judged_only : bool
+        Whether ``-J`` was given.
+    placeholders : int
+        Rows added by ``-J`` to keep a query it left empty (not documents).
     """
     skipped = report["skipped"]
     reasons = skipped[skipped != ""].value_counts(sort=False)
@@ -143,16 +153,19 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged, names
     found = np.bincount(qid[~np.isnan(y_score)], minlength=n_names) > 0
     no_results = int((present & ~found).sum())
     stops = ""
-    if trec and no_results and names is not None:
+    if trec and no_results and names is not None and not judged_only:
         stops = str(names[np.flatnonzero(present & ~found)[0]])
     return Summary(
         queries_scored=int((skipped == "").sum()),
         queries_skipped={str(k): int(v) for k, v in reasons.items()},
         run_queries_unjudged=int((~present).sum()) if trec else 0,
         judged_queries_without_results=no_results,
-        unretrieved_judged_rows=int(np.isnan(y_score).sum()) if trec else 0,
+        unretrieved_judged_rows=int(np.isnan(y_score).sum()) - placeholders
+        if trec
+        else 0,
         empty_score_cells=int(empty_cells),
         all_judged=all_judged,
+        judged_only=judged_only,
         trec_eval_stops_at=stops,
     )
 

@@ -127,13 +127,15 @@ def add_arguments(score):
 class Line:
     """One measure of the output: what is computed, and how trec_eval names it."""
 
-    def __init__(self, label, metric, trec_name, order, shown=None, gains=()):
+    def __init__(self, label, metric, trec_name, order, shown=None, gains=(),
+                 length=None):  # fmt: skip
         self.label = label  # column of the report and key of the means
-        self.metric = metric  # skndcg metric name, or None for a count
+        self.metric = metric  # skndcg metric name, or None for a count or text
         self.trec_name = trec_name
         self.order = order
         self.shown = label if shown is None else shown  # name in tables
         self.gains = gains  # ndcg's custom gains: scored in a call of their own
+        self.length = length  # relstring's number of documents, or None
 
 
 def lines(args, usage_error):
@@ -148,7 +150,8 @@ def lines(args, usage_error):
         for m in found:
             metric = _canonical(m.metric)
             label = m.trec_name if m.gains else (metric or m.trec_name)
-            out.append(Line(label, metric, m.trec_name, m.order, m.trec_name, m.gains))
+            out.append(Line(label, metric, m.trec_name, m.order, m.trec_name,
+                            m.gains, m.length))  # fmt: skip
         if args.measure and not args.metrics_given:
             metrics = []
         else:
@@ -163,7 +166,8 @@ def lines(args, usage_error):
                 found, absent = T.expand(name)
                 missing += [m for m in absent if m not in missing]
                 out += [
-                    Line(m.trec_name, m.metric, m.trec_name, m.order) for m in found
+                    Line(m.trec_name, m.metric, m.trec_name, m.order, length=m.length)
+                    for m in found
                 ]
                 continue
             stripped, rel = T.split_rel(name)
@@ -247,6 +251,9 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None):
         qids = np.asarray(table["qid"]).tolist()
         for g, q in enumerate(qids):
             for ln in ordered:
+                if ln.length is not None:
+                    out.append(f"{ln.trec_name:<22}\t{q}\t'{table[ln.label][g]}'")
+                    continue
                 if ln.metric is None:
                     if ln.trec_name in tally:
                         out.append(_row(ln.trec_name, q, int(tally[ln.trec_name][g])))
@@ -258,6 +265,8 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None):
                     value = round(float(value))
                 out.append(_row(ln.trec_name, q, value))
     for ln in ordered:
+        if ln.length is not None:
+            continue  # relstring: per query only, as trec_eval prints it
         if ln.trec_name == "runid":
             if tag is not None:
                 out.append(f"{'runid':<22}\tall\t{tag}")
@@ -273,6 +282,35 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None):
         else:
             out.append(_row(ln.trec_name, "all", _summary(ln, table, means)))
     return "\n".join(out)
+
+
+def relstrings(qid, y_true, y_score, doc_order, n_queries, length):
+    """trec_eval's relstring of each query (by code): one character per
+    retrieved document, best first, for the first ``length``: its judgment
+    0 to 9, ``>`` above 9, ``-`` not judged (NaN), ``.`` judged negative (in
+    the pool, not judged) and ``<`` any other label. The rows are ranked as
+    ``--depth`` ranks them, trec_eval's way: score descending, then document
+    id descending (``y_score`` at the precision of the convention)."""
+    from ..io._arrange import trec_ranking
+
+    retrieved = np.flatnonzero(~np.isnan(y_score))
+    q = qid[retrieved]
+    d = np.zeros_like(q) if doc_order is None else doc_order[retrieved]
+    order, rank = trec_ranking(q, y_score[retrieved], d)
+    top = order[rank < length]  # still sorted by query, best first
+    q = q[top]
+    y = np.asarray(y_true, dtype=np.float64)[retrieved][top]
+    chars = np.full(y.shape, "<", dtype="U1")
+    digit = (y == np.floor(y)) & (y >= 0) & (y <= 9)
+    chars[digit] = np.array(list("0123456789"))[y[digit].astype(np.int64)]
+    chars[y > 9] = ">"
+    chars[np.isnan(y)] = "-"
+    chars[y < 0] = "."
+    out = np.full(n_queries, "", dtype=object)
+    bounds = np.searchsorted(q, np.arange(n_queries + 1))
+    for g in np.flatnonzero(np.diff(bounds)):
+        out[g] = "".join(chars[bounds[g] : bounds[g + 1]])
+    return out
 
 
 def render_means(lines_, means, n_queries):

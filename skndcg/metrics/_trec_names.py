@@ -24,11 +24,13 @@ from ._trec_table import (  # noqa: F401  (re-exported for the command line)
     _DOUBLE,
     _FAMILIES,
     _IR_MEASURES,
+    _PAIRS,
     _VECTOR,
     COUNTS,
     NICKNAMES,
     SUMMED,
     TABLE_ORDER,
+    TEXT,
 )
 
 
@@ -41,6 +43,7 @@ class TrecMeasure:
     metric: str | None
     order: tuple
     gains: tuple = ()  # ((level, gain), ...): ndcg's custom gains, or ()
+    length: int | None = None  # relstring's number of documents, or None
 
 
 def _cut_name(family: str, value) -> str:
@@ -125,6 +128,45 @@ def _vector_metric(family: str, text: str, arg: str) -> str:
     return f"{measure}({given})"
 
 
+def _pairs_metric(family: str, text: str, arg: str) -> str:
+    """The skndcg name of ``rbp.p=0.95``: trec_eval's name=value pairs."""
+    measure = _FAMILIES[family][0]
+    given = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        if not eq or name not in _PAIRS[family]:
+            raise ValueError(
+                f"trec_eval measure {arg!r}: {family} takes "
+                f"{', '.join(n + '=VALUE' for n in _PAIRS[family])} here (as in "
+                f"{family}.p=0.95), got {part!r}; trec_eval's level=gain pairs "
+                f"for {family} are not read by skndcg."
+            )
+        if name in given:
+            raise ValueError(f"trec_eval measure {arg!r} gives {name} twice.")
+        try:
+            v = float(value)
+        except ValueError:
+            v = value
+        check = R.lookup(measure).param(name).check
+        try:
+            given[name] = check(measure, v)
+        except ValueError as exc:
+            raise ValueError(f"trec_eval measure {arg!r}: {exc}") from None
+    inner = ", ".join(f"{n}={v!r}" for n, v in given.items())
+    return f"{measure}({inner})"
+
+
+def _text_length(family: str, text: str, arg: str) -> int:
+    """relstring's number of documents: ``relstring.20``."""
+    if not text.isdigit():
+        raise ValueError(
+            f"trec_eval measure {arg!r}: {family} takes the number of documents "
+            f"to show, an integer >= 0 (as in {family}.20), got {text!r}."
+        )
+    return int(text)
+
+
 def _params(family: str, text: str, arg: str) -> tuple:
     how = _FAMILIES[family][1]
     if how == "none":
@@ -172,7 +214,7 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     if arg in NICKNAMES:
         out, missing = [], []
         for family in NICKNAMES[arg]:
-            if family in COUNTS or family in _FAMILIES:
+            if family in COUNTS or family in _FAMILIES or family in TEXT:
                 out.extend(expand(family)[0])
             else:
                 missing.append(family)
@@ -180,15 +222,21 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     family, dot, text = arg.partition(".")
     if family in COUNTS and not dot:
         return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
+    if family in TEXT:
+        length = _text_length(family, text, arg) if dot else TEXT[family]
+        name = f"{family}_{text}" if dot else family
+        order = (TABLE_ORDER.index(family), 0)
+        return [TrecMeasure(name, None, order, length=length)], []
     if family in _FAMILIES:
         how = _FAMILIES[family][1]
         base = TABLE_ORDER.index(family)
         if family == "ndcg" and dot:
             gains = parse_gains(text, arg)
             return [TrecMeasure(f"ndcg_{text}", "ndcg", (base, 0), gains)], []
-        if how == "vector":
+        if how in ("vector", "pairs"):
             name = f"{family}_{text}" if dot else family
-            metric = _vector_metric(family, text, arg) if dot else _metric(family)
+            given = _vector_metric if how == "vector" else _pairs_metric
+            metric = given(family, text, arg) if dot else _metric(family)
             return [TrecMeasure(name, metric, (base, 0))], []
         values = _params(family, text, arg) if dot else _FAMILIES[family][2]
         if how == "none":
@@ -222,11 +270,11 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
             for f in NICKNAMES[arg]:
-                if f in COUNTS or f in _FAMILIES:
+                if f in COUNTS or f in _FAMILIES or f in TEXT:
                     order.append(f)
                 elif f not in missing:
                     missing.append(f)
-        elif family in COUNTS or family in _FAMILIES:
+        elif family in COUNTS or family in _FAMILIES or family in TEXT:
             if dot:
                 expand(arg)  # checks the parameters
                 params.setdefault(family, arg)
@@ -281,6 +329,7 @@ def translate(name: str) -> str | None:
         if text.lower() == family.lower() and _FAMILIES[family][1] in (
             "none",
             "vector",
+            "pairs",
         ):
             return _metric(family)
     single = _single(text) or _single(_case_family(text))
@@ -290,6 +339,8 @@ def translate(name: str) -> str | None:
     family = _case_family(family)
     if dot and family in _VECTOR:
         return _vector_metric(family, params, name)
+    if dot and family in _PAIRS:
+        return _pairs_metric(family, params, name)
     if dot and family == "ndcg":
         raise ValueError(
             f"metric {name!r}: ndcg's gains apply to a whole call: ask for 'ndcg' "
@@ -365,6 +416,13 @@ def to_trec(spec) -> tuple[str, tuple] | None:
             return (family if values == defaults else f"{family}_{text}"), (base, 0)
         if how == "none" and k is None and not spec.params:
             return family, (base, 0)
+        if how == "pairs" and k is None:
+            given = [
+                (p, spec.param(p)) for p in _PAIRS[family]
+                if spec.param(p) != spec.definition.param(p).default
+            ]  # fmt: skip
+            text = ",".join(f"{p}={_plain(v)}" for p, v in given)
+            return (f"{family}_{text}" if given else family), (base, 0)
         if how == "cut" and k is not None:
             return _cut_name(family, k), (base, k)
         if how in _DOUBLE:
@@ -376,7 +434,7 @@ def to_trec(spec) -> tuple[str, tuple] | None:
 def known_names() -> list[str]:
     """Every name a suggestion can point to."""
     names = [n for m in R.measures() for n in (m.name, *m.aliases)]
-    names += list(_FAMILIES) + list(COUNTS) + list(NICKNAMES)
+    names += list(_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
     for family, (_, how, defaults) in _FAMILIES.items():
         if how != "none":
             names += [_cut_name(family, v) for v in defaults]

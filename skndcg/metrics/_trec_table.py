@@ -48,6 +48,8 @@ _FAMILIES = {
     "G": ("g", "none", ()),
     "ndcg_rel": ("ndcg_rel", "none", ()),
     "Rndcg": ("rndcg", "none", ()),
+    "rbp": ("trec_rbp", "pairs", ()),
+    "rbp_resid": ("trec_rbp_resid", "pairs", ()),
 }
 #: Families trec_eval prints as integers, summed over queries.
 SUMMED = ("num_nonrel_judged_ret",)
@@ -57,6 +59,12 @@ _VECTOR = {
     "set_F": ("beta",),
     "utility": ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"),
 }
+# Families whose parameters are name=value pairs (rbp.p=0.95), and the names
+# skndcg reads (trec_eval's rbp also takes level=gain pairs; skndcg does not).
+_PAIRS = {"rbp": ("p",), "rbp_resid": ("p",)}
+#: Families printed per query only, as text, and their default length
+#: (``m_relstring.c``: the first 10 documents' judgments).
+TEXT = {"relstring": 10}
 # Families with a number as parameter, and its range.
 _DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 
