@@ -199,6 +199,10 @@ def per_query_measure(labels, scores, metric, k, *, p=None, g_max=None, rel=None
         if not unjudged:
             return 0.0, False
         return p ** len(ranked) + (1 - p) * sum(p**i for i in unjudged), False
+    if metric == "yaap":  # trec_eval's m_yaap.c
+        hits = [i for i, x in enumerate(top) if x == x and is_rel(x)]
+        s = sum((j + 1) / (i + 1) for j, i in enumerate(hits))
+        return math.log((1 + s) / (1 + n_rel - s)), n_rel == 0
     if metric == "rprec":
         hits = sum(1 for x in ranked[:n_rel] if x == x and is_rel(x))
         return (hits / n_rel if n_rel else 0.0), n_rel == 0

@@ -22,6 +22,7 @@ PER_QUERY |= {"gm_map", "iprec", "gm_bpref", "set_p", "set_recall", "set_map"}
 PER_QUERY |= {"set_relative_p", "set_f", "rprec_mult", "iprec_11pt"}
 PER_QUERY |= {"unj", "nonrel_judged", "relative_p", "bin_g", "utility", "g"}
 PER_QUERY |= {"ndcg_rel", "rndcg", "infap", "trec_rbp", "trec_rbp_resid"}
+PER_QUERY |= {"yaap"}
 BUILTIN = [m for m in measures() if m.builtin]
 
 

@@ -216,3 +216,59 @@ def test_judged_only_keeps_a_query_it_leaves_empty(capsys, tmp_path):
     assert "relstring             \tq2\t''" in out
     assert "map                   \tall\t0.5000" in out
     assert "not scored" not in err
+
+
+def test_yaap_by_hand():
+    # Ranked 1 0 1 and one relevant row not retrieved: S = 1/1 + 2/3, R = 3.
+    y = np.array([1.0, 0.0, 1.0, 1.0])
+    s = np.array([3.0, 2.0, 1.0, np.nan])
+    got = grouped_ranking_scores(y, s, np.zeros(4), ["yaap"],
+                                 nan_score="unretrieved")["yaap"]  # fmt: skip
+    big_s = 1 + 2 / 3
+    assert got == pytest.approx(np.log((1 + big_s) / (1 + 3 - big_s)), abs=1e-15)
+    # Monotonic with AP on one query: a better order, a larger value.
+    better = grouped_ranking_scores(y, np.array([3.0, 1.0, 2.0, np.nan]),
+                                    np.zeros(4), ["yaap"],
+                                    nan_score="unretrieved")["yaap"]  # fmt: skip
+    assert better > got
+
+
+def test_yaap_scores_a_query_with_no_results():
+    # trec_eval -c: S = 0, so log(1 / (1 + R)), where other measures give 0.
+    y = np.array([1.0, 1.0])
+    s = np.array([np.nan, np.nan])
+    report = ranking_report(y, s, np.zeros(2), metrics=["yaap", "map"],
+                            nan_score="unretrieved", queries="judged")  # fmt: skip
+    assert report["yaap"][0] == pytest.approx(-np.log(3), abs=1e-15)
+    assert report["map"][0] == 0.0
+
+
+# trec_eval 10.0's output on the files above (-c): q1 ranks a (2), u, c (1),
+# b (0); dcg = 2/log2(2) + 1/log2(4) = 2.5 and ideal 2 + 1/log2(3); q2's x at
+# rank 2: 1/log2(3), ideal 1; q3 has no results. yaap: q1 S = 1 + 2/3, R = 2,
+# log(2); q2 S = 1/2, R = 1, log(1); q3 S = 0, R = 1, log(1/2). Their mean is
+# a rounding error below 0, which trec_eval prints as -0.0000.
+DCG_OUTPUT = """\
+dcg                   \tq1\t2.5000
+ideal_dcg             \tq1\t2.6309
+yaap                  \tq1\t0.6931
+dcg                   \tq2\t0.6309
+ideal_dcg             \tq2\t1.0000
+yaap                  \tq2\t0.0000
+dcg                   \tq3\t0.0000
+ideal_dcg             \tq3\t1.0000
+yaap                  \tq3\t-0.6931
+dcg                   \tall\t1.0436
+ideal_dcg             \tall\t1.5436
+yaap                  \tall\t-0.0000
+"""
+
+
+def test_dcg_ideal_dcg_and_yaap_as_trec_eval_prints_them(capsys, files):  # noqa: F811
+    code, out, _ = score(capsys, files, "-q", "-c", "-m", "yaap", "-m", "dcg",
+                         "-m", "ideal_dcg")  # fmt: skip
+    assert code == 0
+    assert out == DCG_OUTPUT
+    # dcg takes ndcg's level=gain parameters: level 1 gains 5 here.
+    code, out, _ = score(capsys, files, "-q", "-m", "dcg.1=5")
+    assert out.splitlines()[0] == f"{'dcg_1=5':<22}\tq1\t{2 + 5 / 2:6.4f}"

@@ -173,7 +173,7 @@ def _score(args):
     counts_only = not metrics
     if counts_only:
         metrics = ["map"]  # the counts come with any evaluation
-    # ndcg with trec_eval's custom gains: a call of its own each.
+    # ndcg, dcg and ideal_dcg with trec_eval's custom gains: a call of their own.
     gained = [ln for ln in lines if ln.gains]
     plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
@@ -229,11 +229,11 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     )
     for ln in gained:
         extra, extra_means = ranking_report(
-            y_true, y_score, qid, metrics=["ndcg"], gain=_trec.gain_of(ln),
+            y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
             return_means=True, **options,
         )  # fmt: skip
-        report[ln.label] = extra["ndcg"].to_numpy()
-        means[ln.label] = extra_means["ndcg"]
+        report[ln.label] = extra[ln.metric].to_numpy()
+        means[ln.label] = extra_means[ln.metric]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
         empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,

@@ -22,9 +22,10 @@ from ._validate import py
 _loops: dict = {}
 
 
-def _loop(n_args: int, use_ideal: bool):
-    """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query."""
-    key = (n_args, use_ideal)
+def _loop(n_args: int, use_ideal: bool, empty: bool = False):
+    """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query
+    (with nothing retrieved: 0, or ``f`` on the empty list when ``empty``)."""
+    key = (n_args, use_ideal, empty)
     if key not in _loops:
         from numba import njit
 
@@ -36,7 +37,7 @@ def _loop(n_args: int, use_ideal: bool):
             "ideal, ends, out):\n"
             "    for g in range(starts.shape[0]):\n"
             "        lo = starts[g]\n"
-            "        if nret[g] == 0:\n"
+            f"        if nret[g] == 0 and not {empty}:\n"
             "            out[g] = 0.0\n"
             "        else:\n"
             f"            out[g] = f(ry[lo:lo + nret[g]], k{call})\n"
@@ -191,7 +192,7 @@ def _run_compiled(sp, m, ry, grouping, nret, extras, ideal):
     from numba.core.errors import TypingError
 
     out = np.empty(grouping.n_groups)
-    loop = _loop(len(extras), ideal.size > 0)
+    loop = _loop(len(extras), ideal.size > 0, m.scores_empty_lists)
     try:
         loop(
             native(m.per_query), ry, grouping.starts, nret, sp.k, *extras, ideal,
@@ -213,7 +214,7 @@ def _run_python(sp, m, ry, grouping, nret, extras, ideal):
     f = m.per_query
     for g in range(grouping.n_groups):
         lo = grouping.starts[g]
-        if nret[g] == 0:
+        if nret[g] == 0 and not m.scores_empty_lists:
             out[g] = 0.0
             continue
         args = [ry[lo : lo + nret[g]], sp.k]

@@ -126,6 +126,9 @@ class Measure:
     higher_is_better : bool
     aggregate : Aggregate or None
         The summary over queries when it is not the plain (weighted) mean.
+    scores_empty_lists : bool
+        Whether ``per_query`` is called for a query with nothing retrieved
+        (on an empty list); otherwise such a query scores 0.
     builtin : bool
         Shipped with the library (user measures can be unregistered).
     """
@@ -144,6 +147,7 @@ class Measure:
     higher_is_better: bool = True
     builtin: bool = True
     aggregate: Aggregate | None = None
+    scores_empty_lists: bool = False
 
     @property
     def reads_unjudged(self) -> bool:

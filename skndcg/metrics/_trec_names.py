@@ -42,8 +42,12 @@ class TrecMeasure:
     trec_name: str
     metric: str | None
     order: tuple
-    gains: tuple = ()  # ((level, gain), ...): ndcg's custom gains, or ()
+    gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
     length: int | None = None  # relstring's number of documents, or None
+
+
+#: Families that take trec_eval's level=gain parameters (``ndcg.1=0.5``).
+GAINED = ("ndcg", "dcg", "ideal_dcg")
 
 
 def _cut_name(family: str, value) -> str:
@@ -76,7 +80,7 @@ def parse_gains(text: str, arg: str) -> tuple:
             lv, g = None, None
         if not eq or lv is None:
             raise ValueError(
-                f"trec_eval measure {arg!r}: ndcg's parameters are level=gain "
+                f"trec_eval measure {arg!r}: the parameters are level=gain "
                 f"pairs separated by ',' (as in ndcg.1=0.5,2=3), got {part!r}."
             )
         if lv < 1 or not g >= 0 or g == float("inf"):
@@ -230,9 +234,10 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     if family in _FAMILIES:
         how = _FAMILIES[family][1]
         base = TABLE_ORDER.index(family)
-        if family == "ndcg" and dot:
+        if family in GAINED and dot:
             gains = parse_gains(text, arg)
-            return [TrecMeasure(f"ndcg_{text}", "ndcg", (base, 0), gains)], []
+            metric = _metric(family)
+            return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
         if how in ("vector", "pairs"):
             name = f"{family}_{text}" if dot else family
             given = _vector_metric if how == "vector" else _pairs_metric
@@ -341,10 +346,11 @@ def translate(name: str) -> str | None:
         return _vector_metric(family, params, name)
     if dot and family in _PAIRS:
         return _pairs_metric(family, params, name)
-    if dot and family == "ndcg":
+    if dot and family in GAINED:
         raise ValueError(
-            f"metric {name!r}: ndcg's gains apply to a whole call: ask for 'ndcg' "
-            "with gain=a function of the labels (skndcg score: -m ndcg.1=0.5,2=3)."
+            f"metric {name!r}: {family}'s gains apply to a whole call: ask for "
+            f"{_metric(family)!r} with gain=a function of the labels (skndcg "
+            f"score: -m {family}.1=0.5,2=3)."
         )
     if dot and family in _FAMILIES and _FAMILIES[family][1] != "none":
         values = _params(family, params, name)

@@ -48,6 +48,9 @@ _FAMILIES = {
     "G": ("g", "none", ()),
     "ndcg_rel": ("ndcg_rel", "none", ()),
     "Rndcg": ("rndcg", "none", ()),
+    "dcg": ("dcg", "none", ()),
+    "ideal_dcg": ("idcg", "none", ()),
+    "yaap": ("yaap", "none", ()),
     "rbp": ("trec_rbp", "pairs", ()),
     "rbp_resid": ("trec_rbp_resid", "pairs", ()),
 }

@@ -118,29 +118,57 @@ def average_precision(r, k, opts):
     return _retrieved(r, _where(big_r != 0, total / _den(big_r), dtype)), None
 
 
-_LOG2 = {}
+def yaap(r, k, opts):
+    """log((1 + S) / (1 + R - S)), S AP's sum of precisions; a query with
+    nothing retrieved is scored too (S = 0), as the engine does."""
+    on = _inside(r, k) & r.row_rel
+    hits = _running(on, r).to(torch.float64)
+    term = _where(on, hits / (r.row_pos.to(torch.float64) + 1.0), torch.float64)
+    total = segment_sum(term, r.row_query, r.n_queries)
+    big_r = r.n_relevant.to(torch.float64)
+    return log_cpu((1.0 + total) / (1.0 + big_r - total)).to(opts["dtype"]), None
 
 
-def log2_cpu(values):
-    """``math.log2`` of each value, by the engine's compiled code, on a CPU copy
-    (torch's own ``log2`` may differ from it in the last bit)."""
-    if "fn" not in _LOG2:
+_LOGS = {}
+
+
+def _compiled(name):
+    """``math.<name>`` over a float64 array, compiled by numba as the engine's
+    kernels are (built on first use)."""
+    if name not in _LOGS:
         import math
 
         import numpy as np
         from numba import njit
 
+        fn = getattr(math, name)
+
         @njit
-        def log2(x):
+        def apply(x):
             out = np.empty_like(x)
             for i in range(x.shape[0]):
-                out[i] = math.log2(x[i])
+                out[i] = fn(x[i])
             return out
 
-        _LOG2["fn"] = log2
+        _LOGS[name] = apply
+    return _LOGS[name]
+
+
+def _on_cpu(values, name):
     flat = values.detach().to("cpu", torch.float64).contiguous().view(-1).numpy()
-    out = _LOG2["fn"](flat)
+    out = _compiled(name)(flat)
     return torch.as_tensor(out, device=values.device).view(values.shape)
+
+
+def log2_cpu(values):
+    """``math.log2`` of each value, by the engine's compiled code, on a CPU copy
+    (torch's own ``log2`` may differ from it in the last bit)."""
+    return _on_cpu(values, "log2")
+
+
+def log_cpu(values):
+    """``math.log`` of each value, as :func:`log2_cpu`."""
+    return _on_cpu(values, "log")
 
 
 def log2_table(n, device):
@@ -260,4 +288,5 @@ FAMILIES = {
     "iprec": iprec,
     "iprec_11pt": iprec_11pt,
     "infap": infap,
+    "yaap": yaap,
 }

@@ -30,4 +30,5 @@ from . import (  # noqa: F401
     _set,
     _trec_rbp,
     _utility,
+    _yaap,
 )

@@ -7,10 +7,12 @@ computes them) in three ways, all trec_eval's:
   row at rank ``i`` adds ``max(label, 0) * p**(i - 1)``. When the query's
   highest judgment ``L`` (over all its judged documents, retrieved or not) is
   above 1, the gains are first scaled into [0, 1] by dividing them by ``L``.
-  ``m_rbp.c`` finds the range to scale with from two variables it never sets;
-  this is the value its default build prints (``make`` with trec_eval's own
-  flags), where they read as "no bound yet". An optimising build (``-O2``) can
-  print other values when several measures are asked for at once.
+  ``m_rbp.c`` finds the range to scale with from two variables it never sets,
+  so its value depends on what the measure computed before it left in memory.
+  skndcg takes them as "no bound yet" (the range of the gains), which is what
+  trec_eval 10.0 built with its own ``make`` prints for ``-m rbp`` alone and
+  for ``-m all_trec``; other measure sets (``-m ndcg -m rbp``) or optimised
+  builds can print other values.
 - **Default persistence** ``p = 0.9``, where skndcg's and ranx's is 0.8.
 - **The residual is 0 without unjudged rows.** With some, it is
   ``p**n + (1 - p) * sum_{unjudged i} p**(i - 1)`` over the ``n`` retrieved

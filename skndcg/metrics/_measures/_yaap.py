@@ -1,0 +1,40 @@
+"""trec_eval's yaap ("yet another AP", Robertson 2012; ``m_yaap.c``).
+
+With ``S`` the sum of the precisions at the relevant rows of the ranking (AP
+times ``R``, the query's relevant rows), ``log((1 + S) / (1 + R - S))``: the
+log-odds of a smoothed AP, monotonic with AP on one query but bounded and
+nearly symmetric, so that its mean over queries is less driven by the queries
+near 0 or 1. A query with nothing retrieved is scored too: ``-log(1 + R)``,
+as trec_eval prints it.
+"""
+
+import math
+
+from .._jit import jit
+from .._registry import Measure, register
+
+
+@jit
+def yaap(labels, k, n_relevant, rel_threshold):
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    found = 0
+    total = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            found += 1
+            total += found / (i + 1.0)
+    return math.log((1.0 + total) / (1.0 + n_relevant - total))
+
+
+register(
+    Measure(
+        "yaap",
+        "Yet another AP: the log-odds log((1 + S) / (1 + R - S)) of AP's sum S "
+        "of precisions at the relevant rows.",
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        scores_empty_lists=True,
+        per_query=yaap,
+    )
+)
