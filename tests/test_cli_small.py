@@ -100,6 +100,11 @@ FLAGS = [
     ["--metrics", "nDCG@10", "P@5", "R@3", "mrr", "map", "--format", "csv"],
     ["--metrics", "ndcg@3", "--fail-under", "ndcg@3=0.99"],
     ["-m", "P.5", "--fail-under", "P_5=0.01", "--format", "json"],
+    ["-m", "official", "--format", "trec"],
+    ["-m", "official", "-c", "-l", "2", "--format", "trec"],
+    ["-m", "official", "--format", "json"],
+    ["--metrics", "bpref", "rprec", "gm_map", "iprec(recall=0.3)", "iprec",
+     "--format", "csv"],
 ]  # fmt: skip
 
 
@@ -125,7 +130,8 @@ def test_property_small_equals_compiled(tmp_path_factory, seed, n_queries):
     for limit in (str(_small.SMALL_BYTES), "0"):
         env = {"SKNDCG_SMALL_BYTES": limit}
         outs.append(_run_cli(["score", run, "--qrels", qrels, "--format", "csv"], env))
-    assert outs[0] == outs[1]
+        outs.append(_run_cli(["trec_eval", "-c", qrels, run], env))
+    assert outs[0] == outs[2] and outs[1] == outs[3]
 
 
 def _run_cli(argv, env):
@@ -208,7 +214,7 @@ def test_odd_qrels_take_the_full_path(tmp_path, capsys, monkeypatch, spy, case):
 @pytest.mark.parametrize(
     "flags",
     [["-q"], ["-J"], ["-M", "3"], ["--ci"], ["--strict"], ["--per-query", "-"],
-     ["--convention", "ranx"], ["-m", "bpref"], ["-m", "ndcg.1=0.5,2=2"],
+     ["--convention", "ranx"], ["-m", "infAP"], ["-m", "ndcg.1=0.5,2=2"],
      ["--metrics", "err"]],
     ids=" ".join,
 )  # fmt: skip
@@ -224,6 +230,7 @@ def test_the_small_path_loads_neither_numba_nor_pandas(tmp_path):
         "import sys\n"
         "from skndcg.cli import main\n"
         f"assert main(['score', {run!r}, '--qrels', {qrels!r}]) == 0\n"
+        f"assert main(['trec_eval', '-c', {qrels!r}, {run!r}]) == 0\n"
         "print(sorted(m for m in ('numba', 'pandas', 'scipy') if m in sys.modules))\n"
     )
     out = subprocess.run(

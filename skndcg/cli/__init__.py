@@ -136,6 +136,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from ._score import add_parser as add_score_parser
 
     add_score_parser(sub)
+    from ._trec_eval import add_parser as add_trec_eval_parser
+
+    add_trec_eval_parser(sub, _version())
     from ._compare import add_parser as add_compare_parser
 
     add_compare_parser(sub)
@@ -153,10 +156,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = _build_parser()
     args = parser.parse_args(argv)
+    prog = f"skndcg {args.command}"
+    if args.command == "trec_eval":
+        # trec_eval's command line is skndcg score's, with its flags translated.
+        from ._trec_eval import score_argv
+
+        args = parser.parse_args(["score", *score_argv(args)])
     from ._notes import announce_first_compile
     from ._safety import guarded
 
-    prog = f"skndcg {args.command}"
     with announce_first_compile(prog):
         return guarded(prog, _run, args)
 

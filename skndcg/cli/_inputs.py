@@ -91,6 +91,11 @@ def _frame_join(args):
         )  # fmt: skip
     coded = data.coded()
     coded.tag = str(run["tag"].iloc[-1])
+    # The run's queries without judgments have no row left: named all the
+    # same, so that the summary counts them as the other readers do.
+    unjudged = sorted(set(pd.unique(run["qid"])) - set(coded.names))
+    if unjudged:
+        coded.names = np.concatenate([coded.names, np.array(unjudged, dtype=object)])
     return coded
 
 

@@ -65,7 +65,9 @@ def add_parser(sub):
             "130/143 interrupted (SIGINT/SIGTERM), 141 standard output closed."
         ),
     )
-    score.add_argument("input", metavar="RUN", help="TREC run, or predictions file")
+    score.add_argument(
+        "input", metavar="RUN", help="TREC run, or predictions file ('-': stdin)"
+    )
     score.add_argument("--qrels", metavar="QRELS", help="TREC qrels of the run")
     for flag, what in (
         ("--qid", "query id column"),
@@ -194,7 +196,8 @@ def _score(args):
         means, n_queries = streamed
         if args.format == "trec":
             head = [] if args.measure else _head_lines()
-            print(_trec.render_means(head + lines, means, n_queries))
+            if not args.no_summary:
+                print(_trec.render_means(head + lines, means, n_queries))
         else:
             names_of = {ln.label: ln.shown for ln in lines}
             as_shown = {names_of.get(m, m): v for m, v in means.items()}
@@ -301,7 +304,7 @@ def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
         text = _trec.render(
             lines, table, means, tag,
             per_query=args.query_eval or args.per_query is not None,
-            num_rel=num_rel,
+            num_rel=num_rel, summary=not args.no_summary,
         )  # fmt: skip
     else:
         # -m's measures under trec_eval's names, --metrics' as given.
@@ -311,7 +314,8 @@ def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
         cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
         text = render(args.format, shown, as_shown, cis, len(table["qid"]), None, tag)
     text = _summary.in_json(text, summary) if args.format == "json" else text
-    print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
+    if text:  # (trec_eval -n without -q prints nothing)
+        print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
 
 
@@ -346,8 +350,11 @@ def _spool(args, stack):
 
     copies, folder = {}, None
     for attr in ("input", "qrels"):
-        path = getattr(args, attr)
+        given = getattr(args, attr)
+        # "-" is standard input, as trec_eval reads it.
+        path = "/dev/stdin" if given == "-" else given
         if path is None or os.path.isfile(path):
+            setattr(args, attr, path)
             continue
         from ..io import is_stream
 
@@ -361,7 +368,7 @@ def _spool(args, stack):
         _safety.copy_stream(
             path, copy, limit_mb=args.pipe_limit_mb, timeout=args.pipe_timeout
         )
-        copies[copy] = str(path)
+        copies[copy] = str(given)
         setattr(args, attr, copy)
     return copies
 

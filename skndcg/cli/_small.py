@@ -1,9 +1,10 @@
 """``skndcg score`` on a small TREC run without the compiled kernels.
 
 A run of a few megabytes is scored in less time than numba takes to load, so
-for the common case (trec_eval's rules, the measures MAP, NDCG, NDCG@k, P@k,
-R@k and reciprocal rank, and their counts) the command line reads the two
-files and scores them with numpy alone. Everything is computed as the engine
+for the common case (trec_eval's rules; the measures MAP, NDCG, NDCG@k, P@k,
+R@k, reciprocal rank, the counts and the rest of trec_eval's ``official`` set:
+gm_map, R-precision, bpref and iprec_at_recall) the command line reads the
+two files and scores them with numpy alone. Everything is computed as the engine
 computes it (the same discount table, each sum added in rank order, the means
 with the same ``numpy.sum`` over the queries in the same order), so the output
 is the same to the last bit; ``tests/test_cli_small.py`` checks that on random
@@ -19,6 +20,7 @@ it also gives every error message.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -30,7 +32,10 @@ from ._summary import Summary
 #: another limit (0 turns this path off).
 SMALL_BYTES = 16 << 20
 
-_MEASURE = re.compile(r"(map|ndcg|mrr)|(ndcg|p|r)@([1-9][0-9]{0,6})")
+_MEASURE = re.compile(
+    r"(map|gm_map|rprec|bpref|mrr|ndcg)|(ndcg|p|r)@([1-9][0-9]{0,6})"
+    r"|(iprec)(?:\(recall=([0-9.]{1,12})\))?"
+)
 _COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
 _LABEL = re.compile(rb"(?:-?[0-9]{1,9}\n)*")
 
@@ -141,9 +146,65 @@ def _queries(run, judged):
             out[q] = None  # no judgments: trec_eval drops the query
             continue
         ranked = [docs[i] for i in rows.tolist()]
-        labels = np.array([own.get(d, 0) for d in ranked], dtype=np.float64)
+        labels = np.array([own.get(d, np.nan) for d in ranked], dtype=np.float64)
         out[q] = (labels, ranked)
     return out
+
+
+def _parse(metric):
+    """``(kind, k or the recall level)`` of a measure this path computes."""
+    found = _MEASURE.fullmatch(metric)
+    if found.group(4):
+        return "iprec", float(found.group(5) or 0.0)
+    k = None if found.group(3) is None else int(found.group(3))
+    return found.group(1) or found.group(2), k
+
+
+def _per_query(kind, param, labels, own, level):
+    """gm_map's AP, R-precision, bpref and interpolated precision of one query,
+    as the engine's per-query kernels compute them (every sum in rank order).
+    ``labels`` are the retrieved documents' judgments, NaN where the qrels
+    have none."""
+    n = labels.shape[0]
+    judged = np.array(list(own.values()), dtype=np.float64)
+    n_rel = float((judged >= level).sum())
+    rel = labels >= level
+    if n == 0:
+        return 0.0
+    if kind == "iprec":
+        # The best precision at or below the rank of the cut-th relevant
+        # document (the first one for a cut of 0).
+        hits = np.cumsum(rel)
+        found = int(hits[-1])
+        cut = math.floor(param * n_rel + 0.5)
+        if cut > found:
+            return 0.0
+        if found == 0:
+            return found / n
+        best = np.maximum.accumulate((hits / np.arange(1.0, n + 1.0))[::-1])[::-1]
+        return float(best[np.flatnonzero(rel)[max(cut, 1) - 1]])
+    if n_rel == 0.0:
+        return 0.0
+    if kind == "rprec":
+        r = int(n_rel)
+        return int(rel[: min(r, n)].sum()) / r
+    if kind == "gm_map":
+        pos = np.flatnonzero(rel)
+        terms = (np.arange(pos.size) + 1.0) / (pos + 1.0)
+        return float(np.cumsum(terms)[-1]) / n_rel if pos.size else 0.0
+    # bpref: documents nobody judged, or judged negative (in the pool, not
+    # judged), are passed over; m bounds the judged non-relevant ones above.
+    m = min(n_rel, float(((judged >= 0) & (judged < level)).sum()))
+    shown = labels[labels >= 0]
+    good = shown >= level
+    if not good.any():
+        return 0.0
+    above = np.cumsum(~good)[good].astype(np.float64)
+    if m > 0.0:
+        terms = np.where(above > 0.0, 1.0 - np.minimum(above, m) / m, 1.0)
+    else:
+        terms = np.ones(above.shape)
+    return float(np.cumsum(terms)[-1]) / n_rel
 
 
 def _values(kind, k, labels, judged_labels, rel_level, disc):
@@ -204,7 +265,8 @@ def score(args, lines):
     unretrieved = 0
     for g, q in enumerate(counted):
         own = judged[q]
-        labels, docs = ranked.get(q) or (np.empty(0), [])
+        judgments, docs = ranked.get(q) or (np.empty(0), [])
+        labels = np.nan_to_num(judgments, nan=0.0)  # nobody judged: 0
         retrieved = set(docs)
         missed = [rel for d, rel in own.items() if d not in retrieved]
         all_labels = np.array([*labels.tolist(), *missed], dtype=np.float64)
@@ -214,17 +276,17 @@ def score(args, lines):
         n_ret[g] = labels.shape[0]
         n_rel_ret[g] = int((labels >= level).sum())
         for ln in metrics:
-            found = _MEASURE.fullmatch(ln.metric)
-            kind = found.group(1) or found.group(2)
-            k = None if found.group(3) is None else int(found.group(3))
-            table[ln.label][g] = _values(kind, k, labels, judged_labels, level, disc)
+            kind, param = _parse(ln.metric)
+            if kind in ("gm_map", "rprec", "bpref", "iprec"):
+                value = _per_query(kind, param, judgments, own, level)
+            else:
+                value = _values(kind, param, labels, judged_labels, level, disc)
+            table[ln.label][g] = value
     for q in names:
         if q in judged:
             docs = set(_docs(ranked, q))
             unretrieved += sum(d not in docs for d in judged[q])
-    means = {
-        ln.label: float(np.sum(table[ln.label]) / float(len(counted))) for ln in metrics
-    }
+    means = {ln.label: _mean(ln.metric, table[ln.label]) for ln in metrics}
     table.update(
         qid=np.array([_text(q) for q in counted], dtype=object),
         n_items=n_items, n_relevant=n_rel, n_retrieved=n_ret,
@@ -243,6 +305,15 @@ def score(args, lines):
     if args.all_judged:
         num_rel = sum(rel > 0 for own in judged.values() for rel in own.values())
     return means, table, summary, _text(run[5][-1]), num_rel
+
+
+def _mean(metric, values):
+    """The mean over queries as the engine adds it up; gm_map's is geometric,
+    each value floored at 1e-5 (trec_eval's)."""
+    if metric == "gm_map":
+        logs = np.log(np.maximum(values, 1e-5))
+        return math.exp(float(np.sum(logs) / float(values.shape[0])))
+    return float(np.sum(values) / float(values.shape[0]))
 
 
 def _docs(ranked, q):

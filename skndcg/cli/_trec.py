@@ -100,6 +100,13 @@ def add_arguments(score):
         "the summary",
     )
     score.add_argument(
+        "-n",
+        "--no-summary",
+        action="store_true",
+        help="trec_eval -n: with --format trec, print no 'all' lines (with -q, "
+        "only every query's lines)",
+    )
+    score.add_argument(
         "-l",
         "--rel-level",
         metavar="N",
@@ -236,11 +243,11 @@ def counts(table):
     return {"num_ret": ret, "num_rel": n_rel, "num_rel_ret": rel_ret}
 
 
-def render(lines_, table, means, tag, *, per_query, num_rel=None):
+def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
     """trec_eval's output for ``lines_``. ``table`` maps the report's columns
     (``qid``, the counts and each line's label) to arrays over the queries
     that count; ``num_rel`` is the summary of num_rel when it is not the sum
-    of the rows."""
+    of the rows; ``summary=False`` leaves out the ``all`` lines (-n)."""
     from ..metrics import _trec_names as T
 
     ordered = sorted(lines_, key=lambda ln: ln.order)
@@ -264,7 +271,7 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None):
                 if ln.trec_name in T.SUMMED:
                     value = round(float(value))
                 out.append(_row(ln.trec_name, q, value))
-    for ln in ordered:
+    for ln in ordered if summary else ():
         if ln.length is not None:
             continue  # relstring: per query only, as trec_eval prints it
         if ln.trec_name == "runid":
@@ -288,15 +295,17 @@ def relstrings(qid, y_true, y_score, doc_order, n_queries, length):
     """trec_eval's relstring of each query (by code): one character per
     retrieved document, best first, for the first ``length``: its judgment
     0 to 9, ``>`` above 9, ``-`` not judged (NaN), ``.`` judged negative (in
-    the pool, not judged) and ``<`` any other label. The rows are ranked as
-    ``--depth`` ranks them, trec_eval's way: score descending, then document
-    id descending (``y_score`` at the precision of the convention)."""
-    from ..io._arrange import trec_ranking
-
+    the pool, not judged) and ``<`` any other label. The rows are ranked
+    trec_eval's way: score descending, then document id descending
+    (``y_score`` at the precision of the convention)."""
     retrieved = np.flatnonzero(~np.isnan(y_score))
     q = qid[retrieved]
     d = np.zeros_like(q) if doc_order is None else doc_order[retrieved]
-    order, rank = trec_ranking(q, y_score[retrieved], d)
+    # The order --depth cuts by (skndcg.io), which is the engine's under
+    # trec_eval's rule: tests/test_trec_rbp_relstring.py reads P@k back.
+    order = np.lexsort((-d, -y_score[retrieved], q))
+    ranked_q = q[order]
+    rank = np.arange(order.size) - np.searchsorted(ranked_q, ranked_q)
     top = order[rank < length]  # still sorted by query, best first
     q = q[top]
     y = np.asarray(y_true, dtype=np.float64)[retrieved][top]

@@ -132,20 +132,13 @@ def docno_order(qid, score, doc, blocks=None):
     return order
 
 
-def trec_ranking(qid, score, doc_order):
-    """trec_eval's ranking: the rows sorted by query, then score and docno
-    descending (``doc_order`` as :func:`docno_order` gives it), and the
-    0-based rank of each sorted row within its query."""
+def depth_cut(qid, score, doc_order, depth):
+    """Rows among each query's ``depth`` best (score, then docno, descending)."""
     order = np.lexsort((-doc_order, -score, qid))
     sorted_q = qid[order]
     starts = np.flatnonzero(np.r_[True, sorted_q[1:] != sorted_q[:-1]])
     sizes = np.diff(np.r_[starts, len(order)])
-    return order, np.arange(len(order)) - np.repeat(starts, sizes)
-
-
-def depth_cut(qid, score, doc_order, depth):
-    """Rows among each query's ``depth`` best (score, then docno, descending)."""
-    order, position = trec_ranking(qid, score, doc_order)
+    position = np.arange(len(order)) - np.repeat(starts, sizes)
     keep = np.zeros(len(qid), dtype=bool)
     keep[order[position < depth]] = True
     return keep
