@@ -91,6 +91,7 @@ def test_return_means_gives_the_report_and_the_grouped_scores(seed, convention):
     n = int(rng.integers(1, 80))
     q = rng.integers(0, 6, n)
     y = rng.integers(0, 3, n)
+    y[rng.integers(n)] = 2  # a relevant row: not every query is skipped
     s = np.round(rng.standard_normal(n), 1)
     alone = ranking_report(y, s, q, metrics=NAMES, convention=convention)
     report, means = ranking_report(
