@@ -10,6 +10,7 @@ from scipy import stats
 
 from skndcg.cli import main
 from skndcg.evaluation import SmallSampleWarning, compare, paired_bootstrap
+from skndcg.metrics import ranking_report
 
 
 def _long(a, b):
@@ -202,3 +203,27 @@ if __name__ == "__main__":
                     f"n={n:3d} {interval:10s} {test:17s} coverage {cov:.3f} "
                     f"rejects {rej:.3f}"
                 )
+
+
+def test_small_sample_warning_points_at_the_callers_line():
+    # compare_scores() calls compare() inside skndcg: the warning still names
+    # this file, the caller's, as compare() called directly does.
+    from skndcg.evaluation import compare_scores
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(5), 4)
+    y = rng.integers(0, 3, qid.size)
+    y[::4] = 2
+    scores = {"a": rng.random(qid.size), "b": rng.random(qid.size)}
+    for call in (
+        lambda: compare_scores(y, scores, qid, metrics="ndcg@3"),
+        lambda: compare(
+            {m: ranking_report(y, s, qid, metrics="ndcg@3") for m, s in scores.items()},
+            metrics="ndcg@3",
+        ),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        small = [w for w in caught if issubclass(w.category, SmallSampleWarning)]
+        assert small and {w.filename for w in small} == {__file__}

@@ -91,16 +91,17 @@ def test_lightgbm_ndcg_with_the_label_gain_is_the_reported_ndcg():
     ratings[np.r_[0, np.cumsum(sizes)[:-1]]] = 4.5  # every query has a positive
     codes, label_gain = _models.rating_codes(ratings)
     model = lgb.LGBMRanker(n_estimators=5, label_gain=label_gain, verbose=-1, n_jobs=1)
-    # LightGBM's own NDCG@10 of the fitted model, as an independent reference.
-    model.fit(
-        X,
-        codes,
-        group=sizes,
-        eval_set=[(X.copy(), codes)],
-        eval_group=[sizes],
-        eval_names=["check"],
-        eval_at=[10],
-    )
+    # LightGBM's own NDCG@10 of the fitted model, as an independent reference
+    # (LightGBM 4.7 takes the evaluation data as eval_X/eval_y, older ones as
+    # eval_set).
+    import inspect
+
+    if "eval_X" in inspect.signature(model.fit).parameters:
+        evals = {"eval_X": (X.copy(),), "eval_y": (codes,)}
+    else:
+        evals = {"eval_set": [(X.copy(), codes)]}
+    model.fit(X, codes, group=sizes, eval_group=[sizes], eval_names=["check"],
+              eval_at=[10], **evals)  # fmt: skip
     theirs = model.evals_result_["check"]["ndcg@10"][-1]
     ours = grouped_ndcg_score(ratings, model.predict(X), qid, k=10)
     assert ours == pytest.approx(theirs, rel=1e-6)

@@ -106,9 +106,5 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         options = {k: v for k, v in settings.items() if k != "min_queries"}
         comparisons[g] = Comparison(sub, r, **options, **flags)
     if small_any:
-        warn_small(
-            "segments " + ", ".join(small_any) + " have few queries",
-            settings,
-            stacklevel=4,
-        )
+        warn_small("segments " + ", ".join(small_any) + " have few queries", settings)
     return SegmentedComparison(comparisons)

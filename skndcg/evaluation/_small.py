@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 
@@ -46,7 +48,19 @@ def n_queries_text(n):
     return f"only {n} quer{'y' if n == 1 else 'ies'}"
 
 
-def warn_small(subject, settings, stacklevel=3):
-    """A :class:`SmallSampleWarning` saying what was refused and why."""
+def warn_small(subject, settings):
+    """A :class:`SmallSampleWarning` saying what was refused and why, pointing
+    at the first line outside skndcg (the user's call, however deep the public
+    function that made it calls :func:`compare`)."""
     text = small_sample_message(subject, settings["min_queries"], settings["test"])
-    warnings.warn(text, SmallSampleWarning, stacklevel=stacklevel)
+    warnings.warn(text, SmallSampleWarning, stacklevel=_outside_level())
+
+
+def _outside_level() -> int:
+    """The ``stacklevel`` of the first frame outside the skndcg package, as
+    seen from the caller of this function's caller."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
