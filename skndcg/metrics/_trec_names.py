@@ -11,6 +11,9 @@ The registry (``_registry.py``) says which measures exist and the grammar
   case;
 - skndcg names back to trec_eval's, for ``skndcg score --format trec``, with
   the order in which trec_eval prints its measures.
+
+The parameters of a family (``P.5,10``, ``rbp.p=0.95``) are read by
+``_trec_params.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,18 @@ import re
 from dataclasses import dataclass
 
 from . import _registry as R
+from ._trec_params import (  # noqa: F401  (gains re-exported for the command line)
+    GAINED,
+    _cut_name,
+    _metric,
+    _pairs_metric,
+    _params,
+    _plain,
+    _text_length,
+    _vector_metric,
+    gain_function,
+    parse_gains,
+)
 from ._trec_table import (  # noqa: F401  (re-exported for the command line)
     _DOUBLE,
     _FAMILIES,
@@ -44,162 +59,6 @@ class TrecMeasure:
     order: tuple
     gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
     length: int | None = None  # relstring's number of documents, or None
-
-
-#: Families that take trec_eval's level=gain parameters (``ndcg.1=0.5``).
-GAINED = ("ndcg", "dcg", "ideal_dcg")
-
-
-def _cut_name(family: str, value) -> str:
-    if _FAMILIES[family][1] in _DOUBLE:
-        return f"{family}_{value:3.2f}"
-    return f"{family}_{value}"
-
-
-def _metric(family: str, value=None) -> str:
-    measure, how, _ = _FAMILIES[family]
-    if how == "cut":
-        return f"{measure}@{value}"
-    if how in _DOUBLE:
-        return f"{measure}({how}={value:g})"
-    return measure
-
-
-def parse_gains(text: str, arg: str) -> tuple:
-    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted.
-
-    Levels 1 and up may be given (a level not given gains its own value);
-    gains must be >= 0, where trec_eval also takes negative ones.
-    """
-    out = {}
-    for part in text.split(","):
-        level, eq, gain = part.partition("=")
-        try:
-            lv, g = int(level), float(gain)
-        except ValueError:
-            lv, g = None, None
-        if not eq or lv is None:
-            raise ValueError(
-                f"trec_eval measure {arg!r}: the parameters are level=gain "
-                f"pairs separated by ',' (as in ndcg.1=0.5,2=3), got {part!r}."
-            )
-        if lv < 1 or not g >= 0 or g == float("inf"):
-            raise ValueError(
-                f"trec_eval measure {arg!r}: {part!r}: skndcg takes gains >= 0 "
-                "for levels >= 1 (level 0 and unjudged documents gain 0)."
-            )
-        if lv in out:
-            raise ValueError(f"trec_eval measure {arg!r} gives level {lv} twice.")
-        out[lv] = g
-    return tuple(sorted(out.items()))
-
-
-def gain_function(gains: tuple):
-    """The ``gain=`` callable of trec_eval's ndcg gains: each level its given
-    gain, every other level its own value, 0 and below 0."""
-    import numpy as np
-
-    def gain(y):
-        out = np.maximum(np.asarray(y, dtype=np.float64), 0.0)
-        mapped = out.copy()
-        for level, g in gains:
-            mapped[out == level] = g
-        return mapped
-
-    return gain
-
-
-def _plain(v) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-
-def _vector_metric(family: str, text: str, arg: str) -> str:
-    """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
-    names = _VECTOR[family]
-    parts = text.split(",")
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        values = []
-    if len(values) != len(names):
-        raise ValueError(
-            f"trec_eval measure {arg!r}: {family} takes {len(names)} number"
-            f"{'s' if len(names) > 1 else ''} ({', '.join(names)}) separated by "
-            f"',', got {text!r}."
-        )
-    measure = _FAMILIES[family][0]
-    given = ", ".join(f"{n}={v:g}" for n, v in zip(names, values, strict=True))
-    return f"{measure}({given})"
-
-
-def _pairs_metric(family: str, text: str, arg: str) -> str:
-    """The skndcg name of ``rbp.p=0.95``: trec_eval's name=value pairs."""
-    measure = _FAMILIES[family][0]
-    given = {}
-    for part in text.split(","):
-        name, eq, value = part.partition("=")
-        name = name.strip()
-        if not eq or name not in _PAIRS[family]:
-            raise ValueError(
-                f"trec_eval measure {arg!r}: {family} takes "
-                f"{', '.join(n + '=VALUE' for n in _PAIRS[family])} here (as in "
-                f"{family}.p=0.95), got {part!r}; trec_eval's level=gain pairs "
-                f"for {family} are not read by skndcg."
-            )
-        if name in given:
-            raise ValueError(f"trec_eval measure {arg!r} gives {name} twice.")
-        try:
-            v = float(value)
-        except ValueError:
-            v = value
-        check = R.lookup(measure).param(name).check
-        try:
-            given[name] = check(measure, v)
-        except ValueError as exc:
-            raise ValueError(f"trec_eval measure {arg!r}: {exc}") from None
-    inner = ", ".join(f"{n}={v!r}" for n, v in given.items())
-    return f"{measure}({inner})"
-
-
-def _text_length(family: str, text: str, arg: str) -> int:
-    """relstring's number of documents: ``relstring.20``."""
-    if not text.isdigit():
-        raise ValueError(
-            f"trec_eval measure {arg!r}: {family} takes the number of documents "
-            f"to show, an integer >= 0 (as in {family}.20), got {text!r}."
-        )
-    return int(text)
-
-
-def _params(family: str, text: str, arg: str) -> tuple:
-    how = _FAMILIES[family][1]
-    if how == "none":
-        raise ValueError(
-            f"trec_eval measure {arg!r}: {family} takes no parameters here."
-        )
-    values = []
-    for part in text.split(","):
-        try:
-            v = int(part) if how == "cut" else float(part)
-        except ValueError:
-            kind = "integer cut-offs" if how == "cut" else "numbers"
-            raise ValueError(
-                f"trec_eval measure {arg!r}: {family} takes {kind} separated by "
-                f"',' (as in {family}.{'5,10' if how == 'cut' else '0.1,0.5'}), "
-                f"got {part!r}."
-            ) from None
-        low, high = _DOUBLE.get(how, (1, None))
-        if v < low or (high is not None and v > high):
-            expected = ">= 1" if how == "cut" else f"in [{low:g}, {high:g}]"
-            raise ValueError(
-                f"trec_eval measure {arg!r}: parameter {part!r} must be {expected}."
-            )
-        if v in values:
-            raise ValueError(
-                f"trec_eval measure {arg!r} gives the parameter {part!r} twice."
-            )
-        values.append(v)
-    return tuple(sorted(values))
 
 
 def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
