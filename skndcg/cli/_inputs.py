@@ -65,7 +65,7 @@ def _frame_join(args):
     from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
 
     run = read_trec_run(args.input)
-    trec_rule = _get_convention(convention_of(args, trec=True)).labels == "trec_eval"
+    trec_rule = get_convention(convention_of(args, trec=True)).labels == "trec_eval"
     data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
                           unjudged="pool" if trec_rule else "nan")  # fmt: skip
     if args.judged_only:
@@ -99,16 +99,17 @@ def _frame_join(args):
     return coded
 
 
-def _get_convention(convention):
-    from ..metrics import get_convention
+def get_convention(convention):
+    """The Convention object of a preset name (metrics loaded on first use)."""
+    from .. import metrics
 
-    return get_convention(convention)
+    return metrics.get_convention(convention)
 
 
 def _doc_ties(convention) -> bool:
     """Whether ``convention`` (a preset name or None) breaks score ties by
     document id."""
-    return _get_convention(convention).doc_ties
+    return get_convention(convention).doc_ties
 
 
 def convention_of(args, trec):
@@ -117,7 +118,7 @@ def convention_of(args, trec):
     from ..metrics import TREC_RUN_CONVENTION
 
     name = args.convention or (TREC_RUN_CONVENTION if trec else None)
-    return None if name is None else _get_convention(name).name
+    return None if name is None else get_convention(name).name
 
 
 def engine_options(args, y_score, doc_order, trec, presorted=False):
@@ -139,7 +140,7 @@ def engine_options(args, y_score, doc_order, trec, presorted=False):
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
             # ordering them by docno, and the engine has nothing to reorder.
-            options["convention"] = _get_convention(convention).presorted()
+            options["convention"] = get_convention(convention).presorted()
         elif doc_order is not None:
             options["doc_id"] = doc_order
     return options

@@ -252,7 +252,7 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             raise UsageError(str(exc)) from None
     if args.texts:
         codes = report["qid"].to_numpy(dtype=np.int64)
-        cast = _get_convention(options["convention"]).cast_scores(y_score)
+        cast = _inputs.get_convention(options["convention"]).cast_scores(y_score)
         for ln in args.texts:
             text = _trec.relstrings(qid, y_true, cast, doc_order, len(names), ln.length)
             report[ln.label] = text[codes]
@@ -287,12 +287,6 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
     return _emit(args, lines, metrics, counts_only, thresholds,
                  means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
-
-
-def _get_convention(convention):
-    from ..metrics import get_convention
-
-    return get_convention(convention)
 
 
 def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,

@@ -160,13 +160,12 @@ def _parse(metric):
     return found.group(1) or found.group(2), k
 
 
-def _per_query(kind, param, labels, own, level):
-    """gm_map's AP, R-precision, bpref and interpolated precision of one query,
-    as the engine's per-query kernels compute them (every sum in rank order).
+def _per_query(kind, param, labels, judged, level):
+    """R-precision, bpref and interpolated precision of one query, as the
+    engine's per-query kernels compute them (every sum in rank order).
     ``labels`` are the retrieved documents' judgments, NaN where the qrels
-    have none."""
+    have none; ``judged`` every judgment of the query."""
     n = labels.shape[0]
-    judged = np.array(list(own.values()), dtype=np.float64)
     n_rel = float((judged >= level).sum())
     rel = labels >= level
     if n == 0:
@@ -188,10 +187,6 @@ def _per_query(kind, param, labels, own, level):
     if kind == "rprec":
         r = int(n_rel)
         return int(rel[: min(r, n)].sum()) / r
-    if kind == "gm_map":
-        pos = np.flatnonzero(rel)
-        terms = (np.arange(pos.size) + 1.0) / (pos + 1.0)
-        return float(np.cumsum(terms)[-1]) / n_rel if pos.size else 0.0
     # bpref: documents nobody judged, or judged negative (in the pool, not
     # judged), are passed over; m bounds the judged non-relevant ones above.
     m = min(n_rel, float(((judged >= 0) & (judged < level)).sum()))
@@ -260,6 +255,11 @@ def score(args, lines):
     longest = max(len(judged[q]) + len(_docs(ranked, q)) for q in counted)
     disc = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
     metrics = [ln for ln in lines if ln.metric is not None]
+    kinds = {}
+    for ln in metrics:
+        kind, param = _parse(ln.metric)
+        # gm_map's per-query value is AP, added up as MAP's; its summary differs.
+        kinds[ln.label] = ("map" if kind == "gm_map" else kind, param)
     table = {ln.label: np.empty(len(counted)) for ln in metrics}
     n_items, n_rel, n_ret, n_rel_ret = np.zeros((4, len(counted)), np.int64)
     unretrieved = 0
@@ -276,9 +276,9 @@ def score(args, lines):
         n_ret[g] = labels.shape[0]
         n_rel_ret[g] = int((labels >= level).sum())
         for ln in metrics:
-            kind, param = _parse(ln.metric)
-            if kind in ("gm_map", "rprec", "bpref", "iprec"):
-                value = _per_query(kind, param, judgments, own, level)
+            kind, param = kinds[ln.label]
+            if kind in ("rprec", "bpref", "iprec"):
+                value = _per_query(kind, param, judgments, judged_labels, level)
             else:
                 value = _values(kind, param, labels, judged_labels, level, disc)
             table[ln.label][g] = value
@@ -308,12 +308,15 @@ def score(args, lines):
 
 
 def _mean(metric, values):
-    """The mean over queries as the engine adds it up; gm_map's is geometric,
-    each value floored at 1e-5 (trec_eval's)."""
-    if metric == "gm_map":
-        logs = np.log(np.maximum(values, 1e-5))
-        return math.exp(float(np.sum(logs) / float(values.shape[0])))
-    return float(np.sum(values) / float(values.shape[0]))
+    """The mean over queries as the engine adds it up, through the measure's
+    own summary where it has one (gm_map's geometric mean)."""
+    from ._trec import parse_metric
+
+    agg = parse_metric(metric).definition.aggregate
+    if agg is None:
+        return float(np.sum(values) / float(values.shape[0]))
+    terms = np.asarray(agg.term(values), dtype=np.float64)
+    return float(agg.back(float(np.sum(terms) / float(values.shape[0]))))
 
 
 def _docs(ranked, q):
