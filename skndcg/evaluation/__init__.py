@@ -28,6 +28,7 @@ from ._full_catalogue import full_catalogue_report
 from ._monitor import metric_over_time
 from ._planning import minimum_detectable_effect, required_queries
 from ._position_bias import PositionBias, estimate_position_bias
+from ._prediction_powered import prediction_powered_report
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._sampled import sampled_metric_estimates
 from ._segmented import SegmentedComparison
@@ -52,6 +53,7 @@ __all__ = [
     "metric_over_time",
     "minimum_detectable_effect",
     "paired_bootstrap",
+    "prediction_powered_report",
     "required_queries",
     "sampled_metric_estimates",
 ]
