@@ -28,6 +28,7 @@ from ._full_catalogue import full_catalogue_report
 from ._monitor import metric_over_time
 from ._planning import minimum_detectable_effect, required_queries
 from ._position_bias import PositionBias, estimate_position_bias
+from ._ppi_compare import PredictionPoweredComparison
 from ._prediction_powered import prediction_powered_report
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._sampled import sampled_metric_estimates
@@ -39,6 +40,7 @@ __all__ = [
     "Comparison",
     "PairedBootstrap",
     "PositionBias",
+    "PredictionPoweredComparison",
     "SegmentedComparison",
     "SmallSampleWarning",
     "bootstrap_ci",

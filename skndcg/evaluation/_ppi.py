@@ -148,6 +148,7 @@ def estimate(
         dist, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
         low, high = percentile_interval(dist[:, None], confidence)
         out["low"], out["high"] = float(low[0]), float(high[0])
+        out["dist"] = dist
     return out
 
 
