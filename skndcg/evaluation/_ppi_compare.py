@@ -19,7 +19,7 @@ from ._comparison import Comparison
 from ._engine import pairs_of
 from ._inputs import gather
 from ._ppi import estimate, model_only
-from ._ppi_inputs import check_labels
+from ._ppi_inputs import check_labels, judged_options
 from ._resampling import as_generator, percentile_interval
 from ._stats import adjust_p_values, bootstrap_p_value, corrected_confidence
 
@@ -320,7 +320,7 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
         y_true, y_model, qid, expected_labels=expected
     )
     options = dict(options or {})
-    human_options = dict(options)
+    human_options = judged_options(options, judged)
     if np.isnan(y_true[judged]).any():
         human_options.setdefault("nan_label", "unjudged")
     human, model = {}, {}

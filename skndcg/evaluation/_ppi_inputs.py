@@ -165,12 +165,23 @@ def per_query_values(y_true, y_model, y_score, qid, judged, metrics, options):
             )
     model = ranking_report(y_model, y_score, qid, metrics=metrics, **options)
     y_h = y_true[judged]
+    options = judged_options(options, judged)
     if np.isnan(y_h).any():
         options.setdefault("nan_label", "unjudged")
     human = ranking_report(
         y_h, y_score[judged], qid[judged], metrics=metrics, **options
     )
     return model, human
+
+
+def judged_options(options, judged):
+    """Metric options for the judged rows: a per-row ``doc_id`` is cut to them."""
+    options = dict(options)
+    if options.get("doc_id") is not None:
+        doc_id = np.asarray(options["doc_id"])
+        if doc_id.shape == judged.shape:
+            options["doc_id"] = doc_id[judged]
+    return options
 
 
 def ratio_parts(model_vals, human_vals):
