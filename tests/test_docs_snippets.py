@@ -29,6 +29,7 @@ PAGES = [
     "user_guide/splitting.rst",
     "user_guide/ranker.rst",
     "user_guide/comparing.rst",
+    "user_guide/judges.rst",
     "user_guide/beyond_accuracy.rst",
     "user_guide/recommenders.rst",
 ]

@@ -69,6 +69,13 @@ def add_parser(sub):
         "input", metavar="RUN", help="TREC run, or predictions file ('-': stdin)"
     )
     score.add_argument("--qrels", metavar="QRELS", help="TREC qrels of the run")
+    score.add_argument(
+        "--model-qrels",
+        metavar="QRELS",
+        help="a model's (an LLM judge's) qrels of every query of the run; --qrels "
+        "then holds human judgments of a random sample of queries, and the "
+        "prediction-powered score is printed beside the two single-source ones",
+    )
     for flag, what in (
         ("--qid", "query id column"),
         ("--label", "relevance label column"),
@@ -145,6 +152,10 @@ def _score(args):
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
+    if args.model_qrels is not None:
+        from ._ppi import run_two_sources
+
+        return run_two_sources(args, args.metrics)
     lines = _trec.lines(args, UsageError)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)

@@ -16,6 +16,9 @@
   alerts on significant drops.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
+- :func:`prediction_powered_report`: metrics from a model's labels (an LLM
+  judge) corrected by a human sample, with :func:`judge_agreement`,
+  :func:`prediction_powered_queries` and :func:`choose_queries_to_judge`.
 
 Per-query values come from :func:`skndcg.metrics.ranking_report`.
 """
@@ -25,9 +28,16 @@ from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
 from ._full_catalogue import full_catalogue_report
+from ._judge import (
+    choose_queries_to_judge,
+    judge_agreement,
+    prediction_powered_queries,
+)
 from ._monitor import metric_over_time
 from ._planning import minimum_detectable_effect, required_queries
 from ._position_bias import PositionBias, estimate_position_bias
+from ._ppi_compare import PredictionPoweredComparison
+from ._prediction_powered import prediction_powered_report
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._sampled import sampled_metric_estimates
 from ._segmented import SegmentedComparison
@@ -38,9 +48,11 @@ __all__ = [
     "Comparison",
     "PairedBootstrap",
     "PositionBias",
+    "PredictionPoweredComparison",
     "SegmentedComparison",
     "SmallSampleWarning",
     "bootstrap_ci",
+    "choose_queries_to_judge",
     "cold_item_segments",
     "compare",
     "compare_scores",
@@ -49,9 +61,12 @@ __all__ = [
     "frequency_segments",
     "full_catalogue_report",
     "history_segments",
+    "judge_agreement",
     "metric_over_time",
     "minimum_detectable_effect",
     "paired_bootstrap",
+    "prediction_powered_queries",
+    "prediction_powered_report",
     "required_queries",
     "sampled_metric_estimates",
 ]

@@ -93,6 +93,7 @@ def compare(
     random_state=None,
     min_queries=10,
     by=None,
+    y_model=None,
 ):
     """Compare two or more models scored on the same queries.
 
@@ -188,6 +189,14 @@ default=None
         query id to label, or a rule called with the sorted query ids, such
         as :func:`history_segments`, :func:`frequency_segments` and
         :func:`cold_item_segments`.
+    y_model : mapping or pandas.DataFrame, default=None
+        Per-query values of the same models under a model's labels (an LLM
+        judge) on every query, given like ``scores``; ``scores`` then hold
+        the values under human labels on a uniform random sample of the
+        queries. Means, differences and lifts become prediction-powered
+        (PPI++) estimates with ``test="paired_bootstrap"`` (stratified
+        bootstrap) or ``test="t"`` (t intervals), corrected as usual; see
+        :class:`PredictionPoweredComparison`.
 
     Returns
     -------
@@ -195,7 +204,8 @@ default=None
         Read with :meth:`Comparison.to_frame`; print with
         :meth:`Comparison.to_markdown`, :meth:`Comparison.to_latex` or
         :meth:`Comparison.to_json`. With ``by``, a
-        :class:`SegmentedComparison` holding one comparison per segment.
+        :class:`SegmentedComparison` holding one comparison per segment;
+        with ``y_model``, a :class:`PredictionPoweredComparison`.
 
     See Also
     --------
@@ -249,6 +259,12 @@ default=None
         min_queries=int(min_queries),
     )
     flags = dict(clustered=cluster is not None, weighted=sample_weight is not None)
+    if y_model is not None:
+        from ._ppi_compare import two_sources
+
+        extra = dict(sample_weight=sample_weight, cluster=cluster, by=by)
+        return two_sources(scores, y_model, metrics, nan_policy, settings,
+                           random_state, **extra)  # fmt: skip
     if by is not None:
         labels = segment_labels(by, scores, s)
         return compare_segments(s, labels, settings, flags, random_state)
@@ -274,6 +290,8 @@ def compare_scores(
     cluster=None,
     metric_options=None,
     by=None,
+    y_model=None,
+    expected_labels=False,
     **compare_options,
 ):
     """Compare models from the labels, the query ids and each model's scores.
@@ -306,6 +324,14 @@ def compare_scores(
         Segment of every row (constant within a query), a mapping from query
         id to segment, or a rule (see :func:`compare`); one row per segment
         and model, with the correction over all of them.
+    y_model : array-like of shape (n_samples,), default=None
+        A model's label (an LLM judge's) of every row; ``y_true`` is then
+        NaN on the rows of the queries no human judged (a uniform random
+        sample of queries is judged), and the comparison is
+        prediction-powered (see :func:`compare`).
+    expected_labels : bool, default=False
+        ``y_model`` holds expected grades, not grades (see
+        :func:`prediction_powered_report`).
     **compare_options : dict
         Options of :func:`compare` (``test``, ``correction``,
         ``n_resamples``, ``random_state``, ...).
@@ -338,6 +364,16 @@ def compare_scores(
             )
         )
     options = dict(metric_options or {})
+    if y_model is not None:
+        from ._ppi_compare import reports_two_sources
+
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        human, model = reports_two_sources(
+            y_true, y_scores, qid, y_model, names, options, expected_labels
+        )
+        return compare(human, y_model=model, baseline=baseline, metrics=names,
+                       sample_weight=sample_weight, cluster=cluster, by=by,
+                       **compare_options)  # fmt: skip
     reports = {
         name: ranking_report(
             y_true, score, qid, metrics=metrics, sample_weight=sample_weight, **options

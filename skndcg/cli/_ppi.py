@@ -1,0 +1,167 @@
+"""``skndcg score RUN --qrels HUMAN --model-qrels MODEL``: a run scored with a
+model's judgments (an LLM judge's) corrected by human judgments of some
+queries, beside the two single-source scores."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._errors import EXIT_OK, UsageError
+from ._output import fmt
+
+#: Options of ``skndcg score`` that the two-source scoring does not take.
+_REFUSED = (
+    ("measure", "-m"),
+    ("query_eval", "-q"),
+    ("per_query", "--per-query"),
+    ("depth", "-M"),
+    ("all_judged", "-c"),
+    ("judged_only", "-J"),
+    ("num_docs", "-N"),
+    ("rel_level", "-l"),
+    ("ci", "--ci"),
+    ("fail_under", "--fail-under"),
+    ("strict", "--strict"),
+)
+
+
+def _check(args):
+    if args.qrels is None:
+        raise UsageError("--model-qrels needs the human judgments too: give --qrels")
+    for attr, flag in _REFUSED:
+        if getattr(args, attr, None):
+            raise UsageError(
+                f"{flag} is not available with --model-qrels (the prediction-"
+                "powered scores come with their own 95% intervals)"
+            )
+    if args.format == "trec":
+        raise UsageError(
+            "--format trec has no place for intervals; with --model-qrels use "
+            "table, md, json or csv"
+        )
+
+
+def _rows(args):
+    """Row arrays: the run's documents and the documents either source judged
+    for the run's queries (unretrieved: NaN score)."""
+    from ..io import read_trec_qrels, read_trec_run
+
+    run = read_trec_run(args.input)[["qid", "doc_id", "score"]]
+    human = read_trec_qrels(args.qrels)[["qid", "doc_id", "relevance"]]
+    model = read_trec_qrels(args.model_qrels)[["qid", "doc_id", "relevance"]]
+    queries = pd.unique(run["qid"])
+    keys = ["qid", "doc_id"]
+    extra = pd.concat([human[keys], model[keys]])
+    extra = extra[extra["qid"].isin(queries)].drop_duplicates()
+    rows = run.merge(extra, on=keys, how="outer")
+    rows = rows.merge(
+        model.rename(columns={"relevance": "y_model"}), on=keys, how="left"
+    )
+    rows = rows.merge(
+        human.rename(columns={"relevance": "y_true"}), on=keys, how="left"
+    )
+    judged = rows["qid"].isin(pd.unique(human["qid"]))
+    # A judged query's document no human judged is not relevant (trec_eval).
+    y_true = np.where(judged, rows["y_true"].fillna(0), np.nan)
+    no_model = pd.unique(rows.loc[~rows["qid"].isin(pd.unique(model["qid"])), "qid"])
+    if no_model.size:
+        raise UsageError(
+            f"{args.model_qrels} has no judgment for the queries "
+            f"{', '.join(map(str, no_model[:5]))}{', ...' if no_model.size > 5 else ''}"
+            " of the run; the model must judge every query"
+        )
+    y_model = rows["y_model"].fillna(0).to_numpy(float)
+    # The scale is the human file's (every judgment in it), 0 included.
+    grades = human["relevance"].to_numpy(float)
+    scale = (float(min(grades.min(), 0)), float(max(grades.max(), 1)))
+    return rows, y_true, y_model, scale
+
+
+def run_two_sources(args, metrics):
+    """Score with two label sources; print; return the exit code."""
+    from ..evaluation import prediction_powered_report
+
+    _check(args)
+    rows, y_true, y_model, scale = _rows(args)
+    score = rows["score"].to_numpy(float)
+    options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
+    options["doc_id"] = rows["doc_id"].to_numpy()
+    options["convention"] = args.convention or "trec_eval"
+    try:
+        report = prediction_powered_report(
+            y_true, y_model, score, rows["qid"].to_numpy(), metrics=metrics,
+            grades=scale, metric_options=options,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(_render(args.format, report))
+    return EXIT_OK
+
+
+_SOURCES = (("ppi++", ""), ("model only", "model_only"), ("human only", "human_only"))
+
+
+def _render(fmt_name, report):
+    cols = {
+        name: (f"{p}_" if p else "", p or "estimate") for name, p in _SOURCES
+    }  # name -> (interval prefix, estimate column)
+    n_judged, n_all = int(report["n_judged"].iloc[0]), int(report["n_queries"].iloc[0])
+    if fmt_name == "json":
+        out = {"n_queries": n_all, "n_judged": n_judged, "metrics": {}}
+        for _, row in report.iterrows():
+            out["metrics"][row["metric"]] = {
+                name: {
+                    "mean": _num(row[est]),
+                    "ci": [_num(row[f"{pre}low"]), _num(row[f"{pre}high"])],
+                }
+                for name, (pre, est) in cols.items()
+            }
+            out["metrics"][row["metric"]]["variance_removed"] = _num(
+                row["variance_removed"]
+            )
+        return json.dumps(out, indent=2)
+    if fmt_name == "csv":
+        lines = ["metric,source,mean,ci_low,ci_high,n_queries"]
+        for _, row in report.iterrows():
+            for name, (pre, est) in cols.items():
+                n = n_all if name == "model only" else n_judged
+                lines.append(
+                    f"{row['metric']},{name},{row[est]!r},{row[f'{pre}low']!r},"
+                    f"{row[f'{pre}high']!r},{n}"
+                )
+        return "\n".join(lines)
+    header = ["metric", *[f"{name} [95% CI]" for name in cols], "var. removed"]
+    body = []
+    for _, row in report.iterrows():
+        cells = [str(row["metric"])]
+        for pre, est in cols.values():
+            cells.append(
+                f"{fmt(row[est])} [{fmt(row[f'{pre}low'])}, {fmt(row[f'{pre}high'])}]"
+            )
+        body.append([*cells, f"{100 * row['variance_removed']:.0f}%"])
+    note = (
+        f"{n_all} queries judged by the model, {n_judged} of them by humans "
+        "(assumed a uniform random sample); ppi++: prediction-powered estimate"
+    )
+    if fmt_name == "md":
+        lines = ["| " + " | ".join(header) + " |"]
+        lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join([*lines, "", note])
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            [r[0].ljust(widths[0])]
+            + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
+        )
+        for r in [header, *body]
+    ]
+    return "\n".join([*lines, note])
+
+
+def _num(value):
+    return None if value is None or math.isnan(value) else float(value)

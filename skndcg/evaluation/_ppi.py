@@ -1,0 +1,175 @@
+"""Prediction-powered means of per-query values: the estimator and its interval.
+
+Every estimate here is a ratio of two population means, ``E[a] / E[d]``: for a
+metric, ``a`` is the per-query value (0 where the query is skipped) and ``d``
+is 1 where the query counts; for a difference between two systems, ``a`` is
+the difference; for a relative lift, ``a`` and ``d`` are the two systems'
+values. Each of ``a`` and ``d`` is known under the model's labels on every
+query (``a_f``, ``d_f``) and under the humans' labels on the judged queries
+(``a_h``, ``d_h``).
+
+With ``N`` queries, the judged ones drawn with inclusion probabilities ``pi``
+(``n / N`` each for a uniform sample), and the means ``M_f(x) = sum(x) / N``
+over all queries and ``M_h(x) = sum_judged(x / pi) / N`` (Horvitz-Thompson),
+the estimate is
+
+    theta(lam) = (lam * M_f(a_f) + M_h(a_h - lam * a_f))
+               / (lam * M_f(d_f) + M_h(d_h - lam * d_f)),
+
+unbiased (ratio-consistent) for the human-label value whatever the model's
+labels are: ``M_h(x)`` estimates ``M_f(x)`` without bias. ``lam = 0`` is the
+human-only estimate, ``lam = 1`` the prediction-powered one (Angelopoulos et
+al., 2023), and the variance-optimal ``lam`` (PPI++, Angelopoulos, Duchi and
+Zrnic, 2024) is the regression slope of the linearised human values
+``z = a_h - theta * d_h`` on the model ones ``g = a_f - theta * d_f`` over
+the judged queries. The judged queries are part of the ``N``, so the variance
+of the estimate of the population (superpopulation) mean is
+
+    var = s2(z) / N + sum_judged((1 - pi) / pi**2 * (e - mean(e))**2) / N**2
+
+with ``e = z - lam * g``, divided by the squared denominator; with a uniform
+sample the second term is ``(1 - n / N) * s2(e) / n``, and ``lam = 0`` gives
+``s2(z) / n``, the human-only variance, which ``lam`` optimal never exceeds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ._resampling import multinomial_counts, percentile_interval
+
+METHODS = ("ppi++", "ppi", "human")
+
+
+def _wmean(u, x):
+    tot = u.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (u * x).sum(1) / tot
+
+
+def _theta(lam, W, ht, a_h, d_h, a_f, d_f):
+    n_all = W.sum(1)
+    c = W * ht
+    num = lam * (W @ a_f) + c @ a_h - lam * (c @ a_f)
+    den = lam * (W @ d_f) + c @ d_h - lam * (c @ d_f)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / den, den / n_all
+
+
+def _slope(theta, u, a_h, d_h, a_f, d_f):
+    z = a_h[None] - theta[:, None] * d_h[None]
+    g = a_f[None] - theta[:, None] * d_f[None]
+    zc = z - _wmean(u, z)[:, None]
+    gc = g - _wmean(u, g)[:, None]
+    var = (u * gc * gc).sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = (u * zc * gc).sum(1) / var
+    return np.where(var > 0, lam, 0.0)
+
+
+def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
+    """Estimates (and their ``lam``) for each row of resampling counts ``W``."""
+    B = W.shape[0]
+    if method == "human":
+        lam = np.zeros(B)
+    elif method == "ppi":
+        lam = np.ones(B)
+    else:
+        u = W * v
+        lam = np.zeros(B)
+        theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+        # Two steps of the fixed point (theta, lam) suffice: lam depends on
+        # theta only through the centring of a ratio's linearisation.
+        for _ in range(2):
+            lam = _slope(np.nan_to_num(theta), u, a_h, d_h, a_f, d_f)
+            theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+        return theta, lam
+    theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+    return theta, lam
+
+
+def _se(theta, lam, judged, pi, a_h, d_h, a_f, d_f):
+    """Standard error of ``theta(lam)`` (see the module's docstring)."""
+    N = a_f.size
+    n = int(judged.sum())
+    _, den = _theta(np.array([lam]), np.ones((1, N)), judged / pi, a_h, d_h, a_f, d_f)
+    z = (a_h - theta * d_h)[judged]
+    g = (a_f - theta * d_f)[judged]
+    p = pi[judged]
+    e = z - lam * g
+    w = 1.0 / p
+    z_bar = np.sum(w * z) / np.sum(w)
+    s2_z = np.sum(w * (z - z_bar) ** 2) / np.sum(w) * n / (n - 1)
+    v = (1.0 - p) / p**2
+    e_bar = np.sum(v * e) / np.sum(v) if np.sum(v) > 0 else 0.0
+    var = s2_z / N + np.sum(v * (e - e_bar) ** 2) / N**2 * n / (n - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(np.sqrt(var) / abs(den[0])), float(np.sqrt(s2_z) / abs(den[0]))
+
+
+def _counts(rng, judged, n_resamples):
+    """Bootstrap counts resampling the judged and the other queries apart."""
+    W = np.zeros((n_resamples, judged.size))
+    for part in (judged, ~judged):
+        idx = np.flatnonzero(part)
+        if idx.size:
+            W[:, idx] = multinomial_counts(rng, n_resamples, idx.size)
+    return W
+
+
+def estimate(
+    a_h, d_h, a_f, d_f, judged, pi, *, method, confidence, bootstrap, rng=None
+):
+    """The estimate of ``E[a] / E[d]`` by ``method``, with its interval.
+
+    Returns a dict with ``estimate``, ``se``, ``low``, ``high``, ``lam``,
+    ``sd_human`` (per-query standard deviation of the human values'
+    linearisation) and ``sd_residual`` (the same of ``e``: what is left after
+    the model's labels); ``bootstrap`` is ``None`` or a number of resamples.
+    """
+    N = a_f.size
+    n = int(judged.sum())
+    ht = np.where(judged, 1.0 / pi, 0.0)
+    v = np.where(judged, (1.0 - pi) / pi**2, 0.0)
+    a_h = np.where(judged, a_h, 0.0)
+    d_h = np.where(judged, d_h, 0.0)
+    theta, lam = _fit(method, np.ones((1, N)), ht, v, a_h, d_h, a_f, d_f)
+    theta, lam = float(theta[0]), float(lam[0])
+    se, sd_h = _se(theta, lam, judged, pi, a_h, d_h, a_f, d_f)
+    _, den = _theta(np.array([lam]), np.ones((1, N)), ht, a_h, d_h, a_f, d_f)
+    out = {"estimate": theta, "se": se, "lam": lam, "sd_human": sd_h}
+    out["sd_residual"] = _residual_sd(theta, lam, judged, a_h, d_h, a_f, d_f, den[0])
+    if bootstrap is None:
+        q = stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
+        out["low"], out["high"] = theta - q * se, theta + q * se
+    else:
+        W = _counts(rng, judged, bootstrap)
+        dist, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
+        low, high = percentile_interval(dist[:, None], confidence)
+        out["low"], out["high"] = float(low[0]), float(high[0])
+        out["dist"] = dist
+    return out
+
+
+def _residual_sd(theta, lam, judged, a_h, d_h, a_f, d_f, den):
+    e = (a_h - theta * d_h - lam * (a_f - theta * d_f))[judged]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(np.std(e, ddof=1) / abs(den))
+
+
+def model_only(a_f, d_f, *, confidence, bootstrap, rng=None):
+    """The model-label estimate ``M_f(a_f) / M_f(d_f)`` with its interval."""
+    N = a_f.size
+    den = d_f.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = float(a_f.sum() / d_f.sum())
+        se = float(np.std(a_f - theta * d_f, ddof=1) / np.sqrt(N) / den)
+    if bootstrap is None:
+        q = stats.t.ppf(0.5 + confidence / 2, N - 1)
+        return theta, theta - q * se, theta + q * se
+    W = multinomial_counts(rng, bootstrap, N)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = (W @ a_f) / (W @ d_f)
+    low, high = percentile_interval(dist[:, None], confidence)
+    return theta, float(low[0]), float(high[0])

@@ -1,0 +1,338 @@
+"""Systems compared under two label sources: :func:`compare` with ``y_model=``.
+
+The per-query values under the humans' labels (judged queries) and under the
+model's labels (every query) are checked by the same ``gather`` as any
+comparison; each mean, paired difference and lift is a prediction-powered
+estimate (:mod:`._ppi`), and the p-values go through the same corrections.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..metrics import ranking_report
+from ._comparison import Comparison
+from ._engine import pairs_of
+from ._inputs import gather
+from ._ppi import estimate, model_only
+from ._ppi_inputs import check_labels, judged_options
+from ._resampling import as_generator, percentile_interval
+from ._stats import adjust_p_values, bootstrap_p_value, corrected_confidence
+
+
+def _align(human, model):
+    if set(human.models) != set(model.models):
+        raise ValueError(
+            f"y_model holds the models {model.models}, the scores {human.models}; "
+            "give both label sources' values for the same models."
+        )
+    pos = pd.Index(model.qids).get_indexer(human.qids)
+    if (pos < 0).any():
+        bad = human.qids[pos < 0][:5].tolist()
+        raise ValueError(
+            f"the human-judged queries {bad} have no values under the model's "
+            "labels (y_model); the model's labels must cover every query."
+        )
+    n = pos.size
+    if n < 2:
+        raise ValueError(
+            f"the scores cover {n} human-judged query; a prediction-powered "
+            "comparison needs at least two."
+        )
+    order = [model.models.index(m) for m in human.models]
+    F = model.values[order]  # (M, N, K) model labels, every query
+    H = np.full_like(F, np.nan)
+    H[:, pos] = np.where(human.keep[None], human.values, np.nan)
+    judged = np.zeros(model.qids.size, bool)
+    judged[pos] = True
+    return F, H, judged
+
+
+def _one(a_h, d_h, a_f, d_f, judged, pi, opts):
+    return estimate(a_h, d_h, a_f, d_f, judged, pi, method="ppi++", **opts)
+
+
+def _parts(h, f):
+    return (
+        np.nan_to_num(h),
+        (~np.isnan(h)) * 1.0,
+        np.nan_to_num(f),
+        (~np.isnan(f)) * 1.0,
+    )
+
+
+def _pair_parts(ha, hb, fa, fb):
+    dh = (~np.isnan(ha) & ~np.isnan(hb)) * 1.0
+    df = (~np.isnan(fa) & ~np.isnan(fb)) * 1.0
+    diff = (np.nan_to_num(ha - hb) * dh, dh, np.nan_to_num(fa - fb) * df, df)
+    lift = (np.nan_to_num(ha) * dh, np.nan_to_num(hb) * dh)
+    lift += (np.nan_to_num(fa) * df, np.nan_to_num(fb) * df)
+    return diff, lift
+
+
+def _flips(models, metrics, ppi, only):
+    out = []
+    for k, metric in enumerate(metrics):
+        a = list(np.argsort(-ppi[:, k], kind="stable"))
+        b = list(np.argsort(-only[:, k], kind="stable"))
+        if a != b:
+            out.append(metric)
+            warnings.warn(
+                f"{metric}: the model's labels alone rank the systems "
+                f"{' > '.join(str(models[i]) for i in b)}; corrected by the human "
+                f"sample (prediction-powered) they rank "
+                f"{' > '.join(str(models[i]) for i in a)}.",
+                UserWarning,
+                stacklevel=3,
+            )
+    return out
+
+
+def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
+    """The :class:`PredictionPoweredComparison` of :func:`compare`."""
+    for name, value in unsupported.items():
+        if value is not None:
+            raise ValueError(
+                f"{name} is not supported with y_model: a prediction-powered "
+                "comparison weighs every query alike, on one segment."
+            )
+    if settings["test"] not in ("paired_bootstrap", "t"):
+        raise ValueError(
+            f"test={settings['test']!r} has no prediction-powered form; with "
+            "y_model use test='paired_bootstrap' or test='t'."
+        )
+    if settings["interval"] != "percentile":
+        raise ValueError(
+            f"interval={settings['interval']!r} is not supported with y_model; "
+            "use interval='percentile' (or test='t' for t intervals)."
+        )
+    human = gather(scores, metrics, None, None, nan_policy)
+    model = gather(y_model, human.metrics, None, None, "omit")
+    F, H, judged = _align(human, model)
+    M, N, K = F.shape
+    n = int(judged.sum())
+    pi = np.full(N, n / N)
+    boot = settings["test"] == "paired_bootstrap"
+    conf = settings["confidence"]
+    opts = dict(confidence=conf, bootstrap=settings["n_resamples"] if boot else None)
+    opts["rng"] = as_generator(rng)
+    r = {k: np.empty((M, K)) for k in ("means", "low", "high", "only")}
+    for i in range(M):
+        for k in range(K):
+            e = _one(*_parts(H[i, :, k], F[i, :, k]), judged, pi, opts)
+            r["means"][i, k], r["low"][i, k], r["high"][i, k] = (
+                e["estimate"],
+                e["low"],
+                e["high"],
+            )
+            r["only"][i, k] = model_only(*_parts(H[i, :, k], F[i, :, k])[2:], **opts)[0]
+    pairs = pairs_of(human.models, settings["baseline"])
+    P = len(pairs)
+    keys = ("diff", "diff_low", "diff_high", "lift", "lift_low", "lift_high")
+    out = {k: np.empty((P, K)) for k in (*keys, "p_value", "se")}
+    dists = {}
+    for p, (a, b) in enumerate(pairs):
+        for k in range(K):
+            diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
+            d = _one(*diff, judged, pi, opts)
+            li = _one(*lift, judged, pi, opts)
+            out["diff"][p, k], out["se"][p, k] = d["estimate"], d["se"]
+            out["diff_low"][p, k], out["diff_high"][p, k] = d["low"], d["high"]
+            out["lift"][p, k] = li["estimate"] - 1.0
+            out["lift_low"][p, k] = li["low"] - 1.0
+            out["lift_high"][p, k] = li["high"] - 1.0
+            if boot:
+                dists[p, k] = d["dist"]
+                obs = np.array([d["estimate"]])
+                out["p_value"][p, k] = bootstrap_p_value(d["dist"][:, None], obs)[0]
+            else:
+                tstat = d["estimate"] / d["se"] if d["se"] > 0 else np.inf
+                out["p_value"][p, k] = 2 * stats.t.sf(abs(tstat), max(n - 1, 1))
+    p_adj = adjust_p_values(out["p_value"].reshape(-1), settings["correction"])
+    conf_adj = corrected_confidence(p_adj, settings["correction"], conf)
+    low_adj, high_adj = np.empty((P, K)), np.empty((P, K))
+    q_adj = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1))
+    for p in range(P):
+        for k in range(K):
+            if boot:
+                lo, hi = percentile_interval(dists[p, k][:, None], conf_adj)
+                low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
+            else:
+                half = q_adj * out["se"][p, k]
+                low_adj[p, k] = out["diff"][p, k] - half
+                high_adj[p, k] = out["diff"][p, k] + half
+    hv = np.where(human.keep[None], human.values, np.nan)
+    a_idx = [a for a, _ in pairs]
+    b_idx = [b for _, b in pairs]
+    dv = hv[a_idx] - hv[b_idx]
+    ok = ~np.isnan(dv)
+    result = {
+        "pairs": pairs,
+        "means": r["means"],
+        "low": r["low"],
+        "high": r["high"],
+        "n_queries": np.full(K, n),
+        "n_units": np.full(K, n),
+        "small": np.zeros(K, bool),
+        **{k: out[k] for k in keys},
+        "diff_low_adjusted": low_adj,
+        "diff_high_adjusted": high_adj,
+        "p_value": out["p_value"],
+        "p_adjusted": p_adj.reshape(P, K),
+        "confidence_adjusted": conf_adj,
+        "wins": ((dv > 0) & ok).sum(1),
+        "ties": ((dv == 0) & ok).sum(1),
+        "losses": ((dv < 0) & ok).sum(1),
+    }
+    flips = _flips(human.models, human.metrics, r["means"], r["only"])
+    return PredictionPoweredComparison(
+        human,
+        result,
+        model_only=r["only"],
+        order_flips=flips,
+        n_all=N,
+        baseline=settings["baseline"],
+        test=settings["test"],
+        correction=settings["correction"],
+        confidence=conf,
+        interval="percentile" if boot else "clt",
+        n_resamples=settings["n_resamples"],
+        clustered=False,
+        weighted=False,
+    )
+
+
+class PredictionPoweredComparison(Comparison):
+    """Systems compared with a model's labels corrected by a human sample.
+
+    Made by :func:`compare` (and :func:`compare_scores`) with ``y_model=``:
+    every mean, difference and lift is a prediction-powered (PPI++)
+    estimate. Reads and prints like a :class:`Comparison`; :meth:`to_frame`
+    adds, per model and metric, ``model_only`` (the mean under the model's
+    labels alone over every query), ``rank_model_only`` and ``rank`` (1 is
+    the best, by the model's labels alone and by the corrected estimate).
+
+    Parameters
+    ----------
+    scores, result : object
+        As in :class:`Comparison`.
+    model_only : ndarray of shape (n_models, n_metrics)
+        Means under the model's labels alone.
+    order_flips : list
+        Metrics on which the two orders of the systems differ.
+    n_all : int
+        Queries with the model's labels.
+    **settings : dict
+        As in :class:`Comparison`.
+
+    Attributes
+    ----------
+    order_flips : list
+        Metrics on which the model's labels alone order the systems
+        differently from the corrected estimates (a warning says so).
+    model_only : ndarray of shape (n_models, n_metrics)
+        Means under the model's labels alone.
+    n_judged, n_all : int
+        Human-judged queries, and all queries.
+
+    See Also
+    --------
+    prediction_powered_report : One ranking, with the model-only and
+        human-only estimates beside the corrected one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import compare_scores
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(300), 10)
+    >>> y = rng.integers(0, 3, qid.size).astype(float)
+    >>> y_llm = np.clip(y + rng.integers(-1, 2, qid.size), 0, 2)
+    >>> runs = {"bm25": y + rng.normal(0, 2, qid.size),
+    ...         "ltr": y + rng.normal(0, 1, qid.size)}
+    >>> y_human = np.where(qid < 60, y, np.nan)
+    >>> cmp = compare_scores(y_human, runs, qid, y_model=y_llm, baseline="bm25",
+    ...                      test="t")
+    >>> frame = cmp.to_frame()
+    >>> frame[["model", "rank", "rank_model_only"]]
+      model  rank  rank_model_only
+    0  bm25     2                2
+    1   ltr     1                1
+    >>> bool(frame.loc[1, "significant"]), cmp.order_flips
+    (True, [])
+    """
+
+    def __init__(self, scores, result, *, model_only, order_flips, n_all, **settings):
+        super().__init__(scores, result, **settings)
+        self.model_only = model_only
+        self.order_flips = list(order_flips)
+        self.n_all = int(n_all)
+        self.n_judged = int(np.asarray(result["n_queries"])[0])
+
+    def _model_rows(self):
+        frame = super()._model_rows()
+        rank = np.argsort(np.argsort(-self._r["means"], 0, kind="stable"), 0) + 1
+        only = np.argsort(np.argsort(-self.model_only, 0, kind="stable"), 0) + 1
+        frame["model_only"] = self.model_only.reshape(-1)
+        frame["rank"] = rank.reshape(-1)
+        frame["rank_model_only"] = only.reshape(-1)
+        return frame
+
+    def _footnote(self):
+        n = len(self.pairs) * len(self.metrics)
+        corr = self.correction if self.correction is not None else "no"
+        how = (
+            f"{self.interval} bootstrap, {self.n_resamples} resamples"
+            if self.interval != "clt"
+            else "t interval"
+        )
+        head = (
+            f"Prediction-powered (PPI++) mean [{100 * self.confidence:g}% {how}] "
+            f"from the model's labels on {self.n_all} queries and human labels "
+            f"on {self.n_judged}"
+        )
+        who = self.baseline if self.baseline is not None else "model (x)"
+        mark = "*" if self.baseline is not None else ">x"
+        flips = ""
+        if self.order_flips:
+            flips = (
+                " The model's labels alone order the systems differently on "
+                + ", ".join(map(str, self.order_flips))
+                + "."
+            )
+        return (
+            f"{head}; {mark}: differs from {who} at p <= {self.alpha:g} "
+            f"({corr} correction over {n} comparison{'s' if n != 1 else ''})." + flips
+        )
+
+    def __repr__(self):
+        return super().__repr__().replace("<Comparison", "<PredictionPoweredComparison")
+
+
+def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expected):
+    """Per-query frames of every system under the humans' labels (judged
+    queries) and the model's (every query), for :func:`compare_scores`."""
+    y_true, y_model, qid, judged = check_labels(
+        y_true, y_model, qid, expected_labels=expected
+    )
+    options = dict(options or {})
+    human_options = judged_options(options, judged)
+    if np.isnan(y_true[judged]).any():
+        human_options.setdefault("nan_label", "unjudged")
+    human, model = {}, {}
+    for name, score in y_scores.items():
+        score = np.asarray(score)
+        if score.shape != qid.shape:
+            raise ValueError(
+                f"the scores of {name!r} must have one value per row "
+                f"({qid.shape[0]} rows), got shape {score.shape}."
+            )
+        model[name] = ranking_report(y_model, score, qid, metrics=metrics, **options)
+        human[name] = ranking_report(
+            y_true[judged], score[judged], qid[judged], metrics=metrics, **human_options
+        )
+    return human, model

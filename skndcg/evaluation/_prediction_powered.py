@@ -1,0 +1,262 @@
+"""Metrics from a model's labels corrected by a human sample:
+:func:`prediction_powered_report`."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+
+from ..utils._docstrings import with_references
+from ._ppi import METHODS, estimate, model_only
+from ._ppi_inputs import (
+    check_labels,
+    inclusion_per_query,
+    per_query_values,
+    ratio_parts,
+)
+from ._resampling import as_generator
+
+REFERENCES = """
+    References
+    ----------
+    .. [1] A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan and T. Zrnic,
+       "Prediction-powered inference", Science 382(6671), 2023.
+    .. [2] A. N. Angelopoulos, J. C. Duchi and T. Zrnic, "PPI++: Efficient
+       prediction-powered inference", arXiv:2311.01453, 2024.
+    .. [3] H. Oosterhuis, R. Jagerman, Z. Qin, X. Wang and M. Bendersky,
+       "Reliable confidence intervals for information retrieval evaluation
+       using generative A.I.", arXiv:2407.02464, 2024.
+    .. [4] D. G. Horvitz and D. J. Thompson, "A generalization of sampling
+       without replacement from a finite universe", JASA 47(260), 1952.
+"""
+
+
+def check_settings(method, confidence, interval, n_resamples):
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, Real)
+        or not 0 < confidence < 1
+    ):
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
+        )
+    if interval not in ("clt", "bootstrap"):
+        raise ValueError(f"interval must be 'clt' or 'bootstrap', got {interval!r}.")
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, Integral)
+        or n_resamples < 1
+    ):
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+
+
+def aligned(model, human, metrics):
+    """Per-query values ``(qids, judged, F, H)``, ``F`` and ``H`` of shape
+    (n_queries, n_metrics), ``H`` NaN on the queries no human judged."""
+    qids = model["qid"].to_numpy()
+    pos = pd.Index(qids).get_indexer(human["qid"].to_numpy())
+    judged = np.zeros(qids.size, bool)
+    judged[pos] = True
+    F = model[metrics].to_numpy(dtype=float)
+    H = np.full_like(F, np.nan)
+    H[pos] = human[metrics].to_numpy(dtype=float)
+    return qids, judged, F, H
+
+
+def check_judged(judged, what="y_true"):
+    n = int(judged.sum())
+    if n < 2:
+        raise ValueError(
+            f"{what} has human labels on {n} query; a prediction-powered interval "
+            "needs at least two human-judged queries (and many more to be useful)."
+        )
+
+
+@with_references(REFERENCES)
+def prediction_powered_report(
+    y_true,
+    y_model,
+    y_score,
+    qid,
+    *,
+    metrics=("ndcg@10",),
+    confidence=0.95,
+    method="ppi++",
+    expected_labels=False,
+    grades=None,
+    inclusion_probability=None,
+    interval="clt",
+    n_resamples=2000,
+    random_state=None,
+    metric_options=None,
+):
+    """Metrics from a model's labels on every query, corrected by a human sample.
+
+    The relevance labels come from two sources: a model (an LLM judge, a
+    click model) labels every row, and humans label the rows of a random
+    sample of queries. The metrics under the model's labels alone are
+    biased by the model's errors; under the human labels alone they are
+    unbiased but rest on few queries. The prediction-powered estimate
+    (PPI, [1]_) uses both: the mean under the model's labels over every
+    query, plus the mean gap between human and model values on the judged
+    queries. It is unbiased for the human-label value however wrong the
+    model is, and its interval is valid; the better the model agrees with
+    the humans, the narrower it gets. PPI++ [2]_ weighs the model's part by
+    the factor ``lambda`` that minimises the variance, so it is never wider
+    than the human-only interval (asymptotically) when the model is useless.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Human labels, NaN on the rows nobody judged. A query is human-judged
+        when any of its rows has a label; an unlabelled row of a judged
+        query counts as not relevant (trec_eval's rule).
+    y_model : array-like of shape (n_samples,)
+        The model's label of every row, on the humans' grade scale; with
+        ``expected_labels=True``, the expected grade (any number in the
+        scale's range).
+    y_score : array-like of shape (n_samples,)
+        The ranking's scores.
+    qid : array-like of shape (n_samples,)
+        Query id of every row.
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Metric names, as in :func:`~skndcg.metrics.ranking_report`.
+    confidence : float in (0, 1), default=0.95
+        Coverage of the intervals.
+    method : {"ppi++", "ppi", "human"}, default="ppi++"
+        ``"ppi++"``: power-tuned ``lambda`` [2]_; ``"ppi"``: the classical
+        rectifier (``lambda = 1``) [1]_; ``"human"``: human labels only.
+    expected_labels : bool, default=False
+        ``y_model`` holds expected labels rather than grades.
+    grades : tuple of (float, float), default=None
+        The lowest and highest grade of the scale; ``None`` takes the
+        range of the human labels. Labels outside it are refused.
+    inclusion_probability : array-like of shape (n_samples,) or mapping, \
+default=None
+        Probability with which each query was drawn for human judgment (one
+        value per row, constant within a query, or a mapping from query id).
+        ``None``: the judged queries are a uniform random sample of all
+        queries. Queries picked by another rule (stratified, or favouring
+        queries the model is unsure about) must pass the probabilities they
+        were drawn with: each judged query then weighs ``1 / probability``
+        (Horvitz-Thompson [4]_), which keeps the estimate unbiased.
+    interval : {"clt", "bootstrap"}, default="clt"
+        Normal-theory intervals (Student quantile with ``n - 1`` degrees of
+        freedom, ``n`` the judged queries), or percentile intervals of a
+        bootstrap that resamples judged and other queries separately and
+        re-estimates ``lambda`` on each resample.
+    n_resamples : int, default=2000
+        Resamples of the bootstrap.
+    random_state : int, Generator or None, default=None
+        Seed of the bootstrap.
+    metric_options : dict, default=None
+        Options of :func:`~skndcg.metrics.ranking_report` (``gain``,
+        ``ties``, ``convention``, ...), applied under both label sources.
+
+    Returns
+    -------
+    report : pandas.DataFrame
+        One row per metric: ``metric``, ``method``, ``estimate``, ``low``,
+        ``high``, ``se``; ``model_only``, ``model_only_low``,
+        ``model_only_high`` (the model's labels alone, every query);
+        ``human_only``, ``human_only_low``, ``human_only_high`` (human labels
+        alone, judged queries); ``n_judged`` and ``n_queries``; ``lambda``;
+        ``variance_removed``, the share of the human-only variance the
+        model's labels removed (``1 - se**2 / se_human**2``);
+        ``sd_human`` and ``sd_residual``, the per-query standard deviations
+        of the human values and of what the model's labels leave unexplained
+        (used by :func:`prediction_powered_queries`).
+
+    See Also
+    --------
+    judge_agreement : How well the model's labels agree with the humans'.
+    prediction_powered_queries : Human-judged queries needed for a width.
+    compare_scores : Systems compared, with ``y_model=`` for two sources.
+
+    Notes
+    -----
+    A query's metric is a ratio of means when queries can be skipped (NDCG
+    of a query with nothing relevant): the estimate is then the ratio of
+    two prediction-powered means, with a delta-method interval. The
+    intervals are for the mean over the population of queries the queries
+    given were drawn from, like :func:`bootstrap_ci`'s.
+
+    {references}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skndcg.evaluation import prediction_powered_report
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(400), 10)
+    >>> y = rng.integers(0, 4, qid.size).astype(float)
+    >>> y_llm = np.clip(y + rng.integers(-1, 2, qid.size), 0, 3)  # a noisy judge
+    >>> score = y + rng.normal(0, 2, qid.size)
+    >>> y_human = np.where(qid < 40, y, np.nan)  # humans judged 40 queries
+    >>> report = prediction_powered_report(y_human, y_llm, score, qid)
+    >>> row = report.iloc[0]
+    >>> int(row["n_judged"]), int(row["n_queries"])
+    (40, 400)
+    >>> bool(row["high"] - row["low"] < row["human_only_high"] - row["human_only_low"])
+    True
+    """
+    check_settings(method, confidence, interval, n_resamples)
+    y_true, y_model, qid, judged_rows = check_labels(
+        y_true, y_model, qid, expected_labels=expected_labels, grades=grades
+    )
+    y_score = np.asarray(y_score)
+    if y_score.shape != qid.shape:
+        raise ValueError(
+            f"y_score must have one value per row ({qid.shape[0]} rows), got shape "
+            f"{y_score.shape}."
+        )
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    model, human = per_query_values(
+        y_true, y_model, y_score, qid, judged_rows, names, metric_options
+    )
+    qids, judged, F, H = aligned(model, human, names)
+    check_judged(judged)
+    pi = inclusion_per_query(inclusion_probability, qids, judged, qid)
+    boot = None if interval == "clt" else int(n_resamples)
+    rng = as_generator(random_state)
+    rows = []
+    for k, name in enumerate(names):
+        row = {"metric": name, "method": method}
+        row.update(
+            one_estimate(H[:, k], F[:, k], judged, pi, method, confidence, boot, rng)
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def one_estimate(h, f, judged, pi, method, confidence, boot, rng):
+    """The columns of one report row from per-query human and model values."""
+    a_h, d_h, a_f, d_f = ratio_parts(f, h)
+    opts = dict(confidence=confidence, bootstrap=boot, rng=rng)
+    ppi = estimate(a_h, d_h, a_f, d_f, judged, pi, method=method, **opts)
+    hum = estimate(a_h, d_h, a_f, d_f, judged, pi, method="human", **opts)
+    mod = model_only(a_f, d_f, **opts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        removed = 1.0 - ppi["se"] ** 2 / hum["se"] ** 2
+    return {
+        "estimate": ppi["estimate"],
+        "low": ppi["low"],
+        "high": ppi["high"],
+        "se": ppi["se"],
+        "model_only": mod[0],
+        "model_only_low": mod[1],
+        "model_only_high": mod[2],
+        "human_only": hum["estimate"],
+        "human_only_low": hum["low"],
+        "human_only_high": hum["high"],
+        "n_judged": int(judged.sum()),
+        "n_queries": int(judged.size),
+        "lambda": ppi["lam"],
+        "variance_removed": removed,
+        "sd_human": ppi["sd_human"],
+        "sd_residual": ppi["sd_residual"],
+    }

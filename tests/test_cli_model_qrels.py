@@ -1,0 +1,115 @@
+"""``skndcg score RUN --qrels HUMAN --model-qrels MODEL``."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ppi_sim import simulate
+
+from skndcg.cli import main
+from skndcg.evaluation import prediction_powered_report
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("two_sources")
+    s = simulate(120, np.random.default_rng(0), judged_share=0.2)
+    doc = np.tile(np.arange(20), 120)
+    paths = {k: folder / f"{k}.txt" for k in ("run", "human", "llm", "llm100")}
+    with open(paths["run"], "w") as f:
+        for q, d, sc in zip(s["qid"], doc, s["score_a"], strict=True):
+            f.write(f"q{q} Q0 d{d} 0 {sc:.6f} sys\n")
+    with (
+        open(paths["human"], "w") as h,
+        open(paths["llm"], "w") as m,
+        open(paths["llm100"], "w") as m100,
+    ):
+        for q, d, y, ym, j in zip(
+            s["qid"], doc, s["y"], s["y_model"], s["judged"], strict=True
+        ):
+            if j:
+                h.write(f"q{q} 0 d{d} {int(y)}\n")
+            m.write(f"q{q} 0 d{d} {int(ym)}\n")
+            m100.write(f"q{q} 0 d{d} {int(ym) * 33}\n")
+    return s, {k: str(v) for k, v in paths.items()}
+
+
+def _run(capsys, paths, *extra, model="llm"):
+    code = main(
+        ["score", paths["run"], "--qrels", paths["human"], "--model-qrels",
+         paths[model], *extra]
+    )  # fmt: skip
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_three_estimates_side_by_side(files, capsys):
+    s, paths = files
+    code, out, _ = _run(
+        capsys, paths, "--metrics", "ndcg@10", "p@10", "--format", "csv"
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["source"] for r in rows[:3]] == ["ppi++", "model only", "human only"]
+    # The run sorts the documents by score, ties by docno as trec_eval: the
+    # same numbers as the library on the arrays (no tie in the scores here).
+    rep = prediction_powered_report(
+        s["y_true"], s["y_model"], s["score_a"], s["qid"], metrics=["ndcg@10", "p@10"],
+        metric_options={"convention": "trec_eval"},
+    ).set_index("metric")  # fmt: skip
+    got = {(r["metric"], r["source"]): r for r in rows}
+    for metric in ("ndcg@10", "p@10"):
+        for source, col in (("ppi++", "estimate"), ("model only", "model_only"),
+                            ("human only", "human_only")):  # fmt: skip
+            value = float(got[metric, source]["mean"])
+            assert value == pytest.approx(rep.loc[metric, col], abs=1e-6)
+        assert got[metric, "ppi++"]["n_queries"] == "24"
+        assert got[metric, "model only"]["n_queries"] == "120"
+
+
+def test_table_md_json(files, capsys):
+    _, paths = files
+    code, out, _ = _run(capsys, paths, "--metrics", "ndcg@10")
+    assert code == 0 and "ppi++ [95% CI]" in out and "human only [95% CI]" in out
+    assert "120 queries judged by the model, 24 of them by humans" in out
+    code, out, _ = _run(capsys, paths, "--metrics", "ndcg@10", "--format", "md")
+    assert out.startswith("| metric | ppi++ [95% CI] |")
+    code, out, _ = _run(capsys, paths, "--metrics", "ndcg@10", "--format", "json")
+    doc = json.loads(out)
+    assert doc["n_judged"] == 24
+    low, high = doc["metrics"]["ndcg@10"]["ppi++"]["ci"]
+    hl, hh = doc["metrics"]["ndcg@10"]["human only"]["ci"]
+    assert high - low < hh - hl
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--format", "trec"], "--format trec has no place for intervals"),
+        (["-q"], "-q is not available with --model-qrels"),
+        (["--ci"], "--ci is not available with --model-qrels"),
+    ],
+)
+def test_refused_options(files, capsys, extra, match):
+    _, paths = files
+    code, _, err = _run(capsys, paths, *extra)
+    assert code == 2 and match in err
+
+
+def test_bad_inputs(files, capsys, tmp_path):
+    _, paths = files
+    code, _, err = _run(capsys, paths, model="llm100")
+    assert code == 2 and "grades on different scales" in err
+    code = main(["score", paths["run"], "--model-qrels", paths["llm"]])
+    err = capsys.readouterr().err
+    assert code == 2 and "give --qrels" in err
+    partial = tmp_path / "partial.txt"
+    lines = Path(paths["llm"]).read_text().splitlines()
+    partial.write_text("\n".join(ln for ln in lines if not ln.startswith("q7 ")) + "\n")
+    code = main(["score", paths["run"], "--qrels", paths["human"],
+                 "--model-qrels", str(partial)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "has no judgment for the queries q7" in err
