@@ -175,8 +175,9 @@ def _score(args):
     counts_only = not metrics
     if counts_only:
         metrics = ["map"]  # the counts come with any evaluation
-    # ndcg, dcg and ideal_dcg with trec_eval's custom gains: a call of their own.
-    gained = [ln for ln in lines if ln.gains]
+    # ndcg, dcg and ideal_dcg with trec_eval's custom gains, 11pt_avg with its
+    # recall levels: a call of their own.
+    gained = [ln for ln in lines if ln.own_call]
     plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
     # -m's measures answer to their trec_eval names too (--fail-under P_10=0.3).
@@ -231,6 +232,11 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
         y_true, y_score, qid, metrics=plain, return_means=True, **options
     )
     for ln in gained:
+        if ln.levels:
+            report[ln.label], means[ln.label] = _level_average(
+                ranking_report, (y_true, y_score, qid), ln, options
+            )
+            continue
         extra, extra_means = ranking_report(
             y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
             return_means=True, **options,
@@ -287,6 +293,21 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
     return _emit(args, lines, metrics, counts_only, thresholds,
                  means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
+
+
+def _level_average(ranking_report, data, line, options):
+    """Per-query values and mean of an ``11pt_avg`` line with recall levels:
+    iprec at each level, summed in the order given and divided, per query
+    (as trec_eval adds them up)."""
+    names = _trec.level_metrics(line)
+    extra, extra_means = ranking_report(
+        *data, metrics=names, return_means=True, **options
+    )
+    total = np.zeros(len(extra))
+    for name in names:
+        total = total + extra[name].to_numpy(dtype=np.float64)
+    mean = sum(extra_means[name] for name in names) / len(names)
+    return total / len(names), mean
 
 
 def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
