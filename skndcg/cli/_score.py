@@ -142,6 +142,7 @@ def add_parser(sub):
 def _score(args):
     from ..metrics._names import parse_metric
 
+    _trec.check_format_flags(args, UsageError)
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)

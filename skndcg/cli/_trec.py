@@ -131,6 +131,26 @@ def add_arguments(score):
     )
 
 
+def check_format_flags(args, usage_error):
+    """-q and -n shape trec_eval's lines: refused with another ``--format``
+    rather than ignored, with what gives the same there."""
+    if args.format == "trec":
+        return
+    if args.query_eval:
+        raise usage_error(
+            f"-q (trec_eval's per-query lines) needs --format trec; with --format "
+            f"{args.format}, --per-query OUT.csv writes one row per query "
+            "(--per-query - to standard output)"
+        )
+    if args.no_summary:
+        raise usage_error(
+            f"-n (no 'all' lines) needs --format trec; --format {args.format} "
+            "prints the means only, so -n would leave nothing: for per-query "
+            "values alone, give --per-query OUT.csv (--per-query - to standard "
+            "output)"
+        )
+
+
 class Line:
     """One measure of the output: what is computed, and how trec_eval names it."""
 
