@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from . import _inputs, _safety, _score, _trec
+from . import _inputs, _language, _safety, _score, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
@@ -223,5 +223,10 @@ def run(args):
         raise
     except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
-        print(f"skndcg compare: error: {message}", file=sys.stderr)
+        for run in args.runs:  # the first run that looks like qrels
+            one = argparse.Namespace(input=run, qrels=args.qrels)
+            if _inputs.with_swapped_hint(message, one) != message:
+                message = _inputs.with_swapped_hint(message, one)
+                break
+        _language.error(message)
         return EXIT_USAGE

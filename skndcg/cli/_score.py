@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import _inputs, _safety, _small, _summary, _trec
+from . import _inputs, _language, _safety, _small, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
 
@@ -143,6 +143,8 @@ def _score(args):
     from ..metrics._names import parse_metric
 
     _trec.check_format_flags(args, UsageError)
+    if args.qrels is None:
+        _inputs.default_columns(args)
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
@@ -159,10 +161,8 @@ def _score(args):
     args.texts = texts if (args.query_eval or args.per_query is not None) else []
     asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
     if asked and not args.texts:  # (a nickname's relstring goes unsaid)
-        print(
-            f"skndcg score: {texts[0].trec_name} is shown per query only (-q, or "
-            "--per-query)",
-            file=sys.stderr,
+        _language.note(
+            f"{texts[0].trec_name} is shown per query only (-q, or --per-query)"
         )
     # relstring tells the documents nobody judged from those judged negative.
     args.unjudged_used = args.qrels is not None and (
@@ -274,12 +274,11 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             values = counted[m].dropna().to_numpy()
             if values.size < _CI_MIN_QUERIES:
                 # A bootstrap over a handful of queries is far too narrow.
-                print(
-                    f"skndcg score: --ci: no interval for {m}: only {values.size} "
-                    f"queries count, fewer than {_CI_MIN_QUERIES}; resampling so "
-                    "few queries gives an interval far too narrow (one query gives "
-                    "[mean, mean]).",
-                    file=sys.stderr,
+                _language.note(
+                    f"--ci: no interval for {m}: only {values.size} queries "
+                    f"count, fewer than {_CI_MIN_QUERIES}; resampling so few "
+                    "queries gives an interval far too narrow (one query gives "
+                    "[mean, mean])."
                 )
                 cis[m] = (math.nan, math.nan)
                 continue
@@ -351,7 +350,7 @@ def _verdict(means, thresholds):
         if not means[m] >= value
     ]
     if failed:
-        print(f"skndcg score: below threshold: {'; '.join(failed)}", file=sys.stderr)
+        _language.note(f"below threshold: {'; '.join(failed)}")
         return EXIT_FAILED
     return EXIT_OK
 
@@ -406,7 +405,8 @@ def run(args):
             inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)
             message = f"a number in {inputs} is beyond the 64-bit range: {message}"
         message = _safety.cli_hint(message)
+        message = _inputs.with_swapped_hint(message, args)
         for copy, original in copies.items():  # name the files as given
             message = message.replace(copy, original)
-        print(f"skndcg score: error: {message}", file=sys.stderr)
+        _language.error(message)
         return EXIT_USAGE

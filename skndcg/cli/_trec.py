@@ -11,7 +11,6 @@ four decimals.
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
@@ -203,11 +202,9 @@ def lines(args, usage_error):
     except ValueError as exc:
         raise usage_error(str(exc)) from None
     if missing:
-        print(
-            "skndcg score: not computed yet, left out of the output: "
-            + ", ".join(missing),
-            file=sys.stderr,
-        )
+        from ._language import note
+
+        note("not computed yet, left out of the output: " + ", ".join(missing))
     seen, unique = set(), []
     for line in out:
         key = line.trec_name if line.own_call else (line.metric or line.trec_name)
