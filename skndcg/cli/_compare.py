@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+import warnings
 
 import numpy as np
 
@@ -31,6 +31,16 @@ def _confidence(text):
         value = -1.0
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _non_negative(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -94,6 +104,12 @@ def add_parser(sub):
                      help="coverage of the intervals (default: 0.95)")  # fmt: skip
     cmp.add_argument("--n-resamples", type=_score._positive_int, default=10_000,
                      help="bootstrap resamples (default: 10000)")  # fmt: skip
+    cmp.add_argument(
+        "--min-queries", metavar="N", type=_non_negative, default=10,
+        help="fewest queries a metric needs for bootstrap intervals and "
+        "p-values; below, no interval and the exact randomization test's "
+        "p-values (default: 10; 0 gives the bootstrap numbers at any size)",
+    )  # fmt: skip
     cmp.add_argument("--seed", type=int, default=0,
                      help="seed of the resampling (default: 0)")  # fmt: skip
     cmp.add_argument("--format", choices=FORMATS, default="md",
@@ -156,7 +172,7 @@ def _align(reports, names, args):
 
 
 def _compare(args):
-    from ..evaluation import compare
+    from ..evaluation import SmallSampleWarning, compare
 
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
@@ -187,12 +203,22 @@ def _compare(args):
         n: r[["qid", *metrics]].rename(columns=shown)
         for n, r in zip(names, reports, strict=True)
     }
-    result = compare(
-        scores, baseline=baseline, metrics=[shown[m] for m in metrics], test=args.test,
-        correction=None if args.correction == "none" else args.correction,
-        confidence=args.confidence, n_resamples=args.n_resamples,
-        random_state=args.seed,
-    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SmallSampleWarning)
+        result = compare(
+            scores, baseline=baseline, metrics=[shown[m] for m in metrics],
+            test=args.test,
+            correction=None if args.correction == "none" else args.correction,
+            confidence=args.confidence, n_resamples=args.n_resamples,
+            random_state=args.seed, min_queries=args.min_queries,
+        )  # fmt: skip
+    for warning in caught:  # in the command line's words, not Python's
+        if issubclass(warning.category, SmallSampleWarning):
+            _language.note(str(warning.message))
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     if args.format == "json":
         text = result.to_json()
     elif args.format == "latex":
@@ -204,12 +230,15 @@ def _compare(args):
     losses = frame[(frame["model"] != baseline) & frame["significant"]]
     losses = losses[losses["diff"] < 0]
     if len(losses):
+        # At the floor of the resamples, the p-value is below what they tell.
+        resampled = args.test in ("paired_bootstrap", "randomization")
+        floor = 2 / (args.n_resamples + 1) * (1 + 1e-9) if resampled else 0.0
         what = "; ".join(
-            f"{row.model} {row.metric} {row.diff:+.4f} (p={row.p_adjusted:.3g})"
+            f"{row.model} {row.metric} {row.diff:+.4f} "
+            f"(p{'<' if row.p_value <= floor else '='}{row.p_adjusted:.3g})"
             for row in losses.itertuples()
         )
-        print(f"skndcg compare: significantly below {baseline}: {what}",
-              file=sys.stderr)  # fmt: skip
+        _language.note(f"significantly below {baseline}: {what}")
         if args.fail_on_loss:
             return EXIT_FAILED
     return EXIT_OK
