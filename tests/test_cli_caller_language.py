@@ -133,3 +133,22 @@ def test_swapped_run_and_qrels_are_named(capsys, files, command):
     # Files in the right order: no such hint.
     code, _, err = call(capsys, "score", run, "--qrels", qrels, "-m", "P.x")
     assert code == 2 and "swapped" not in err
+
+
+def test_keywords_read_as_the_commands_own_flags():
+    from skndcg.cli import _build_parser
+    from skndcg.cli._language import set_caller, speak
+
+    parser = _build_parser()
+    set_caller("skndcg score", parser.commands["score"])
+    text = (
+        "pass convention='ranx', depth=5 or all_judged=True (passed as qid=); "
+        "nan_score='unretrieved' and metrics=['map'] stay; ndcg(p=0.5) too"
+    )
+    assert speak(text) == (
+        "pass --convention ranx, --depth 5 or --all-judged (passed as --qid); "
+        "nan_score='unretrieved' and metrics=['map'] stay; ndcg(p=0.5) too"
+    )
+    set_caller("skndcg monitor", parser.commands["monitor"])
+    assert speak("pass empty_windows='keep'") == "pass --empty-windows keep"
+    assert speak("pass depth=5") == "pass depth=5"  # not a monitor option

@@ -202,11 +202,10 @@ def _run(args) -> int:
                 random_state=args.seed,
                 protocol=args.protocol,
             )
-        except (ValueError, OSError) as exc:
-            print(f"skndcg demo: error: {exc}", file=sys.stderr)
-            return _EXIT_USAGE
-        except ImportError as exc:
-            print(f"skndcg demo: error: {exc}", file=sys.stderr)
+        except (ValueError, OSError, ImportError) as exc:
+            from ._language import error
+
+            error(exc)
             return _EXIT_USAGE
     return 0
 
