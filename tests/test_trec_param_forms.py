@@ -2,6 +2,8 @@
 with C's ``atol`` (``23.4`` is 23), numbers with ``atof`` (``.25`` is 0.25),
 and ``11pt_avg`` with its own recall levels (``11pt_avg..25,.5,.75``)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from test_trec_cli import QRELS, RUN
@@ -99,3 +101,34 @@ def test_refused_forms_say_why(capsys, paths, arg, needle):
 )  # fmt: skip
 def test_c_number(text, integer, expected):
     assert c_number(text, integer) == expected
+
+
+def test_compare_scores_the_same_lines(capsys, tmp_path, paths):
+    import json
+
+    qrels, run = paths
+    other = tmp_path / "other"
+    other.write_text(Path(run).read_text().replace("3.0 tag", "0.1 tag"))
+    measures = ["-m", "11pt_avg..25,.5,.75", "-m", "ndcg.1=5", "-c"]
+    code, out, err = call_main(capsys, "compare", run, str(other), "--qrels",
+                               qrels, *measures, "--min-queries", "0",
+                               "--format", "json")  # fmt: skip
+    assert code == 0, err
+    means = {
+        (r["model"], r["metric"]): r["mean"] for r in json.loads(out)["model_rows"]
+    }
+    for path, name in ((run, "run"), (str(other), "other")):
+        code, out, _ = call_main(capsys, "score", path, "--qrels", qrels,
+                                 *measures, "--format", "json")  # fmt: skip
+        assert code == 0
+        for metric, value in json.loads(out)["mean"].items():
+            assert means[name, metric] == pytest.approx(value, abs=1e-12)
+
+
+def call_main(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -128,8 +128,10 @@ def _names(runs):
     return base if len(set(base)) == len(base) else [str(r) for r in runs]
 
 
-def _score_run(args, run, metrics):
-    """One run's per-query report (query names, not codes)."""
+def _score_run(args, run, lines):
+    """One run's per-query report (query names, not codes), a column per
+    line (ndcg with custom gains and 11pt_avg with recall levels scored
+    apart, as skndcg score does)."""
     from ..metrics import ranking_report
 
     one = argparse.Namespace(**vars(args))
@@ -141,7 +143,19 @@ def _score_run(args, run, metrics):
     options = _inputs.engine_options(
         one, y_score, doc_order, trec=True, presorted=presorted
     )
-    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
+    plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
+    report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
+    for ln in lines:
+        if ln.levels:
+            report[ln.label] = _score._level_average(
+                ranking_report, (y_true, y_score, qid), ln, options
+            )[0]
+        elif ln.gains:
+            extra = ranking_report(
+                y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
+                **options,
+            )  # fmt: skip
+            report[ln.label] = extra[ln.metric].to_numpy()
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)
 
@@ -185,7 +199,7 @@ def _compare(args):
         raise UsageError("no metric to compare: the counts are not metrics")
     metrics = [ln.label for ln in lines]
     args.unjudged_used = any(
-        _trec.parse_metric(m).definition.reads_unjudged for m in metrics
+        _trec.parse_metric(ln.metric).definition.reads_unjudged for ln in lines
     )
     names = _names(args.runs)
     baseline = names[0]
@@ -196,7 +210,7 @@ def _compare(args):
             raise UsageError(
                 f"--baseline {args.baseline!r} is not one of the runs {names}"
             )
-    reports = [_score_run(args, run, metrics) for run in args.runs]
+    reports = [_score_run(args, run, lines) for run in args.runs]
     reports = _align(reports, names, args)
     shown = {ln.label: ln.shown for ln in lines}
     scores = {
