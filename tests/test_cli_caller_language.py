@@ -152,3 +152,13 @@ def test_keywords_read_as_the_commands_own_flags():
     set_caller("skndcg monitor", parser.commands["monitor"])
     assert speak("pass empty_windows='keep'") == "pass --empty-windows keep"
     assert speak("pass depth=5") == "pass depth=5"  # not a monitor option
+
+
+def test_library_names_without_a_flag_read_as_words(capsys, tmp_path):
+    path = _csv(tmp_path, "qid,label,score\n1,2000,0.5\n1,0,0.2\n")
+    code, out, err = call(capsys, "score", path, "--metrics", "ndcg",
+                          "--convention", "lightgbm")  # fmt: skip
+    assert code == 2 and out == ""
+    assert "labels must be integers in [0, 30] with --convention lightgbm and " \
+        "exponential gain" in err  # fmt: skip
+    assert "y_true" not in err and "gain=" not in err and "convention=" not in err

@@ -6,7 +6,8 @@ The library's messages name its arguments as Python does
 keyword that is one of the command's options reads as that option
 (``--empty-windows keep``, ``--min-queries 0``). The options are read from
 the command's own parser, so a new option is translated as soon as it
-exists.
+exists. The few names no option stands for (``y_true``, ``y_score``,
+``gain='exponential'``) read as words.
 """
 
 from __future__ import annotations
@@ -24,6 +25,21 @@ _KEYWORD = re.compile(
     r"(?:'([^']*)'|\"([^\"]*)\"|([\w.+\-:]*))"
     r"(?![\w\[({])"
 )
+
+
+# The library's names that no option stands for, in the command line's words.
+_WORDS = (
+    (re.compile(r"\by_true labels\b"), "labels"),
+    (re.compile(r"\by_true (has|must)\b"), lambda m: f"the labels {_verb(m)}"),
+    (re.compile(r"\by_score (has|must)\b"), lambda m: f"the scores {_verb(m)}"),
+    (re.compile(r"\by_true\b"), "the labels"),
+    (re.compile(r"\by_score\b"), "the scores"),
+    (re.compile(r"\bgain='(\w+)'"), lambda m: f"{m.group(1)} gain"),
+)
+
+
+def _verb(match):
+    return "have" if match.group(1) == "has" else match.group(1)
 
 
 def set_caller(prog, parser):
@@ -65,7 +81,12 @@ def speak(message: str) -> str:
             return flags[name]
         return f"{flags[name]} {value}"
 
-    return _KEYWORD.sub(option, message)
+    message = _KEYWORD.sub(option, message)
+    for pattern, words in _WORDS:
+        if "gain" in flags and "gain" in pattern.pattern:
+            continue  # (a command with a --gain option says it as the flag)
+        message = pattern.sub(words, message)
+    return message
 
 
 def error(message) -> None:
