@@ -147,7 +147,7 @@ def _score_run(args, run, lines):
     report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
     for ln in lines:
         if ln.levels:
-            report[ln.label] = _score._level_average(
+            report[ln.label] = _trec.level_average(
                 ranking_report, (y_true, y_score, qid), ln, options
             )[0]
         elif ln.gains:

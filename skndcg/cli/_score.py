@@ -234,7 +234,7 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     )
     for ln in gained:
         if ln.levels:
-            report[ln.label], means[ln.label] = _level_average(
+            report[ln.label], means[ln.label] = _trec.level_average(
                 ranking_report, (y_true, y_score, qid), ln, options
             )
             continue
@@ -293,21 +293,6 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
     return _emit(args, lines, metrics, counts_only, thresholds,
                  means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
-
-
-def _level_average(ranking_report, data, line, options):
-    """Per-query values and mean of an ``11pt_avg`` line with recall levels:
-    iprec at each level, summed in the order given and divided, per query
-    (as trec_eval adds them up)."""
-    names = _trec.level_metrics(line)
-    extra, extra_means = ranking_report(
-        *data, metrics=names, return_means=True, **options
-    )
-    total = np.zeros(len(extra))
-    for name in names:
-        total = total + extra[name].to_numpy(dtype=np.float64)
-    mean = sum(extra_means[name] for name in names) / len(names)
-    return total / len(names), mean
 
 
 def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,

@@ -227,10 +227,19 @@ def _line(m, by_trec_name=False):
                 m.length, m.levels)  # fmt: skip
 
 
-def level_metrics(line):
-    """The ``iprec`` metrics whose per-query mean is an ``11pt_avg`` line
-    with recall levels."""
-    return [f"iprec(recall={v!r})" for v in line.levels]
+def level_average(ranking_report, data, line, options):
+    """Per-query values and mean of an ``11pt_avg`` line with recall levels:
+    iprec at each level, summed in the order given and divided, per query
+    (as trec_eval adds them up)."""
+    names = [f"iprec(recall={v!r})" for v in line.levels]
+    extra, extra_means = ranking_report(
+        *data, metrics=names, return_means=True, **options
+    )
+    total = np.zeros(len(extra))
+    for name in names:
+        total = total + extra[name].to_numpy(dtype=np.float64)
+    mean = sum(extra_means[name] for name in names) / len(names)
+    return total / len(names), mean
 
 
 def gain_of(line):
