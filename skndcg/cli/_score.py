@@ -70,9 +70,9 @@ def add_parser(sub):
     )
     score.add_argument("--qrels", metavar="QRELS", help="TREC qrels of the run")
     for flag, what in (
-        ("--qid", "query id column"),
-        ("--label", "relevance label column"),
-        ("--score", "score column"),
+        ("--qid", "query id column (default: qid)"),
+        ("--label", "relevance label column (default: label)"),
+        ("--score", "score column (default: score)"),
         ("--doc", "document id column (optional; breaks ties)"),
     ):
         score.add_argument(flag, metavar="COL", help=f"predictions: {what}")
