@@ -3,7 +3,11 @@
 Runs the same seeded random cases as the agreement tests (interleaved queries of
 1-10 rows, exact ties, float32-only ties, empty and one-row queries, k in
 {1, 2, 3, 5, 10, 20, None}) and prints, per peer and metric, the largest absolute
-difference between the peer's own number and skndcg's preset.
+difference between the peer's own number and skndcg's preset of that peer (its
+``convention=``, named in the table). A peer that is not installed is skipped
+with a word (torch and torchmetrics come with ``make test-peers``, the others
+with ``make test``); the exit code is 1 if a peer that ran disagrees by more
+than its tolerance.
 
     python benchmarks/agreement.py            # 100 cases per row (a few minutes)
     python benchmarks/agreement.py --cases 20
@@ -22,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from cases import random_case
 from peers import (
+    catboost_metric,
     lightgbm_metric,
     ranx_metric,
     sklearn_ndcg,
@@ -105,19 +110,22 @@ ROWS = [
         lambda y, s, q, k: trec_eval_metric(
             y, s, q, "ndcg" if k is None else f"ndcg_cut_{k}"
         ),
-        lambda y, s, q, k: grouped_ndcg_score(y, s, q, k=k, convention="trec_eval"),
+        lambda y, s, q, k: grouped_ndcg_score(y, s, q, k=k, convention="pytrec_eval"),
     ),
     (
         "pytrec_eval",
-        "map_cut / P",
+        "map_cut_k",
         {"labels": (0, 3), "need_k": True},
-        lambda y, s, q, k: (
-            trec_eval_metric(y, s, q, f"map_cut_{k}")
-            + trec_eval_metric(y, s, q, f"P_{k}")
-        ),
-        lambda y, s, q, k: (
-            grouped_map_score(y, s, q, k=k, convention="trec_eval")
-            + grouped_precision_score(y, s, q, k=k, convention="trec_eval")
+        lambda y, s, q, k: trec_eval_metric(y, s, q, f"map_cut_{k}"),
+        lambda y, s, q, k: grouped_map_score(y, s, q, k=k, convention="pytrec_eval"),
+    ),
+    (
+        "pytrec_eval",
+        "P_k",
+        {"labels": (0, 3), "need_k": True},
+        lambda y, s, q, k: trec_eval_metric(y, s, q, f"P_{k}"),
+        lambda y, s, q, k: grouped_precision_score(
+            y, s, q, k=k, convention="pytrec_eval"
         ),
     ),
     (
@@ -144,6 +152,15 @@ ROWS = [
         lambda y, s, q, k: grouped_mrr_score(y, s, q, k=k, convention="ranx"),
     ),
     (
+        "CatBoost",
+        "NDCG:top=k",
+        {},
+        lambda y, s, q, k: catboost_metric(
+            y, s, q, "NDCG" if k is None else f"NDCG:top={k}"
+        ),
+        lambda y, s, q, k: grouped_ndcg_score(y, s, q, k=k, convention="catboost"),
+    ),
+    (
         "torchmetrics",
         "RetrievalNormalizedDCG",
         {},
@@ -153,25 +170,71 @@ ROWS = [
 ]
 
 
+#: Largest difference that counts as agreement: float64 rounding, and
+#: torchmetrics' float32 arithmetic.
+TOLERANCE = {"torchmetrics": 1e-6}
+DEFAULT_TOLERANCE = 1e-12
+
+
+def _preset(ours):
+    """The ``convention=`` a row's skndcg call names (read from its source)."""
+    import inspect
+    import re
+
+    found = re.search(r'convention="(\w+)"', inspect.getsource(ours))
+    return found.group(1) if found else "?"
+
+
+def _row(peer, opts, theirs, ours, n_cases):
+    """The largest difference over ``n_cases`` cases; ImportError if the peer
+    (or what it needs) is not installed."""
+    opts = dict(opts)
+    need_k = opts.pop("need_k", False)
+    worst = 0.0
+    for seed in range(n_cases):
+        y, s, q, k = random_case(seed, **opts)
+        if need_k and k is None:
+            k = 5
+        y = _no_negative_only_queries(y, q)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want, got = float(theirs(y, s, q, k)), float(ours(y, s, q, k))
+        if np.isnan(want) and np.isnan(got):
+            continue  # both undefined: they agree
+        # NaN on one side only is a disagreement, never lost in max().
+        diff = abs(want - got)
+        worst = np.nan if np.isnan(diff) or np.isnan(worst) else max(worst, diff)
+    return worst
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100)
     args = parser.parse_args(argv)
-    print("| peer | metric | cases | max abs difference |")
-    print("|---|---|---|---|")
+    print("| peer | metric | skndcg preset | cases | max abs difference |")
+    print("|---|---|---|---|---|")
+    failed = []
     for peer, metric, opts, theirs, ours in ROWS:
-        opts = dict(opts)
-        need_k = opts.pop("need_k", False)
-        worst = 0.0
-        for seed in range(args.cases):
-            y, s, q, k = random_case(seed, **opts)
-            if need_k and k is None:
-                k = 5
-            y = _no_negative_only_queries(y, q)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                worst = max(worst, abs(theirs(y, s, q, k) - ours(y, s, q, k)))
-        print(f"| {peer} | {metric} | {args.cases} | {worst:.1e} |", flush=True)
+        preset = _preset(ours)
+        try:
+            worst = _row(peer, opts, theirs, ours, args.cases)
+        except ImportError as exc:
+            missing = exc.name or str(exc)
+            print(
+                f"| {peer} | {metric} | `{preset}` | 0 | skipped: {missing} is not "
+                "installed |",
+                flush=True,
+            )
+            continue
+        if not worst <= TOLERANCE.get(peer, DEFAULT_TOLERANCE):
+            failed.append(f"{peer} {metric}")
+        print(
+            f"| {peer} | {metric} | `{preset}` | {args.cases} | {worst:.1e} |",
+            flush=True,
+        )
+    if failed:
+        print(f"disagreement beyond tolerance: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 

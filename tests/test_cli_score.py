@@ -188,7 +188,7 @@ def test_fail_under_exit_codes(capsys, predictions):
     ("argv", "match"),
     [
         (["score"], "the following arguments are required: RUN"),
-        (["score", "{p}", "--qid", "user"], "or --label, --score to name"),
+        (["score", "{p}", "--qid", "user"], "own with --label COL and --score COL"),
         (["score", "{p}", "--qrels", "{p}", "--qid", "user"], "--qid apply to pre"),
         (["score", "{p}", *COLS, "--metrics", "foo"], "unknown metric 'foo'"),
         (["score", "{p}", *COLS, "--fail-under", "map"], "expected METRIC=VALUE"),
@@ -257,7 +257,7 @@ def test_bad_trec_files_exit_2_naming_file_and_line(
         (
             PREDICTIONS,
             ["--qid", "user", "--label", "rel", "--score", "pred"],
-            r"no column 'rel' \(passed as label=\); its columns are \['user', 'item', "
+            r"no column 'rel' \(passed as --label\); its columns are \['user', 'item', "
             r"'rating', 'pred'\]",
         ),
         (

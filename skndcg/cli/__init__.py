@@ -145,6 +145,7 @@ def _build_parser() -> argparse.ArgumentParser:
     from ._monitor import add_parser as add_monitor_parser
 
     add_monitor_parser(sub)
+    parser.commands = sub.choices  # each sub-command's parser, by name
     return parser
 
 
@@ -162,7 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         from ._trec_eval import score_argv
 
         args = parser.parse_args(["score", *score_argv(args)])
+    from ._language import set_caller
     from ._notes import announce_first_compile
+
+    set_caller(prog, parser.commands[args.command])
     from ._safety import guarded
 
     with announce_first_compile(prog):
@@ -198,11 +202,10 @@ def _run(args) -> int:
                 random_state=args.seed,
                 protocol=args.protocol,
             )
-        except (ValueError, OSError) as exc:
-            print(f"skndcg demo: error: {exc}", file=sys.stderr)
-            return _EXIT_USAGE
-        except ImportError as exc:
-            print(f"skndcg demo: error: {exc}", file=sys.stderr)
+        except (ValueError, OSError, ImportError) as exc:
+            from ._language import error
+
+            error(exc)
             return _EXIT_USAGE
     return 0
 

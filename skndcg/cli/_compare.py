@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+import warnings
 
 import numpy as np
 
-from . import _inputs, _safety, _score, _trec
+from . import _inputs, _language, _safety, _score, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
@@ -31,6 +31,16 @@ def _confidence(text):
         value = -1.0
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _non_negative(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -94,6 +104,12 @@ def add_parser(sub):
                      help="coverage of the intervals (default: 0.95)")  # fmt: skip
     cmp.add_argument("--n-resamples", type=_score._positive_int, default=10_000,
                      help="bootstrap resamples (default: 10000)")  # fmt: skip
+    cmp.add_argument(
+        "--min-queries", metavar="N", type=_non_negative, default=10,
+        help="fewest queries a metric needs for bootstrap intervals and "
+        "p-values; below, no interval and the exact randomization test's "
+        "p-values (default: 10; 0 gives the bootstrap numbers at any size)",
+    )  # fmt: skip
     cmp.add_argument("--seed", type=int, default=0,
                      help="seed of the resampling (default: 0)")  # fmt: skip
     cmp.add_argument("--format", choices=FORMATS, default="md",
@@ -112,8 +128,10 @@ def _names(runs):
     return base if len(set(base)) == len(base) else [str(r) for r in runs]
 
 
-def _score_run(args, run, metrics):
-    """One run's per-query report (query names, not codes)."""
+def _score_run(args, run, lines):
+    """One run's per-query report (query names, not codes), a column per
+    line (ndcg with custom gains and 11pt_avg with recall levels scored
+    apart, as skndcg score does)."""
     from ..metrics import ranking_report
 
     one = argparse.Namespace(**vars(args))
@@ -125,7 +143,19 @@ def _score_run(args, run, metrics):
     options = _inputs.engine_options(
         one, y_score, doc_order, trec=True, presorted=presorted
     )
-    report = ranking_report(y_true, y_score, qid, metrics=metrics, **options)
+    plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
+    report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
+    for ln in lines:
+        if ln.levels:
+            report[ln.label] = _trec.level_average(
+                ranking_report, (y_true, y_score, qid), ln, options
+            )[0]
+        elif ln.gains:
+            extra = ranking_report(
+                y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
+                **options,
+            )  # fmt: skip
+            report[ln.label] = extra[ln.metric].to_numpy()
     report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)
 
@@ -156,7 +186,7 @@ def _align(reports, names, args):
 
 
 def _compare(args):
-    from ..evaluation import compare
+    from ..evaluation import SmallSampleWarning, compare
 
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
@@ -169,7 +199,7 @@ def _compare(args):
         raise UsageError("no metric to compare: the counts are not metrics")
     metrics = [ln.label for ln in lines]
     args.unjudged_used = any(
-        _trec.parse_metric(m).definition.reads_unjudged for m in metrics
+        _trec.parse_metric(ln.metric).definition.reads_unjudged for ln in lines
     )
     names = _names(args.runs)
     baseline = names[0]
@@ -180,19 +210,29 @@ def _compare(args):
             raise UsageError(
                 f"--baseline {args.baseline!r} is not one of the runs {names}"
             )
-    reports = [_score_run(args, run, metrics) for run in args.runs]
+    reports = [_score_run(args, run, lines) for run in args.runs]
     reports = _align(reports, names, args)
     shown = {ln.label: ln.shown for ln in lines}
     scores = {
         n: r[["qid", *metrics]].rename(columns=shown)
         for n, r in zip(names, reports, strict=True)
     }
-    result = compare(
-        scores, baseline=baseline, metrics=[shown[m] for m in metrics], test=args.test,
-        correction=None if args.correction == "none" else args.correction,
-        confidence=args.confidence, n_resamples=args.n_resamples,
-        random_state=args.seed,
-    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SmallSampleWarning)
+        result = compare(
+            scores, baseline=baseline, metrics=[shown[m] for m in metrics],
+            test=args.test,
+            correction=None if args.correction == "none" else args.correction,
+            confidence=args.confidence, n_resamples=args.n_resamples,
+            random_state=args.seed, min_queries=args.min_queries,
+        )  # fmt: skip
+    for warning in caught:  # in the command line's words, not Python's
+        if issubclass(warning.category, SmallSampleWarning):
+            _language.note(str(warning.message))
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     if args.format == "json":
         text = result.to_json()
     elif args.format == "latex":
@@ -204,12 +244,15 @@ def _compare(args):
     losses = frame[(frame["model"] != baseline) & frame["significant"]]
     losses = losses[losses["diff"] < 0]
     if len(losses):
+        # At the floor of the resamples, the p-value is below what they tell.
+        resampled = args.test in ("paired_bootstrap", "randomization")
+        floor = 2 / (args.n_resamples + 1) * (1 + 1e-9) if resampled else 0.0
         what = "; ".join(
-            f"{row.model} {row.metric} {row.diff:+.4f} (p={row.p_adjusted:.3g})"
+            f"{row.model} {row.metric} {row.diff:+.4f} "
+            f"(p{'<' if row.p_value <= floor else '='}{row.p_adjusted:.3g})"
             for row in losses.itertuples()
         )
-        print(f"skndcg compare: significantly below {baseline}: {what}",
-              file=sys.stderr)  # fmt: skip
+        _language.note(f"significantly below {baseline}: {what}")
         if args.fail_on_loss:
             return EXIT_FAILED
     return EXIT_OK
@@ -223,5 +266,10 @@ def run(args):
         raise
     except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
-        print(f"skndcg compare: error: {message}", file=sys.stderr)
+        for run in args.runs:  # the first run that looks like qrels
+            one = argparse.Namespace(input=run, qrels=args.qrels)
+            if _inputs.with_swapped_hint(message, one) != message:
+                message = _inputs.with_swapped_hint(message, one)
+                break
+        _language.error(message)
         return EXIT_USAGE

@@ -37,21 +37,86 @@ def load(args):
             coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
             coded.tag, coded.presorted,
         )  # fmt: skip
-    missing = [f"--{k}" for k, v in columns.items() if v is None]
-    if missing:
-        raise UsageError(
-            f"give --qrels QRELS for a TREC run, or {', '.join(missing)} to name "
-            "the columns of a predictions file"
-        )
-    data = read_predictions(
-        args.input, qid=args.qid, label=args.label, score=args.score, doc=args.doc
-    )
+    defaulted = default_columns(args)
+    try:
+        data = read_predictions(
+            args.input, qid=args.qid, label=args.label, score=args.score,
+            doc=args.doc,
+        )  # fmt: skip
+    except ValueError as exc:
+        if defaulted and "no column" in str(exc):
+            raise UsageError(f"{exc} {columns_hint(defaulted)}") from None
+        raise
     args.empty_cells = int(np.isnan(data.y_score).sum())  # for the summary
     coded = data.coded(depth=args.depth)
     return (
         coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
         None, False,
     )  # fmt: skip
+
+
+#: The columns of a predictions file (``skndcg score``) or a log (``skndcg
+#: monitor``) that no flag names are read under these names.
+DEFAULT_COLUMNS = {"qid": "qid", "label": "label", "score": "score"}
+
+
+def default_columns(args):
+    """Give each of ``args.qid``, ``args.label`` and ``args.score`` not set
+    its default name; return the flags so defaulted (for the messages)."""
+    if getattr(args, "defaulted", None) is None:
+        args.defaulted = []
+        for attr, name in DEFAULT_COLUMNS.items():
+            if getattr(args, attr) is None:
+                setattr(args, attr, name)
+                args.defaulted.append(f"--{attr}")
+    return args.defaulted
+
+
+def columns_hint(defaulted):
+    """What to say when a defaulted column is not in the file."""
+    names = [DEFAULT_COLUMNS[f[2:]] for f in defaulted]
+    return (
+        f"Without {_listed(defaulted, 'or')}, the column"
+        f"{'s' if len(names) > 1 else ''} {_listed(names, 'and')} "
+        f"{'are' if len(names) > 1 else 'is'} read; name the file's own with "
+        f"{_listed([f + ' COL' for f in defaulted], 'and')}."
+    )
+
+
+def _listed(items, word):
+    return (
+        items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+    )
+
+
+def _fields(path):
+    """Fields of the first line of ``path`` that is not blank nor a comment,
+    or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for _, text in zip(range(100), fh, strict=False):
+                if text.strip() and not text.lstrip().startswith("#"):
+                    return len(text.split())
+    except (OSError, TypeError):
+        return None
+    return None
+
+
+def with_swapped_hint(message, args):
+    """``message``, with a sentence added when the run and the qrels look
+    swapped (the run has a qrels' 4 fields a line, the qrels a run's 6)."""
+    qrels = getattr(args, "qrels", None)
+    if qrels is None or args.input is None:
+        return message
+    if _fields(args.input) == 4 and _fields(qrels) == 6:
+        return (
+            f"{message.rstrip('. ')}. {args.input} looks like qrels (4 fields a "
+            f"line) and {qrels} like a run (6): were the two swapped? skndcg "
+            "score and skndcg compare take the run(s) first and the qrels "
+            "after --qrels; skndcg trec_eval, as trec_eval, the qrels first, "
+            "then the run."
+        )
+    return message
 
 
 def _frame_join(args):

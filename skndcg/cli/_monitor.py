@@ -9,6 +9,8 @@ from pathlib import Path
 from ._errors import EXIT_FAILED as EXIT_ALERT
 from ._errors import EXIT_OK, EXIT_USAGE
 
+TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
+
 FORMATS = ("table", "csv", "json")
 _PARQUET = (".parquet", ".pq", ".parq")
 _SHOWN = ["window", "metric", "n_queries", "value", "low", "high", "baseline",
@@ -53,9 +55,14 @@ def add_parser(sub):
     )
     p.add_argument("log", metavar="LOG", help="CSV (comma, tab or ;) or Parquet file")
     p.add_argument("--time", required=True, metavar="COL", help="time stamp column")
-    p.add_argument("--qid", default="qid", metavar="COL", help="default: qid")
-    p.add_argument("--label", default="label", metavar="COL", help="default: label")
-    p.add_argument("--score", default="score", metavar="COL", help="default: score")
+    p.add_argument(
+        "--time-unit", choices=TIME_UNITS, default=None,
+        help="unit of a numeric time column, read as time since 1970-01-01 UTC "
+        "(required for numbers: none is guessed)",
+    )  # fmt: skip
+    p.add_argument("--qid", metavar="COL", help="default: qid")
+    p.add_argument("--label", metavar="COL", help="default: label")
+    p.add_argument("--score", metavar="COL", help="default: score")
     p.add_argument("--freq", default="5min", help="window length (default: 5min)")
     p.add_argument(
         "--metrics", nargs="+", default=["ndcg@10"], metavar="NAME",
@@ -108,9 +115,17 @@ def _read(path, columns):
 def run(args):
     """Run ``skndcg monitor``; returns the exit code."""
     from ..evaluation import metric_over_time
+    from ._inputs import columns_hint, default_columns
+    from ._language import error
 
+    defaulted = default_columns(args)
     try:
-        data = _read(args.log, [args.time, args.qid, args.label, args.score])
+        try:
+            data = _read(args.log, [args.time, args.qid, args.label, args.score])
+        except ValueError as exc:
+            if defaulted and "no column" in str(exc):
+                raise ValueError(f"{exc} {columns_hint(defaulted)}") from None
+            raise
         out = metric_over_time(
             args.label,
             args.score,
@@ -126,9 +141,10 @@ def run(args):
             threshold=args.threshold,
             empty_windows=args.empty_windows,
             convention=args.convention,
+            time_unit=args.time_unit,
         )
     except (ValueError, TypeError, OSError) as exc:
-        print(f"skndcg monitor: error: {exc}", file=sys.stderr)
+        error(exc)
         return EXIT_USAGE
     if args.format == "csv":
         sys.stdout.write(out.to_csv(index=False))

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import _inputs, _safety, _small, _summary, _trec
+from . import _inputs, _language, _safety, _small, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
 
@@ -77,9 +77,9 @@ def add_parser(sub):
         "prediction-powered score is printed beside the two single-source ones",
     )
     for flag, what in (
-        ("--qid", "query id column"),
-        ("--label", "relevance label column"),
-        ("--score", "score column"),
+        ("--qid", "query id column (default: qid)"),
+        ("--label", "relevance label column (default: label)"),
+        ("--score", "score column (default: score)"),
         ("--doc", "document id column (optional; breaks ties)"),
     ):
         score.add_argument(flag, metavar="COL", help=f"predictions: {what}")
@@ -149,6 +149,9 @@ def add_parser(sub):
 def _score(args):
     from ..metrics._names import parse_metric
 
+    _trec.check_format_flags(args, UsageError)
+    if args.qrels is None:
+        _inputs.default_columns(args)
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
@@ -169,10 +172,8 @@ def _score(args):
     args.texts = texts if (args.query_eval or args.per_query is not None) else []
     asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
     if asked and not args.texts:  # (a nickname's relstring goes unsaid)
-        print(
-            f"skndcg score: {texts[0].trec_name} is shown per query only (-q, or "
-            "--per-query)",
-            file=sys.stderr,
+        _language.note(
+            f"{texts[0].trec_name} is shown per query only (-q, or --per-query)"
         )
     # relstring tells the documents nobody judged from those judged negative.
     args.unjudged_used = args.qrels is not None and (
@@ -186,8 +187,9 @@ def _score(args):
     counts_only = not metrics
     if counts_only:
         metrics = ["map"]  # the counts come with any evaluation
-    # ndcg, dcg and ideal_dcg with trec_eval's custom gains: a call of their own.
-    gained = [ln for ln in lines if ln.gains]
+    # ndcg, dcg and ideal_dcg with trec_eval's custom gains, 11pt_avg with its
+    # recall levels: a call of their own.
+    gained = [ln for ln in lines if ln.own_call]
     plain = [m for m in metrics if m not in {ln.label for ln in gained}] or ["map"]
     lowered = {m.lower(): m for m in metrics}
     # -m's measures answer to their trec_eval names too (--fail-under P_10=0.3).
@@ -242,6 +244,11 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
         y_true, y_score, qid, metrics=plain, return_means=True, **options
     )
     for ln in gained:
+        if ln.levels:
+            report[ln.label], means[ln.label] = _trec.level_average(
+                ranking_report, (y_true, y_score, qid), ln, options
+            )
+            continue
         extra, extra_means = ranking_report(
             y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
             return_means=True, **options,
@@ -278,12 +285,11 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             values = counted[m].dropna().to_numpy()
             if values.size < _CI_MIN_QUERIES:
                 # A bootstrap over a handful of queries is far too narrow.
-                print(
-                    f"skndcg score: --ci: no interval for {m}: only {values.size} "
-                    f"queries count, fewer than {_CI_MIN_QUERIES}; resampling so "
-                    "few queries gives an interval far too narrow (one query gives "
-                    "[mean, mean]).",
-                    file=sys.stderr,
+                _language.note(
+                    f"--ci: no interval for {m}: only {values.size} queries "
+                    f"count, fewer than {_CI_MIN_QUERIES}; resampling so few "
+                    "queries gives an interval far too narrow (one query gives "
+                    "[mean, mean])."
                 )
                 cis[m] = (math.nan, math.nan)
                 continue
@@ -340,7 +346,7 @@ def _verdict(means, thresholds):
         if not means[m] >= value
     ]
     if failed:
-        print(f"skndcg score: below threshold: {'; '.join(failed)}", file=sys.stderr)
+        _language.note(f"below threshold: {'; '.join(failed)}")
         return EXIT_FAILED
     return EXIT_OK
 
@@ -395,7 +401,8 @@ def run(args):
             inputs = " or ".join(str(p) for p in (args.input, args.qrels) if p)
             message = f"a number in {inputs} is beyond the 64-bit range: {message}"
         message = _safety.cli_hint(message)
+        message = _inputs.with_swapped_hint(message, args)
         for copy, original in copies.items():  # name the files as given
             message = message.replace(copy, original)
-        print(f"skndcg score: error: {message}", file=sys.stderr)
+        _language.error(message)
         return EXIT_USAGE

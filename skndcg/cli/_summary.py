@@ -103,7 +103,9 @@ class Summary:
             return None  # every query scored as given; misses are normal
         parts = self._parts()
         scored = _n(self.queries_scored, "query", "queries")
-        return f"skndcg score: {scored} scored; " + "; ".join(parts)
+        from ._language import prog
+
+        return f"{prog()}: {scored} scored; " + "; ".join(parts)
 
     def strict_error(self) -> str | None:
         """The ``--strict`` error message, or None."""

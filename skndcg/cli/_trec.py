@@ -11,7 +11,6 @@ four decimals.
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
@@ -131,11 +130,31 @@ def add_arguments(score):
     )
 
 
+def check_format_flags(args, usage_error):
+    """-q and -n shape trec_eval's lines: refused with another ``--format``
+    rather than ignored, with what gives the same there."""
+    if args.format == "trec":
+        return
+    if args.query_eval:
+        raise usage_error(
+            f"-q (trec_eval's per-query lines) needs --format trec; with --format "
+            f"{args.format}, --per-query OUT.csv writes one row per query "
+            "(--per-query - to standard output)"
+        )
+    if args.no_summary:
+        raise usage_error(
+            f"-n (no 'all' lines) needs --format trec; --format {args.format} "
+            "prints the means only, so -n would leave nothing: for per-query "
+            "values alone, give --per-query OUT.csv (--per-query - to standard "
+            "output)"
+        )
+
+
 class Line:
     """One measure of the output: what is computed, and how trec_eval names it."""
 
     def __init__(self, label, metric, trec_name, order, shown=None, gains=(),
-                 length=None):  # fmt: skip
+                 length=None, levels=()):  # fmt: skip
         self.label = label  # column of the report and key of the means
         self.metric = metric  # skndcg metric name, or None for a count or text
         self.trec_name = trec_name
@@ -143,6 +162,8 @@ class Line:
         self.shown = label if shown is None else shown  # name in tables
         self.gains = gains  # ndcg's custom gains: scored in a call of their own
         self.length = length  # relstring's number of documents, or None
+        self.levels = levels  # 11pt_avg's recall levels: a call of their own
+        self.own_call = bool(gains or levels)  # scored apart from the others
 
 
 def lines(args, usage_error):
@@ -154,11 +175,7 @@ def lines(args, usage_error):
     out, missing = [], []
     try:
         found, missing = T.resolve(args.measure)
-        for m in found:
-            metric = _canonical(m.metric)
-            label = m.trec_name if m.gains else (metric or m.trec_name)
-            out.append(Line(label, metric, m.trec_name, m.order, m.trec_name,
-                            m.gains, m.length))  # fmt: skip
+        out += [_line(m) for m in found]
         if args.measure and not args.metrics_given:
             metrics = []
         else:
@@ -172,10 +189,7 @@ def lines(args, usage_error):
             ):
                 found, absent = T.expand(name)
                 missing += [m for m in absent if m not in missing]
-                out += [
-                    Line(m.trec_name, m.metric, m.trec_name, m.order, length=m.length)
-                    for m in found
-                ]
+                out += [_line(m, by_trec_name=True) for m in found]
                 continue
             stripped, rel = T.split_rel(name)
             if rel is not None:
@@ -188,20 +202,44 @@ def lines(args, usage_error):
     except ValueError as exc:
         raise usage_error(str(exc)) from None
     if missing:
-        print(
-            "skndcg score: not computed yet, left out of the output: "
-            + ", ".join(missing),
-            file=sys.stderr,
-        )
+        from ._language import note
+
+        note("not computed yet, left out of the output: " + ", ".join(missing))
     seen, unique = set(), []
     for line in out:
-        key = line.trec_name if line.gains else (line.metric or line.trec_name)
+        key = line.trec_name if line.own_call else (line.metric or line.trec_name)
         if key not in seen:
             seen.add(key)
             unique.append(line)
     if not unique:
         raise usage_error("no measure to compute")
     return unique
+
+
+def _line(m, by_trec_name=False):
+    """The :class:`Line` of one trec_eval measure (a ``TrecMeasure``),
+    labelled by its metric name, or by its trec_eval name when scored apart
+    or when ``by_trec_name``."""
+    metric = _canonical(m.metric)
+    own = bool(m.gains or m.levels) or by_trec_name
+    label = m.trec_name if own else (metric or m.trec_name)
+    return Line(label, metric, m.trec_name, m.order, m.trec_name, m.gains,
+                m.length, m.levels)  # fmt: skip
+
+
+def level_average(ranking_report, data, line, options):
+    """Per-query values and mean of an ``11pt_avg`` line with recall levels:
+    iprec at each level, summed in the order given and divided, per query
+    (as trec_eval adds them up)."""
+    names = [f"iprec(recall={v!r})" for v in line.levels]
+    extra, extra_means = ranking_report(
+        *data, metrics=names, return_means=True, **options
+    )
+    total = np.zeros(len(extra))
+    for name in names:
+        total = total + extra[name].to_numpy(dtype=np.float64)
+    mean = sum(extra_means[name] for name in names) / len(names)
+    return total / len(names), mean
 
 
 def gain_of(line):

@@ -163,8 +163,10 @@ _COMMON = {
 }
 
 
+# (The decorators build their dicts with dict(): Sphinx's source reader, behind
+# the docs' source pages, cannot read a ``**`` inside a decorator's dict.)
 @validate_params(
-    {"values": ["array-like"], **_COMMON}, prefer_skip_nested_validation=True
+    dict(_COMMON, values=["array-like"]), prefer_skip_nested_validation=True
 )
 @with_references(_REFERENCES)
 def bootstrap_ci(
@@ -241,7 +243,7 @@ def bootstrap_ci(
 
 
 @validate_params(
-    {"a": ["array-like"], "b": ["array-like"], **_COMMON},
+    dict(_COMMON, a=["array-like"], b=["array-like"]),
     prefer_skip_nested_validation=True,
 )
 @with_references(_REFERENCES)

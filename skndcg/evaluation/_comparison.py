@@ -8,22 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 
-_LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def _latex_escape(text):
-    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+from . import _comparison_pairs as _pairs
+from ._comparison_pairs import _latex_escape
 
 
 def _letters(n):
@@ -112,6 +98,12 @@ class Comparison:
     <BLANKLINE>
     Mean [95% percentile bootstrap ...]; * differs from random at p <= 0.05 ...
     <BLANKLINE>
+    | comparison | metric | difference [95% CI] | p (holm) | wins/ties/losses | d_z |
+    |:---|:---|---:|---:|---:|---:|
+    | model vs random | ndcg@5 | +0... [+0..., +0...] | < 0.004 | 23/0/7 | 0.83 |
+    <BLANKLINE>
+    difference: model minus the other, ... d_z: standardised effect size ...
+    <BLANKLINE>
     """
 
     def __init__(
@@ -165,6 +157,7 @@ class Comparison:
 
     def _pair_rows(self):
         r = self._r
+        effect = _pairs.effect_sizes(self.values, r["pairs"])
         rows = []
         for p, (model, other) in enumerate(self.pairs):
             for k, metric in enumerate(self.metrics):
@@ -186,6 +179,7 @@ class Comparison:
                 row["significant"] = bool(r["p_adjusted"][p, k] <= self.alpha)
                 for key in ("wins", "ties", "losses"):
                     row[key] = int(r[key][p, k])
+                row["effect_size"] = effect[p, k]
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -204,7 +198,9 @@ class Comparison:
             ``lift_high``, ``p_value`` (raw), ``p_adjusted`` (after
             :attr:`correction`), ``significant`` (``p_adjusted <= alpha``),
             ``wins``, ``ties``, ``losses`` (queries where the model is above,
-            equal to, below the baseline); NaN on the baseline's own rows.
+            equal to, below the baseline), ``effect_size`` (Cohen's ``d_z``:
+            the mean per-query difference over the standard deviation of the
+            differences); NaN on the baseline's own rows.
             ``True``: one row per (comparison, metric), with ``model``,
             ``other`` and the same comparison columns.
 
@@ -307,13 +303,17 @@ class Comparison:
         -------
         text : str
             The table, then a line that explains the markers, the test and
-            the correction.
+            the correction; then one row per comparison and metric: the
+            difference with its interval, the adjusted p-value,
+            wins/ties/losses and the effect size ``d_z``, and a line that
+            explains them.
         """
         header, rows = self._cells(digits)
-        lines = ["| " + " | ".join(header) + " |"]
-        lines.append("|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|")
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines) + "\n\n" + self._footnote() + "\n"
+        lines = _pairs.markdown(header, rows, left=1)
+        text = "\n".join(lines) + "\n\n" + self._footnote() + "\n\n"
+        header, rows, floor = _pairs.pair_rows(self, digits)
+        text += "\n".join(_pairs.markdown(header, rows, left=2)) + "\n\n"
+        return text + _pairs.pair_footnote(self, floor) + "\n"
 
     def to_latex(self, digits=3):
         """A booktabs LaTeX table of the means with significance markers.
@@ -326,7 +326,8 @@ class Comparison:
         Returns
         -------
         text : str
-            A ``tabular`` environment (needs ``\\usepackage{booktabs}``).
+            Two ``tabular`` environments (need ``\\usepackage{booktabs}``):
+            the means, then the comparisons (as in :meth:`to_markdown`).
         """
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
@@ -342,7 +343,7 @@ class Comparison:
         note = _latex_escape(self._footnote()).replace(r"\$", "$")
         out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
         out.append("\\end{tabular}")
-        return "\n".join(out) + "\n"
+        return "\n".join(out) + "\n\n" + _pairs.latex(self, digits)
 
     def to_json(self, **kwargs):
         """Every number of the comparison as a JSON document.
@@ -357,8 +358,10 @@ class Comparison:
         text : str
             An object with the settings (``test``, ``correction``,
             ``confidence``, ...), ``models`` (the rows of :meth:`to_frame`)
-            and ``pairs`` (the rows of ``to_frame(pairs=True)``); NaN is
-            written as ``null``.
+            and ``pairs`` (the rows of ``to_frame(pairs=True)``, with
+            ``effect_size``), what ``effect_size`` is, and ``p_floor``, the
+            smallest raw p-value the resamples can give (null for the t and
+            Wilcoxon tests); NaN is written as ``null``.
         """
 
         def records(frame):
@@ -383,6 +386,8 @@ class Comparison:
             "n_resamples": self.n_resamples,
             "model_rows": records(self._model_rows()),
             "pair_rows": records(self._pair_rows()),
+            "effect_size": _pairs.EFFECT_SIZE,
+            "p_floor": _pairs.p_floor(self.test, self.n_resamples),
         }
         return json.dumps(doc, default=str, **kwargs)
 

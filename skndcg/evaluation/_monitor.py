@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import ranking_report
-from ._windows import as_times, check_freq, windowed
+from ._windows import TIME_UNITS, as_times, check_freq, windowed
 
 _NOT_OPTIONS = ("sample_weight", "queries")
 
@@ -21,15 +21,16 @@ def _names(metrics):
     return names
 
 
-def _in_memory(y_true, y_score, qid, time, names, options):
+def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
     q = np.asarray(qid)
     report = ranking_report(y_true, y_score, q, metrics=names, **options)
-    times = as_times(time, q.shape[0])
+    name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
+    times = as_times(time, q.shape[0], name=name, unit=unit)
     starts = times.groupby(pd.Series(q)).min().rename("_start")
     return report.merge(starts, left_on="qid", right_index=True, how="left")
 
 
-def _on_dask(ddf, y_true, y_score, qid, time, names, options):
+def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
     from ..dask import ranking_report as dask_report
 
     for name, col in (
@@ -53,7 +54,9 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options):
     ).compute()
     starts = ddf.groupby(qid)[time].min().compute()
     starts = pd.Series(
-        as_times(starts, len(starts)).to_numpy(), index=starts.index, name="_start"
+        as_times(starts, len(starts), f"time column {time!r}", unit).to_numpy(),
+        index=starts.index,
+        name="_start",
     )
     return report.merge(starts, left_on="qid", right_index=True, how="left")
 
@@ -74,6 +77,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options):
         "threshold": [Interval(Real, 0, None, closed="left")],
         "empty_windows": [StrOptions({"error", "keep"})],
         "data": "no_validation",
+        "time_unit": [StrOptions(set(TIME_UNITS)), None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -93,6 +97,7 @@ def metric_over_time(
     threshold=0.05,
     empty_windows="error",
     data=None,
+    time_unit=None,
     **options,
 ):
     """Ranking metrics per time window, compared with a baseline, with alerts.
@@ -112,8 +117,8 @@ def metric_over_time(
     ----------
     y_true, y_score, qid, time : array-like of shape (n_samples,) or str
         Labels, scores, query ids and time stamps (datetimes, strings pandas
-        reads as datetimes, or numbers of seconds since the epoch). With
-        ``data``, the names of its columns.
+        reads as datetimes, or numbers with ``time_unit``). With ``data``, the
+        names of its columns.
     freq : str or pandas.Timedelta
         Window length, a fixed one: ``"5min"``, ``"1h"``, ``"1D"``.
     metrics : str or sequence of str, default=("ndcg@10",)
@@ -141,6 +146,10 @@ def metric_over_time(
         and ``time``. A Dask frame (larger than memory) is scored by
         :func:`skndcg.dask.ranking_report`; only one row per query is
         collected.
+    time_unit : {"s", "ms", "us", "ns"}, default=None
+        The unit of numeric time stamps, read as a time since 1970-01-01 UTC.
+        Numbers without it are refused (a float column of hours would
+        otherwise make windows in 1970).
     **options
         Every other keyword of :func:`~skndcg.metrics.ranking_report`
         (``convention``, ``gain``, ``empty``, ``nan_score``, ...), except
@@ -183,7 +192,9 @@ def metric_over_time(
     names = _names(metrics)
     check_freq(freq)
     if data is not None and hasattr(data, "map_partitions"):
-        per_query = _on_dask(data, y_true, y_score, qid, time, names, options)
+        per_query = _on_dask(
+            data, y_true, y_score, qid, time, names, options, time_unit
+        )
     else:
         if data is not None:
             cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
@@ -195,7 +206,7 @@ def metric_over_time(
                     )
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
             qid, time = data[qid].to_numpy(), data[time]
-        per_query = _in_memory(y_true, y_score, qid, time, names, options)
+        per_query = _in_memory(y_true, y_score, qid, time, names, options, time_unit)
     return windowed(
         per_query,
         names,

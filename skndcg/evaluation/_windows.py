@@ -41,22 +41,34 @@ def check_freq(freq):
     return step
 
 
-def as_times(time, n, name="time"):
-    """Datetimes from datetimes, strings or numbers (read as seconds)."""
+#: Units a number of a time column may be read in: time since the epoch.
+TIME_UNITS = ("s", "ms", "us", "ns")
+
+
+def as_times(time, n, name="time", unit=None):
+    """Datetimes from datetimes or strings; numbers only with their ``unit``
+    (time since 1970-01-01 UTC), which is never guessed."""
     t = pd.Series(np.asarray(time) if not isinstance(time, pd.Series) else time)
     if len(t) != n:
         raise ValueError(
             f"{name} must hold one value per row ({n} values), got {len(t)}."
         )
     if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t):
-        out = pd.to_datetime(t, unit="s")
+        if unit is None:
+            raise ValueError(
+                f"{name} holds numbers ({t.dtype}), not datetimes: read as a "
+                "time since 1970-01-01 UTC they need their unit, pass "
+                f"time_unit='s' (or one of {list(TIME_UNITS[1:])}), or convert "
+                "the column to datetimes first."
+            )
+        out = pd.to_datetime(t, unit=unit)
     else:
         try:
             out = pd.to_datetime(t)
         except (ValueError, TypeError) as exc:
             raise ValueError(
                 f"{name} must hold datetimes (or strings pandas can read as "
-                f"datetimes, or numbers of seconds): {exc}"
+                f"datetimes, or numbers with time_unit=): {exc}"
             ) from None
     if out.isna().any():
         raise ValueError(

@@ -34,6 +34,7 @@ from ._trec_params import (  # noqa: F401  (gains re-exported for the command li
     _vector_metric,
     gain_function,
     parse_gains,
+    parse_levels,
 )
 from ._trec_table import (  # noqa: F401  (re-exported for the command line)
     _DOUBLE,
@@ -42,6 +43,7 @@ from ._trec_table import (  # noqa: F401  (re-exported for the command line)
     _PAIRS,
     _VECTOR,
     COUNTS,
+    LEVELS,
     NICKNAMES,
     SUMMED,
     TABLE_ORDER,
@@ -59,6 +61,7 @@ class TrecMeasure:
     order: tuple
     gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
     length: int | None = None  # relstring's number of documents, or None
+    levels: tuple = ()  # 11pt_avg's recall levels, averaged per query, or ()
 
 
 def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
@@ -97,6 +100,10 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
             gains = parse_gains(text, arg)
             metric = _metric(family)
             return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
+        if family in LEVELS and dot:
+            levels = parse_levels(family, text, arg)
+            name, metric = f"{family}_{text}", _metric(family)
+            return [TrecMeasure(name, metric, (base, 0), levels=levels)], []
         if how in ("vector", "pairs"):
             name = f"{family}_{text}" if dot else family
             given = _vector_metric if how == "vector" else _pairs_metric

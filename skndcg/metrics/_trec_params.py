@@ -8,6 +8,8 @@ what was expected. ``_trec_names.py`` reads whole ``-m`` arguments with them.
 
 from __future__ import annotations
 
+import re
+
 from . import _registry as R
 from ._trec_table import _DOUBLE, _FAMILIES, _PAIRS, _VECTOR
 
@@ -136,6 +138,29 @@ def _text_length(family: str, text: str, arg: str) -> int:
     return int(text)
 
 
+# How C's atol and atof read a number: the longest leading part that is one
+# (trec_eval reads its -m parameters so: 23.4 is the cut-off 23, .25 is 0.25).
+_C_LONG = re.compile(r"\s*([+-]?\d+)")
+_C_DOUBLE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+
+
+def c_number(text: str, integer: bool):
+    """``text`` read as trec_eval reads a parameter (C's ``atol`` for an
+    integer, ``atof`` otherwise): its leading number, or None if it does not
+    start with one (where trec_eval would read 0).
+
+    Examples
+    --------
+    >>> from skndcg.metrics._trec_params import c_number
+    >>> c_number("23.4", integer=True), c_number(".25", integer=False)
+    (23, 0.25)
+    """
+    match = (_C_LONG if integer else _C_DOUBLE).match(text)
+    if match is None:
+        return None
+    return int(match.group(1)) if integer else float(match.group(1))
+
+
 def _params(family: str, text: str, arg: str) -> tuple:
     how = _FAMILIES[family][1]
     if how == "none":
@@ -144,15 +169,14 @@ def _params(family: str, text: str, arg: str) -> tuple:
         )
     values = []
     for part in text.split(","):
-        try:
-            v = int(part) if how == "cut" else float(part)
-        except ValueError:
+        v = c_number(part, integer=how == "cut")
+        if v is None:
             kind = "integer cut-offs" if how == "cut" else "numbers"
             raise ValueError(
                 f"trec_eval measure {arg!r}: {family} takes {kind} separated by "
                 f"',' (as in {family}.{'5,10' if how == 'cut' else '0.1,0.5'}), "
                 f"got {part!r}."
-            ) from None
+            )
         low, high = _DOUBLE.get(how, (1, None))
         if v < low or (high is not None and v > high):
             expected = ">= 1" if how == "cut" else f"in [{low:g}, {high:g}]"
@@ -161,7 +185,37 @@ def _params(family: str, text: str, arg: str) -> tuple:
             )
         if v in values:
             raise ValueError(
-                f"trec_eval measure {arg!r} gives the parameter {part!r} twice."
+                f"trec_eval measure {arg!r} gives the parameter {part!r} twice"
+                + (f" (read as {v})." if how == "cut" else ".")
             )
         values.append(v)
     return tuple(sorted(values))
+
+
+def parse_levels(family: str, text: str, arg: str) -> tuple:
+    """The recall levels of ``11pt_avg..25,.5,.75``, in the order given.
+
+    trec_eval averages the interpolated precision at these levels, read with
+    ``atof``; duplicates count twice. It walks them from the last one down,
+    so that only levels in increasing order give the average at those levels:
+    others are refused here.
+    """
+    levels, parts = [], text.split(",")
+    read = lambda p: c_number(p, integer=False)  # noqa: E731
+    for part in parts:
+        v = read(part)
+        if v is None or not 0.0 <= v <= 1.0:
+            raise ValueError(
+                f"trec_eval measure {arg!r}: {family} takes recall levels in "
+                f"[0, 1] separated by ',' (as in {family}.0.2,0.5,0.8), got "
+                f"{part!r}."
+            )
+        levels.append(v)
+    if levels != sorted(levels):
+        raise ValueError(
+            f"trec_eval measure {arg!r}: give {family}'s recall levels in "
+            f"increasing order (as in {family}.{','.join(sorted(parts, key=read))}"
+            "): trec_eval's average over levels out of order is not their "
+            "average."
+        )
+    return tuple(levels)

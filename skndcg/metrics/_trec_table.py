@@ -68,6 +68,9 @@ _PAIRS = {"rbp": ("p",), "rbp_resid": ("p",)}
 #: Families printed per query only, as text, and their default length
 #: (``m_relstring.c``: the first 10 documents' judgments).
 TEXT = {"relstring": 10}
+#: Families whose parameters are recall levels averaged into one line
+#: (``11pt_avg..25,.5,.75``: the mean of iprec at 0.25, 0.5 and 0.75).
+LEVELS = ("11pt_avg",)
 # Families with a number as parameter, and its range.
 _DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 

@@ -1,0 +1,100 @@
+"""How the command line speaks to its caller: under the name of the command
+it was called as, and in flags rather than Python keywords.
+
+The library's messages name its arguments as Python does
+(``empty_windows='keep'``, ``min_queries=0``); on the command line each such
+keyword that is one of the command's options reads as that option
+(``--empty-windows keep``, ``--min-queries 0``). The options are read from
+the command's own parser, so a new option is translated as soon as it
+exists. The few names no option stands for (``y_true``, ``y_score``,
+``gain='exponential'``) read as words.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+_CALLER = {"prog": "skndcg", "flags": {}, "switches": set()}
+
+# A Python keyword and its value: name='text', name="text", name=token or
+# name= alone; not a keyword inside a longer name (ndcg(p=0.5) keeps p=0.5
+# unless p is an option), nor a value that is a list or a call.
+_KEYWORD = re.compile(
+    r"(?<![\w.\-])([a-z][a-z0-9_]*)="
+    r"(?:'([^']*)'|\"([^\"]*)\"|([\w.+\-:]*))"
+    r"(?![\w\[({])"
+)
+
+
+# The library's names that no option stands for, in the command line's words.
+_WORDS = (
+    (re.compile(r"\by_true labels\b"), "labels"),
+    (re.compile(r"\by_true (has|must)\b"), lambda m: f"the labels {_verb(m)}"),
+    (re.compile(r"\by_score (has|must)\b"), lambda m: f"the scores {_verb(m)}"),
+    (re.compile(r"\by_true\b"), "the labels"),
+    (re.compile(r"\by_score\b"), "the scores"),
+    (re.compile(r"\bgain='(\w+)'"), lambda m: f"{m.group(1)} gain"),
+)
+
+
+def _verb(match):
+    return "have" if match.group(1) == "has" else match.group(1)
+
+
+def set_caller(prog, parser):
+    """Remember the command's name and the options of its ``parser``."""
+    flags, switches = {}, set()
+    for action in getattr(parser, "_actions", ()):
+        long = [o for o in action.option_strings if o.startswith("--")]
+        if long:
+            flags[action.dest] = long[0]
+            if action.nargs == 0:
+                switches.add(action.dest)
+    _CALLER.update(prog=prog, flags=flags, switches=switches)
+
+
+def prog() -> str:
+    """The command's name, as called (``skndcg trec_eval``)."""
+    return _CALLER["prog"]
+
+
+def speak(message: str) -> str:
+    """``message`` with the keywords that are the command's options written
+    as those options.
+
+    Examples
+    --------
+    >>> from skndcg.cli._language import _CALLER, speak
+    >>> _CALLER.update(flags={"empty_windows": "--empty-windows"}, switches=set())
+    >>> speak("pass empty_windows='keep' to keep it")
+    'pass --empty-windows keep to keep it'
+    """
+    flags, switches = _CALLER["flags"], _CALLER["switches"]
+
+    def option(match):
+        name = match.group(1)
+        if name not in flags:
+            return match.group(0)
+        value = next((g for g in match.groups()[1:] if g is not None), "")
+        if name in switches or not value:
+            return flags[name]
+        return f"{flags[name]} {value}"
+
+    message = _KEYWORD.sub(option, message)
+    for pattern, words in _WORDS:
+        if "gain" in flags and "gain" in pattern.pattern:
+            continue  # (a command with a --gain option says it as the flag)
+        message = pattern.sub(words, message)
+    return message
+
+
+def error(message) -> None:
+    """Print ``message`` as the command's one-line error on stderr."""
+    text = speak(" ".join(str(message).split()))
+    print(f"{prog()}: error: {text}", file=sys.stderr)
+
+
+def note(message) -> None:
+    """Print ``message`` as a note of the command on stderr."""
+    print(f"{prog()}: {speak(message)}", file=sys.stderr)

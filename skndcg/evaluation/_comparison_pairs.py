@@ -1,0 +1,158 @@
+"""The per-pair table of a :class:`~skndcg.evaluation.Comparison`: for each
+comparison and metric, the paired difference with its interval, the adjusted
+p-value, wins/ties/losses and a standardised effect size.
+
+The effect size is Cohen's ``d_z``: the mean of the per-query differences
+over their standard deviation (``ddof=1``), unweighted, on the queries that
+count for the metric; NaN when fewer than two queries count or every
+difference is the same.
+
+A p-value from resamples (the paired bootstrap, or a randomization test that
+draws its sign flips) is never below ``2 / (B + 1)`` with ``B`` resamples:
+at that floor nothing smaller can be told, and the table prints ``< p``.
+An exact randomization test (every sign vector) never reaches the floor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_RESAMPLED = ("paired_bootstrap", "randomization")
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text):
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+
+
+#: What the ``effect_size`` column is, for the footnotes.
+EFFECT_SIZE = (
+    "d_z: standardised effect size (Cohen's d_z), the mean per-query "
+    "difference over the standard deviation of the differences"
+)
+
+
+def effect_sizes(values, pairs):
+    """Cohen's ``d_z`` of each pair ``(a, b)`` and metric, shape
+    ``(n_pairs, n_metrics)``; ``values`` is (models, queries, metrics) with NaN
+    where a query does not count."""
+    out = np.full((len(pairs), values.shape[2]), np.nan)
+    for p, (a, b) in enumerate(pairs):
+        for k in range(values.shape[2]):
+            d = values[a, :, k] - values[b, :, k]
+            d = d[~np.isnan(d)]
+            if d.size < 2:
+                continue
+            sd = d.std(ddof=1)
+            if sd > 0:
+                out[p, k] = d.mean() / sd
+    return out
+
+
+def p_floor(test, n_resamples):
+    """The smallest p-value ``test`` can give from ``n_resamples`` resamples
+    (before correction), or None for a test that does not resample."""
+    return 2.0 / (n_resamples + 1) if test in _RESAMPLED else None
+
+
+def at_floor(p_value, test, n_resamples):
+    """Whether each raw p-value sits at the resampling floor ``2 / (B + 1)``."""
+    p = np.asarray(p_value, dtype=float)
+    if test not in _RESAMPLED:
+        return np.zeros(p.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return p <= 2.0 / (n_resamples + 1) * (1 + 1e-9)
+
+
+def _p_text(p, floor):
+    if np.isnan(p):
+        return "nan"
+    text = f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+    return f"< {text}" if floor else text
+
+
+def _signed(v, digits):
+    return "nan" if np.isnan(v) else f"{v:+.{digits}f}"
+
+
+def pair_rows(cmp, digits, latex=False):
+    """Header and rows of the pair table of ``cmp`` (a ``Comparison``)."""
+    frame = cmp.to_frame(pairs=True)
+    floor = at_floor(frame["p_value"].to_numpy(), cmp.test, cmp.n_resamples)
+    level = f"{100 * cmp.confidence:g}%"
+    corr = cmp.correction if cmp.correction is not None else "raw"
+    header = ["comparison", "metric", f"difference [{level} CI]",
+              f"p ({corr})", "wins/ties/losses", "d_z"]  # fmt: skip
+    if latex:
+        header[2] = header[2].replace("%", r"\%")
+    rows = []
+    for i, row in enumerate(frame.itertuples(index=False)):
+        diff = (
+            f"{_signed(row.diff, digits)} [{_signed(row.diff_low, digits)}, "
+            f"{_signed(row.diff_high, digits)}]"
+        )
+        p = _p_text(row.p_adjusted, floor[i])
+        if latex and p.startswith("<"):
+            p = "$<$" + p[1:]
+        rows.append([
+            f"{row.model} vs {row.other}",
+            str(row.metric), diff, p,
+            f"{row.wins}/{row.ties}/{row.losses}",
+            "nan" if np.isnan(row.effect_size) else f"{row.effect_size:.2f}",
+        ])  # fmt: skip
+    return header, rows, bool(floor.any())
+
+
+def pair_footnote(cmp, any_floor):
+    """The line under the pair table: what each column is."""
+    unit = "clusters" if cmp.clustered else "queries"
+    corr = f"adjusted ({cmp.correction})" if cmp.correction is not None else "raw"
+    text = (
+        f"difference: model minus the other, mean over {unit} with its "
+        f"{100 * cmp.confidence:g}% {cmp.interval} bootstrap interval; p: "
+        f"{corr} p-value of the {cmp.test} test; wins/ties/losses: queries "
+        f"where the model is above, equal to, below the other; {EFFECT_SIZE}."
+    )
+    if any_floor:
+        text += (
+            f" p < x: no resample as extreme as the observed difference; x is "
+            f"the floor 2/(B+1) of B = {cmp.n_resamples} resamples (after "
+            "correction): the p-value is below what they can tell."
+        )
+    return text
+
+
+def markdown(header, rows, left):
+    """Markdown lines of a table whose first ``left`` columns align left."""
+    rule = [":---"] * left + ["---:"] * (len(header) - left)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def latex(cmp, digits):
+    """The pair table of ``cmp`` as a booktabs ``tabular``."""
+    header, rows, floor = pair_rows(cmp, digits, latex=True)
+    out = ["\\begin{tabular}{llrrrr}", "\\toprule"]
+    out.append(" & ".join(_latex_escape(h) if "\\" not in h else h
+                          for h in header) + r" \\")  # fmt: skip
+    out.append("\\midrule")
+    for row in rows:
+        cells = [_latex_escape(c) if i < 2 else c for i, c in enumerate(row)]
+        out.append(" & ".join(cells) + r" \\")
+    out.append("\\bottomrule")
+    note = _latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
+    out.append(f"\\multicolumn{{6}}{{l}}{{\\footnotesize {note}}} \\\\")
+    out.append("\\end{tabular}")
+    return "\n".join(out) + "\n"

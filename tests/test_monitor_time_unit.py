@@ -1,0 +1,62 @@
+"""metric_over_time reads numeric time stamps only in the unit it is given."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skndcg.evaluation import metric_over_time
+
+
+def _log(times):
+    n = len(times)
+    return pd.DataFrame({
+        "qid": np.repeat(np.arange(n), 2),
+        "label": np.tile([1, 0], n),
+        "score": np.tile([0.2, 0.9], n),
+        "t": np.repeat(times, 2),
+    })  # fmt: skip
+
+
+def test_numbers_without_a_unit_are_refused():
+    log = _log(np.array([0.5, 1.5, 2.5]))
+    with pytest.raises(ValueError, match=r"time column 't' holds numbers \(float64\)"):
+        metric_over_time("label", "score", "qid", "t", data=log, freq="1h")
+    with pytest.raises(ValueError, match="pass time_unit='s'"):
+        metric_over_time(log.label, log.score, log.qid, log.t.to_numpy(), freq="1h")
+
+
+@pytest.mark.parametrize(
+    "unit, per_second", [("s", 1), ("ms", 10**3), ("us", 10**6), ("ns", 10**9)]
+)
+def test_a_unit_reads_numbers_as_time_since_the_epoch(unit, per_second):
+    seconds = 1_700_000_000 + 600 * np.arange(4)
+    dates = _log(pd.to_datetime(seconds, unit="s"))
+    numbers = _log(seconds.astype(np.int64) * per_second)
+    expected = metric_over_time("label", "score", "qid", "t", data=dates,
+                                freq="10min", metrics="mrr")  # fmt: skip
+    got = metric_over_time("label", "score", "qid", "t", data=numbers,
+                           freq="10min", metrics="mrr", time_unit=unit)  # fmt: skip
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+    assert got["window"].iloc[0] == pd.Timestamp("2023-11-14 22:10")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0, 4e9), min_size=1, max_size=5))
+def test_float_seconds_land_where_their_datetimes_do(seconds):
+    times = np.array(seconds)
+    got = metric_over_time(*_cols(_log(times)), freq="1D", metrics="mrr",
+                           time_unit="s", empty_windows="keep")  # fmt: skip
+    first = pd.to_datetime(times.min(), unit="s").floor("1D")
+    assert got["window"].iloc[0] == first
+
+
+def _cols(log):
+    return log.label, log.score, log.qid, log.t.to_numpy()
+
+
+def test_an_unknown_unit_is_refused():
+    log = _log(np.array([1, 2]))
+    with pytest.raises(ValueError, match="time_unit"):
+        metric_over_time(*_cols(log), freq="1h", time_unit="h")
