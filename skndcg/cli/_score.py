@@ -149,16 +149,16 @@ def add_parser(sub):
 def _score(args):
     from ..metrics._names import parse_metric
 
-    _trec.check_format_flags(args, UsageError)
-    if args.qrels is None:
-        _inputs.default_columns(args)
     args.metrics_given = args.metrics is not None
     if args.metrics is None:
         args.metrics = list(DEFAULT_METRICS)
-    if args.model_qrels is not None:
+    if args.model_qrels is not None:  # (its own checks name --model-qrels)
         from ._ppi import run_two_sources
 
         return run_two_sources(args, args.metrics)
+    _trec.check_format_flags(args, UsageError)
+    if args.qrels is None:
+        _inputs.default_columns(args)
     lines = _trec.lines(args, UsageError)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
