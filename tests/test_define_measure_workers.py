@@ -228,9 +228,42 @@ def client():
         yield c
 
 
-def test_dask_means_and_search(client, measures):
+def _forget_user_measures():
+    """Empty a worker's registry of user measures (what a fresh worker has)."""
+    from skndcg.metrics._registry import unregister, user_measures
+
+    for m in user_measures():
+        unregister(m.name)
+    return True
+
+
+def _knows_w_above():
+    from skndcg.metrics._registry import lookup
+
+    return lookup("w_above") is not None
+
+
+def test_dask_search(client, measures):
+    client.run(_forget_user_measures)
+    assert not any(client.run(_knows_w_above).values())
+    one = _search(1)
+    with joblib.parallel_backend("dask"):
+        on_cluster = _search(-1)
+    for m in METRICS:
+        key = f"mean_test_{m}"
+        assert np.isfinite(on_cluster.cv_results_[key]).all()
+        np.testing.assert_allclose(
+            on_cluster.cv_results_[key], one.cv_results_[key], rtol=0, atol=1e-12
+        )
+    # The scorers registered the measures in the workers.
+    known = client.run(_knows_w_above)
+    assert len(known) == 2 and all(known.values())
+
+
+def test_dask_means(client, measures):
     import dask.dataframe as dd
 
+    client.run(_forget_user_measures)
     X, y = _frame(4)
     df = pd.DataFrame({"qid": X["qid"], "label": y, "score": X["a"]})
     ddf = dd.from_pandas(df, npartitions=3)
@@ -239,20 +272,3 @@ def test_dask_means_and_search(client, measures):
     )
     want = grouped_ranking_scores(y, df["score"], df["qid"], METRICS)
     assert got == pytest.approx(want, abs=1e-12)
-    one = _search(1)
-    with joblib.parallel_backend("dask"):
-        on_cluster = _search(-1)
-    for m in METRICS:
-        key = f"mean_test_{m}"
-        np.testing.assert_allclose(
-            on_cluster.cv_results_[key], one.cv_results_[key], rtol=0, atol=1e-12
-        )
-
-    # The measures reached the workers' registries.
-    def knows():
-        from skndcg.metrics._registry import lookup
-
-        return lookup("w_above") is not None
-
-    known = client.run(knows)
-    assert len(known) == 2 and all(known.values())
