@@ -82,7 +82,7 @@ def test_per_query_frames_feed_compare():
     popular = pop.to_numpy()[item] + rng.random(item.size)
     niche = -pop.to_numpy()[item] + rng.random(item.size)
     frames = {
-        name: novelty_score(item, s, qid, popularity=pop, k=5, per_query=True)
+        name: novelty_score(item, s, qid, popularity=pop.to_dict(), k=5, per_query=True)
         for name, s in (("popular", popular), ("niche", niche))
     }
     assert list(frames["popular"].columns) == ["qid", "novelty@5"]
@@ -228,7 +228,7 @@ def test_item_missing_from_popularity():
             ValueError,
             "finite and >= 0",
         ),
-        (dict(popularity=3), TypeError, "popularity must be a mapping"),
+        (dict(popularity=3), TypeError, "popularity must be a dict mapping"),
         (dict(popularity=LOG, missing="skip"), ValueError, "missing='skip'"),
         (dict(popularity=LOG, measure="gini"), ValueError, "measure='gini'"),
         (dict(popularity=LOG, long_tail=1.5), ValueError, "long_tail=1.5"),
@@ -247,7 +247,7 @@ def test_n_users_below_a_count_is_refused():
 
 def test_inputs_are_not_mutated():
     item, score, qid = np.array(ITEM), np.array(SCORE), np.array(QID)
-    pop = pd.Series({"a": 4, "b": 2, "c": 1, "d": 1})
+    pop = pd.Series(["a", "a", "b", "c", "d"], index=[9, 3, 5, 1, 0])
     before = (item.copy(), score.copy(), qid.copy(), pop.copy())
     novelty_score(item, score, qid, popularity=pop, k=2)
     for a, b in zip((item, score, qid, pop), before, strict=True):

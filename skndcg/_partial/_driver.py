@@ -77,7 +77,7 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
             )
     check_weights(cols.get("sample_weight_col"), sample_weight)
     columns = dict(cols, sample_weight=sample_weight, options=options)
-    rules = averaging(options.get("convention"), options.get("empty"))
+    rules = averaging(options.get("convention"), options.get("empty"), names)
     needs = any("label_max" in parse_metric(n).definition.needs for n in names)
     return Spec(names, rules, columns, options.get("queries"), needs)
 

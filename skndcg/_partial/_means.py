@@ -31,7 +31,6 @@ from ..metrics._shared import (
     get_convention,
     parse_metric,
     piece_sums,
-    user_measures,
 )
 
 
@@ -85,14 +84,19 @@ def metric_names(metrics) -> list[str]:
     return names
 
 
-def averaging(convention=None, empty=None) -> Averaging:
-    """How ``convention=`` (a preset name or None) and ``empty=`` average."""
+def averaging(convention=None, empty=None, names=()) -> Averaging:
+    """How ``convention=`` (a preset name or None) and ``empty=`` average; the
+    rules carry the measures of ``names`` added with ``define_measure``."""
     if convention is not None and not isinstance(convention, str):
         raise TypeError(
             "convention must be None or a preset name, got "
             f"{type(convention).__name__}."
         )
-    rules = replace(Averaging.of(get_convention(convention)), measures=user_measures())
+    used = dict.fromkeys(parse_metric(n).definition for n in names)
+    rules = replace(
+        Averaging.of(get_convention(convention)),
+        measures=tuple(m for m in used if not m.builtin),
+    )
     return rules if empty is None else replace(rules, empty=empty)
 
 

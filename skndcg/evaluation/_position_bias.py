@@ -10,7 +10,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils._docstrings import with_references
-from ._position_em import regression_em
+from ._position_em import regression_em, warn_sparse_em
+from ._position_intervals import intervals
 
 _REFERENCES = """
     References
@@ -35,12 +36,19 @@ class PositionBias:
     propensity : ndarray of shape (n_positions,)
         Propensity of positions 1, 2, ...; the first value is 1.0.
     low, high : ndarray of shape (n_positions,)
-        Percentile bootstrap interval of each propensity (queries resampled);
-        NaN when ``n_resamples=0``.
+        Bootstrap interval of each propensity (queries resampled, the whole
+        fit repeated on each resample), on the log scale around the estimate:
+        ``propensity * exp(-+z * sd)`` with ``sd`` the bootstrap standard
+        deviation of the log propensity. It always holds the estimate. NaN
+        when ``n_resamples=0``.
     method : str
         ``"intervention"`` or ``"em"``: the estimator used.
     n_impressions : ndarray of shape (n_positions,)
         Logged impressions per position.
+    band_low, band_high : ndarray of shape (n_positions,) or None
+        Simultaneous band: the whole curve lies inside it with the stated
+        confidence (the bootstrap maximum of the standardised deviations over
+        the positions replaces ``z``). None when not computed.
 
     Examples
     --------
@@ -57,6 +65,8 @@ class PositionBias:
     high: np.ndarray
     method: str
     n_impressions: np.ndarray
+    band_low: np.ndarray | None = None
+    band_high: np.ndarray | None = None
 
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.propensity, dtype=dtype)
@@ -342,6 +352,8 @@ def estimate_position_bias(
     if method == "intervention":
         est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, rs)
     else:
+        if features is None:
+            warn_sparse_em(pos, pair)
         X = None
         if features is not None:
             X = np.asarray(features, dtype=np.float64)
@@ -354,9 +366,5 @@ def estimate_position_bias(
         est, boots = regression_em(
             pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs
         )
-    alpha = 1.0 - confidence
-    if n_resamples:
-        low, high = np.nanpercentile(boots, [50 * alpha, 100 - 50 * alpha], axis=0)
-    else:
-        low = high = np.full(n_pos, np.nan)
-    return PositionBias(est, low, high, method, counts)
+    low, high, band_low, band_high = intervals(est, boots, confidence)
+    return PositionBias(est, low, high, method, counts, band_low, band_high)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 
@@ -37,8 +39,9 @@ class _Relevance:
         return self.model.predict_proba(self.X)[:, 1]
 
 
-def _em(cell_pair, cell_pos, n, c, n_pos, n_pairs, relevance, theta, max_iter, tol):
-    gamma = np.full(n_pairs, 0.5)
+def _em(
+    cell_pair, cell_pos, n, c, n_pos, n_pairs, relevance, theta, max_iter, tol, gamma
+):
     n_at = np.bincount(cell_pos, weights=n, minlength=n_pos)
     n_pair = np.bincount(cell_pair, weights=n, minlength=n_pairs)
     unclicked = n - c
@@ -62,7 +65,7 @@ def _em(cell_pair, cell_pos, n, c, n_pos, n_pairs, relevance, theta, max_iter, t
         theta = new
         if done:
             break
-    return theta
+    return theta, gamma
 
 
 def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs):
@@ -75,16 +78,32 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
         X_pair = X[first][np.searchsorted(np.unique(pair), pairs)]
     relevance = _Relevance(X_pair)
     start = 1.0 / np.arange(1, n_pos + 1)
-    theta = _em(
-        cell_pair, cell_pos, n, c, n_pos, pairs.size, relevance, start, max_iter, tol
+    theta, gamma = _em(
+        cell_pair,
+        cell_pos,
+        n,
+        c,
+        n_pos,
+        pairs.size,
+        relevance,
+        start,
+        max_iter,
+        tol,
+        np.full(pairs.size, 0.5),
     )
     est = theta / theta[0]
+    # Each replicate is the whole fit on queries drawn with replacement, run to
+    # the same convergence as the estimate; it starts from the estimate's
+    # propensities and relevances, which only saves iterations. (Stopping a
+    # replicate early, or restarting its relevances, leaves it near the
+    # starting point: the intervals would then be too narrow or miss the
+    # estimate.)
     boots = np.empty((n_resamples, n_pos))
     _, cell_q = np.unique(cell_query, return_inverse=True)
     n_q = int(cell_q.max()) + 1
     for b in range(n_resamples):
         w = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)[cell_q]
-        t = _em(
+        t, _ = _em(
             cell_pair,
             cell_pos,
             n * w,
@@ -93,8 +112,32 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
             pairs.size,
             relevance,
             theta.copy(),
-            min(max_iter, 50),
+            max_iter,
             tol,
+            gamma.copy(),
         )
         boots[b] = t / t[0]
     return est, boots
+
+
+# Below this many impressions per (query, document) pair, EM with one free
+# relevance per pair is biased: each relevance is fitted on a handful of
+# impressions (in simulation: 25% to 55% off at 3.3 impressions per pair, 5%
+# at 8). A warning says so.
+_SPARSE_EM = 5.0
+
+
+def warn_sparse_em(pos, pair):
+    per_pair = pos.size / np.unique(pair).size
+    if per_pair < _SPARSE_EM:
+        warnings.warn(
+            f"method='em' on a sparse log: {per_pair:.1f} impressions per (qid, "
+            f"doc) pair on average (below {_SPARSE_EM:g}). With one relevance "
+            "fitted per pair, EM is biased there (in simulation by tens of "
+            "percent) and its intervals do not cover. Use "
+            "method='intervention' (or 'auto') when documents were shown at "
+            "several positions, pass features= so that relevance is shared "
+            "across pairs, or aggregate more impressions per pair.",
+            UserWarning,
+            stacklevel=3,
+        )

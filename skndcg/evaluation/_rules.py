@@ -25,7 +25,7 @@ def _as_log(values, name):
     return arr
 
 
-def history_segments(history_qid, *, bins=(1,)):
+def history_segments(history_qid, *, bins=(1,), users=None):
     """Rule: segment the users (queries) by their number of past interactions.
 
     The cold-user rule of the recommender literature: a user with fewer than
@@ -35,11 +35,19 @@ def history_segments(history_qid, *, bins=(1,)):
     Parameters
     ----------
     history_qid : array-like of shape (n_interactions,)
-        The query (user) id of every interaction of the training log.
+        The user of every interaction of the training log: the query ids
+        themselves when each user is one query, else the ids that ``users``
+        maps the queries to.
     bins : sequence of int, default=(1,)
         Increasing thresholds ``t_1 < t_2 < ...``: the segments are
         ``"< t_1"`` (``"no past"`` when ``t_1 = 1``), ``"t_1-(t_2 - 1)"``,
         ..., ``">= t_last"`` interactions.
+    users : DataFrame, dict, pandas Series or (qid, user_id) pair, default=None
+        The user of each query, when a query is not a user: for example the
+        user-months of :func:`~skndcg.datasets.make_ranking_task`, whose ``X``
+        (columns ``qid`` and ``user_id``) can be passed as it is. A dict or a
+        Series maps query id to user id; a pair holds two arrays of one
+        length. ``None``: the query ids are the ids of ``history_qid``.
 
     Returns
     -------
@@ -52,6 +60,13 @@ def history_segments(history_qid, *, bins=(1,)):
     >>> rule = history_segments([1, 1, 1, 2], bins=(1, 3))
     >>> rule([1, 2, 3]).tolist()
     ['>= 3', '1-2', 'no past']
+
+    Queries that are users in time windows (query 10 is user 1 in January,
+    query 11 user 3 in February):
+
+    >>> rule = history_segments([1, 1, 1, 2], users={10: 1, 11: 3})
+    >>> rule([10, 11]).tolist()
+    ['>= 1', 'no past']
     """
     log = _as_log(history_qid, "history_qid")
     bins = list(bins)
@@ -64,16 +79,91 @@ def history_segments(history_qid, *, bins=(1,)):
     ):
         raise ValueError(f"bins must be increasing integers >= 1, got {bins!r}.")
     counts = pd.Series(log).value_counts()
+    user_of = None if users is None else _user_of_query(users)
     names = ["no past" if bins[0] == 1 else f"< {bins[0]}"]
     for lo, hi in pairwise(bins):
         names.append(f"{lo}" if hi - 1 == lo else f"{lo}-{hi - 1}")
     names.append(f">= {bins[-1]}")
 
     def rule(qids):
-        n = counts.reindex(pd.Index(np.asarray(qids))).fillna(0).to_numpy()
+        qids = pd.Index(np.asarray(qids))
+        if user_of is None:
+            _check_same_kind(qids, counts.index)
+            who = qids
+        else:
+            found = user_of.reindex(qids)
+            if found.isna().any():
+                bad = qids[found.isna().to_numpy()][:5].tolist()
+                raise ValueError(
+                    f"users gives no user for the queries {bad}; it must map "
+                    "every query compared to its user."
+                )
+            who = pd.Index(found.to_numpy())
+        n = counts.reindex(who).fillna(0).to_numpy()
         return np.asarray(names, dtype=object)[np.searchsorted(bins, n, "right")]
 
     return rule
+
+
+def _user_of_query(users) -> pd.Series:
+    """Query id -> user id, from the forms ``history_segments`` accepts."""
+    if isinstance(users, pd.DataFrame):
+        missing = [c for c in ("qid", "user_id") if c not in users.columns]
+        if missing:
+            raise ValueError(
+                f"users is a DataFrame without the column(s) {missing}; it needs "
+                "'qid' and 'user_id' (as make_ranking_task's X has), got columns "
+                f"{list(users.columns)[:10]}."
+            )
+        q, u = users["qid"].to_numpy(), users["user_id"].to_numpy()
+    elif isinstance(users, (dict, pd.Series)):
+        table = pd.Series(users)
+        q, u = table.index.to_numpy(), table.to_numpy()
+    elif isinstance(users, tuple) and len(users) == 2:
+        q, u = _as_log(users[0], "users[0] (qid)"), _as_log(users[1], "users[1]")
+        if q.shape != u.shape:
+            raise ValueError(
+                f"users' qid and user arrays differ in length ({q.shape[0]} and "
+                f"{u.shape[0]})."
+            )
+    else:
+        raise TypeError(
+            "users must be a DataFrame with 'qid' and 'user_id' columns, a dict "
+            "or Series from query id to user id, or a (qid, user_id) pair, got "
+            f"{type(users).__name__}."
+        )
+    pairs = pd.DataFrame({"q": q, "u": u}).drop_duplicates()
+    if pairs["u"].isna().any():
+        bad = pairs["q"][pairs["u"].isna()].tolist()[0]
+        raise ValueError(f"users gives query {bad!r} no user (a missing value).")
+    twice = pairs["q"].duplicated()
+    if twice.any():
+        bad = pairs["q"][twice].tolist()[0]
+        who = pairs["u"][pairs["q"] == bad].tolist()[:3]
+        raise ValueError(
+            f"users maps query {bad!r} to more than one user ({who}); each "
+            "query belongs to one user."
+        )
+    return pd.Series(pairs["u"].to_numpy(), index=pairs["q"].to_numpy())
+
+
+def _check_same_kind(qids: pd.Index, users: pd.Index) -> None:
+    """Refuse query ids that cannot be the log's ids (numbers against text)."""
+    if qids.empty or users.empty or qids.isin(users).any():
+        return
+    if _kind(qids) != _kind(users):
+        raise ValueError(
+            f"history_segments was given ids of another kind than the queries "
+            f"(the log holds {_kind(users)} ids such as {users.tolist()[0]!r}, the "
+            f"queries are {_kind(qids)} ids such as {qids.tolist()[0]!r}) and "
+            "none match. When a query is not a user (for example a user-month "
+            "of make_ranking_task), pass users=X (its 'qid' and 'user_id' "
+            "columns) so that each query is looked up by its user."
+        )
+
+
+def _kind(index: pd.Index) -> str:
+    return "numeric" if pd.api.types.is_numeric_dtype(index) else "text"
 
 
 def frequency_segments(query_log, *, head=0.5, torso=0.8):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ._items import py
+from ._items import py, qid_item_pairs
 from ._listwise import finish, top_k_lists
 from ._validate import as_1d
 
@@ -14,7 +14,7 @@ from ._validate import as_1d
 def _history(history):
     """(qid, item) arrays from a mapping {qid: items} or a pair of arrays."""
     if isinstance(history, (dict, pd.Series)):
-        pairs = [(q, i) for q, items in dict(history).items() for i in items]
+        pairs = qid_item_pairs(history, "history")
         if not pairs:
             return np.array([], dtype=object), np.array([], dtype=object)
         q, i = zip(*pairs, strict=True)

@@ -25,7 +25,12 @@ def define_measure(
     Once registered, ``"name"`` and ``"name@5"`` work in
     :func:`grouped_ranking_scores`, :func:`ranking_report`,
     :func:`make_ranking_scorer`, :func:`skndcg.evaluation.compare`, the Dask,
-    Spark and streaming means and ``skndcg score --metrics``.
+    Spark and streaming means and ``skndcg score --metrics``. A scorer (and a
+    Dask or Spark mean) carries the definition to worker processes
+    (``n_jobs=2``, Dask, Spark): ``per_query`` goes by reference when it is a
+    top-level function of an importable module, else by value (cloudpickle);
+    one that cannot be pickled is refused with the reason when the work is
+    sent.
 
     Parameters
     ----------

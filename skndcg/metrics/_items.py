@@ -8,6 +8,8 @@ row, so the kernels never look anything up by id.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -217,3 +219,23 @@ def item_vectors(source, item_id, codes, uniques):
             "cosine distance is undefined for it."
         )
     return unit, np.ascontiguousarray(mat / norm[:, None])
+
+
+def qid_item_pairs(mapping, name: str) -> list:
+    """``[(qid, item), ...]`` of a mapping ``{qid: collection of item ids}``.
+
+    A value that is one id (a string or a number) is refused: a pandas Series
+    of item ids indexed by user would otherwise be read id by id, or a string
+    id character by character.
+    """
+    pairs = []
+    for q, items in dict(mapping).items():
+        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+            raise TypeError(
+                f"{name} maps each user to a collection of item ids, but user "
+                f"{py(q)!r} maps to {py(items)!r}. For one item id per row (a "
+                f"Series indexed by user), group it first: "
+                f"{name}=series.groupby(level=0).agg(list)."
+            )
+        pairs.extend((q, i) for i in items)
+    return pairs

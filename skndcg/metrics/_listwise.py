@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,50 +73,90 @@ def per_query_sum(lists: Lists, value: np.ndarray) -> np.ndarray:
     return np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
 
 
-def popularity_of(popularity, uniques, missing, name="popularity"):
-    """Training popularity of every item code, and the items it lacked.
+def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSING):
+    """Training popularity of every item code, and the table it came from.
 
-    ``popularity`` is a mapping (dict or pandas Series) from item id to its
-    number of training interactions (or users), or the training log itself: one
-    item id per interaction, counted here.
+    ``popularity`` is either explicit counts, a mapping (dict) from item id to
+    its number of training interactions (or users), or the training log
+    itself, one item id per interaction (a list, array, pandas Series or
+    Index: only its values are read), counted here.
     """
-    if missing not in MISSING:
+    if missing not in allowed:
         raise ValueError(
-            f"missing={missing!r} is not valid; expected one of {list(MISSING)}."
+            f"missing={missing!r} is not valid; expected one of {list(allowed)}."
         )
     table = popularity_table(popularity, name)
     found = table.reindex(pd.Index(uniques))
     absent = found.isna().to_numpy()
+    fill = {"zero": 0.0, "one": 1.0}.get(missing, 0.0)
     if absent.any():
         first = py(uniques[np.flatnonzero(absent)[0]])
         if missing == "error":
+            fix = next(m for m in allowed if m != "error")
             raise ValueError(
                 f"{int(absent.sum())} recommended item(s) are missing from {name} "
                 f"(first {first!r}); {name} must count every item of the training "
                 "log, so an item it lacks was never seen in training. Pass "
-                "missing='zero' to count such items as never interacted with."
+                f"missing={fix!r} to count such items as "
+                + ("seen once." if fix == "one" else "never interacted with.")
+                + _looks_like_counts(popularity, uniques[absent], name)
             )
         warnings.warn(
             f"{int(absent.sum())} recommended item(s) are missing from {name} "
-            f"(first {first!r}); they count with popularity 0 (missing='zero').",
+            f"(first {first!r}); they count with popularity {fill:g} "
+            f"(missing={missing!r}).",
             UserWarning,
             stacklevel=3,
         )
-    return found.fillna(0.0).to_numpy(dtype=np.float64), table
+    return found.fillna(fill).to_numpy(dtype=np.float64), table
+
+
+def _looks_like_counts(popularity, absent, name) -> str:
+    """A hint when a Series read as a log holds the missing items in its index."""
+    if (
+        isinstance(popularity, pd.Series)
+        and pd.Index(absent).isin(popularity.index).all()
+    ):
+        return (
+            f" {name} is a pandas Series, read as the training log (its values "
+            "are item ids); its index holds the missing items, so it may be "
+            f"counts by item: pass those as a dict, {name}=counts.to_dict()."
+        )
+    return ""
+
+
+# Names pandas gives the result of value_counts(): counts, not a log.
+_COUNT_NAMES = ("count", "proportion")
 
 
 def popularity_table(popularity, name="popularity") -> pd.Series:
-    """Item id -> count, from a mapping or a training log of item ids."""
-    if isinstance(popularity, dict):
-        table = pd.Series(popularity, dtype=object)
-    elif isinstance(popularity, pd.Series):
-        table = popularity
+    """Item id -> count, from a mapping of counts or a training log of item ids.
+
+    A mapping is counts; a list, array, pandas Series or Index is a log of ids
+    (a Series by its values, whatever its index), so ids and counts cannot be
+    confused. A Series that comes from ``value_counts()`` is refused.
+    """
+    if isinstance(popularity, Mapping):
+        table = pd.Series(dict(popularity), dtype=object)
+    elif isinstance(popularity, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be the training log's item ids (one column, for example "
+            f"log['item_id']) or a dict of counts by item, got a DataFrame."
+        )
     elif isinstance(popularity, (str, bytes, numbers.Number)) or popularity is None:
         raise TypeError(
-            f"{name} must be a mapping from item id to count (dict or pandas "
-            f"Series) or the training log's item ids, got {popularity!r}."
+            f"{name} must be a dict mapping item id to count, or the training "
+            f"log's item ids (list, array or pandas Series), got {popularity!r}."
         )
     else:
+        if isinstance(popularity, pd.Series) and popularity.name in _COUNT_NAMES:
+            raise ValueError(
+                f"{name} is a pandas Series named {popularity.name!r}, as "
+                "value_counts() returns: counts by item, not a log. A Series is "
+                "read as the training log (one item id per interaction); pass "
+                f"counts as a dict, {name}=counts.to_dict(), or pass the log "
+                "itself."
+            )
         log = as_1d(popularity, name, allow_object=True)
         if log.shape[0] == 0:
             raise ValueError(f"{name} is an empty training log.")
@@ -126,7 +167,11 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
     try:
         values = table.to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} counts must be numbers.") from None
+        raise TypeError(
+            f"{name} is a mapping, read as counts by item, but its values are not "
+            "all numbers; to pass the training log, give its item ids as a list, "
+            "array or pandas Series."
+        ) from None
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

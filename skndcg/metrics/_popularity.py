@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._items import py
+from ._items import py, qid_item_pairs
 from ._listwise import (
     finish,
     labels_of,
@@ -23,27 +23,8 @@ from ._listwise import (
     popularity_of,
     top_k_lists,
 )
+from ._popularity_docs import _doc
 from ._validate import as_1d
-
-_COMMON_PARAMS = """
-    k : int or None, default=10
-        Cut-off: the top ``k`` rows of each query form its list; ``None``
-        takes every row.
-    ties : {"average", "stable", "reverse"}, default="average"
-        Which equally scored rows enter the top ``k``; ``"average"`` counts a
-        row of a tied block straddling the cut-off with its probability of
-        entering (the exact expectation over random orders of the tie).
-    missing : {"error", "zero"}, default="error"
-        A recommended item absent from ``popularity``: an error, or counted
-        with popularity 0 (a warning gives how many).
-    per_query : bool, default=False
-        Return a DataFrame with ``qid`` and one value per query (user) instead
-        of the mean; pass it to :func:`~skndcg.evaluation.compare`."""
-
-
-def _doc(f):
-    f.__doc__ = f.__doc__.replace("    {common}", _COMMON_PARAMS.strip("\n"))
-    return f
 
 
 @_doc
@@ -72,10 +53,12 @@ def novelty_score(
     ----------
     item_id, y_score, qid : array-like of shape (n_samples,)
         Item, score and query (user) of every row.
-    popularity : dict, pandas Series or array-like
-        Training popularity: a mapping from item id to the number of training
+    popularity : dict or array-like
+        Training popularity: a dict mapping item id to the number of training
         users (or interactions) with it, or the training log's item ids (one
-        per interaction, counted here).
+        per interaction, counted here) as a list, numpy array or pandas Series.
+        A Series is always a log, read by its values whatever its index; give
+        counts held in a Series as a dict (``counts.to_dict()``).
     n_users : int, default=None
         Training users, the denominator of ``p(i)``; ``None`` takes the sum of
         the counts (then ``p(i)`` is the item's share of interactions).
@@ -107,14 +90,21 @@ def novelty_score(
     1    2        2.0
     """
     lists = top_k_lists(item_id, y_score, qid, k, ties)
-    pop, table = popularity_of(popularity, lists.uniques, missing)
+    pop, table = popularity_of(
+        popularity, lists.uniques, missing, allowed=("error", "one", "zero")
+    )
     total = float(table.sum()) if n_users is None else _n_users(n_users, table)
     if (pop[lists.item] == 0).any():
         first = py(lists.uniques[lists.item[pop[lists.item] == 0][0]])
+        fix = (
+            "Pass missing='one' to count an item absent from popularity as seen once."
+            if first not in table.index
+            else "Give it a positive count in popularity or leave it out."
+        )
         raise ValueError(
             f"item {first!r} is recommended but has popularity 0: its "
             "self-information -log2(0) is infinite; novelty needs every "
-            "recommended item seen in training."
+            f"recommended item seen in training. {fix}"
         )
     info = -np.log2(pop / total)
     values = per_query_mean(lists, info[lists.item])
@@ -169,8 +159,9 @@ def average_popularity_score(
     ----------
     item_id, y_score, qid : array-like of shape (n_samples,)
         Item, score and query (user) of every row.
-    popularity : dict, pandas Series or array-like
-        Training popularity, as in :func:`novelty_score`.
+    popularity : dict or array-like
+        Training popularity (a dict of counts, or the log's item ids), as in
+        :func:`novelty_score`.
     measure : {"arp", "aplt", "aclt"}, default="arp"
         The measure.
     long_tail : float in (0, 1) or collection, default=0.2
@@ -248,8 +239,9 @@ def long_tail_recall_score(
         Relevance label, score and query (user) of every row.
     item_id : array-like of shape (n_samples,)
         Item of every row.
-    popularity : dict, pandas Series or array-like
-        Training popularity, as in :func:`novelty_score`.
+    popularity : dict or array-like
+        Training popularity (a dict of counts, or the log's item ids), as in
+        :func:`novelty_score`.
     long_tail : float in (0, 1) or collection, default=0.2
         As in :func:`average_popularity_score`.
     {common}
@@ -330,8 +322,9 @@ def serendipity_score(
         Relevance label, score and query (user) of every row.
     item_id : array-like of shape (n_samples,)
         Item of every row.
-    popularity : dict, pandas Series or array-like
-        Training popularity, as in :func:`novelty_score`.
+    popularity : dict or array-like
+        Training popularity (a dict of counts, or the log's item ids), as in
+        :func:`novelty_score`.
     primitive : "popular" or mapping, default="popular"
         The primitive recommender: most popular, or ``{qid: items}``.
     {common}
@@ -370,7 +363,7 @@ def serendipity_score(
         expected = pd.Index(lists.uniques).isin(table.index[counts >= cut])
         unexpected = ~expected[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
-        pairs = [(q, i) for q, items in dict(primitive).items() for i in items]
+        pairs = qid_item_pairs(primitive, "primitive")
         known = pd.MultiIndex.from_tuples(pairs) if pairs else None
         mine = pd.MultiIndex.from_arrays(
             [lists.keys[lists.gid], lists.uniques[lists.item]]

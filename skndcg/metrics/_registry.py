@@ -23,6 +23,8 @@ import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ._carry import pack_function, unpack_function
+
 # Extra inputs a per-query kernel may ask for, in the order they are passed.
 EXTRAS = ("ideal", "n_relevant", "n_nonrelevant", "label_max", "rel_threshold")
 # What a measure does with unjudged rows (NaN labels with nan_label="unjudged").
@@ -160,6 +162,21 @@ class Measure:
         """Whether ``per_query`` is a numba-compiled function."""
         return self.per_query is not None and hasattr(self.per_query, "py_func")
 
+    def __reduce__(self):
+        # A built-in measure is found by name; a user's measure carries its
+        # definition, its function by reference or by value (``_carry.py``).
+        if self.builtin:
+            return (_builtin, (self.name,))
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        packed = pack_function(fields.pop("per_query"), self.name)
+        return (_rebuild, (fields, *packed))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -269,9 +286,42 @@ def user_measures() -> tuple:
     return tuple(m for m in measures() if not m.builtin)
 
 
+def _builtin(name: str) -> Measure:
+    return _MEASURES[name]
+
+
+# Measures rebuilt from a pickle, by name: a worker that receives the same
+# definition again (every task does) keeps the one it has, compiled once.
+_CARRIED: dict[str, tuple] = {}
+
+
+def _rebuild(fields: dict, kind: str, payload) -> Measure:
+    seen = _CARRIED.get(fields["name"])
+    if (
+        seen is not None
+        and seen[:3] == (fields, kind, payload)
+        and lookup(fields["name"]) is seen[3]
+    ):
+        return seen[3]
+    measure = Measure(**fields, per_query=unpack_function(kind, payload))
+    _CARRIED[measure.name] = (fields, kind, payload, measure)
+    return measure
+
+
 def ensure_registered(user: tuple) -> None:
-    """Register the measures of ``user`` that this process does not know (a
-    worker receiving them from the process that defined them)."""
+    """Register the measures of ``user`` as they were defined (a worker
+    receiving them from the process that defined them); a stale definition
+    under the same name, left by an earlier task, is replaced."""
     for m in user:
-        if lookup(m.name) is None:
+        known = lookup(m.name)
+        if known is not None and known != m:
+            if known.builtin:
+                raise ValueError(
+                    f"the measure {m.name!r} defined with define_measure is a "
+                    "built-in measure in this process; use the same skndcg "
+                    "version everywhere, or choose another name."
+                )
+            unregister(known.name)
+            known = None
+        if known is None:
             register(m)

@@ -32,6 +32,7 @@ from ._docstrings import REFERENCES
 from ._engine import check_k
 from ._names import parse_metric
 from ._ranking import grouped_ranking_scores
+from ._registry import ensure_registered
 from ._scorer_options import check_metric_options, check_metrics
 
 __all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
@@ -108,6 +109,19 @@ class _RankingScorer:
         self._options = options
         self._signature = signature
         self._requests = dict(_DEFAULT_REQUESTS)
+        # The measures added with define_measure that the names use: pickled
+        # with the scorer, registered again in a worker process.
+        self._measures = tuple(
+            dict.fromkeys(
+                m
+                for m in (parse_metric(n).definition for n in metrics)
+                if not m.builtin
+            )
+        )
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        ensure_registered(self.__dict__.get("_measures", ()))
 
     def __repr__(self):
         return self._signature
