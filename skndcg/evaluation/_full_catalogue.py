@@ -60,18 +60,28 @@ def full_catalogue_report(
     the recall and AP denominators but takes no rank, so every metric with a
     cut-off ``k <= top_n`` is the number the whole ranking gives.
 
+    Each block costs one call of the model (for factors, one matrix product)
+    and one compiled pass that keeps each user's top items while skipping
+    their seen items where they lie: the block is neither copied nor masked.
+    With ``train`` or ``test`` a dask DataFrame, users are partitioned by id
+    ranges and each partition is ranked by the same code on the workers; the
+    report equals the one computed in memory.
+
     Parameters
     ----------
-    scores : pandas.DataFrame, callable or fitted estimator
+    scores : pandas.DataFrame, tuple, callable or fitted estimator
         The model: a users x items score matrix (index user ids, columns item
-        ids), a callable ``f(user_ids, item_ids)`` returning an array of
-        shape ``(len(user_ids), len(item_ids))``, or any fitted estimator with
+        ids); a dot-product model ``(user_factors, item_factors)``, two 2-D
+        arrays of the same width whose rows are indexed by user and item id
+        (integer ids as row numbers, or DataFrames indexed by id); a callable
+        ``f(user_ids, item_ids)`` returning an array of shape
+        ``(len(user_ids), len(item_ids))``; or any fitted estimator with
         ``predict`` (a :class:`~skndcg.ranker.QueryRanker` included) together
         with ``features``. Higher scores rank first; scores must be finite.
-    train : pandas.DataFrame
+    train : pandas.DataFrame or dask.dataframe.DataFrame
         The interactions before the test period, columns ``user_id`` and
         ``item_id``. It is not modified.
-    test : pandas.DataFrame
+    test : pandas.DataFrame or dask.dataframe.DataFrame
         The held-out interactions, columns ``user_id``, ``item_id`` and
         optionally ``rating`` (the relevance label; 1 when absent). A held-out
         item that is not eligible for its user (cold, or seen in training with
@@ -85,7 +95,8 @@ def full_catalogue_report(
     exclude_seen : bool, default=True
         Leave each user's training items out of their candidates.
     items : array-like or None, default=None
-        The catalogue; None takes the distinct items of ``train``.
+        The catalogue; None takes the distinct items of ``train``. Training
+        items outside it are not ranked, so they need no excluding.
     features : callable or None, default=None
         With an estimator: ``features(user_ids, item_ids)`` returns the
         ``len(user_ids) * len(item_ids)`` feature rows of every pair, user by
@@ -93,16 +104,24 @@ def full_catalogue_report(
     rel_threshold : float or None, default=None
         As in :func:`~skndcg.metrics.ranking_report`.
     block_size : int >= 1, default=256
-        Users scored at once: memory grows with ``block_size * n_items``.
+        Users scored at once: the scores in memory are ``block_size * n_items``
+        floats, and the kept rows are scored into the report about a million
+        at a time, so memory does not grow with the number of users (beyond
+        the report and, when asked, the candidates).
     return_candidates : bool, default=False
         Also return the kept rows (``user_id``, ``item_id``, ``score``,
-        ``label``; NaN score for a held-out item outside the top).
+        ``label``; NaN score for a held-out item outside the top). On dask,
+        the rows come partition by partition.
 
     Returns
     -------
     report : pandas.DataFrame
         :func:`~skndcg.metrics.ranking_report` with one row per evaluated user
-        (``qid`` is the user id), ready for :func:`compare`.
+        (``qid`` is the user id), ready for :func:`compare`. Where the time
+        went is in ``report.attrs["timings"]``, seconds of ``"prepare"``
+        (reading the interactions), ``"scoring"`` (the model; for an estimator
+        ``"features"`` of it builds the rows), ``"top_k"``, ``"metrics"`` and
+        ``"total"`` (on dask, the steps are summed over the partitions).
     candidates : pandas.DataFrame
         Only with ``return_candidates=True``.
 
@@ -110,8 +129,9 @@ def full_catalogue_report(
     ------
     ValueError
         When a test user has no eligible item, when ``top_n`` exceeds the
-        catalogue, or when a metric has no cut-off or one deeper than
-        ``top_n``.
+        catalogue, when a metric has no cut-off or one deeper than ``top_n``,
+        when a score is not finite, or when factors are of different widths
+        or lack a row for an evaluated user or a catalogue item.
 
     Examples
     --------
@@ -127,6 +147,19 @@ def full_catalogue_report(
        qid  n_items  ndcg@2
     0    1        1     1.0
     1    2        2     1.0
+
+    A dot-product model, one row of factors per user and per item id:
+
+    >>> import numpy as np
+    >>> user_factors = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> item_factors = pd.DataFrame([[0.2, 0.1], [0.9, 0.3], [0.5, 0.4]],
+    ...                             index=[10, 11, 12])
+    >>> report = full_catalogue_report((user_factors, item_factors), train,
+    ...                                test, metrics="ndcg@2", top_n=2)
+    >>> report["ndcg@2"].round(4).tolist()
+    [1.0, 0.6309]
+    >>> sorted(report.attrs["timings"])
+    ['metrics', 'prepare', 'scoring', 'top_k', 'total']
     """
     start = time.perf_counter()
     names = _cutoffs(metrics, _positive_int("top_n", top_n))
