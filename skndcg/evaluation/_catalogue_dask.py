@@ -40,6 +40,10 @@ def _partitions(train, test, dd):
         train = dd.from_pandas(train, npartitions=1)
     by_user = test.set_index("user_id", drop=False)
     divisions = by_user.divisions
+    if by_user.npartitions == 1 or None in divisions:
+        # One range of users (dask leaves its bounds unknown): one piece each.
+        one = (train.repartition(npartitions=1), test.repartition(npartitions=1))
+        return train, test, one[0].to_delayed(), one[1].to_delayed()
     seen = train.set_index("user_id", drop=False, divisions=list(divisions))
     return train, test, seen.to_delayed(), by_user.to_delayed()
 
