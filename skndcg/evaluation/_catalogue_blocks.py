@@ -102,9 +102,14 @@ class _Report:
         return report, cand
 
 
-def _raise_not_finite(block, count, ids, catalogue):
-    r = int(np.flatnonzero(count < 0)[0])
-    c = int(-1 - count[r])
+def _check_finite(block, ids, catalogue):
+    """Raise at the first score (row by row) that is not finite."""
+    if np.isfinite(block.sum()):  # one fast pass; NaN or inf make it NaN or inf
+        return
+    bad = np.argwhere(~np.isfinite(block))
+    if not bad.size:  # the sum overflowed, the scores are finite
+        return
+    r, c = bad[0]
     raise ValueError(
         f"scores must be finite; user {plain(ids[r])!r}, item "
         f"{plain(catalogue[c])!r} scored {float(block[r, c])}."
@@ -134,14 +139,13 @@ def evaluate_blocks(
         mid = time.perf_counter()
         seconds["scoring"] += mid - start
         rows_user = ev[lo:hi]
+        _check_finite(block, plan.users[rows_user], plan.catalogue)
         n_rows = hi - lo
         cut = np.empty(n_rows)
         count = np.empty(n_rows, dtype=np.int64)
         n_chunks = _chunks(n_rows, n_items)
         args = (block, rows_user, plan.seen_ptr, plan.seen_items)
         run_chunks(K.thresholds, n_chunks, n_chunks, *args, top, cut, count)
-        if (count < 0).any():
-            _raise_not_finite(block, count, plan.users[rows_user], plan.catalogue)
         first = np.zeros(n_rows, dtype=np.int64)
         np.cumsum(count[:-1], out=first[1:])
         total = int(first[-1] + count[-1])

@@ -65,8 +65,7 @@ def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count
     ``top_n``-th best of the buffer and the buffer keeps what reaches it. Ties
     with the cut stay in, so the buffer ends with every item the row keeps.
 
-    A row holding a score that is not finite gets ``count = -1 - column`` of its
-    first such column, and the caller raises.
+    Scores are finite (the caller checks).
     """
     n_rows, n_items = block.shape
     buf = np.empty(n_items, dtype=np.float64)
@@ -78,14 +77,12 @@ def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count
         low = -np.inf
         size = 0
         limit = 3 * top_n
-        finite = True
         j0 = 0
         # The runs of columns between two seen items, then after the last one.
         for s in range(p, p_end + 1):
             j1 = seen_items[s] if s < p_end else n_items
             for j in range(j0, j1):
                 v = row[j]
-                finite &= abs(v) < np.inf  # False for NaN and infinities
                 if v >= low:
                     buf[size] = v
                     size += 1
@@ -98,17 +95,8 @@ def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count
                                 kept += 1
                         size = kept
                         limit = size + 2 * top_n
-            if j1 < n_items:
-                finite &= abs(row[j1]) < np.inf
             j0 = j1 + 1
         eligible = n_items - (p_end - p)
-        if not finite:
-            j = 0
-            while np.isfinite(row[j]):
-                j += 1
-            cut[r] = np.nan
-            count[r] = -1 - j
-            continue
         if eligible < top_n:
             cut[r] = -np.inf
             count[r] = eligible
