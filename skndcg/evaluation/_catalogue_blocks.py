@@ -132,6 +132,10 @@ def evaluate_blocks(
     out = _Report(plan, names, options, keep_rows, label_max)
     seconds = {"scoring": 0.0, "top_k": 0.0}
     top = np.int64(top_n)
+    # Room for 2 * top_n kept items per row (more only with ties at the cut).
+    cap = np.int64(2 * top_n)
+    n_slots = min(block_size, ev.size) * int(cap)
+    slots = (np.empty(n_slots, dtype=np.int64), np.empty(n_slots), np.empty(n_slots))
     for lo in range(0, ev.size, block_size):
         hi = min(lo + block_size, ev.size)
         start = time.perf_counter()
@@ -145,17 +149,26 @@ def evaluate_blocks(
         count = np.empty(n_rows, dtype=np.int64)
         n_chunks = _chunks(n_rows, n_items)
         args = (block, rows_user, plan.seen_ptr, plan.seen_items)
-        run_chunks(K.thresholds, n_chunks, n_chunks, *args, top, cut, count)
-        first = np.zeros(n_rows, dtype=np.int64)
-        np.cumsum(count[:-1], out=first[1:])
-        total = int(first[-1] + count[-1])
-        col = np.empty(total, dtype=np.int64)
-        score = np.empty(total)
-        label = np.empty(total)
+        positives = (plan.pos_ptr, plan.pos_items, plan.pos_labels)
         run_chunks(
-            K.keep_rows, n_chunks, n_chunks, *args, cut, first, plan.pos_ptr,
-            plan.pos_items, plan.pos_labels, col, score, label, hit,
+            K.select, n_chunks, n_chunks, *args, top, cut, count, *positives,
+            cap, *slots, hit,
         )  # fmt: skip
+        if (count <= cap).all():
+            # Row r's items are in its slots r * cap onwards: gather them.
+            taken = (np.arange(cap) < count[:, None]).ravel()
+            col, score, label = (x[: n_rows * cap][taken] for x in slots)
+        else:  # ties at the cut of some row: write every row in a second pass
+            first = np.zeros(n_rows, dtype=np.int64)
+            np.cumsum(count[:-1], out=first[1:])
+            total = int(first[-1] + count[-1])
+            col = np.empty(total, dtype=np.int64)
+            score = np.empty(total)
+            label = np.empty(total)
+            run_chunks(
+                K.keep_rows, n_chunks, n_chunks, *args, cut, first, *positives,
+                col, score, label, hit,
+            )  # fmt: skip
         # The block's held-out items outside its top: judged, not retrieved.
         p0, p1 = plan.pos_ptr[rows_user[0]], plan.pos_ptr[rows_user[-1] + 1]
         missed = p0 + np.flatnonzero(~hit[p0:p1])

@@ -55,20 +55,25 @@ def _kth_largest(values, size, k, scratch):
 
 
 @jit
-def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count):
-    """Per row of chunk ``t``: the score of its ``top_n``-th best eligible item
-    (``-inf`` when it has fewer eligible items) into ``cut``, and the number of
-    eligible items scored at least that into ``count``.
+def select(
+    t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count,
+    pos_ptr, pos_items, pos_labels, cap, out_col, out_score, out_label, hit,
+):  # fmt: skip
+    """Per row ``r`` of chunk ``t``: the score of its ``top_n``-th best eligible
+    item (``-inf`` when it has fewer eligible items) into ``cut[r]``, the number
+    of eligible items scored at least that into ``count[r]`` and, when they are
+    at most ``cap``, those items from ``r * cap`` on, as :func:`keep_rows`
+    writes them (a row with more ties at its cut is left to it).
 
-    One pass over the row: the scores at least the running cut go to a buffer;
-    when it holds ``2 * top_n`` more than after its last shrink, the cut rises to the
-    ``top_n``-th best of the buffer and the buffer keeps what reaches it. Ties
-    with the cut stay in, so the buffer ends with every item the row keeps.
-
-    Scores are finite (the caller checks).
+    One pass over the row: the scores at least the running cut go to a buffer,
+    in column order; when it holds ``2 * top_n`` more than after its last
+    shrink, the cut rises to the ``top_n``-th best of the buffer and the buffer
+    keeps what reaches it. Ties with the cut stay in, so the buffer ends with
+    every item the row keeps. Scores are finite (the caller checks).
     """
     n_rows, n_items = block.shape
     buf = np.empty(n_items, dtype=np.float64)
+    buf_col = np.empty(n_items, dtype=np.int64)
     scratch = np.empty(n_items, dtype=np.float64)
     for r in range(n_rows * t // n_chunks, n_rows * (t + 1) // n_chunks):
         row = block[r]
@@ -85,6 +90,7 @@ def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count
                 v = row[j]
                 if v >= low:
                     buf[size] = v
+                    buf_col[size] = j
                     size += 1
                     if size == limit:
                         low = _kth_largest(buf, size, top_n, scratch)
@@ -92,22 +98,38 @@ def thresholds(t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count
                         for i in range(size):
                             if buf[i] >= low:
                                 buf[kept] = buf[i]
+                                buf_col[kept] = buf_col[i]
                                 kept += 1
                         size = kept
                         limit = size + 2 * top_n
             j0 = j1 + 1
-        eligible = n_items - (p_end - p)
-        if eligible < top_n:
-            cut[r] = -np.inf
-            count[r] = eligible
-            continue
-        low = _kth_largest(buf, size, top_n, scratch)
+        low = -np.inf
+        if size >= top_n:
+            low = _kth_largest(buf, size, top_n, scratch)
         n = 0
         for i in range(size):
             if buf[i] >= low:
                 n += 1
         cut[r] = low
         count[r] = n
+        if n > cap:
+            continue
+        o = r * cap
+        q, q_end = pos_ptr[u], pos_ptr[u + 1]
+        for i in range(size):
+            v = buf[i]
+            if v >= low:
+                j = buf_col[i]
+                while q < q_end and pos_items[q] < j:
+                    q += 1
+                out_col[o] = j
+                out_score[o] = v
+                if q < q_end and pos_items[q] == j:
+                    out_label[o] = pos_labels[q]
+                    hit[q] = True
+                else:
+                    out_label[o] = 0.0
+                o += 1
     return 0
 
 
