@@ -62,9 +62,9 @@ def _labels_max(train, test, catalogue, exclude_seen, rel_threshold):
 
 
 def _catalogue(n_train, n_test, items, top_n):
-    from ._full_catalogue import _check_rows, catalogue_of
+    from ._full_catalogue import catalogue_of, check_rows
 
-    _check_rows(int(n_train), int(n_test))
+    check_rows(int(n_train), int(n_test))
     return catalogue_of(np.asarray(items), top_n)
 
 

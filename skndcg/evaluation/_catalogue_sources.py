@@ -18,11 +18,8 @@ class Source:
     """``source(lo, hi)``: scores of evaluated users ``lo:hi`` for every item,
     a C-contiguous float64 array of shape ``(hi - lo, n_items)``.
 
-    ``seconds`` holds the time spent building features (estimators only);
-    ``kind`` names the form of the model for the timings.
+    ``seconds`` holds the time spent building features (estimators only).
     """
-
-    kind = "function"
 
     def __init__(self, users, items):
         self.users = users  # ids of the evaluated users, in block order
@@ -50,8 +47,6 @@ class _Function(Source):
 
 
 class _Estimator(Source):
-    kind = "estimator"
-
     def __init__(self, model, features, users, items):
         super().__init__(users, items)
         self.model, self.features = model, features
@@ -69,8 +64,6 @@ class _Estimator(Source):
 class _Dense(Source):
     """Scores already in memory, one row per evaluated user, in block order."""
 
-    kind = "matrix"
-
     def __init__(self, matrix, users, items):
         super().__init__(users, items)
         self.matrix = matrix
@@ -81,8 +74,6 @@ class _Dense(Source):
 
 class _Factors(Source):
     """``user_factors[u] @ item_factors[i]``: one BLAS product per block."""
-
-    kind = "factors"
 
     def __init__(self, user_rows, item_rows, block_size):
         super().__init__(None, None)

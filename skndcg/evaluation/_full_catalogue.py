@@ -177,7 +177,7 @@ def full_catalogue_report(
     else:
         check_frame(train, "train", ("user_id", "item_id"))
         check_frame(test, "test", ("user_id", "item_id"))
-        _check_rows(len(train), len(test))
+        check_rows(len(train), len(test))
         catalogue = catalogue_of(train["item_id"] if items is None else items, top_n)
         report, cand, seconds = evaluate(scores, train, test, catalogue, **options)
         if report is None:
@@ -197,7 +197,7 @@ def is_dask(frame):
     return type(frame).__module__.split(".")[0] == "dask"
 
 
-def _check_rows(n_train, n_test):
+def check_rows(n_train, n_test):
     if n_test == 0 or n_train == 0:
         raise ValueError(f"train and test need rows, got {n_train} and {n_test}.")
 
