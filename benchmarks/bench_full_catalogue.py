@@ -1,22 +1,35 @@
-"""Full-catalogue evaluation of ML-1M-shaped data, against a loop over users.
+"""Full-catalogue evaluation against its floor: a block product plus a partition.
 
-The data are generated with the shape of MovieLens 1M: 6,040 users, 3,706
-items, about a million interactions with popular items drawn more often. Each
-user's last 10% (at least one) are held out; the model is a dot product of
-random 32-dimensional user and item factors. Every test user is ranked
-against every item it did not interact with in training, the top 100 kept.
+Two parts, each timed against its floor in the same run (the machine may be
+shared: the ratios are the numbers to keep).
 
-Two ways are timed, each with its peak of traced memory (tracemalloc):
+1. **ML-1M shape**: 6,040 users, 3,706 items, about a million draws with popular
+   items drawn more often; each user's last 10% (at least one) held out; the
+   model is a dot product of random 32-dimensional factors. Every test user is
+   ranked against every item it did not interact with in training, the top 100
+   kept, and recall@10, NDCG@10 and MAP@10 computed. Timed, interleaved,
+   ``--repeat`` times each:
 
-- ``full_catalogue_report``: blocks of users, top-100 per user, held-out
-  items outside the top judged but not retrieved;
-- a plain numpy/pandas loop over users: score the user's row, mask the seen
-  items, sort, and compute recall@10, NDCG@10 and MAP@10 by hand.
+   - the **floor**: per block of 256 users, the block's scores (one matrix
+     product) and ``np.argpartition`` of them for the top 100 (no seen items
+     removed, no metric);
+   - ``full_catalogue_report((user_factors, item_factors), ...)``;
+   - ``full_catalogue_report(f, ...)`` with ``f(users, items)`` a function
+     returning the same product.
 
-Both must give the same means (checked). Run from the project root::
+   A plain numpy/pandas loop over users (score the user's row, mask the seen
+   items, sort, compute the three metrics by hand) runs once and must give the
+   same means.
 
-    python benchmarks/bench_full_catalogue.py [--users 6040] [--items 3706]
-        [--interactions 1000000] [--repeat 1]
+2. **100,000 users x 20,000 items** (5 million draws): the factors form against
+   the floor, once each, with tracemalloc's peak of traced memory; then the
+   peak on a quarter of the users, and on that quarter with a block 16 times
+   larger, to show what the memory grows with.
+
+Run from the project root::
+
+    python benchmarks/bench_full_catalogue.py [--repeat 5] [--no-loop]
+        [--no-large] [--large-users 100000] [--large-items 20000]
 """
 
 from __future__ import annotations
@@ -33,6 +46,8 @@ import pandas as pd
 from skndcg.evaluation import full_catalogue_report
 
 METRICS = ["recall@10", "ndcg@10", "map@10"]
+TOP = 100
+BLOCK = 256
 
 
 def make_log(n_users, n_items, n_interactions, seed=0):
@@ -48,6 +63,17 @@ def make_log(n_users, n_items, n_interactions, seed=0):
     pos = log.groupby("user_id").cumcount()
     is_test = pos >= size - np.maximum(1, (0.1 * size).astype(int))
     return log[~is_test], log[is_test]
+
+
+def floor(U, V, train, test, block=BLOCK):
+    """Block product and np.argpartition over the same scores: nothing less
+    ranks every user against the whole catalogue."""
+    catalogue = np.unique(train["item_id"].to_numpy())
+    users = np.unique(test["user_id"].to_numpy())
+    item_t = V[catalogue].T
+    for lo in range(0, users.size, block):
+        scores = U[users[lo : lo + block]] @ item_t
+        np.argpartition(-scores, TOP - 1, axis=1)
 
 
 def loop_over_users(U, V, train, test, k=10):
@@ -79,66 +105,187 @@ def loop_over_users(U, V, train, test, k=10):
     return np.mean(out, axis=0)
 
 
-def measure(func, repeat):
-    best, peak, result = np.inf, 0, None
-    for _ in range(repeat):
+def timed(func, trace=False):
+    """``(seconds, peak traced MiB or None, result)`` of one call."""
+    if trace:
         tracemalloc.start()
-        start = time.perf_counter()
-        result = func()
-        wall = time.perf_counter() - start
-        peak = max(peak, tracemalloc.get_traced_memory()[1])
+    start = time.perf_counter()
+    result = func()
+    wall = time.perf_counter() - start
+    peak = None
+    if trace:
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-        best = min(best, wall)
-    return best, peak / 2**20, result
+    return wall, peak, result
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=6040)
-    parser.add_argument("--items", type=int, default=3706)
-    parser.add_argument("--interactions", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=1)
-    args = parser.parse_args(argv)
-
-    train, test = make_log(args.users, args.items, args.interactions)
+def ml1m(args):
+    train, test = make_log(6040, 3706, 1_000_000)
     rng = np.random.default_rng(1)
-    U = rng.normal(size=(args.users, 32))
-    V = rng.normal(size=(args.items, 32))
+    U = rng.normal(size=(6040, 32))
+    V = rng.normal(size=(3706, 32))
 
     def score(users, items):
         return U[users] @ V[items].T
 
-    def ours():
-        report = full_catalogue_report(score, train, test, metrics=METRICS, top_n=100)
-        return report[METRICS].mean().to_numpy()
-
-    # Warm-up: the metric kernels compile on their first call, untimed.
-    few = test["user_id"].isin(test["user_id"].unique()[:20])
-    full_catalogue_report(score, train, test[few], metrics=METRICS, top_n=100)
-    t_ours, mem_ours, m_ours = measure(ours, args.repeat)
-    t_loop, mem_loop, m_loop = measure(
-        lambda: loop_over_users(U, V, train, test), args.repeat
-    )
-    np.testing.assert_allclose(m_ours, m_loop, rtol=1e-9)
-
+    ways = {
+        "floor: block product + np.argpartition": lambda: floor(U, V, train, test),
+        "full_catalogue_report, factors": lambda: full_catalogue_report(
+            (U, V), train, test, metrics=METRICS, top_n=TOP, block_size=BLOCK
+        ),
+        "full_catalogue_report, function": lambda: full_catalogue_report(
+            score, train, test, metrics=METRICS, top_n=TOP, block_size=BLOCK
+        ),
+    }
+    # Warm-up: kernels compiled or loaded from the cache, memory touched.
+    for func in ways.values():
+        func()
+    times, steps, reports = interleave(ways, args.repeat)
+    means = {
+        n: r[METRICS].mean().to_numpy() for n, r in reports.items() if r is not None
+    }
+    if args.loop:
+        wall, _, loop_means = timed(lambda: loop_over_users(U, V, train, test))
+        name = "numpy/pandas loop over users (one run)"
+        times[name], means[name] = [wall], loop_means
+        for m in means.values():
+            np.testing.assert_allclose(m, loop_means, rtol=1e-9)
     print(
-        f"# full catalogue: {args.users} users x {args.items} items, "
-        f"{len(train)} train and {len(test)} test interactions, top 100 kept; "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"best of {args.repeat}"
+        f"# full catalogue, ML-1M shape: 6040 users x 3706 items, {len(train)} "
+        f"train and {len(test)} test interactions, 32 factors, top {TOP} kept, "
+        f"blocks of {BLOCK} users; {platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}; median of {args.repeat} "
+        "interleaved runs"
     )
+    worst = table(times, steps, means)
+    from threadpoolctl import threadpool_limits
+
+    # BLAS's own threads wait for cores on a busy machine: the same ways again
+    # with the products on one thread, to see the ratio without that wait.
+    with threadpool_limits(1, user_api="blas"):
+        times, steps, _ = interleave(ways, args.repeat)
     print(
-        "| way | wall (s) | peak traced memory (MiB) | recall@10 | ndcg@10 | map@10 |"
+        f"\n# the same with BLAS on one thread (threadpoolctl), load average "
+        f"{os.getloadavg()[0]:.1f}; median of {args.repeat} interleaved runs"
     )
+    worst_one = table(times, steps, means)
+    return worst, worst_one
+
+
+def interleave(ways, repeat):
+    """Every way ``repeat`` times, in turn, so that all see the same load."""
+    times = {name: [] for name in ways}
+    reports, steps = {}, {name: [] for name in ways}
+    for _ in range(repeat):
+        for name, func in ways.items():
+            wall, _, result = timed(func)
+            times[name].append(wall)
+            reports[name] = result
+            if result is not None:
+                steps[name].append(result.attrs["timings"])
+    return times, steps, reports
+
+
+def table(times, steps, means):
+    """Print the timings against the first way (the floor); return the largest
+    median ratio of a full_catalogue_report way."""
+    floor_name = next(iter(times))
+    n = len(times[floor_name])
+    print("| way | median wall (s) | x floor (median of per-run ratios) | "
+          "recall@10 | ndcg@10 | map@10 |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|")
-    for name, t, mem, m in (
-        ("full_catalogue_report", t_ours, mem_ours, m_ours),
-        ("numpy/pandas loop over users", t_loop, mem_loop, m_loop),
-    ):
-        print(
-            f"| {name} | {t:.2f} | {mem:.0f} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} |"
+    ratios = {}
+    for name, walls in times.items():
+        m = means.get(name)
+        cells = " | ".join(f"{x:.4f}" for x in m) if m is not None else "- | - | -"
+        if len(walls) == n:
+            ratios[name] = np.median(np.divide(walls, times[floor_name]))
+        ratio = ratios.get(name, np.median(walls) / np.median(times[floor_name]))
+        print(f"| {name} | {np.median(walls):.3f} | {ratio:.2f} | {cells} |")
+    print()
+    print("Where the time goes (median seconds, report.attrs['timings']):")
+    print("| way | prepare | scoring | top_k | metrics | total |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, reps in steps.items():
+        if not reps:
+            continue
+        cells = " | ".join(
+            f"{np.median([r[k] for r in reps]):.3f}"
+            for k in ("prepare", "scoring", "top_k", "metrics", "total")
         )
-    print(f"speed-up over the loop: {t_loop / t_ours:.1f}x")
+        print(f"| {name} | {cells} |")
+    return max(r for name, r in ratios.items() if name.startswith("full_"))
+
+
+def large(args):
+    n_u, n_i = args.large_users, args.large_items
+    start = time.perf_counter()
+    train, test = make_log(n_u, n_i, 50 * n_u)
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=(n_u, 32))
+    V = rng.normal(size=(n_i, 32))
+    made = time.perf_counter() - start
+    full_catalogue_report((U, V), train, test[test["user_id"] < 50], metrics=METRICS)
+    quarter = test[test["user_id"] < n_u // 4]
+    runs = [
+        ("floor: block product + np.argpartition", n_u, BLOCK, None),
+        ("full_catalogue_report, factors", n_u, BLOCK, test),
+        ("full_catalogue_report, factors", n_u // 4, BLOCK, quarter),
+        ("full_catalogue_report, factors", n_u // 4, 16 * BLOCK, quarter),
+    ]
+    print(
+        f"# full catalogue, {n_u} users x {n_i} items: {len(train)} train and "
+        f"{len(test)} test interactions (made in {made:.0f} s), 32 factors, top "
+        f"{TOP}; load average {os.getloadavg()[0]:.1f}; one run each"
+    )
+    print("| way | test users | block_size | wall (s) | x floor | peak traced "
+          "memory (MiB) | score block (MiB) | prepare / scoring / top_k / "
+          "metrics (s) |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    floor_wall = None
+    for name, users, block, held in runs:
+        if held is None:
+            wall, peak, _ = timed(
+                lambda block=block: floor(U, V, train, test, block), trace=True
+            )
+            floor_wall, steps = wall, "-"
+        else:
+            wall, peak, report = timed(
+                lambda held=held, block=block: full_catalogue_report(
+                    (U, V), train, held, metrics=METRICS, top_n=TOP,
+                    block_size=block,
+                ),
+                trace=True,
+            )  # fmt: skip
+            t = report.attrs["timings"]
+            steps = " / ".join(
+                f"{t[k]:.1f}" for k in ("prepare", "scoring", "top_k", "metrics")
+            )
+        ratio = f"{wall / floor_wall:.2f}" if users == n_u else "-"
+        block_mib = block * n_i * 8 / 2**20
+        print(
+            f"| {name} | {held['user_id'].nunique() if held is not None else users}"
+            f" | {block} | {wall:.1f} | {ratio} | {peak:.0f} | {block_mib:.0f} "
+            f"| {steps} |"
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-loop", dest="loop", action="store_false")
+    parser.add_argument("--no-large", dest="large", action="store_false")
+    parser.add_argument("--large-users", type=int, default=100_000)
+    parser.add_argument("--large-items", type=int, default=20_000)
+    args = parser.parse_args(argv)
+    worst, worst_one = ml1m(args)
+    print(
+        f"\nslowest full_catalogue_report / floor: {worst:.2f}x, {worst_one:.2f}x "
+        "with BLAS on one thread (target: 2x)"
+    )
+    if args.large:
+        print()
+        large(args)
 
 
 if __name__ == "__main__":
