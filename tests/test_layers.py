@@ -6,7 +6,7 @@ lists exactly):
 1. ``utils``: helpers shared by everything; ``_native``: the compiled-code
    infrastructure (numba compilation, the thread pool, the row-chunk policy);
 2. ``metrics``: the metric engine;
-3. ``io``, ``evaluation``, ``model_selection``, ``ranker``, ``datasets``,
+3. ``io``, ``evaluation``, ``online``, ``model_selection``, ``ranker``, ``datasets``,
    ``_partial`` (the partial-result driver);
 4. ``dask``, ``spark``, ``streaming`` (adapters over ``_partial``), ``plotting``;
 5. ``demo`` and ``cli`` (the command line), on the public functions below;
@@ -31,6 +31,7 @@ ALLOWED = {
     # dask: metric_over_time scores a Dask frame through skndcg.dask (lazily).
     "evaluation": {"evaluation", "_native", "dask", "metrics", "utils"},
     "io": {"io", "_native", "utils"},
+    "online": {"online", "_native", "evaluation", "io", "metrics", "utils"},
     "_partial": {"_partial", "metrics", "utils"},
     "dask": {"dask", "_partial", "metrics", "utils"},
     "streaming": {"streaming", "_partial", "io", "metrics", "utils"},
