@@ -25,7 +25,7 @@ def _history_frame(history):
         for time, result in history.items():
             if not isinstance(result, ABTestResult):
                 raise ValueError(
-                    "history must map each look's time to the ab_test result of "
+                    "history must map each look's time to the ABTestResult of "
                     f"that look, got {type(result).__name__} at {time!r}."
                 )
             frames.append(result.to_frame().assign(time=time))
@@ -142,8 +142,11 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         for t, m in zip(g["time"], g["met"], strict=True):
             since = (t if since is None else since) if m else None
             starts.append(since)
-        g = g.assign(since=starts)
-        g["since"] = pd.Series(starts, index=g.index, dtype=g["time"].dtype)
+        since = pd.Series(starts, index=g.index, dtype=object)
+        if pd.api.types.is_datetime64_any_dtype(g["time"]):
+            g["since"] = pd.to_datetime(since)
+        else:
+            g["since"] = pd.to_numeric(since)
         g["held"] = g["time"] - g["since"]
         with np.errstate(invalid="ignore"):
             g["stop"] = (g["held"] >= duration).fillna(False).astype(bool)
