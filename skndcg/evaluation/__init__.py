@@ -13,7 +13,8 @@
 - :func:`estimate_position_bias`: examination propensity per position from a
   click log, usable as ``discount=``.
 - :func:`metric_over_time`: metrics per time window against a baseline, with
-  alerts on significant drops.
+  alerts on significant drops; :func:`explain_change`: a change of a mean
+  split into segment mix and within-segment change.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 
@@ -24,6 +25,7 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._explain import explain_change
 from ._full_catalogue import full_catalogue_report
 from ._monitor import metric_over_time
 from ._planning import minimum_detectable_effect, required_queries
@@ -46,6 +48,7 @@ __all__ = [
     "compare_scores",
     "cross_val_ranking_report",
     "estimate_position_bias",
+    "explain_change",
     "frequency_segments",
     "full_catalogue_report",
     "history_segments",
