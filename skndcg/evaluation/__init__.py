@@ -14,7 +14,8 @@
   click log, usable as ``discount=``.
 - :func:`metric_over_time`: metrics per time window against a baseline, with
   alerts on significant drops; :func:`explain_change`: a change of a mean
-  split into segment mix and within-segment change.
+  split into segment mix and within-segment change; :func:`compare_over_time`:
+  rankers on the same logged requests (shadow traffic), compared per window.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 
@@ -28,6 +29,7 @@ from ._cross_val import cross_val_ranking_report
 from ._explain import explain_change
 from ._full_catalogue import full_catalogue_report
 from ._monitor import metric_over_time
+from ._shadow import compare_over_time
 from ._planning import minimum_detectable_effect, required_queries
 from ._position_bias import PositionBias, estimate_position_bias
 from ._rules import cold_item_segments, frequency_segments, history_segments
@@ -45,6 +47,7 @@ __all__ = [
     "bootstrap_ci",
     "cold_item_segments",
     "compare",
+    "compare_over_time",
     "compare_scores",
     "cross_val_ranking_report",
     "estimate_position_bias",
