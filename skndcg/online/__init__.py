@@ -1,14 +1,29 @@
 """Online evaluation of rankers: counterfactual estimates from click logs,
 interleaving, and a click simulator with known truth.
 
-- :func:`simulate_click_log`: a click log drawn from a known logger
-  (uniformly random or softmax rankings) and click model (position-based or
-  cascade), with the truth to check estimates against.
+- :func:`counterfactual_report`: a new ranker's expected clicks estimated from
+  a logged ranker's click log (IPS, SNIPS, doubly robust, cascade), with
+  bootstrap intervals over queries and weight diagnostics.
+- :func:`interleave` and :func:`interleaving_result`: team-draft and balanced
+  interleaving of two rankers, and the wins, ties and test from the clicks.
+- :func:`simulate_click_log` and :func:`simulate_clicks`: click logs and clicks
+  drawn from a known logger (uniformly random or softmax rankings) and click
+  model (position-based or cascade), with the truth to check estimates
+  against.
 """
 
+from ._clicks import simulate_clicks
+from ._counterfactual import counterfactual_report
+from ._interleave import interleave
+from ._interleave_result import InterleavingResult, interleaving_result
 from ._simulate import SimulatedClickLog, simulate_click_log
 
 __all__ = [
+    "InterleavingResult",
     "SimulatedClickLog",
+    "counterfactual_report",
+    "interleave",
+    "interleaving_result",
     "simulate_click_log",
+    "simulate_clicks",
 ]
