@@ -10,9 +10,9 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
-from ..evaluation._resampling import as_generator
 from ._clicklog import column
 from ._ranking import query_codes
+from ._resample import as_generator
 
 _TEAMS = np.array(["a", "b"])
 
