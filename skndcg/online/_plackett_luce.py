@@ -18,18 +18,19 @@ from __future__ import annotations
 import numpy as np
 
 from .._native._jit import jit
+from .._native._threads import num_threads, run_chunks
 
-_NODES = 600
+_NODES = 200
 
 
 @jit
-def _inclusion(lam, m, n_nodes, out):  # pragma: no cover - compiled
+def _inclusion(t_, n_chunks, lam, m, n_nodes, out):  # pragma: no cover - compiled
     n_q, n = lam.shape
     pre = np.zeros((n + 1, m))
     suf = np.zeros((n + 1, m))
     csuf = np.zeros(m)
     q = np.zeros(n)
-    for g in range(n_q):
+    for g in range(n_q * t_ // n_chunks, n_q * (t_ + 1) // n_chunks):
         lo = lam[g, 0]
         hi = lam[g, 0]
         for j in range(n):
@@ -83,7 +84,10 @@ def inclusion_probability(log_weight, m):
     lam = np.exp(lw - lw.max(axis=1, keepdims=True))
     lam = np.maximum(lam, 1e-300)
     out = np.empty_like(lam)
-    _inclusion(np.ascontiguousarray(lam), int(m), _NODES, out)
+    n_chunks = min(num_threads(), lam.shape[0])
+    run_chunks(
+        _inclusion, n_chunks, n_chunks, np.ascontiguousarray(lam), int(m), _NODES, out
+    )
     return np.clip(out, 0.0, 1.0)
 
 
