@@ -95,7 +95,6 @@ def main(argv=None):
     ):
         t = best_of(lambda kw=kw: ab_test(value, arm, user, **kw), rep)
         out.append((label, t, base))
-    del user, arm, value, pre, age
 
     # explain_change: two periods of per-query values.
     half = n // 2
@@ -111,7 +110,6 @@ def main(argv=None):
     out.append(("pandas per-segment means (baseline)", base, base))
     t = best_of(lambda: explain_change(*frames, by="segment"), rep)
     out.append(("explain_change", t, base))
-    del frames
 
     # metric_over_time and compare_over_time: 10 rows per query over a day.
     n_q = n // 10
