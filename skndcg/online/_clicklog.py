@@ -56,7 +56,7 @@ def check_click_log(qid, item, position, click, new_score):
         i = _first(bad)
         raise ValueError(
             f"position must be a whole number >= 1 (1 for the top slot) or NaN "
-            f"where the row was not shown, got {pos[i]!r} at row {i}."
+            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
         )
     clk = column(click, "click", n)
     if clk.dtype != bool:
@@ -64,7 +64,7 @@ def check_click_log(qid, item, position, click, new_score):
         if not ok.all():
             i = _first(~ok)
             raise ValueError(
-                f"click must be 0/1 or boolean, got {clk[i]!r} at row {i}."
+                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
             )
     clk = clk.astype(np.float64)
     ghost = (clk > 0) & ~shown
@@ -90,7 +90,7 @@ def check_click_log(qid, item, position, click, new_score):
             dup = dup[1:][dup[1:] == dup[:-1]][0]
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
-                f"rows {where[:2].tolist()} share qid {q[where[0]]!r} and position "
+                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and position "
                 f"{dup % (depth + 1)}: each position of a logged list holds one item."
             )
     return ClickLog(codes, n_q, shown, ipos, clk, score)
@@ -124,7 +124,7 @@ def check_examination(examination, depth, k, target):
         i = _first(bad)
         raise ValueError(
             f"examination must be a probability in (0, 1] at every position used, got "
-            f"{used[i]!r} at position {i + 1}."
+            f"{used[i].item()!r} at position {i + 1}."
         )
     return e
 
@@ -139,7 +139,7 @@ def check_logging_probability(logging_probability, log):
     if bad.any():
         i = _first(bad)
         raise ValueError(
-            f"logging_probability must be a probability in [0, 1], got {p[i]!r} at "
+            f"logging_probability must be a probability in [0, 1], got {p[i].item()!r} at "
             f"row {i}."
         )
     zero = log.shown & (p == 0)

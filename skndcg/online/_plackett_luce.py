@@ -20,7 +20,7 @@ import numpy as np
 from .._native._jit import jit
 from .._native._threads import num_threads, run_chunks
 
-_NODES = 200
+_NODES = 160
 
 
 @jit
