@@ -5,8 +5,9 @@ item that attracts them, so a logged row is known to be examined when it is at
 or above the query's first click (every shown row when nothing was clicked),
 and on an examined row the click is a draw of the item's attraction. The
 attraction of each item is estimated from its examined rows as clicks over
-examinations (an item never examined takes the overall rate), and the new ranking's expected clicks under the cascade model are
-``1 - prod_r (1 - a_r)`` over its top ``k``. The bootstrap refits the
+examinations (an item never examined takes the overall rate), and the new
+ranking's expected clicks under the cascade model are ``1 - prod_r (1 - a_r)``
+over its top ``k``. The bootstrap refits the
 attractions on every resample of the queries.
 """
 

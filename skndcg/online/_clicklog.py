@@ -90,8 +90,9 @@ def check_click_log(qid, item, position, click, new_score):
             dup = dup[1:][dup[1:] == dup[:-1]][0]
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
-                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and position "
-                f"{dup % (depth + 1)}: each position of a logged list holds one item."
+                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
+                f"position {dup % (depth + 1)}: each position of a logged list holds "
+                "one item."
             )
     return ClickLog(codes, n_q, shown, ipos, clk, score)
 
@@ -139,8 +140,8 @@ def check_logging_probability(logging_probability, log):
     if bad.any():
         i = _first(bad)
         raise ValueError(
-            f"logging_probability must be a probability in [0, 1], got {p[i].item()!r} at "
-            f"row {i}."
+            f"logging_probability must be a probability in [0, 1], got "
+            f"{p[i].item()!r} at row {i}."
         )
     zero = log.shown & (p == 0)
     if zero.any():
