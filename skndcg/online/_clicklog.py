@@ -60,7 +60,7 @@ def check_click_log(qid, item, position, click, new_score):
         )
     clk = column(click, "click", n)
     if clk.dtype != bool:
-        ok = np.isin(clk, (0, 1))
+        ok = (clk == 0) | (clk == 1)
         if not ok.all():
             i = _first(~ok)
             raise ValueError(
@@ -84,10 +84,15 @@ def check_click_log(qid, item, position, click, new_score):
     if shown.any():
         depth = int(ipos.max())
         key = codes[shown] * (depth + 1) + ipos[shown]
-        uniq = np.unique(key)
-        if uniq.size < key.size:
-            dup = np.sort(key)
-            dup = dup[1:][dup[1:] == dup[:-1]][0]
+        if key.size and n_q * (depth + 1) <= 8 * n:
+            count = np.bincount(key)
+            twice = count > 1
+            dup = int(np.flatnonzero(twice)[0]) if twice.any() else None
+        else:
+            ordered = np.sort(key)
+            same = ordered[1:] == ordered[:-1]
+            dup = int(ordered[1:][same][0]) if same.any() else None
+        if dup is not None:
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
                 f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
