@@ -94,3 +94,18 @@ def test_simulator_errors():
         sim.true_value([1.0, 2.0])
     with pytest.raises(ValueError, match="new_score contains 1 NaN"):
         sim.true_value([1.0, np.nan, 0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_group_order_matches_lexsort(shuffle):
+    from skndcg.online._ranking import group_order
+
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(300), rng.integers(1, 30, 300))
+    key = rng.integers(0, 4, codes.size).astype(float)  # many ties
+    if shuffle:
+        perm = rng.permutation(codes.size)
+        codes, key = codes[perm], key[perm]
+    np.testing.assert_array_equal(
+        group_order(codes, 300, key), np.lexsort((key, codes))
+    )

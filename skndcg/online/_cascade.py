@@ -4,10 +4,10 @@ Under the cascade model a user reads a list from the top and clicks the first
 item that attracts them, so a logged row is known to be examined when it is at
 or above the query's first click (every shown row when nothing was clicked),
 and on an examined row the click is a draw of the item's attraction. The
-attraction of each item is estimated from its examined rows,
-``(clicks + prior * abar) / (examined + prior)`` with ``abar`` the overall
-rate, and the new ranking's expected clicks under the cascade model are
-``1 - prod_r (1 - a_r)`` over its top ``k``. The bootstrap refits the
+attraction of each item is estimated from its examined rows as clicks over
+examinations (an item never examined takes the overall rate), and the new
+ranking's expected clicks under the cascade model are ``1 - prod_r (1 - a_r)``
+over its top ``k``. The bootstrap refits the
 attractions on every resample of the queries.
 """
 
@@ -20,7 +20,7 @@ from .._native._threads import num_threads, run_chunks
 from ._ranking import rank_rows
 from ._resample import multinomial_counts
 
-_PRIOR = 1.0
+_PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
 
 
 @jit
@@ -42,7 +42,8 @@ def _value(cnt, obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx):  # pragma: no 
         miss = 1.0
         while j < n and tgt_q[j] == q:
             it = tgt_item[j]
-            miss *= 1.0 - (sc[it] + _PRIOR * abar) / (sx[it] + _PRIOR)
+            den = sx[it] + _PRIOR
+            miss *= 1.0 - ((sc[it] + _PRIOR * abar) / den if den > 0 else abar)
             j += 1
         total += cnt[q] * (1.0 - miss)
     return total / cnt.sum()

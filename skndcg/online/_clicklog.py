@@ -56,15 +56,15 @@ def check_click_log(qid, item, position, click, new_score):
         i = _first(bad)
         raise ValueError(
             f"position must be a whole number >= 1 (1 for the top slot) or NaN "
-            f"where the row was not shown, got {pos[i]!r} at row {i}."
+            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
         )
     clk = column(click, "click", n)
     if clk.dtype != bool:
-        ok = np.isin(clk, (0, 1))
+        ok = (clk == 0) | (clk == 1)
         if not ok.all():
             i = _first(~ok)
             raise ValueError(
-                f"click must be 0/1 or boolean, got {clk[i]!r} at row {i}."
+                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
             )
     clk = clk.astype(np.float64)
     ghost = (clk > 0) & ~shown
@@ -84,14 +84,20 @@ def check_click_log(qid, item, position, click, new_score):
     if shown.any():
         depth = int(ipos.max())
         key = codes[shown] * (depth + 1) + ipos[shown]
-        uniq = np.unique(key)
-        if uniq.size < key.size:
-            dup = np.sort(key)
-            dup = dup[1:][dup[1:] == dup[:-1]][0]
+        if key.size and n_q * (depth + 1) <= 8 * n:
+            count = np.bincount(key)
+            twice = count > 1
+            dup = int(np.flatnonzero(twice)[0]) if twice.any() else None
+        else:
+            ordered = np.sort(key)
+            same = ordered[1:] == ordered[:-1]
+            dup = int(ordered[1:][same][0]) if same.any() else None
+        if dup is not None:
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
-                f"rows {where[:2].tolist()} share qid {q[where[0]]!r} and position "
-                f"{dup % (depth + 1)}: each position of a logged list holds one item."
+                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
+                f"position {dup % (depth + 1)}: each position of a logged list holds "
+                "one item."
             )
     return ClickLog(codes, n_q, shown, ipos, clk, score)
 
@@ -124,7 +130,7 @@ def check_examination(examination, depth, k, target):
         i = _first(bad)
         raise ValueError(
             f"examination must be a probability in (0, 1] at every position used, got "
-            f"{used[i]!r} at position {i + 1}."
+            f"{used[i].item()!r} at position {i + 1}."
         )
     return e
 
@@ -139,8 +145,8 @@ def check_logging_probability(logging_probability, log):
     if bad.any():
         i = _first(bad)
         raise ValueError(
-            f"logging_probability must be a probability in [0, 1], got {p[i]!r} at "
-            f"row {i}."
+            f"logging_probability must be a probability in [0, 1], got "
+            f"{p[i].item()!r} at row {i}."
         )
     zero = log.shown & (p == 0)
     if zero.any():

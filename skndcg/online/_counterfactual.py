@@ -166,9 +166,10 @@ def counterfactual_report(
       queries for it to learn anything).
     - ``"cascade"``: under the cascade model (users read down and click the
       first attractive item), rows at or above a query's first click were
-      examined; each item's attraction is estimated from its examined rows
-      (pooled by ``item``) and the new top ``k``'s chance of a click,
-      ``1 - prod(1 - attraction)``, is averaged over queries. It needs no
+      examined; each item's attraction is its clicks over its examined rows
+      (pooled by ``item``; an item never examined takes the overall rate)
+      and the new top ``k``'s chance of a click, ``1 - prod(1 - attraction)``,
+      is averaged over queries. It needs no
       examination or propensities, but needs each item examined in several
       queries; its target is the cascade model's, not the position-based
       one. Only ``target="clicks"``.
@@ -286,7 +287,8 @@ def counterfactual_report(
     pbm = [e for e in names if e != "cascade"]
     if "cascade" in names and target != "clicks":
         raise ValueError("the 'cascade' estimator supports target='clicks' only.")
-    items = item_codes(item) if ("cascade" in names or relevance is None) else None
+    need_items = "cascade" in names or ("dr" in names and relevance is None)
+    items = item_codes(item) if need_items else None
     rng = as_generator(random_state)
     rows = {}
     weights_attr = None

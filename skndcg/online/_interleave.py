@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ._clicklog import column
-from ._ranking import query_codes
+from ._ranking import group_order, query_codes
 from ._resample import as_generator
 
 _TEAMS = np.array(["a", "b"])
@@ -187,8 +187,8 @@ def interleave(
     sb = _score(score_b, "score_b", n)
     codes, n_q = query_codes(q)
     _check_distinct(codes, it)
-    oa = np.lexsort((-sa, codes))
-    ob = np.lexsort((-sb, codes))
+    oa = group_order(codes, n_q, -sa)
+    ob = group_order(codes, n_q, -sb)
     sizes = np.bincount(codes, minlength=n_q)
     starts = np.zeros(n_q, np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])

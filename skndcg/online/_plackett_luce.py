@@ -20,11 +20,11 @@ import numpy as np
 from .._native._jit import jit
 from .._native._threads import num_threads, run_chunks
 
-_NODES = 200
+_STEP = 0.3  # trapezoid step in log time: error below 1e-9 (see the tests)
 
 
 @jit
-def _inclusion(t_, n_chunks, lam, m, n_nodes, out):  # pragma: no cover - compiled
+def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
     n_q, n = lam.shape
     pre = np.zeros((n + 1, m))
     suf = np.zeros((n + 1, m))
@@ -36,8 +36,11 @@ def _inclusion(t_, n_chunks, lam, m, n_nodes, out):  # pragma: no cover - compil
         for j in range(n):
             lo = min(lo, lam[g, j])
             hi = max(hi, lam[g, j])
-        z_lo = np.log(1e-12 / hi)
-        z_hi = np.log(50.0 / lo)
+        # below t = 1e-10 / hi the integral is under 1e-10; above
+        # t = 30 / lo under exp(-30)
+        z_lo = np.log(1e-10 / hi)
+        z_hi = np.log(30.0 / lo)
+        n_nodes = int(np.ceil((z_hi - z_lo) / step)) + 1
         h = (z_hi - z_lo) / (n_nodes - 1)
         for j in range(n):
             out[g, j] = 0.0
@@ -86,7 +89,7 @@ def inclusion_probability(log_weight, m):
     out = np.empty_like(lam)
     n_chunks = min(num_threads(), lam.shape[0])
     run_chunks(
-        _inclusion, n_chunks, n_chunks, np.ascontiguousarray(lam), int(m), _NODES, out
+        _inclusion, n_chunks, n_chunks, np.ascontiguousarray(lam), int(m), _STEP, out
     )
     return np.clip(out, 0.0, 1.0)
 

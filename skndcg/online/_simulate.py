@@ -184,7 +184,7 @@ def simulate_click_log(
     - ``"softmax"``: a Plackett-Luce ranking drawn with weights
       ``exp(logging_score / temperature)``; each item's chance of being among
       the first ``n_shown`` is computed exactly (by numerical integration, to
-      about 1e-10).
+      about 1e-9).
 
     The result knows the truth: :meth:`SimulatedClickLog.true_value` gives any
     new ranker's true expected clicks, so an off-policy estimate made from the
