@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skndcg.online import (
+    ab_test,
     counterfactual_report,
     interleave,
     interleaving_result,
@@ -71,6 +72,20 @@ def interleaved(n_queries):
         users = lists["qid"].to_numpy() // 5
         _CACHE["lists", n_queries] = (lists, click, users)
     return _CACHE["lists", n_queries]
+
+
+def ab_values(n_queries):
+    """As many per-query values as the log has rows, ten per user, two arms."""
+    if ("ab", n_queries) not in _CACHE:
+        n = 20 * n_queries
+        rng = np.random.default_rng(2)
+        user = rng.integers(0, n // 10, n)
+        arm = np.where(user % 2 == 0, "A", "B")
+        taste = rng.normal(0, 0.15, n // 10)
+        value = 0.6 + taste[user] + rng.normal(0, 0.1, n)
+        pre = (taste + rng.normal(0, 0.05, n // 10))[user]
+        _CACHE["ab", n_queries] = (value, arm, user, pre)
+    return _CACHE["ab", n_queries]
 
 
 def _report(log, **kw):
@@ -151,6 +166,16 @@ CASES = [
         "interleaving_result (bootstrap over users, 10000 resamples)",
         interleaved,
         lambda x: interleaving_result(x[0], x[1], users=x[2], random_state=0),
+    ),
+    Case(
+        "ab_test (values clustered by user, 10 per user)",
+        ab_values,
+        lambda x: ab_test(x[0], x[1], x[2]),
+    ),
+    Case(
+        "ab_test, pre= (CUPED), sequential=True",
+        ab_values,
+        lambda x: ab_test(x[0], x[1], x[2], pre=x[3], sequential=True),
     ),
 ]
 
