@@ -141,14 +141,20 @@ ab["user"] = user[ab["request"]]
 arm = np.where(rng.random(n_users) < 0.5, "live", "new")
 ab["arm"] = arm[ab["user"]]
 score = np.where(ab["arm"] == "live", ab["live"], ab["new"])
-rank = pd.Series(-score).groupby(ab["request"]).rank(method="first").to_numpy()
-ab["shown"] = np.where(rank <= 10, rank, np.nan)
+
+
+def top_ten(scores):
+    """Position 1-10 of each row in its request's ranking, NaN below."""
+    rank = pd.Series(-scores).groupby(ab["request"]).rank(method="first")
+    return rank.where(rank <= 10).to_numpy()
+
+
 p_click = np.minimum(ab["relevance"] * user_rate[ab["user"]], 1.0)
-ab["click"] = simulate_clicks(ab["request"], ab["shown"], p_click,
+ab["click"] = simulate_clicks(ab["request"], top_ten(score), p_click,
                               examination=sim.examination, random_state=1)  # fmt: skip
-pre_click = simulate_clicks(ab["request"], pd.Series(-ab["live"]).groupby(
-    ab["request"]).rank(method="first").where(lambda r: r <= 10),
-    p_click, examination=sim.examination, random_state=2)  # fmt: skip
+# The week before, every user saw the live ranker.
+pre_click = simulate_clicks(ab["request"], top_ten(ab["live"].to_numpy()), p_click,
+                            examination=sim.examination, random_state=2)  # fmt: skip
 per = ranking_report(ab["relevance"], score, ab["request"], metrics=["ndcg@10"])
 per["clicks"] = ab.groupby("request")["click"].sum().to_numpy()
 per["user"] = user
