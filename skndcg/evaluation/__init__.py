@@ -29,12 +29,12 @@ from ._cross_val import cross_val_ranking_report
 from ._explain import explain_change
 from ._full_catalogue import full_catalogue_report
 from ._monitor import metric_over_time
-from ._shadow import compare_over_time
 from ._planning import minimum_detectable_effect, required_queries
 from ._position_bias import PositionBias, estimate_position_bias
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._sampled import sampled_metric_estimates
 from ._segmented import SegmentedComparison
+from ._shadow import compare_over_time
 from ._small import SmallSampleWarning
 
 __all__ = [
