@@ -59,12 +59,16 @@ result = metric_over_time(
     baseline_windows=2,
 )
 alerts = result[result["alert"]]
-print(alerts[["window", "metric", "value", "baseline", "change", "p_adjusted"]])
+print(alerts[["window", "metric", "value", "baseline", "change", "p_adjusted"]].head())
+print(f"{alerts['window'].nunique()} windows alert, from {alerts['window'].min()}")
 
 # %%
-# The window from 15:00 alerts on both measures; once the baseline itself holds
-# broken traffic, the lower level is no longer a drop. A daily job would use
-# ``baseline="week"`` instead, against the same weekday a week earlier.
+# Every window from 15:00 on alerts on both measures: windows that dropped are
+# held out of later baselines, so the reference stays the level before the
+# break (``baseline="previous"`` would compare each window with the two just
+# before it, and stop alerting once they hold broken traffic themselves). A
+# daily job would use ``baseline="week"`` instead, against the same weekday a
+# week earlier.
 import matplotlib.pyplot as plt
 
 from skndcg.plotting import plot_metric_over_time

@@ -6,7 +6,7 @@ lists exactly):
 1. ``utils``: helpers shared by everything; ``_native``: the compiled-code
    infrastructure (numba compilation, the thread pool, the row-chunk policy);
 2. ``metrics``: the metric engine;
-3. ``io``, ``evaluation``, ``model_selection``, ``ranker``, ``datasets``,
+3. ``io``, ``evaluation``, ``online``, ``model_selection``, ``ranker``, ``datasets``,
    ``_partial`` (the partial-result driver);
 4. ``dask``, ``spark``, ``streaming`` (adapters over ``_partial``), ``plotting``;
 5. ``demo`` and ``cli`` (the command line), on the public functions below;
@@ -31,6 +31,7 @@ ALLOWED = {
     # dask: metric_over_time scores a Dask frame through skndcg.dask (lazily).
     "evaluation": {"evaluation", "_native", "dask", "metrics", "utils"},
     "io": {"io", "_native", "utils"},
+    "online": {"online", "_native", "evaluation", "io", "metrics", "utils"},
     "_partial": {"_partial", "metrics", "utils"},
     "dask": {"dask", "_partial", "metrics", "utils"},
     "streaming": {"streaming", "_partial", "io", "metrics", "utils"},
@@ -101,7 +102,7 @@ def test_top_level_modules_import_only_what_they_may():
 INTERNAL = {"utils", "_partial", "_native"}
 # A package's internal facade: its private module that names what the packages
 # ALLOWED to import that package may use of its internals.
-FACADES = {"metrics._shared"}
+FACADES = {"evaluation._shared", "metrics._shared"}
 # Private modules of another package still imported, each with its way out.
 KNOWN_PRIVATE = {
     # skndcg.torch reads the registry's names and the Convention objects, and
@@ -114,6 +115,9 @@ KNOWN_PRIVATE = {
     ("cli/_score.py", "metrics._names"): "registry",
     ("cli/_trec.py", "metrics._names"): "registry",
     ("cli/_trec.py", "metrics._trec_names"): "registry",
+    # the online estimators resample queries and users with compare()'s
+    # bootstrap, until evaluation exposes it
+    ("online/_resample.py", "evaluation._resampling"): "resampling",
 }
 
 

@@ -103,6 +103,7 @@ def test_every_number_equals_brute_force(seed):
         t,
         freq="10min",
         metrics=metrics,
+        baseline="previous",
         baseline_windows=2,
         correction="holm",
         threshold=0.0,
@@ -249,3 +250,56 @@ def test_injected_five_percent_drop_is_detected():
     fresh = after.iloc[:4]
     assert fresh["change"].between(-0.08, -0.02).all(), fresh["change"]
     assert fresh["alert"].mean() >= 0.75, fresh
+
+
+def _daily_log(n_days, drop_from, seed, n_queries=400, drop=0.10, every="1D"):
+    """Queries of two items, one batch ``every`` day; MRR falls by ``drop``."""
+    rng = np.random.default_rng(seed)
+    days = np.repeat(np.arange(n_days), n_queries)
+    # MRR of a query is 1 (relevant item first) or 0.5; its mean is 0.8 before
+    # the drop and 0.8 * (1 - drop) after.
+    p_first = np.where(days >= drop_from, 2 * 0.8 * (1 - drop) - 1, 0.6)
+    first = rng.random(days.size) < p_first
+    q = np.repeat(np.arange(days.size), 2)
+    y = np.tile([1, 0], days.size)
+    s = np.where(np.repeat(first, 2), np.tile([1.0, 0.0], days.size), 1 - y)
+    t = T0 + np.repeat(days, 2) * pd.Timedelta(every) + pd.Timedelta("9h")
+    return y, s.astype(float), q, t
+
+
+def test_sustained_drop_stays_flagged_by_the_default_baseline():
+    # Seven normal days, then three days 10% lower (MRR 0.8 -> 0.72).
+    y, s, q, t = _daily_log(10, 7, seed=3)
+    out = metric_over_time(y, s, q, t, freq="1D", metrics="mrr")
+    assert out["value"].iloc[7:].mean() == pytest.approx(0.72, abs=0.03)
+    assert out["alert"].tolist() == [False] * 7 + [True] * 3
+    # Each degraded day is compared with the last normal one, not with itself.
+    assert (out["baseline"].iloc[7:] == out["value"].iloc[6]).all()
+    # The previous window as baseline: only the first day of the drop alerts.
+    prev = metric_over_time(y, s, q, t, freq="1D", metrics="mrr", baseline="previous")
+    assert prev["alert"].tolist() == [False] * 7 + [True, False, False]
+    # Pooling three normal days gives the same verdict.
+    pooled = metric_over_time(y, s, q, t, freq="1D", metrics="mrr", baseline_windows=3)
+    assert pooled["alert"].tolist() == [False] * 7 + [True] * 3
+    assert (pooled["baseline_n_queries"].iloc[7:] == 3 * 400).all()
+
+
+def test_recovery_ends_the_alerts_and_a_held_out_window_stays_out():
+    y, s, q, t = _daily_log(6, 3, seed=4)
+    # Days 3-5 are low; put day 5 back to normal: it must not alert, and its
+    # baseline still skips days 3-4.
+    recovered = np.repeat(np.arange(len(q) // 2) // 400 == 5, 2)
+    s = np.where(recovered & (y == 1), 1.0, np.where(recovered, 0.0, s))
+    out = metric_over_time(y, s, q, t, freq="1D", metrics="mrr")
+    assert out["alert"].tolist() == [False, False, False, True, True, False]
+    assert out["baseline"].iloc[5] == out["value"].iloc[2]
+
+
+def test_week_baseline_skips_a_held_out_week():
+    # Mondays of four weeks, one query of MRR 1 or 0.5 each; week 3 drops.
+    y, s, q, t = _daily_log(4, 2, seed=5, drop=0.2, every="7D")
+    out = metric_over_time(y, s, q, t, freq="1D", metrics="mrr", baseline="week",
+                           empty_windows="keep")  # fmt: skip
+    weekly = out[out["n_queries"] > 0]
+    assert weekly["alert"].tolist() == [False, False, True, True]
+    assert weekly["baseline"].iloc[3] == weekly["value"].iloc[1]

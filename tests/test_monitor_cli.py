@@ -76,3 +76,24 @@ def test_usage_errors(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["monitor", str(path), "--time", "ts", "--threshold", "2"])
     assert exc.value.code == 2
+
+
+def test_baseline_flag_reaches_metric_over_time(tmp_path, capsys):
+    # Two degraded hours in a row: the stable baseline flags both, the previous
+    # window only the first.
+    df = _log(True)
+    more = df[df["ts"] == df["ts"].max()].assign(
+        q=lambda d: d.q + 10_000, ts=lambda d: d.ts + pd.Timedelta("1h")
+    )
+    path = tmp_path / "log.csv"
+    pd.concat([df, more]).to_csv(path, index=False)
+    base = ["monitor", str(path), "--time", "ts", "--qid", "q", "--freq", "1h",
+            "--metrics", "mrr", "--format", "json"]  # fmt: skip
+    flags = {}
+    for choice in ("trailing", "previous"):
+        assert main([*base, "--baseline", choice]) == 1
+        flags[choice] = pd.DataFrame(json.loads(capsys.readouterr().out))["alert"]
+    assert flags["trailing"].tolist() == [False, False, True, True]
+    assert flags["previous"].tolist() == [False, False, True, False]
+    with pytest.raises(SystemExit):
+        main([*base, "--baseline", "yesterday"])

@@ -68,7 +68,11 @@ def add_parser(sub):
         "--metrics", nargs="+", default=["ndcg@10"], metavar="NAME",
         help="measure names (default: ndcg@10)",
     )  # fmt: skip
-    p.add_argument("--baseline", choices=("trailing", "week"), default="trailing")
+    p.add_argument(
+        "--baseline", choices=("trailing", "week", "previous"), default="trailing",
+        help="earlier windows not held out as drops, the same time in earlier "
+        "weeks, or the windows just before (default: trailing)",
+    )  # fmt: skip
     p.add_argument(
         "--baseline-windows", type=_count, default=1, metavar="N",
         help="windows (or weeks) pooled into the baseline (default: 1)",

@@ -13,7 +13,9 @@
 - :func:`estimate_position_bias`: examination propensity per position from a
   click log, usable as ``discount=``.
 - :func:`metric_over_time`: metrics per time window against a baseline, with
-  alerts on significant drops.
+  alerts on significant drops; :func:`explain_change`: a change of a mean
+  split into segment mix and within-segment change; :func:`compare_over_time`:
+  rankers on the same logged requests (shadow traffic), compared per window.
 - :func:`paired_bootstrap`: interval and p-value of the difference between two
   models scored on the same queries.
 - :func:`prediction_powered_report`: metrics from a model's labels (an LLM
@@ -27,6 +29,7 @@ from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_boots
 from ._compare import compare, compare_scores
 from ._comparison import Comparison
 from ._cross_val import cross_val_ranking_report
+from ._explain import explain_change
 from ._full_catalogue import full_catalogue_report
 from ._judge import (
     choose_queries_to_judge,
@@ -41,6 +44,7 @@ from ._prediction_powered import prediction_powered_report
 from ._rules import cold_item_segments, frequency_segments, history_segments
 from ._sampled import sampled_metric_estimates
 from ._segmented import SegmentedComparison
+from ._shadow import compare_over_time
 from ._small import SmallSampleWarning
 
 __all__ = [
@@ -55,9 +59,11 @@ __all__ = [
     "choose_queries_to_judge",
     "cold_item_segments",
     "compare",
+    "compare_over_time",
     "compare_scores",
     "cross_val_ranking_report",
     "estimate_position_bias",
+    "explain_change",
     "frequency_segments",
     "full_catalogue_report",
     "history_segments",

@@ -69,7 +69,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
         "time": ["array-like", str],
         "freq": [str, pd.Timedelta],
         "metrics": [str, list, tuple],
-        "baseline": [StrOptions({"trailing", "week"})],
+        "baseline": [StrOptions({"trailing", "week", "previous"})],
         "baseline_windows": [Interval(Integral, 1, None, closed="left")],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
@@ -123,12 +123,22 @@ def metric_over_time(
         Window length, a fixed one: ``"5min"``, ``"1h"``, ``"1D"``.
     metrics : str or sequence of str, default=("ndcg@10",)
         Measure names, as in :func:`~skndcg.metrics.ranking_report`.
-    baseline : {"trailing", "week"}, default="trailing"
-        ``"trailing"``: the ``baseline_windows`` windows just before;
-        ``"week"``: the same window 1 to ``baseline_windows`` weeks earlier
-        (same weekday and time of day), for seasonal traffic.
+    baseline : {"trailing", "week", "previous"}, default="trailing"
+        ``"trailing"``: the ``baseline_windows`` latest earlier windows that
+        hold queries and were not held out; ``"week"``: the same window 1, 2,
+        ... weeks earlier (same weekday and time of day), for seasonal
+        traffic, likewise skipping windows held out; ``"previous"``: the
+        ``baseline_windows`` windows just before, whatever they held. A
+        window is held out of later baselines, measure by measure, when it
+        drops by at least ``threshold`` and its own test is significant at
+        ``alpha`` before the correction (which needs every window, so it
+        cannot be known when the window closes). The first two are a stable
+        reference: a sustained drop stays flagged until the level comes back,
+        where with ``"previous"`` the degraded window becomes the next one's
+        baseline and only the first window of the drop alerts.
     baseline_windows : int >= 1, default=1
-        How many windows the baseline pools (their queries together).
+        How many windows (or weeks) the baseline pools (their queries
+        together).
     confidence : float in (0, 1), default=0.95
         Coverage of the ``low``/``high`` interval of each window's mean.
     alpha : float in (0, 1), default=0.05

@@ -38,16 +38,17 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
     return labels
 
 
-def _subset(s: Scores, mask: np.ndarray) -> Scores:
+def _subset(s: Scores, rows: np.ndarray) -> Scores:
+    """The queries ``rows`` (a mask, or positions in increasing order) of ``s``."""
     clusters = None
     if s.clusters is not None:
-        clusters = pd.factorize(s.clusters[mask], sort=False)[0]
+        clusters = pd.factorize(s.clusters[rows], sort=False)[0]
     return replace(
         s,
-        qids=s.qids[mask],
-        values=s.values[:, mask],
-        keep=s.keep[mask],
-        weights=s.weights[mask],
+        qids=s.qids[rows],
+        values=s.values[:, rows],
+        keep=s.keep[rows],
+        weights=s.weights[rows],
         clusters=clusters,
     )
 
@@ -69,9 +70,15 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
     rng = as_generator(random_state)
     correction = settings["correction"]
     segments = _segments_in_order(labels)
+    # One stable sort of the queries by segment; each segment is then a slice
+    # (in the queries' order), not a comparison of every label per segment.
+    position = {g: i for i, g in enumerate(segments)}
+    codes = pd.Series(labels).map(position).to_numpy(dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(segments) + 1))
     results = []
-    for g in segments:
-        sub = _subset(s, labels == g)
+    for i, _ in enumerate(segments):
+        sub = _subset(s, order[bounds[i] : bounds[i + 1]])
         with np.errstate(invalid="ignore", divide="ignore"):
             r = run(sub, random_state=rng, **{**settings, "correction": None})
         results.append((sub, r))

@@ -117,14 +117,23 @@ def windowed(
     for name in names:
         vals = per_query[name].to_numpy(dtype=np.float64)
         groups[name] = [vals[(pos == i) & ~np.isnan(vals)] for i in range(len(windows))]
-    lag = step if baseline == "trailing" else _WEEK
+    lag = _WEEK if baseline == "week" else step
+    # Windows held out of later baselines, per measure (the stable baselines).
+    held = {name: np.zeros(len(windows), dtype=bool) for name in names}
     rows = []
     for i, w in enumerate(windows):
-        back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
-        back = [j for j in back if j is not None]
         for name in names:
+            if baseline == "previous":
+                back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
+                back = [j for j in back if j is not None]
+            else:
+                back = _stable(i, w, lag, index, groups[name], held[name],
+                               baseline_windows)  # fmt: skip
             base = np.concatenate([groups[name][j] for j in back] or [[]])
-            rows.append(_row(w, name, groups[name][i], base, z))
+            row = _row(w, name, groups[name][i], base, z)
+            change, p = row[-2], row[-1]
+            held[name][i] = bool(p < alpha and change <= -threshold)
+            rows.append(row)
     out = pd.DataFrame(
         rows, columns=[c for c in _COLUMNS if c not in ("p_adjusted", "alert")]
     )
@@ -133,6 +142,21 @@ def windowed(
     )
     out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
     return out[_COLUMNS]
+
+
+def _stable(i, w, lag, index, groups, held, count):
+    """The ``count`` latest earlier windows (at multiples of ``lag``) that hold
+    queries and were not held out."""
+    back = []
+    j = 1
+    while len(back) < count:
+        k = index.get(w - lag * j)
+        if k is None:
+            break
+        if groups[k].size and not held[k]:
+            back.append(k)
+        j += 1
+    return back
 
 
 def _row(window, name, cur, base, z):

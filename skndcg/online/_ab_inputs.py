@@ -1,0 +1,224 @@
+"""Checked inputs of :func:`ab_test`: metrics, arms, units, covariates."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+# Columns of a ranking_report frame that are bookkeeping, not metrics.
+_BOOKKEEPING = {"qid", "n_items", "n_relevant", "weight", "skipped", "fold", "segment"}
+
+
+def _examples(values, n=5):
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:n])
+    return shown + (", ..." if len(values) > n else "")
+
+
+def column(x, name, data, n):
+    """A 1-D array of ``n`` entries: ``x`` itself, or the column ``x`` of ``data``."""
+    if isinstance(x, str):
+        if data is None or x not in data.columns:
+            where = "" if data is None else f" {list(data.columns)}"
+            raise ValueError(
+                f"{name}={x!r} names no column of values{where}; pass an array "
+                "with one entry per row, or a column name of a DataFrame values."
+            )
+        return data[x].to_numpy()
+    arr = np.asarray(x.to_numpy() if hasattr(x, "to_numpy") else x)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(
+            f"{name} must hold one entry per row of values ({n} rows), got shape "
+            f"{arr.shape}."
+        )
+    return arr
+
+
+def metric_frame(values, metrics, named):
+    """Metric columns as a float DataFrame, and whether they were chosen."""
+    if isinstance(values, pd.DataFrame):
+        if metrics is None:
+            cols = [
+                c
+                for c in values.columns
+                if c not in _BOOKKEEPING
+                and c not in named
+                and not str(c).startswith(("dcg@", "idcg@"))
+                and (
+                    pd.api.types.is_numeric_dtype(values[c])
+                    or pd.api.types.is_bool_dtype(values[c])
+                )
+            ]
+            if not cols:
+                raise ValueError(
+                    f"values has no numeric metric column (columns "
+                    f"{list(values.columns)}); name them with metrics=."
+                )
+        else:
+            cols = [metrics] if isinstance(metrics, str) else list(metrics)
+            missing = [c for c in cols if c not in values.columns]
+            if missing or not cols:
+                raise ValueError(
+                    f"metrics={metrics!r}: no column(s) {missing} in values "
+                    f"(columns {list(values.columns)})."
+                )
+        frame = values[cols]
+    else:
+        arr = values.to_numpy() if isinstance(values, pd.Series) else values
+        arr = np.asarray(arr)
+        if arr.ndim != 1:
+            raise ValueError(
+                "values must be one-dimensional (one metric value per row) or a "
+                f"DataFrame of metric columns, got shape {arr.shape}."
+            )
+        name = getattr(values, "name", None) or "value"
+        frame = pd.DataFrame({name: arr})
+    try:
+        out = frame.astype(np.float64)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"values must be numbers: {exc}") from None
+    return out.reset_index(drop=True), metrics is not None
+
+
+def _sorted_unique(labels):
+    uniques = pd.unique(np.asarray(labels, dtype=object))
+    try:
+        out = sorted(uniques)
+    except TypeError:
+        out = list(uniques)
+    return [v.item() if isinstance(v, np.generic) else v for v in out]
+
+
+def arms_and_units(arm, unit, control):
+    """Arm codes (control first), arm names, unit codes and each unit's arm."""
+    for name, col in (("arm", arm), ("unit", unit)):
+        missing = pd.isna(col)
+        if missing.any():
+            raise ValueError(
+                f"{name} has {int(missing.sum())} missing value(s), first at row "
+                f"{int(np.flatnonzero(missing)[0])}; every row needs an {name}."
+            )
+    names = _sorted_unique(arm)
+    if len(names) < 2:
+        raise ValueError(
+            f"arm holds {len(names)} arm(s) ({_examples(names)}); an A/B test "
+            "needs a control and at least one treatment."
+        )
+    if control is None:
+        control = names[0]
+    elif control not in names:
+        raise ValueError(f"control={control!r} is not an arm; the arms are {names}.")
+    names = [control] + [a for a in names if a != control]
+    arm_code = pd.Categorical(arm, categories=names).codes.astype(np.int64)
+    unit_code, unit_names = pd.factorize(unit)
+    n_units = len(unit_names)
+    count = np.bincount(unit_code, minlength=n_units)
+    mean_arm = np.bincount(unit_code, weights=arm_code, minlength=n_units) / count
+    mixed = mean_arm[unit_code] != arm_code
+    if mixed.any():
+        bad = np.unique(unit_code[mixed])
+        raise ValueError(
+            f"{bad.size} unit(s) appear in more than one arm, for example "
+            f"{_examples(np.asarray(unit_names)[bad])}; each unit (the unit of "
+            "randomisation) belongs to one arm."
+        )
+    unit_arm = mean_arm.astype(np.int64)
+    return names, arm_code, unit_code, unit_names, unit_arm
+
+
+def per_unit(x, name, unit_code, n_units, unit_names):
+    """One number per unit from rows that repeat it (a pre-period metric)."""
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must hold numbers.") from None
+    if np.isnan(x).any():
+        raise ValueError(
+            f"{name} has {int(np.isnan(x).sum())} NaN value(s), first at row "
+            f"{int(np.flatnonzero(np.isnan(x))[0])}; give every unit a value (for "
+            "units without a past, for example the mean of the others)."
+        )
+    count = np.bincount(unit_code, minlength=n_units)
+    mean = np.bincount(unit_code, weights=x, minlength=n_units) / count
+    off = np.abs(x - mean[unit_code]) > 1e-9 * np.maximum(1.0, np.abs(x))
+    if off.any():
+        bad = np.unique(unit_code[off])
+        raise ValueError(
+            f"{name} differs between the rows of {bad.size} unit(s), for example "
+            f"{_examples(np.asarray(unit_names)[bad])}; it is one value per unit, "
+            "repeated on each of its rows."
+        )
+    return mean
+
+
+def unit_sums(v, nan_policy, metric, unit_code, n_units):
+    """Per-unit sums of a metric's values and counts of the values summed."""
+    nan = np.isnan(v)
+    if nan.any():
+        if nan_policy == "raise":
+            raise ValueError(
+                f"values of {metric!r} have {int(nan.sum())} NaN value(s), first at "
+                f"row {int(np.flatnonzero(nan)[0])}; pass nan_policy='omit' to "
+                "leave those rows out of that metric (a query with nothing "
+                "relevant, for example)."
+            )
+        v = np.where(nan, 0.0, v)
+    y = np.bincount(unit_code, weights=v, minlength=n_units)
+    n = np.bincount(unit_code, weights=(~nan).astype(np.float64), minlength=n_units)
+    return y, n
+
+
+def common_metrics(frame, chosen, counts, names):
+    """Metrics measured in every arm; an error when there is none."""
+    keep = [m for m in frame.columns if (counts[m] > 0).all()]
+    dropped = [m for m in frame.columns if m not in keep]
+    if not keep:
+        has = {
+            names[a]: [m for m in frame.columns if counts[m][a] > 0]
+            for a in range(len(names))
+        }
+        raise ValueError(
+            "the arms have no metric in common: "
+            + "; ".join(f"arm {a!r} has {m}" for a, m in has.items())
+            + ". Compare arms on a metric measured in each."
+        )
+    if dropped:
+        missing = {
+            m: [names[a] for a in np.flatnonzero(counts[m] == 0)] for m in dropped
+        }
+        text = ", ".join(f"{m!r} (no value in arm {a})" for m, a in missing.items())
+        if chosen:
+            raise ValueError(f"metrics without values in every arm: {text}.")
+        warnings.warn(
+            f"left out metrics not measured in every arm: {text}.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return keep
+
+
+def split_shares(split, names):
+    """The intended share of units of each arm (in the order of ``names``)."""
+    if split is None:
+        return np.full(len(names), 1.0 / len(names))
+    if isinstance(split, Mapping):
+        if set(split) != set(names):
+            raise ValueError(
+                f"split must give a share to each arm {sorted(map(str, names))}, "
+                f"got {dict(split)!r}."
+            )
+        shares = np.array([split[a] for a in names], dtype=np.float64)
+    else:
+        shares = np.asarray(split, dtype=np.float64)
+        if shares.shape != (len(names),):
+            raise ValueError(
+                f"split must hold one share per arm ({len(names)}, in sorted arm "
+                f"order) or map arms to shares, got {split!r}."
+            )
+        order = _sorted_unique(np.asarray(names, dtype=object))
+        shares = shares[[order.index(a) for a in names]]
+    if not np.isfinite(shares).all() or (shares <= 0).any():
+        raise ValueError(f"split shares must be positive numbers, got {split!r}.")
+    return shares / shares.sum()

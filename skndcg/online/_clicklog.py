@@ -1,0 +1,159 @@
+"""Checks of a flat click log, shared by the counterfactual estimators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._ranking import query_codes
+
+
+@dataclass
+class ClickLog:
+    """A checked log: arrays aligned with the caller's rows."""
+
+    codes: np.ndarray  # query code of each row, 0..n_queries-1
+    n_queries: int
+    shown: np.ndarray  # bool
+    position: np.ndarray  # int64, 0 where not shown
+    click: np.ndarray  # float64 0/1
+    score: np.ndarray  # float64
+
+
+def _first(mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+def column(values, name, n, dtype=None):
+    """``values`` as a 1-D array of ``n`` values, or an error naming ``name``."""
+    arr = np.asarray(values, dtype=dtype)
+    if arr.shape != (n,):
+        raise ValueError(
+            f"{name} must hold one value per row of the log ({n} values, as qid), "
+            f"got shape {arr.shape}."
+        )
+    return arr
+
+
+def check_click_log(qid, item, position, click, new_score):
+    """Check the shared columns of a log; return a :class:`ClickLog`."""
+    q = np.asarray(qid)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
+    n = q.size
+    column(item, "item", n)
+    pos = column(position, "position", n)
+    if pos.dtype.kind not in "iuf":
+        raise ValueError(
+            f"position must be numeric (1 for the top slot, NaN where the row was "
+            f"not shown), got dtype {pos.dtype}."
+        )
+    pos = pos.astype(np.float64)
+    shown = ~np.isnan(pos)
+    bad = shown & ((pos < 1) | (pos != np.round(pos)) | np.isinf(pos))
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"position must be a whole number >= 1 (1 for the top slot) or NaN "
+            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
+        )
+    clk = column(click, "click", n)
+    if clk.dtype != bool:
+        ok = (clk == 0) | (clk == 1)
+        if not ok.all():
+            i = _first(~ok)
+            raise ValueError(
+                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
+            )
+    clk = clk.astype(np.float64)
+    ghost = (clk > 0) & ~shown
+    if ghost.any():
+        raise ValueError(
+            f"click is 1 on {int(ghost.sum())} row(s) never shown (position NaN), "
+            f"first at row {_first(ghost)}: a click needs a logged position."
+        )
+    score = column(new_score, "new_score", n, np.float64)
+    if np.isnan(score).any():
+        raise ValueError(
+            f"new_score contains {int(np.isnan(score).sum())} NaN value(s), first at "
+            f"row {_first(np.isnan(score))}; every candidate needs a score."
+        )
+    codes, n_q = query_codes(q)
+    ipos = np.where(shown, pos, 0).astype(np.int64)
+    if shown.any():
+        depth = int(ipos.max())
+        key = codes[shown] * (depth + 1) + ipos[shown]
+        if key.size and n_q * (depth + 1) <= 8 * n:
+            count = np.bincount(key)
+            twice = count > 1
+            dup = int(np.flatnonzero(twice)[0]) if twice.any() else None
+        else:
+            ordered = np.sort(key)
+            same = ordered[1:] == ordered[:-1]
+            dup = int(ordered[1:][same][0]) if same.any() else None
+        if dup is not None:
+            where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
+            raise ValueError(
+                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
+                f"position {dup % (depth + 1)}: each position of a logged list holds "
+                "one item."
+            )
+    return ClickLog(codes, n_q, shown, ipos, clk, score)
+
+
+def check_examination(examination, depth, k, target):
+    """Examination per position 1, 2, ... as a float array, checked."""
+    from ..evaluation import PositionBias
+
+    estimated = isinstance(examination, PositionBias)
+    e = np.asarray(examination, dtype=np.float64)
+    if e.ndim != 1 or e.size == 0:
+        raise ValueError(
+            f"examination must be a 1-D array of probabilities per position (or the "
+            f"PositionBias estimate_position_bias returns), got shape {e.shape}."
+        )
+    if e.size < depth:
+        raise ValueError(
+            f"examination has {e.size} position(s) but the log shows items down to "
+            f"position {depth}; give the examination of every logged position."
+        )
+    if target == "clicks" and e.size < k:
+        raise ValueError(
+            f"examination has {e.size} position(s) but k={k}: the expected clicks of "
+            f"the new top {k} need the examination of each of its positions; pass "
+            f"k <= {e.size} or a longer examination."
+        )
+    used = e[: max(depth, k if target == "clicks" else 0)]
+    bad = ~np.isfinite(used) | (used <= 0) | ((used > 1) & (not estimated))
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"examination must be a probability in (0, 1] at every position used, got "
+            f"{used[i].item()!r} at position {i + 1}."
+        )
+    return e
+
+
+def check_logging_probability(logging_probability, log):
+    """Probability the logger showed each row's item; 1/0 for a fixed logger."""
+    n = log.shown.size
+    if logging_probability is None:
+        return log.shown.astype(np.float64)
+    p = column(logging_probability, "logging_probability", n, np.float64)
+    bad = np.isnan(p) | (p < 0) | (p > 1)
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"logging_probability must be a probability in [0, 1], got "
+            f"{p[i].item()!r} at row {i}."
+        )
+    zero = log.shown & (p == 0)
+    if zero.any():
+        i = _first(zero)
+        raise ValueError(
+            f"logging_probability is 0 at row {i}, which was shown at position "
+            f"{log.position[i]}: a shown item had a positive chance of being shown "
+            f"({int(zero.sum())} such row(s))."
+        )
+    return p

@@ -1,0 +1,108 @@
+"""Clicks on any shown lists, drawn from a click model with known relevance."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions, validate_params
+
+from ._clicklog import column
+from ._ranking import query_codes
+
+
+@validate_params(
+    {
+        "qid": ["array-like"],
+        "position": ["array-like"],
+        "relevance": ["array-like"],
+        "click_model": [StrOptions({"pbm", "cascade"})],
+        "examination": ["array-like", None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def simulate_clicks(
+    qid, position, relevance, *, click_model="pbm", examination=None, random_state=None
+):
+    """Draw clicks on shown lists from a click model.
+
+    The companion of :func:`simulate_click_log` for lists the log did not
+    show: an interleaved list, an A/B test's arms, a new ranker's top ``k``.
+    Under ``"pbm"`` a row at position ``r`` is clicked with probability
+    ``examination[r - 1] * relevance``; under ``"cascade"`` the user reads each
+    list from the top and clicks the first item that attracts them (chance:
+    its relevance), then stops.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_rows,)
+        List (query) of each row.
+    position : array-like of shape (n_rows,)
+        1-based position of each row in its list; NaN for rows not shown
+        (never clicked).
+    relevance : array-like of shape (n_rows,)
+        True click probability of each row once examined, in [0, 1].
+    click_model : {"pbm", "cascade"}, default="pbm"
+        Click model.
+    examination : array-like, default=None
+        Examination per position for ``"pbm"``; by default ``1 / position``.
+        It must cover the deepest position.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    click : ndarray of shape (n_rows,) of int8
+        1 for a click.
+
+    See Also
+    --------
+    simulate_click_log : A whole log, with its logger's propensities.
+
+    Examples
+    --------
+    >>> from skndcg.online import simulate_clicks
+    >>> simulate_clicks([1, 1, 1], [1, 2, 3], [1.0, 1.0, 0.0],
+    ...                 click_model="cascade", random_state=0).tolist()
+    [1, 0, 0]
+    """
+    q = np.asarray(qid)
+    n = q.size
+    pos = column(position, "position", n, np.float64)
+    rel = column(relevance, "relevance", n, np.float64)
+    if np.isnan(rel).any() or (rel < 0).any() or (rel > 1).any():
+        raise ValueError("relevance must hold probabilities in [0, 1].")
+    shown = ~np.isnan(pos)
+    if (pos[shown] < 1).any() or (pos[shown] != np.round(pos[shown])).any():
+        raise ValueError("position must be a whole number >= 1, or NaN if not shown.")
+    rng = np.random.default_rng(
+        check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    )
+    ipos = np.where(shown, pos, 1).astype(np.int64)
+    attracted = shown & (rng.random(n) < rel)
+    if click_model == "pbm":
+        depth = int(ipos.max()) if n else 0
+        e = (
+            1.0 / np.arange(1, depth + 1)
+            if examination is None
+            else np.asarray(examination, dtype=np.float64)
+        )
+        if e.ndim != 1 or e.size < depth:
+            raise ValueError(
+                f"examination must cover every position down to {depth}, got "
+                f"{e.size} value(s)."
+            )
+        return (attracted & (rng.random(n) < e[ipos - 1])).astype(np.int8)
+    if examination is not None:
+        raise ValueError("examination is for click_model='pbm' only.")
+    codes, _ = query_codes(q)
+    order = np.lexsort((ipos, codes))
+    att = attracted[order]
+    g = codes[order]
+    seen = np.cumsum(att)
+    new = np.r_[True, g[1:] != g[:-1]]
+    before = np.maximum.accumulate(np.where(new, seen - att, 0))
+    first = att & (seen - before == 1)
+    out = np.zeros(n, np.int8)
+    out[order] = first
+    return out

@@ -1,0 +1,225 @@
+"""Credit from clicks on interleaved lists: wins, ties and a test."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ._clicklog import column
+from ._ranking import query_codes
+from ._resample import as_generator, bootstrap_ratios
+
+
+class InterleavingResult(NamedTuple):
+    """Outcome of an interleaving experiment.
+
+    Returned by :func:`interleaving_result`.
+
+    Parameters
+    ----------
+    wins_a, wins_b, ties : int
+        Queries whose clicks favour ranker A, ranker B, or neither (no click
+        included).
+    delta : float
+        ``wins_a / (wins_a + wins_b) - 0.5``: positive when A wins more of the
+        queries that were not tied; NaN when every query tied.
+    p_value : float
+        Two-sided p-value of "neither ranker is preferred".
+
+    Examples
+    --------
+    >>> from skndcg.online import InterleavingResult
+    >>> InterleavingResult(6, 2, 2, 0.25, 0.29).delta
+    0.25
+    """
+
+    wins_a: int
+    wins_b: int
+    ties: int
+    delta: float
+    p_value: float
+
+
+def _team_credit(codes, n_q, team, clk):
+    is_a = team == "a"
+    if not np.isin(team, ("a", "b")).all():
+        bad = team[~np.isin(team, ("a", "b"))][0]
+        raise ValueError(f"interleaved['team'] must be 'a' or 'b', got {bad!r}.")
+    ca = np.bincount(codes, weights=clk * is_a, minlength=n_q)
+    cb = np.bincount(codes, weights=clk * ~is_a, minlength=n_q)
+    return ca, cb
+
+
+def _balanced_credit(codes, n_q, position, rank_a, rank_b, clk):
+    hit = np.flatnonzero(clk > 0)
+    ca = np.zeros(n_q)
+    cb = np.zeros(n_q)
+    if hit.size == 0:
+        return ca, cb
+    hc = codes[hit]
+    order = np.lexsort((position[hit], hc))
+    last = np.r_[hc[order][1:] != hc[order][:-1], True]
+    deepest = hit[order[last]]  # the lowest clicked row of each query with a click
+    cut = np.zeros(n_q, np.int64)
+    cut[codes[deepest]] = np.minimum(rank_a[deepest], rank_b[deepest])
+    ca = np.bincount(hc, weights=rank_a[hit] <= cut[hc], minlength=n_q)
+    cb = np.bincount(hc, weights=rank_b[hit] <= cut[hc], minlength=n_q)
+    return ca, cb
+
+
+@validate_params(
+    {
+        "interleaved": [pd.DataFrame],
+        "click": ["array-like"],
+        "users": ["array-like", None],
+        "method": [StrOptions({"team_draft", "balanced"}), None],
+        "n_resamples": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def interleaving_result(
+    interleaved,
+    click,
+    *,
+    users=None,
+    method=None,
+    n_resamples=10000,
+    random_state=None,
+):
+    """Wins, ties and a test of an interleaving experiment from its clicks.
+
+    Per query, clicks are turned into a preference:
+
+    - team-draft: the ranker whose team received more clicks wins;
+    - balanced: with ``c`` the deepest clicked item and ``m`` the better of
+      its ranks in A and in B, the ranker holding more clicked items in its
+      own top ``m`` wins (Joachims, 2002).
+
+    A query with no click, or equal credit, is a tie.
+
+    Parameters
+    ----------
+    interleaved : pandas.DataFrame
+        The lists returned by :func:`interleave` (columns ``qid``,
+        ``position``, ``team``, ``rank_a``, ``rank_b``), possibly filtered to
+        the queries served.
+    click : array-like of shape (n_interleaved_rows,)
+        1 (or True) for each clicked row of ``interleaved``, aligned with it.
+    users : array-like of shape (n_interleaved_rows,), default=None
+        User of each row (constant within a query). Given, the p-value
+        comes from a bootstrap over users of ``delta`` (queries of one user
+        are not independent); otherwise from an exact two-sided binomial
+        (sign) test of the wins among non-tied queries.
+    method : {"team_draft", "balanced"}, default=None
+        Credit rule; by default the method ``interleave`` recorded in
+        ``interleaved.attrs``.
+    n_resamples : int >= 1, default=10000
+        Bootstrap resamples of the users (with ``users`` only).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    result : InterleavingResult
+        ``(wins_a, wins_b, ties, delta, p_value)``.
+
+    See Also
+    --------
+    interleave : Build the interleaved lists.
+
+    References
+    ----------
+    .. [1] O. Chapelle, T. Joachims, F. Radlinski and Y. Yue, "Large-Scale
+       Validation and Analysis of Interleaved Search Evaluation", ACM TOIS 30(1),
+       2012.
+
+    Examples
+    --------
+    >>> from skndcg.online import interleave, interleaving_result
+    >>> lists = interleave([1, 1, 2, 2, 3, 3], [0, 1, 0, 1, 0, 1],
+    ...                    [2, 1, 2, 1, 2, 1], [1, 2, 1, 2, 1, 2], random_state=0)
+    >>> clicks = (lists["team"] == "a").astype(int)  # users click A's picks
+    >>> result = interleaving_result(lists, clicks)
+    >>> result.wins_a, result.wins_b, result.ties, result.delta
+    (3, 0, 0, 0.5)
+    >>> round(result.p_value, 3)
+    0.25
+    """
+    if method is None:
+        method = interleaved.attrs.get("method")
+        if method not in ("team_draft", "balanced"):
+            raise ValueError(
+                "interleaved does not record its method (attrs['method']); pass "
+                "method='team_draft' or method='balanced'."
+            )
+    need = ["qid", "team"] if method == "team_draft" else ["qid", "position"]
+    need += [] if method == "team_draft" else ["rank_a", "rank_b"]
+    missing = [c for c in need if c not in interleaved.columns]
+    if missing:
+        raise ValueError(
+            f"interleaved lacks the column(s) {missing} that method={method!r} needs "
+            "(as interleave returns them)."
+        )
+    n = len(interleaved)
+    if n == 0:
+        raise ValueError("interleaved has no row.")
+    clk = column(click, "click", n)
+    if clk.dtype != bool and not np.isin(clk, (0, 1)).all():
+        bad = clk[~np.isin(clk, (0, 1))][0]
+        raise ValueError(f"click must be 0/1 or boolean, got {bad!r}.")
+    clk = clk.astype(np.float64)
+    codes, n_q = query_codes(interleaved["qid"].to_numpy())
+    if method == "team_draft":
+        ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)
+    else:
+        ca, cb = _balanced_credit(
+            codes,
+            n_q,
+            interleaved["position"].to_numpy(),
+            interleaved["rank_a"].to_numpy(),
+            interleaved["rank_b"].to_numpy(),
+            clk,
+        )
+    win_a = ca > cb
+    win_b = cb > ca
+    wa, wb = int(win_a.sum()), int(win_b.sum())
+    decided = wa + wb
+    delta = wa / decided - 0.5 if decided else np.nan
+    if users is None:
+        p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
+    else:
+        p = _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples,
+                            random_state)  # fmt: skip
+    return InterleavingResult(wa, wb, n_q - decided, float(delta), float(p))
+
+
+def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed):
+    u = column(users, "users", n)
+    first = np.zeros(n_q, np.int64)
+    first[codes[::-1]] = np.arange(n)[::-1]
+    if not (u == u[first][codes]).all():
+        row = int(np.flatnonzero(u != u[first][codes])[0])
+        raise ValueError(
+            f"users must be constant within a query; row {row} differs from the "
+            "first row of its query."
+        )
+    ucodes, n_users = query_codes(u[first])
+    if np.isnan(delta):
+        return 1.0
+    wa = np.bincount(ucodes, weights=win_a, minlength=n_users)
+    decided = np.bincount(ucodes, weights=win_a | win_b, minlength=n_users)
+    dist = bootstrap_ratios(
+        (wa - 0.5 * decided)[:, None], decided[:, None], n_resamples,
+        as_generator(seed),
+    )[:, 0]  # fmt: skip
+    dist = dist[~np.isnan(dist)]
+    if delta == 0:
+        return 1.0
+    far = np.sum(dist <= 0) if delta > 0 else np.sum(dist >= 0)
+    return min(1.0, 2.0 * (far + 1) / (dist.size + 1))

@@ -1,0 +1,157 @@
+"""The stopping rule "the lift stays above a threshold for a given time"."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+from sklearn.utils._param_validation import StrOptions, validate_params
+
+from ._ab_result import ABTestResult
+
+
+def _history_frame(history):
+    if isinstance(history, pd.DataFrame):
+        if "time" not in history.columns:
+            raise ValueError(
+                "history must have a 'time' column (the time of each look), got "
+                f"columns {list(history.columns)}."
+            )
+        return history
+    if isinstance(history, Mapping):
+        frames = []
+        for time, result in history.items():
+            if not isinstance(result, ABTestResult):
+                raise ValueError(
+                    "history must map each look's time to the ABTestResult of "
+                    f"that look, got {type(result).__name__} at {time!r}."
+                )
+            frames.append(result.to_frame().assign(time=time))
+        if not frames:
+            raise ValueError("history holds no look.")
+        return pd.concat(frames, ignore_index=True)
+    raise ValueError(
+        "history must be a mapping {time: ABTestResult} or a DataFrame of "
+        f"ABTestResult.to_frame() rows with a 'time' column, got {type(history)!r}."
+    )
+
+
+@validate_params(
+    {
+        "history": [dict, pd.DataFrame],
+        "threshold": [Real, dict],
+        "duration": "no_validation",
+        "on": [StrOptions({"low", "lift"})],
+        "relative": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def sustained_lift(history, *, threshold, duration, on="low", relative=False):
+    """When the lift has stayed above a threshold for a given time: stop.
+
+    The rule of thumb "ship when NDCG is up at least 3% and CTR at least 1%,
+    and it has held for 24 hours", on a series of looks at a running A/B test
+    (one :func:`ab_test` on the data so far, every day or hour). At each look a
+    treatment *meets* the rule when every metric named by ``threshold`` is at
+    or above its threshold; it may *stop* once it has met the rule at every
+    look for ``duration``. Judging the lower end of the interval (``on="low"``)
+    rather than the estimate asks that the lift be credibly above the
+    threshold, not just seen above it; with ``ab_test(..., sequential=True)``
+    that interval is valid at every look.
+
+    Parameters
+    ----------
+    history : dict or pandas.DataFrame
+        ``{time of the look: ABTestResult}``, or the rows of the results'
+        :meth:`~ABTestResult.to_frame` with a ``time`` column.
+    threshold : float or dict
+        The smallest acceptable value, for every metric, or a mapping from
+        metric to its threshold (the metrics the rule reads).
+    duration : object
+        How long the rule must have held: compared with differences of the
+        look times (a ``pandas.Timedelta`` or a string such as ``"24h"`` for
+        datetime times, a number for numeric ones). The first look that meets
+        the rule counts from its own time, so with daily looks ``"1D"`` needs
+        two looks in a row.
+    on : {"low", "lift"}, default="low"
+        Compare the lower end of the interval, or the estimate.
+    relative : bool, default=False
+        Read the relative lift (``0.03`` is 3%) instead of the absolute one.
+
+    Returns
+    -------
+    looks : pandas.DataFrame
+        One row per look and treatment arm, in time order: ``time``, ``arm``,
+        ``met``, ``since`` (start of the current run of looks that met the
+        rule, NaT or NaN when it is not met), ``held`` (``time - since``) and
+        ``stop``.
+
+    See Also
+    --------
+    ab_test : One look.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skndcg.online import sustained_lift
+    >>> looks = pd.DataFrame({
+    ...     "time": pd.date_range("2024-06-01", periods=5, freq="D"),
+    ...     "metric": "ndcg@10", "arm": "B",
+    ...     "relative_low": [0.01, 0.035, 0.032, 0.04, 0.038]})
+    >>> out = sustained_lift(looks, threshold=0.03, duration="1D", relative=True)
+    >>> out[["time", "met", "stop"]]
+            time    met   stop
+    0 2024-06-01  False  False
+    1 2024-06-02   True  False
+    2 2024-06-03   True   True
+    3 2024-06-04   True   True
+    4 2024-06-05   True   True
+    """
+    frame = _history_frame(history)
+    column = ("relative_" if relative else "") + ("lift" if on == "lift" else on)
+    need = {"metric", "arm", column}
+    if not need <= set(frame.columns):
+        raise ValueError(
+            f"history lacks the column(s) {sorted(need - set(frame.columns))}."
+        )
+    metrics = sorted(frame["metric"].unique(), key=str)
+    limits = (
+        threshold if isinstance(threshold, dict) else dict.fromkeys(metrics, threshold)
+    )
+    unknown = [m for m in limits if m not in metrics]
+    if unknown:
+        raise ValueError(
+            f"threshold names metric(s) {unknown} that history does not hold; it "
+            f"holds {metrics}."
+        )
+    rows = frame[frame["metric"].isin(list(limits))]
+    ok = rows[column].to_numpy() >= rows["metric"].map(limits).to_numpy(dtype=float)
+    met = (
+        rows.assign(_ok=ok)
+        .groupby(["arm", "time"], sort=True)["_ok"]
+        .agg(lambda s: bool(s.all()) and s.size == len(limits))
+        .reset_index(name="met")
+    )
+    duration = pd.Timedelta(duration) if isinstance(duration, str) else duration
+    out = []
+    for _, g in met.groupby("arm", sort=False):
+        g = g.sort_values("time")
+        since, starts = None, []
+        for t, m in zip(g["time"], g["met"], strict=True):
+            since = (t if since is None else since) if m else None
+            starts.append(since)
+        since = pd.Series(starts, index=g.index, dtype=object)
+        if pd.api.types.is_datetime64_any_dtype(g["time"]):
+            g["since"] = pd.to_datetime(since)
+        else:
+            g["since"] = pd.to_numeric(since)
+        g["held"] = g["time"] - g["since"]
+        with np.errstate(invalid="ignore"):
+            g["stop"] = (g["held"] >= duration).fillna(False).astype(bool)
+        out.append(g)
+    result = pd.concat(out).sort_values(["time", "arm"], kind="mergesort")
+    return result[["time", "arm", "met", "since", "held", "stop"]].reset_index(
+        drop=True
+    )
