@@ -182,6 +182,7 @@ _PUBLIC_PACKAGES = (
     "skndcg.io",
     "skndcg.metrics",
     "skndcg.model_selection",
+    "skndcg.online",
     "skndcg.plotting",
     "skndcg.ranker",
 )
