@@ -33,6 +33,7 @@ from skndcg.online import (
     counterfactual_report,
     interleave,
     interleaving_result,
+    multileave,
     simulate_click_log,
     simulate_clicks,
 )
@@ -146,6 +147,16 @@ CASES = [
             log["feature"],
             log["logging_score"],
             method="balanced",
+            random_state=0,
+        ),
+    ),
+    Case(
+        "multileave, 3 rankers",
+        click_log,
+        lambda log: multileave(
+            log["qid"],
+            log["item"],
+            np.column_stack([log["feature"], log["logging_score"], log["relevance"]]),
             random_state=0,
         ),
     ),
