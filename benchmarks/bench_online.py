@@ -118,6 +118,11 @@ CASES = [
         lambda log: _report(log),
     ),
     Case(
+        "counterfactual_report ips+snips, no interval",
+        click_log,
+        lambda log: _report(log, n_resamples=0),
+    ),
+    Case(
         "counterfactual_report ips+snips+dr (default model), 1000 resamples",
         click_log,
         lambda log: _report(log, estimators=("ips", "snips", "dr")),
