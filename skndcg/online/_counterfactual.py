@@ -89,7 +89,8 @@ def _examination(examination, log, item, k, target):
 
 
 def _largest(weight, qid, item, log, n=10):
-    top = np.argsort(-weight)[:n]
+    top = np.argpartition(-weight, n)[:n] if weight.size > n else np.arange(weight.size)
+    top = top[np.argsort(-weight[top], kind="stable")]
     top = top[weight[top] > 0]
     return pd.DataFrame(
         {
