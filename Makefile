@@ -89,6 +89,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_full_catalogue.py
 	$(PY) benchmarks/bench_torch.py
 	$(PY) benchmarks/bench_ab.py
+	$(PY) benchmarks/bench_online.py
 
 # skndcg.torch against torchmetrics on CPU: needs torch, installed as for
 # test-peers (make bench runs the same script, which says it is skipped without it).

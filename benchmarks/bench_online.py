@@ -4,8 +4,9 @@ Each case is one public function of :mod:`skndcg.online` on a simulated log
 (500,000 logged queries of 20 candidates, 10 shown: 10,000,000 rows). The
 yardstick of the same run is ``np.lexsort`` of the rows by query and score,
 the one sort any ranking of the candidates needs; every case is reported in
-seconds and as a multiple of it. Wall times move with the load of the
-machine; ratios within one run are what to compare.
+seconds and as a multiple of it (per row, for a case run on fewer rows).
+Wall times move with the load of the machine; ratios within one run are what
+to compare.
 
 Cases are a list (``CASES``): each names its input and its call, so more
 functions of the package are timed by appending to it.
@@ -33,6 +34,7 @@ from skndcg.online import (
     counterfactual_report,
     interleave,
     interleaving_result,
+    multileave,
     simulate_click_log,
     simulate_clicks,
 )
@@ -40,11 +42,16 @@ from skndcg.online import (
 
 @dataclass
 class Case:
-    """One timed call: ``run(inputs)``, with ``inputs`` from ``make(n_queries)``."""
+    """One timed call: ``run(inputs)``, with ``inputs`` from ``make(n_queries)``.
+
+    ``share`` scales the number of queries of this case (the softmax logger's
+    exact propensities cost far more per query than anything else here).
+    """
 
     name: str
     make: Callable
     run: Callable
+    share: float = 1.0
 
 
 _CACHE: dict = {}
@@ -111,6 +118,7 @@ CASES = [
         "simulate_click_log (softmax logger)",
         lambda n: n,
         lambda n: simulate_click_log(n, 20, 10, logger="softmax", random_state=1),
+        share=0.1,
     ),
     Case(
         "simulate_clicks (pbm)",
@@ -123,6 +131,11 @@ CASES = [
         "counterfactual_report ips+snips, 1000 resamples",
         click_log,
         lambda log: _report(log),
+    ),
+    Case(
+        "counterfactual_report ips+snips, no interval",
+        click_log,
+        lambda log: _report(log, n_resamples=0),
     ),
     Case(
         "counterfactual_report ips+snips+dr (default model), 1000 resamples",
@@ -154,6 +167,16 @@ CASES = [
             log["feature"],
             log["logging_score"],
             method="balanced",
+            random_state=0,
+        ),
+    ),
+    Case(
+        "multileave, 3 rankers",
+        click_log,
+        lambda log: multileave(
+            log["qid"],
+            log["item"],
+            np.column_stack([log["feature"], log["logging_score"], log["relevance"]]),
             random_state=0,
         ),
     ),
@@ -205,16 +228,21 @@ def main(argv=None):
     small = 200
     for case in CASES:
         case.run(case.make(small))
-    print("| case | best (s) | median (s) | x yardstick |")
-    print("|---|---|---|---|")
+    print("| case | rows | best (s) | median (s) | x yardstick |")
+    print("|---|---|---|---|---|")
     base = None
     for case in CASES:
         if args.only and not any(o in case.name for o in [*args.only, "yardstick"]):
             continue
-        inputs = case.make(args.queries)
+        n_queries = int(args.queries * case.share)
+        inputs = case.make(n_queries)
         best, median = best_of(lambda c=case, x=inputs: c.run(x), args.repeat)
         base = best if base is None else base
-        print(f"| {case.name} | {best:.3f} | {median:.3f} | {best / base:.1f}x |")
+        ratio = best / base / case.share
+        print(
+            f"| {case.name} | {20 * n_queries:,} | {best:.3f} | {median:.3f} | "
+            f"{ratio:.1f}x |"
+        )
         sys.stdout.flush()
 
 

@@ -195,6 +195,15 @@ def test_examination_none_is_estimated_from_the_log():
     )
 
 
+def test_examination_none_says_when_it_cannot_be_estimated():
+    # every item shown at one position only, no features: not identifiable
+    with pytest.raises(ValueError, match="examination=None: the examination could"):
+        counterfactual_report(
+            [1, 1, 2, 2], [1, 2, 3, 4], [1, 2, 1, 2], [1, 0, 0, 1], [1.0, 2, 3, 4],
+            k=2, n_resamples=0,
+        )  # fmt: skip
+
+
 def test_dr_with_the_true_relevance_fills_what_the_logger_never_showed():
     # Deterministic logger (logging_probability=None): the new ranker's top 10
     # holds items never shown; IPS is biased low and warns, DR with the true

@@ -9,7 +9,8 @@ interleaving, A/B tests, and a click simulator with known truth.
   a logged ranker's click log (IPS, SNIPS, doubly robust, cascade), with
   bootstrap intervals over queries and weight diagnostics.
 - :func:`interleave` and :func:`interleaving_result`: team-draft and balanced
-  interleaving of two rankers, and the wins, ties and test from the clicks.
+  interleaving of two rankers, and the wins, ties and test from the clicks;
+  :func:`multileave` and :func:`multileaving_result` for more than two.
 - :func:`simulate_click_log` and :func:`simulate_clicks`: click logs and clicks
   drawn from a known logger (uniformly random or softmax rankings) and click
   model (position-based or cascade), with the truth to check estimates
@@ -22,6 +23,7 @@ from ._clicks import simulate_clicks
 from ._counterfactual import counterfactual_report
 from ._interleave import interleave
 from ._interleave_result import InterleavingResult, interleaving_result
+from ._multileave import multileave, multileaving_result
 from ._simulate import SimulatedClickLog, simulate_click_log
 from ._stopping import sustained_lift
 
@@ -33,6 +35,8 @@ __all__ = [
     "counterfactual_report",
     "interleave",
     "interleaving_result",
+    "multileave",
+    "multileaving_result",
     "simulate_click_log",
     "simulate_clicks",
     "sustained_lift",

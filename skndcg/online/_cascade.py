@@ -25,8 +25,7 @@ _PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
 
 @jit
 def _value(cnt, obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx):  # pragma: no cover
-    sc[:] = 0.0
-    sx[:] = 0.0
+    # sc and sx come in zero and leave zero: only the touched entries are reset
     for j in range(obs_q.size):
         w = cnt[obs_q[j]]
         sc[obs_item[j]] += w * obs_c[j]
@@ -46,6 +45,9 @@ def _value(cnt, obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx):  # pragma: no 
             miss *= 1.0 - ((sc[it] + _PRIOR * abar) / den if den > 0 else abar)
             j += 1
         total += cnt[q] * (1.0 - miss)
+    for j in range(obs_q.size):
+        sc[obs_item[j]] = 0.0
+        sx[obs_item[j]] = 0.0
     return total / cnt.sum()
 
 

@@ -70,19 +70,27 @@ def _examination(examination, log, item, k, target):
         from ..evaluation import estimate_position_bias
 
         s = log.shown
-        examination = estimate_position_bias(
-            log.position[s],
-            log.click[s],
-            qid=np.zeros(int(s.sum()), np.int64),
-            doc=np.asarray(item)[s],
-            n_resamples=0,
-        )
+        try:
+            examination = estimate_position_bias(
+                log.position[s],
+                log.click[s],
+                qid=np.zeros(int(s.sum()), np.int64),
+                doc=np.asarray(item)[s],
+                n_resamples=0,
+            )
+        except ValueError as exc:
+            raise ValueError(
+                "examination=None: the examination could not be estimated from this "
+                f"log ({exc}) Pass examination= (an array, or estimate_position_bias "
+                "run on a log where items move between positions)."
+            ) from exc
     depth = int(log.position.max())
     return check_examination(examination, depth, k, target)
 
 
 def _largest(weight, qid, item, log, n=10):
-    top = np.argsort(-weight)[:n]
+    top = np.argpartition(-weight, n)[:n] if weight.size > n else np.arange(weight.size)
+    top = top[np.argsort(-weight[top], kind="stable")]
     top = top[weight[top] > 0]
     return pd.DataFrame(
         {

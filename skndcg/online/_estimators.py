@@ -20,8 +20,17 @@ import numpy as np
 
 
 def item_codes(item):
-    _, codes = np.unique(np.asarray(item), return_inverse=True)
-    return codes.ravel().astype(np.int64)
+    """Codes of the items in order of first appearance.
+
+    Items of one query then get nearby codes, which keeps the per-item sums
+    of the estimators close in memory.
+    """
+    _, first, codes = np.unique(
+        np.asarray(item), return_index=True, return_inverse=True
+    )
+    rank = np.empty(first.size, np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[codes.ravel()]
 
 
 def default_relevance(log, items, exam_at, prior=1.0):

@@ -160,6 +160,19 @@ def interleave(
     --------
     interleaving_result : Wins, ties and a test from clicks on the lists.
 
+    Notes
+    -----
+    Interleaving shows both rankers to the same query, so the comparison is
+    paired and needs fewer queries than an A/B test. On queries of
+    :func:`simulate_click_log` (20 candidates, top 10, examination
+    ``1 / position``), with ranker A better by 0.078 expected clicks per
+    query (5.8% of 1.34), an A/B test of clicks per query needs about 4,600
+    queries for 80% power at the 5% level, team draft 1,400 to 2,100 and
+    balanced interleaving 1,500 to 2,000: 2.2 to 3.2 times fewer
+    (``tests/test_online_interleave.py``). Reports from search engines give
+    10 to 100 times; there an A/B metric varies far more between users than
+    the clicks of one simulated query do.
+
     References
     ----------
     .. [1] F. Radlinski, M. Kurup and T. Joachims, "How Does Clickthrough Data
