@@ -113,13 +113,19 @@ def windowed(
     z = stats.norm.ppf(0.5 + confidence / 2)
     index = {w: i for i, w in enumerate(windows)}
     pos = start.map(index).to_numpy()
+    # Each window's rows as a slice of one stable sort by window.
+    order = np.argsort(pos, kind="stable")
+    cuts = np.searchsorted(pos[order], np.arange(1, len(windows)))
     groups = {}
     for name in names:
-        vals = per_query[name].to_numpy(dtype=np.float64)
-        groups[name] = [vals[(pos == i) & ~np.isnan(vals)] for i in range(len(windows))]
+        vals = per_query[name].to_numpy(dtype=np.float64)[order]
+        groups[name] = [g[~np.isnan(g)] for g in np.split(vals, cuts)]
     lag = _WEEK if baseline == "week" else step
-    # Windows held out of later baselines, per measure (the stable baselines).
-    held = {name: np.zeros(len(windows), dtype=bool) for name in names}
+    every = int(lag // step)  # the baseline's windows lie every `every` windows back
+    # The stable baselines' candidates: per measure and per window slot (index
+    # modulo `every`), the earlier windows that hold queries and did not drop,
+    # oldest first; a window that dropped is held out of later baselines.
+    kept = {name: [[] for _ in range(every)] for name in names}
     rows = []
     for i, w in enumerate(windows):
         for name in names:
@@ -127,12 +133,12 @@ def windowed(
                 back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
                 back = [j for j in back if j is not None]
             else:
-                back = _stable(i, w, lag, index, groups[name], held[name],
-                               baseline_windows)  # fmt: skip
+                back = kept[name][i % every][: -baseline_windows - 1 : -1]
             base = np.concatenate([groups[name][j] for j in back] or [[]])
             row = _row(w, name, groups[name][i], base, z)
             change, p = row[-2], row[-1]
-            held[name][i] = bool(p < alpha and change <= -threshold)
+            if groups[name][i].size and not (p < alpha and change <= -threshold):
+                kept[name][i % every].append(i)
             rows.append(row)
     out = pd.DataFrame(
         rows, columns=[c for c in _COLUMNS if c not in ("p_adjusted", "alert")]
@@ -142,21 +148,6 @@ def windowed(
     )
     out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
     return out[_COLUMNS]
-
-
-def _stable(i, w, lag, index, groups, held, count):
-    """The ``count`` latest earlier windows (at multiples of ``lag``) that hold
-    queries and were not held out."""
-    back = []
-    j = 1
-    while len(back) < count:
-        k = index.get(w - lag * j)
-        if k is None:
-            break
-        if groups[k].size and not held[k]:
-            back.append(k)
-        j += 1
-    return back
 
 
 def _row(window, name, cur, base, z):
