@@ -89,10 +89,15 @@ class Log:
 
 
 def _genre_matrix(frame, item_ids):
-    """Items x genres 0/1 matrix from a pipe-separated ``genres`` column."""
+    """Items x genres 0/1 matrix from a pipe-separated ``genres`` column.
+
+    An item's genres are those of its first interaction in time, so later
+    rows never change what earlier queries read.
+    """
     if "genres" not in frame.columns:
         return np.zeros((item_ids.size, 0))
-    first = frame.drop_duplicates("item_id").set_index("item_id")["genres"]
+    by_time = frame.sort_values("timestamp", kind="stable")
+    first = by_time.drop_duplicates("item_id").set_index("item_id")["genres"]
     strings = first.reindex(item_ids).astype(object).fillna("").astype(str)
     dummies = strings.str.get_dummies(sep="|")
     dummies = dummies.drop(columns=["(no genres listed)"], errors="ignore")

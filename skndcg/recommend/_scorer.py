@@ -232,8 +232,9 @@ def catalogue_report(
 class _CatalogueScorer:
     """``scorer(estimator, X, y_true)``: see :func:`make_catalogue_scorer`."""
 
-    def __init__(self, builder, metrics, candidates, top_n, options):
+    def __init__(self, builder, metrics, candidates, top_n, options, single):
         self.builder, self.metrics, self.candidates = builder, metrics, candidates
+        self.single = single
         self.top_n, self.options = top_n, options
 
     def __repr__(self):
@@ -281,6 +282,8 @@ class _CatalogueScorer:
                 CatalogueFallbackWarning,
                 stacklevel=2,
             )
+        if self.single:
+            return out[f"{p}_{self.metrics[0]}"]
         if p == "stage":
             recall = builder.stage_recall(qids)
             out[f"candidates_recall@{builder.n_candidates}"] = float(recall.mean())
@@ -306,21 +309,23 @@ def make_catalogue_scorer(
     protocol the hold-out reports, inside ``GridSearchCV``,
     ``RandomizedSearchCV``, ``HalvingGridSearchCV`` and ``cross_validate``.
 
-    It returns a dict, so it is multi-metric by itself: keys are
+    With a list of metrics it returns a dict, multi-metric by itself; keys are
     ``"<protocol>_<metric>"`` (``"stage_ndcg@10"``: every per-fold number
     says which protocol produced it), ``"<protocol>_n_queries"``,
     ``"<protocol>_n_no_past"`` (queries of users without a past, ranked by
     the stage's popularity fallback; a fold made only of them warns with
     :class:`CatalogueFallbackWarning`) and, for ``"stage"``,
     ``"candidates_recall@<n_candidates>"`` (the reranker's ceiling). Pass
-    ``refit="stage_ndcg@10"`` (for example) to a search.
+    ``refit="stage_ndcg@10"`` (for example) to a search. With one metric
+    name as a string it returns that metric's mean, a number (what
+    ``HalvingGridSearchCV`` and ``cross_val_score`` need).
 
     Parameters
     ----------
     builder : HistoryFeatures
         Fitted on the interaction log; the training rows must come from it.
     metrics : str or sequence of str, default=("ndcg@10",)
-        Metrics with a cut-off.
+        Metrics with a cut-off; a string makes a one-number scorer.
     candidates : {"catalogue", "stage"}, default="catalogue"
         As in :func:`catalogue_report`.
     top_n : int or None, default=None
@@ -331,7 +336,8 @@ def make_catalogue_scorer(
     Returns
     -------
     scorer : callable
-        ``scorer(estimator, X, y_true)`` returning a dict; picklable.
+        ``scorer(estimator, X, y_true)`` returning a dict (a float for one
+        metric name); picklable.
 
     Raises
     ------
@@ -348,12 +354,13 @@ def make_catalogue_scorer(
     >>> ratings = make_movielens_like(100, 400, 4000, random_state=0)
     >>> builder = HistoryFeatures(n_candidates=20).fit(ratings)
     >>> X, y = builder.task()
-    >>> scorer = make_catalogue_scorer(builder, "ndcg@10")
+    >>> scorer = make_catalogue_scorer(builder, ["ndcg@10"])
     >>> cv = cross_validate(FeatureColumnRanker("cooc"), X, y, groups=X["qid"],
     ...                     cv=GroupKFold(2), scoring=scorer)
     >>> sorted(k for k in cv if k.startswith("test_"))[0]
     'test_catalogue_n_no_past'
     """
+    single = isinstance(metrics, str)
     top_n_checked = _settings(builder, candidates, top_n)
     metrics = _check_metrics(metrics, top_n_checked, candidates)
-    return _CatalogueScorer(builder, metrics, candidates, top_n, options)
+    return _CatalogueScorer(builder, metrics, candidates, top_n, options, single)
