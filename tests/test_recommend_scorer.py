@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import BaseEstimator
-from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.compose import ColumnTransformer
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import (
@@ -24,7 +24,6 @@ from sklearn.pipeline import Pipeline
 from skndcg.datasets import make_movielens_like
 from skndcg.ranker import QueryRanker
 from skndcg.recommend import (
-    FEATURES,
     CatalogueFallbackWarning,
     FeatureColumnRanker,
     HistoryFeatures,
@@ -124,7 +123,7 @@ def test_recency_features_by_hand(ratings, builder, task):
         assert r[col] == pytest.approx(np.log1p(n))
     decay = (0.5 ** ((t - item.timestamp[item.timestamp < t]) / (30 * DAY))).sum()
     assert r["pop_decay"] == pytest.approx(np.log1p(decay))
-    assert list(X.columns[4:]) == list(FEATURES)
+    assert list(X.columns[4:]) == list(HistoryFeatures().get_feature_names_out())
 
 
 def test_nothing_before_a_cut_off_moves_when_everything_after_it_changes(ratings):
@@ -219,9 +218,12 @@ def test_an_unfitted_builder_is_a_clear_error(task):
     with pytest.raises(ValueError, match="needs the interaction history"):
         scorer(FeatureColumnRanker("cooc"), X, y)
     with pytest.raises(ValueError, match="reads the validation queries from X"):
-        make_catalogue_scorer(HistoryFeatures(n_candidates=10).fit(
-            make_movielens_like(20, 50, 300, random_state=0)), "ndcg@10")(
-            FeatureColumnRanker("cooc"), X.drop(columns="user_id"), y)
+        make_catalogue_scorer(
+            HistoryFeatures(n_candidates=10).fit(
+                make_movielens_like(20, 50, 300, random_state=0)
+            ),
+            "ndcg@10",
+        )(FeatureColumnRanker("cooc"), X.drop(columns="user_id"), y)
 
 
 def test_a_fold_of_users_without_a_past_warns_and_counts(builder, task):
@@ -245,7 +247,7 @@ def test_more_candidates_than_items_is_a_clear_error(ratings):
 
 def test_stage_protocol_puts_items_outside_the_candidates_below(builder):
     qids = builder.queries_["qid"].iloc[-20:]
-    rep, rows = catalogue_report(
+    _, rows = catalogue_report(
         FeatureColumnRanker("pop_log"), builder, qids, candidates="stage",
         metrics=["ndcg@10"], return_candidates=True,
     )  # fmt: skip

@@ -87,6 +87,12 @@ def tune(build, X_dev, y_dev, args, say):
     search = build_search(
         cv, label_gain, quick=args["quick"], random_state=args["random_state"]
     )
+    # Slower learning, more trees: the catalogue rows are many and alike.
+    search.estimator.set_params(
+        estimator__rank__n_estimators=80 if args["quick"] else 150,
+        estimator__rank__learning_rate=0.05,
+    )
+    search.param_grid = {"estimator__rank__num_leaves": [7, 15]}
     scorer = make_catalogue_scorer(
         build, list(METRICS), candidates="stage", **METRIC_OPTIONS
     )
@@ -135,7 +141,9 @@ def run(ratings, args, cut, say, stream):
     """Tune and evaluate the two-stage ranker; the same outputs as a sampled mode."""
     build = builder(ratings, args["quick"])
     n = build.n_candidates
-    (X_dev, y_dev), (X_hold, _) = task(build, args["protocol"], cut, args["min_history"])
+    (X_dev, y_dev), (X_hold, _) = task(
+        build, args["protocol"], cut, args["min_history"]
+    )
     dev_q, hold_q = X_dev["qid"].unique(), X_hold["qid"].unique()
     if min(dev_q.size, hold_q.size) < _MIN_QUERIES:
         raise ValueError(

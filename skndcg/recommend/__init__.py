@@ -15,7 +15,7 @@
 - :class:`FeatureColumnRanker`: one feature column as a model (baselines).
 """
 
-from ._features import FEATURES, HistoryFeatures
+from ._features import HistoryFeatures
 from ._generators import EASERecommender, ItemKNNRecommender, PopularityRecommender
 from ._scorer import (
     CatalogueFallbackWarning,
@@ -25,7 +25,6 @@ from ._scorer import (
 )
 
 __all__ = [
-    "FEATURES",
     "CatalogueFallbackWarning",
     "EASERecommender",
     "FeatureColumnRanker",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ FEATURES = (
     "stage_score",
     "stage_rank",
     "cooc",
+    "user_knn",
     "pop_log",
     "pop_short",
     "pop_long",
@@ -63,6 +65,7 @@ class _Snapshot:
         self.age = np.where(self.count > 0, (t - log.item_first) / DAY, 0.0)
         self.history = history_matrix(user, item, log.n_users, size)
         self.item_users = np.asarray(self.history.sum(axis=0)).ravel()
+        self.user_n_items = np.asarray(self.history.sum(axis=1)).ravel()
         self.user_n = np.bincount(user, minlength=log.n_users).astype(np.float64)
         last = np.full(log.n_users, -np.inf)
         np.maximum.at(last, user, ts.astype(np.float64))
@@ -77,9 +80,7 @@ class _Snapshot:
         """Stage scores, stage ranks and co-occurrence of users x every item."""
         hist = self.history[users]
         stage = np.full((users.size, self.count.size), -np.inf)
-        stage[:, self.stage_cols] = self.stage.score_items(
-            self._user_ids[users], None
-        )
+        stage[:, self.stage_cols] = self.stage.score_items(self._user_ids[users], None)
         seen = hist[:, self.eligible]
         order, _ = rank_order(
             stage[:, self.eligible], self.item_users[self.eligible], seen
@@ -91,17 +92,24 @@ class _Snapshot:
         norm = 1.0 / np.sqrt(np.maximum(self.item_users, 1.0))
         left = hist.multiply(norm[None, :]).tocsr()
         cooc = ((left @ self.history.T) @ self.history).toarray() * norm[None, :]
-        return stage, full_rank, cooc, hist
+        # Users who met what this user met, weighted by cosine similarity.
+        u_norm = 1.0 / np.sqrt(np.maximum(self.user_n_items, 1.0))
+        sims = (hist @ self.history.T).toarray() * u_norm[None, :]
+        sims *= u_norm[users][:, None]
+        sims[np.arange(users.size), users] = 0.0
+        user_knn = np.asarray(self.history.T @ sims.T).T
+        return stage, full_rank, (cooc, user_knn), hist
 
     def rows(self, users, r, item, block):
         """Feature columns of pairs (``users[r]``, ``item``)."""
-        stage, rank, cooc, _ = block
+        stage, rank, (cooc, user_knn), _ = block
         u = users[r]
         idle = (self.t - self.user_last[u]) / DAY
         return {
             "stage_score": stage[r, item],
             "stage_rank": rank[r, item],
             "cooc": cooc[r, item],
+            "user_knn": user_knn[r, item],
             "pop_log": np.log1p(self.count[item]),
             "pop_short": np.log1p(self.pop_short[item]),
             "pop_long": np.log1p(self.pop_long[item]),
@@ -168,15 +176,18 @@ class HistoryFeatures(BaseEstimator):
 
     Notes
     -----
-    The features (:data:`FEATURES`): ``stage_score`` and ``stage_rank``
+    The features (:meth:`get_feature_names_out`): ``stage_score`` and ``stage_rank``
     (the stage's score and the rank among the user's eligible items, 1 best),
     ``cooc`` (cosine co-occurrence with the user's past, the item kNN score),
+    ``user_knn`` (the item's users among those whose past overlaps the
+    user's, each weighted by the cosine similarity of the two pasts),
     ``pop_log``, ``pop_short``, ``pop_long`` (log of 1 + interactions ever,
     in the last ``short_days`` and ``long_days``), ``pop_decay`` (log of 1 +
     the time-decayed count), ``item_age_days``, ``item_mean_label`` (shrunk
-    towards the mean label), ``user_log_history``, ``user_days_idle`` and ``genre_affinity`` (the
-    share of the user's past items in each of the item's genres, averaged
-    over them; 0 without a ``genres`` column of pipe-separated names).
+    towards the mean label), ``user_log_history``, ``user_days_idle`` and
+    ``genre_affinity`` (the share of the user's past items in each of the
+    item's genres, averaged over them; 0 without a ``genres`` column of
+    pipe-separated names).
 
     Examples
     --------
@@ -191,7 +202,7 @@ class HistoryFeatures(BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: ClassVar[dict] = {
         "stage": "no_validation",
         "n_candidates": [Interval(Integral, 1, None, closed="left")],
         "window": [StrOptions({"D", "W", "M", "Q", "Y"})],
@@ -237,6 +248,15 @@ class HistoryFeatures(BaseEstimator):
         self.queries_ = self._q.frame()
         self._snapshots = {}
         return self
+
+    def get_feature_names_out(self, input_features=None):
+        """The feature columns of the rows, after the four id columns.
+
+        Returns
+        -------
+        names : ndarray of str
+        """
+        return np.asarray(FEATURES, dtype=object)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -346,7 +366,7 @@ class HistoryFeatures(BaseEstimator):
         -------
         X : pandas.DataFrame
             Sorted by ``qid`` and ``item_id``: ``qid``, ``window_start``,
-            ``user_id``, ``item_id`` and :data:`FEATURES`.
+            ``user_id``, ``item_id`` and the features.
         y : numpy.ndarray
             The labels (0 for negatives).
         """

@@ -11,6 +11,7 @@ log, then by item id: the **popularity fallback**.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ class _Recommender(BaseEstimator):
     """Shared fit / score_items / recommend; subclasses define ``_scores``."""
 
     _needs_time = False
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def fit(self, X, y=None, *, now=None):
         """Fit on an interaction log.
@@ -199,7 +200,7 @@ class PopularityRecommender(_Recommender):
     """
 
     _needs_time = True
-    _parameter_constraints = {
+    _parameter_constraints: ClassVar[dict] = {
         "window_days": [Interval(Real, 0, None, closed="neither"), None],
         "half_life_days": [Interval(Real, 0, None, closed="neither"), None],
     }
@@ -298,7 +299,9 @@ class EASERecommender(_Recommender):
     [11]
     """
 
-    _parameter_constraints = {"l2": [Interval(Real, 0, None, closed="neither")]}
+    _parameter_constraints: ClassVar[dict] = {
+        "l2": [Interval(Real, 0, None, closed="neither")]
+    }
 
     def __init__(self, *, l2=100.0):
         self.l2 = l2

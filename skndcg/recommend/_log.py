@@ -55,8 +55,12 @@ class Log:
 
     def __init__(self, frame, name="ratings"):
         check_log(frame, name)
-        self.user_ids, user = np.unique(frame["user_id"].to_numpy(), return_inverse=True)
-        self.item_ids, item = np.unique(frame["item_id"].to_numpy(), return_inverse=True)
+        self.user_ids, user = np.unique(
+            frame["user_id"].to_numpy(), return_inverse=True
+        )
+        self.item_ids, item = np.unique(
+            frame["item_id"].to_numpy(), return_inverse=True
+        )
         ts = frame["timestamp"].to_numpy().astype(np.int64)
         label = (
             frame["rating"].to_numpy(np.float64)

@@ -38,6 +38,11 @@ class FeatureColumnRanker(BaseEstimator):
         False: higher values rank first; True: lower values rank first (a
         rank column such as ``"stage_rank"``, the candidate stage's order
         with its popularity fallback).
+    tie_break : str or None, default=None
+        A second column (higher first) that orders rows tied on ``column``:
+        ``FeatureColumnRanker("cooc", tie_break="pop_log")`` is item kNN
+        with the popularity fallback for users without a past. The scores
+        are then positions (0 to n - 1) of that order over the rows given.
 
     Examples
     --------
@@ -48,9 +53,10 @@ class FeatureColumnRanker(BaseEstimator):
     [1.0, 3.0]
     """
 
-    def __init__(self, column, *, ascending=False):
+    def __init__(self, column, *, ascending=False, tie_break=None):
         self.column = column
         self.ascending = ascending
+        self.tie_break = tie_break
 
     def fit(self, X, y=None, **fit_params):
         """Check that ``X`` has the column; nothing is learned."""
@@ -59,18 +65,27 @@ class FeatureColumnRanker(BaseEstimator):
         return self
 
     def _check(self, X):
-        if not isinstance(X, pd.DataFrame) or self.column not in X.columns:
-            cols = list(X.columns) if isinstance(X, pd.DataFrame) else type(X).__name__
-            raise ValueError(
-                f"FeatureColumnRanker(column={self.column!r}) needs a DataFrame with "
-                f"that column, got {cols}."
-            )
+        for col in (self.column, self.tie_break):
+            if col is None:
+                continue
+            if not isinstance(X, pd.DataFrame) or col not in X.columns:
+                got = list(X.columns) if isinstance(X, pd.DataFrame) else type(X)
+                raise ValueError(
+                    f"FeatureColumnRanker needs a DataFrame with the column {col!r}, "
+                    f"got {got}."
+                )
 
     def predict(self, X):
         """The column's values as float64 (negated when ``ascending``)."""
         self._check(X)
         values = X[self.column].to_numpy(np.float64)
-        return -values if self.ascending else values
+        values = -values if self.ascending else values
+        if self.tie_break is None:
+            return values
+        order = np.lexsort((X[self.tie_break].to_numpy(np.float64), values))
+        score = np.empty(values.size)
+        score[order] = np.arange(values.size, dtype=np.float64)
+        return score
 
 
 def _check_metrics(metrics, top_n, protocol):
