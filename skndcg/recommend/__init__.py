@@ -15,14 +15,10 @@
 - :class:`FeatureColumnRanker`: one feature column as a model (baselines).
 """
 
+from ._baselines import FeatureColumnRanker
 from ._features import HistoryFeatures
 from ._generators import EASERecommender, ItemKNNRecommender, PopularityRecommender
-from ._scorer import (
-    CatalogueFallbackWarning,
-    FeatureColumnRanker,
-    catalogue_report,
-    make_catalogue_scorer,
-)
+from ._scorer import CatalogueFallbackWarning, catalogue_report, make_catalogue_scorer
 
 __all__ = [
     "CatalogueFallbackWarning",
