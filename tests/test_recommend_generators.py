@@ -100,3 +100,37 @@ def test_bad_logs_are_refused_by_name():
         PopularityRecommender(window_days=-1).fit(_log())
     with pytest.raises(ValueError, match="range of milliseconds"):
         PopularityRecommender().fit(_log().assign(timestamp=10**13))
+
+
+def test_history_features_by_hand():
+    from skndcg.recommend import HistoryFeatures
+
+    jan = int(pd.Timestamp("2020-01-10").timestamp())
+    feb = int(pd.Timestamp("2020-02-01").timestamp())
+    log = pd.DataFrame(
+        {
+            "user_id": [1, 1, 2, 2, 3, 1],
+            "item_id": [10, 11, 10, 12, 11, 12],
+            "rating": [4.0, 2.0, 5.0, 3.0, 1.0, 5.0],
+            "timestamp": [jan, jan + DAY, jan, jan + 2 * DAY, jan + 3 * DAY, feb + 5],
+            "genres": ["A|B", "B", "A|B", "A", "B", "A"],
+        }
+    )
+    b = HistoryFeatures(n_candidates=2).fit(log)
+    # One query: user 1 in February, with item 12 (met by user 2 before).
+    assert b.queries_[["user_id", "n_history", "n_positives"]].values.tolist() == [
+        [1, 2, 1]
+    ]
+    F = b.features([1], [10, 11, 12], pd.Timestamp(feb, unit="s")).set_index("item_id")
+    # user kNN: sim(1, 2) = 1 / sqrt(2 * 2), sim(1, 3) = 1 / sqrt(2 * 1).
+    np.testing.assert_allclose(F["user_knn"], [0.5, 1 / np.sqrt(2), 0.5])
+    # Genre shares of user 1's past {10: A|B, 11: B}: A 1/2, B 2/2.
+    np.testing.assert_allclose(F["genre_affinity"], [0.75, 1.0, 0.5])
+    np.testing.assert_allclose(F.loc[12, "item_age_days"], (feb - jan - 2 * DAY) / DAY)
+    np.testing.assert_allclose(F.loc[12, "user_days_idle"], (feb - jan - DAY) / DAY)
+    prior = 15.0 / 5
+    np.testing.assert_allclose(F.loc[10, "item_mean_label"], (9 + 5 * prior) / 7)
+    # The stage (item kNN, seen items last) proposes 12 only: 10, 11 are seen.
+    X, y = b.task()
+    assert X["item_id"].tolist() == [12] and y.tolist() == [5.0]
+    assert b.stage_recall().tolist() == [1.0]

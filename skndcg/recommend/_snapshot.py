@@ -64,6 +64,8 @@ class Snapshot:
         np.put_along_axis(rank, order, np.arange(1, order.shape[1] + 1.0), axis=1)
         full_rank = np.full(stage.shape, np.inf)
         full_rank[:, self.eligible] = rank
+        hr, hc = hist.nonzero()
+        full_rank[hr, hc] = np.inf  # a seen item is never a candidate
         norm = 1.0 / np.sqrt(np.maximum(self.item_users, 1.0))
         left = hist.multiply(norm[None, :]).tocsr()
         cooc = ((left @ self.history.T) @ self.history).toarray() * norm[None, :]
