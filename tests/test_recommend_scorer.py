@@ -214,6 +214,8 @@ def test_with_metadata_routing(builder, task):
 
 def test_an_unfitted_builder_is_a_clear_error(task):
     X, y = task
+    with pytest.raises(TypeError, match="builder must be a HistoryFeatures"):
+        make_catalogue_scorer(X, "ndcg@10")
     scorer = make_catalogue_scorer(HistoryFeatures(), "ndcg@10")
     with pytest.raises(ValueError, match="needs the interaction history"):
         scorer(FeatureColumnRanker("cooc"), X, y)

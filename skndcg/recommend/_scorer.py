@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..metrics import ranking_report
+from ._features import HistoryFeatures
 
 PROTOCOLS = ("catalogue", "stage")
 _CUTOFF = re.compile(r"@\s*(\d+)\s*$")
@@ -312,6 +313,12 @@ def make_catalogue_scorer(
     >>> sorted(k for k in cv if k.startswith("test_"))[0]
     'test_catalogue_n_no_past'
     """
+    if not isinstance(builder, HistoryFeatures):
+        raise TypeError(
+            "builder must be a HistoryFeatures fitted on the interaction log (the "
+            "scorer ranks each query's eligible items from it), got "
+            f"{type(builder).__name__}."
+        )
     single = isinstance(metrics, str)
     top_n_checked = _settings(builder, candidates, top_n)
     metrics = _check_metrics(metrics, top_n_checked, candidates)
