@@ -328,6 +328,7 @@ FULL_MODELS = [
     "popularity (30 days)",
     "popularity (time-decayed)",
     "item kNN",
+    "stage: item kNN + recent popularity",
     RANKER,
 ]
 

@@ -51,11 +51,14 @@ def full_mode(ratings, args, cut, say, stream):
     )
     explain = (
         f"(every eligible item ranked for every query; the ranker reranks the "
-        f"item-kNN stage's top {n} and every other item ranks below them; tuned "
+        f"stage's top {n} (item kNN interleaved with popularity of "
+        f"{_two_stage.STAGE_HALF_LIFE:g}-day half-life) and every other item ranks "
+        f"below them; tuned "
         f"by GridSearchCV on the same full-catalogue ranking of each fold)"
     )
     ceiling = (
-        f"candidate stage: item kNN, top {n}: recall@{n} {recall:.3f} of the "
+        f"candidate stage: item kNN + recent popularity, top {n}: recall@{n} "
+        f"{recall:.3f} of the "
         "hold-out's rated items, the reranker's ceiling"
     )
     lines = _report.comparison_lines(holdout, strongest, n_boot)

@@ -1,9 +1,10 @@
 """The default demo: a two-stage recommender selected on the whole catalogue.
 
 One :class:`skndcg.recommend.HistoryFeatures` builds everything from each
-query's past: the training rows (the item-kNN stage's best items, hard
-negatives included), the tuning folds' rankings and the hold-out's. The
-LightGBM reranker is tuned by ``GridSearchCV`` with
+query's past: the training rows (the best items of the stage, item kNN
+interleaved with time-decayed popularity, hard negatives included), the
+tuning folds' rankings and the hold-out's. The LightGBM reranker is tuned
+by ``GridSearchCV`` with
 :func:`skndcg.recommend.make_catalogue_scorer` (``candidates="stage"``: it
 reranks the stage's candidates, every other eligible item ranks below), and
 every baseline ranks the whole eligible catalogue by one feature.
@@ -17,7 +18,6 @@ import pandas as pd
 from ..recommend import (
     FeatureColumnRanker,
     HistoryFeatures,
-    ItemKNNRecommender,
     catalogue_report,
     make_catalogue_scorer,
 )
@@ -32,15 +32,21 @@ from ._models import (
     build_search,
     rating_codes,
 )
+from ._stage import KNNPlusRecentStage
 
-#: Baseline name -> (feature column, lower is better).
+#: The candidate stage, as the baseline that ranks by it alone.
+STAGE = "stage: item kNN + recent popularity"
+#: Half-life (days) of the stage's popularity half.
+STAGE_HALF_LIFE = 180.0
+#: Baseline name -> (feature column, lower is better, tie-break column).
 BASELINES = {
-    RANDOM_EXPECTED: ("constant", False),
-    "popularity": ("pop_log", False),
-    "popularity (7 days)": ("pop_short", False),
-    "popularity (30 days)": ("pop_long", False),
-    "popularity (time-decayed)": ("pop_decay", False),
-    "item kNN": ("stage_rank", True),
+    RANDOM_EXPECTED: ("constant", False, None),
+    "popularity": ("pop_log", False, None),
+    "popularity (7 days)": ("pop_short", False, None),
+    "popularity (30 days)": ("pop_long", False, None),
+    "popularity (time-decayed)": ("pop_decay", False, None),
+    "item kNN": ("cooc", False, "pop_log"),
+    STAGE: ("stage_rank", True, None),
 }
 KEY = f"stage_{REFIT}"
 CURVE_KS = range(1, 21)
@@ -53,7 +59,8 @@ def builder(ratings, quick):
     """The one candidate and feature builder of the run."""
     # At most half the catalogue: a stage proposing every item selects nothing.
     n = min(100 if quick else 200, max(1, ratings["item_id"].nunique() // 2))
-    return HistoryFeatures(ItemKNNRecommender(), n_candidates=n).fit(ratings)
+    stage = KNNPlusRecentStage(half_life_days=STAGE_HALF_LIFE)
+    return HistoryFeatures(stage, n_candidates=n).fit(ratings)
 
 
 def task(build, protocol, cut, min_history):
@@ -74,10 +81,10 @@ class _Constant(FeatureColumnRanker):
 
 
 def _baseline(name):
-    column, ascending = BASELINES[name]
+    column, ascending, tie_break = BASELINES[name]
     if column == "constant":
         return _Constant("user_id")
-    return FeatureColumnRanker(column, ascending=ascending)
+    return FeatureColumnRanker(column, ascending=ascending, tie_break=tie_break)
 
 
 def tune(build, X_dev, y_dev, args, say):
@@ -155,7 +162,7 @@ def run(ratings, args, cut, say, stream):
     queries = build.queries_.set_index("qid")
     say(
         f"[full catalogue] {len(queries):,} queries (user x month with an eligible "
-        f"item); training rows: the item-kNN stage's top {n} per query, "
+        f"item); training rows: the stage's top {n} per query, "
         f"{len(X_dev):,} rows ({int((y_dev > 0).sum()):,} rated); hold-out: "
         f"{hold_q.size:,} queries, tuning: {dev_q.size:,}"
     )
