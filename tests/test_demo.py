@@ -32,7 +32,7 @@ def quick_run(tmp_path_factory):
     buffer = io.StringIO()
     capture.setattr(sys, "stdout", buffer)
     try:
-        code = main(["demo", "--quick", "--out", str(out)])
+        code = main(["demo", "--quick", "--out", str(out), "--candidates", "both"])
     finally:
         capture.undo()
     return code, buffer.getvalue(), out
@@ -81,7 +81,7 @@ def test_quick_demo_reports_users_without_a_past_apart(quick_run):
     seg = re.compile(
         r"^users with(out)? a past \((\d+) queries\): LGBMRanker \(tuned\) - "
         r"(.+?): ndcg@10 [+-]\d\.\d{3}, (\[.+?\]|no interval \(too few "
-        r"queries\)), Holm-adjusted p = \d\.\d{3}$"
+        r"queries\)), Holm-adjusted p [=<] \d\.\d{3} \(.*resample.*\)$"
     )
     found = [m for m in map(seg.match, text.splitlines()) if m]
     assert {m.group(1) for m in found} == {None, "out"}
@@ -321,41 +321,63 @@ def test_grid_search_prints_progress_per_candidate_and_fold(quick_run):
         )
 
 
-def test_full_catalogue_mode_under_a_per_user_protocol(tmp_path, capsys):
+FULL_MODELS = [
+    "random (expected)",
+    "popularity",
+    "popularity (7 days)",
+    "popularity (30 days)",
+    "popularity (time-decayed)",
+    "item kNN",
+    "stage: item kNN + recent popularity",
+    RANKER,
+]
+
+
+def test_default_run_is_the_full_catalogue_under_a_per_user_protocol(tmp_path, capsys):
     out = tmp_path / "out"
     folder = _movielens_folder(tmp_path / "ml")  # small data: a fast test
     argv = ["demo", "--quick", "--data", str(folder), "--out", str(out)]
-    assert main([*argv, "--candidates", "full", "--protocol", "leave-last-n"]) == 0
+    assert main([*argv, "--protocol", "leave-last-n"]) == 0
     text = capsys.readouterr().out
     assert "hold-out: each user's last query (month)" in text
     title = re.search(
-        r"^full catalogue \(ranker trained on uniform negatives, N = 50\): hold-out "
-        r"of ([\d,]+) queries \(([\d,]+) users\), --protocol leave-last-n$",
+        r"^full catalogue: hold-out of ([\d,]+) queries \(([\d,]+) users\), "
+        r"--protocol leave-last-n$",
         text,
         re.MULTILINE,
     )
     assert title, text
-    # Leave-last-one: one hold-out query per user.
-    assert title.group(1) == title.group(2)
-    assert "pairs scored per model" in text
+    assert title.group(1) == title.group(2)  # leave-last-one: a query per user
+    # Tuned on the full-catalogue ranking of every fold, per fold and candidate.
+    assert re.search(
+        r"candidate 1/2 \(num_leaves=7\), fold 1/2: stage_ndcg@10 0\.", text
+    )
+    ceiling = re.search(r"recall@100 (0\.\d{3}) of the hold-out's rated items", text)
+    assert ceiling, text
     res = pd.read_csv(out / "results.csv")
     assert set(res["negatives"]) == {"full"}
-    hold = res[res["split"] == "hold-out"]
-    assert set(hold["estimate"]) == {"full"}
-    assert set(hold["model"]) >= set(MODELS)
-    per_item = res[res["split"] == "hold-out per item"]
-    assert set(per_item["estimate"]) == {"raw", "adjusted", "bv", "full"}
-    # The main table's numbers are the per-query full-catalogue ones: far
-    # below the sampled per-item raw reading for the tuned ranker.
-    ranker = hold[(hold["model"] == RANKER) & (hold["metric"] == "ndcg@10")]
-    raw = per_item[
-        (per_item["model"] == RANKER)
-        & (per_item["metric"] == "ndcg@10")
-        & (per_item["estimate"] == "raw")
+    assert set(res["estimate"]) == {"full"}
+    assert set(res["model"]) >= set(FULL_MODELS)
+    # Every number says which protocol produced it.
+    by_model = res.groupby("model")["protocol"].unique()
+    assert list(by_model[RANKER]) == [
+        "full catalogue: the stage's top 100 reranked, the rest below"
     ]
-    assert float(ranker["value"].iloc[0]) < float(raw["value"].iloc[0])
+    assert list(by_model["popularity"]) == [
+        "full catalogue: every eligible item ranked"
+    ]
+    assert {"fold 0", "fold 1", "CV mean", "hold-out"} == set(res["split"])
+    hold = res[(res["split"] == "hold-out") & (res["metric"] == "ndcg@10")]
+    h = hold.set_index("model")
+    assert h.loc[RANKER, "value"] > h.loc["random (expected)", "user_high"]
+    for b in FULL_MODELS[:-1]:
+        assert h.loc[f"{RANKER} - {b}", "value"] == pytest.approx(
+            h.loc[RANKER, "value"] - h.loc[b, "value"]
+        )
+    # The table and the file agree on the ranker's hold-out number.
+    assert f"{h.loc[RANKER, 'value']:.3f}" in text
     assert (out / "ndcg_at_k_full.png").is_file()
-    assert "leave-last-n folds" not in text  # the title is in the figure only
+    assert "headline: LGBMRanker (tuned) against " in text
 
 
 def test_bad_protocol_exits_2(capsys):
@@ -378,7 +400,7 @@ def test_sampled_mode_skips_the_full_catalogue_beyond_its_budget(
     text = capsys.readouterr().out
     assert re.search(
         r"\[uniform, N=50\] full catalogue skipped: [\d,]+ \(query, item\) pairs "
-        r"per model, more than 1,000 \(--candidates full runs it\)",
+        r"per model, more than 1,000 \(--candidates full ranks the catalogue\)",
         text,
     )
     assert "ndcg@10 full" not in text and "recall@10 full" not in text

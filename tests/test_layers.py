@@ -7,7 +7,8 @@ lists exactly):
    infrastructure (numba compilation, the thread pool, the row-chunk policy);
 2. ``metrics``: the metric engine;
 3. ``io``, ``evaluation``, ``online``, ``model_selection``, ``ranker``, ``datasets``,
-   ``_partial`` (the partial-result driver);
+   ``_partial`` (the partial-result driver); ``recommend`` (candidate
+   generators, the feature builder and the catalogue scorer) above them;
 4. ``dask``, ``spark``, ``streaming`` (adapters over ``_partial``), ``plotting``;
 5. ``demo`` and ``cli`` (the command line), on the public functions below;
 6. the top-level modules: ``skndcg/__init__.py`` imports nothing of the package,
@@ -39,6 +40,15 @@ ALLOWED = {
     "cli": {"cli", "demo", "evaluation", "io", "metrics", "streaming", "utils"},
     "plotting": {"plotting", "evaluation", "model_selection", "metrics", "utils"},
     "torch": {"torch", "metrics", "utils"},
+    "recommend": {
+        "recommend",
+        "datasets",
+        "evaluation",
+        "metrics",
+        "model_selection",
+        "ranker",
+        "utils",
+    },
     "demo": {
         "demo",
         "datasets",
@@ -47,6 +57,7 @@ ALLOWED = {
         "model_selection",
         "plotting",
         "ranker",
+        "recommend",
         "utils",
     },
 }

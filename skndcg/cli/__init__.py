@@ -98,11 +98,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "--negatives",
         dest="negatives",
         choices=("full", "uniform", "popularity", "both"),
-        default="both",
-        help="how the unrated candidates are drawn: uniformly or by popularity "
-        "before the month; both runs the demo once per mode (default: both); "
-        "full ranks every eligible item of the catalogue for every hold-out "
-        "query, for the ranker and every baseline; --negatives is an alias",
+        default="full",
+        help="full (the default) ranks every eligible item of the catalogue for "
+        "every query: a two-stage ranker (item-kNN candidates, LightGBM "
+        "reranker) tuned by full-catalogue cross-validation against baselines "
+        "that rank the whole catalogue; uniform, popularity or both run the "
+        "sampled tables instead (unrated candidates drawn uniformly or by "
+        "popularity before the month); --negatives is an alias",
     )
     demo.add_argument(
         "--protocol",

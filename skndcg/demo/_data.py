@@ -26,7 +26,9 @@ def load(data, fetch, quick, random_state):
         ratings, items = fetch_movielens(fetch, return_items=True)
         source = f"MovieLens {fetch} (downloaded once, cached)"
     else:
-        size = (300, 3000, 30_000) if quick else (600, 6000, 60_000)
+        # The default is the size of MovieLens 100K (943 users, 100,000
+        # ratings): a hold-out of several hundred queries.
+        size = (300, 3000, 30_000) if quick else (943, 6000, 100_000)
         ratings, items = make_movielens_like(
             *size, half_stars=True, return_items=True, random_state=random_state
         )

@@ -94,6 +94,7 @@ def segment_lines(
     import warnings
 
     from ..evaluation import SmallSampleWarning
+    from ._report import p_text
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
@@ -116,6 +117,7 @@ def segment_lines(
         )
         lines.append(
             f"{r.segment} ({r.n_queries} queries): {ranker} - {r.model}: {metric} "
-            f"{-r.diff:+.3f}, {interval}, Holm-adjusted p = {r.p_adjusted:.3f}"
+            f"{-r.diff:+.3f}, {interval}, "
+            f"{p_text(r.p_value, r.p_adjusted, n_resamples)}"
         )
     return lines

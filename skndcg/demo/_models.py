@@ -167,8 +167,8 @@ class ProgressScorer:
     scorer's.
     """
 
-    def __init__(self, scorer, say, label, grid, n_splits):
-        self.scorer, self.say, self.label = scorer, say, label
+    def __init__(self, scorer, say, label, grid, n_splits, key=REFIT):
+        self.scorer, self.say, self.label, self.key = scorer, say, label, key
         self.keys, self.n_splits, self.done = list(grid), n_splits, 0
         self.n_candidates = len(ParameterGrid(grid))
 
@@ -182,7 +182,7 @@ class ProgressScorer:
         self.say(
             f"{self.label} grid search: candidate {candidate + 1}/"
             f"{self.n_candidates} ({shown}), fold {fold + 1}/{self.n_splits}: "
-            f"{REFIT} {scores[REFIT]:.3f}"
+            f"{self.key} {scores[self.key]:.3f}"
         )
         return scores
 

@@ -22,6 +22,7 @@ COLUMNS = [
     "negatives",
     "n_negatives",
     "estimate",
+    "protocol",
 ]
 
 
@@ -87,11 +88,21 @@ def results_table(folds, holdout, models, *, markdown=False):
     return _render(header, rows, markdown=markdown)
 
 
-def _p(p):
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+def p_text(p_value, p_adjusted, n_resamples):
+    """A Holm-adjusted p-value, honest at the resampling floor.
+
+    A paired bootstrap of ``B`` resamples cannot give a two-sided p-value
+    below ``2 / (B + 1)``; at that floor the measured value is only a bound.
+    """
+    if p_value <= 2.0 / (n_resamples + 1) + 1e-12:
+        return (
+            f"Holm-adjusted p < {p_adjusted:.3f} (no paired resample of "
+            f"{n_resamples:,} reached zero: the floor)"
+        )
+    return f"Holm-adjusted p = {p_adjusted:.3f} ({n_resamples:,} paired resamples)"
 
 
-def comparison_lines(holdout, strongest):
+def comparison_lines(holdout, strongest, n_resamples):
     """One sentence per baseline: the ranker's gain on REFIT with intervals."""
     diffs = holdout[holdout["model"].str.startswith(f"{RANKER} - ")]
     lines = []
@@ -100,7 +111,7 @@ def comparison_lines(holdout, strongest):
         lines.append(
             f"{r.model}: {REFIT} {r.value:+.3f}, queries [{r.low:+.3f}, "
             f"{r.high:+.3f}], users [{r.user_low:+.3f}, {r.user_high:+.3f}], "
-            f"Holm-adjusted {_p(r.p_adjusted)}{mark}"
+            f"{p_text(r.p_value, r.p_adjusted, n_resamples)}{mark}"
         )
     return lines
 

@@ -10,7 +10,16 @@ from pathlib import Path
 import pandas as pd
 
 from ..utils._atomic import atomic_write, safe_target
-from . import DEFAULT_OUT, _data, _estimates, _full, _plots, _protocols, _report
+from . import (
+    DEFAULT_OUT,
+    _data,
+    _estimates,
+    _full,
+    _plots,
+    _protocols,
+    _report,
+)
+from ._full_mode import full_mode as _full_mode
 from ._intervals import holdout_intervals, metric_curves, segment_lines
 from ._models import (
     BASELINES,
@@ -81,7 +90,7 @@ def _task(ratings, mode, args, cut, say):
         ratings,
         window="M",
         n_negatives=n_neg,
-        negatives="uniform" if mode == "full" else mode,
+        negatives=mode,
         min_history=args["min_history"],
         random_state=args["random_state"],
     )
@@ -107,11 +116,7 @@ def _task(ratings, mode, args, cut, say):
 
 
 def _label(mode, n_neg):
-    return (
-        f"full catalogue, trained on uniform N={n_neg}"
-        if mode == "full"
-        else (f"{mode}, N={n_neg}")
-    )
+    return f"{mode}, N={n_neg}"
 
 
 def _tune(X_dev, y_dev, mode, args, say):
@@ -149,7 +154,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     scores = holdout_scores(search, X_hold, seed)
     n_pairs = _full.n_pairs(ratings, X_hold)
     full = None
-    if mode == "full" or n_pairs <= _full.AFFORDABLE_PAIRS:
+    if n_pairs <= _full.AFFORDABLE_PAIRS:
         full = _full.full_holdout(
             ratings, X_hold, y_hold, search.best_estimator_, seed, args["cache"]
         )
@@ -161,12 +166,9 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         say(
             f"[{_label(mode, n_neg)}] full catalogue skipped: {n_pairs:,} (query, "
             f"item) pairs per model, more than {_full.AFFORDABLE_PAIRS:,} "
-            "(--candidates full runs it)"
+            "(--candidates full ranks the catalogue)"
         )
-    if mode == "full":
-        reports = _full.query_reports(full)
-    else:
-        reports = per_query(scores, X_hold, y_hold)
+    reports = per_query(scores, X_hold, y_hold)
     n_boot = 300 if args["quick"] else 1000
     holdout = holdout_intervals(
         reports,
@@ -186,12 +188,12 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     )
     per_item = _estimates.estimates(
         scores, X_hold, y_hold, _estimates.pools(ratings, X_hold),
-        "uniform" if mode == "full" else mode,
+        mode,
     )  # fmt: skip
     if full is not None:
         per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
-    lines = _report.comparison_lines(holdout, strongest)
+    lines = _report.comparison_lines(holdout, strongest, n_boot)
     # Users without a past (cold users) as a segment of their own.
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
     past = past.reindex(reports[RANKER]["qid"])
@@ -203,12 +205,6 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     head = _report.headline(holdout, strongest, strongest_cv)
     print("", file=stream)
     print(title, file=stream)
-    if mode == "full":
-        print(
-            "(tuning folds on the sampled task, uniform negatives; hold-out: every "
-            "eligible item of the catalogue ranked for every query)",
-            file=stream,
-        )
     print(_report.results_table(folds, holdout, models), file=stream)
     for line in [*lines, head, f"chosen parameters: {params}", ""]:
         print(line, file=stream)
@@ -222,12 +218,16 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         [head, *lines, f"chosen parameters: {params}", *order_lines],
     )
     results = _report.long_results(folds, holdout, negatives=mode, n_negatives=n_neg)
-    if mode == "full":
-        hold_rows = results["split"] == "hold-out"
-        results.loc[hold_rows, "estimate"] = "full"
+    results["protocol"] = f"sampled: {mode} negatives, N={n_neg}"
     per_item_rows = per_item.assign(
         split=_estimates.SPLIT, negatives=mode, n_negatives=n_neg
     ).reindex(columns=_report.COLUMNS)
+    per_item_rows["protocol"] = [
+        "full catalogue: each rated item among every eligible item"
+        if e == "full"
+        else f"sampled: {mode} negatives, N={n_neg}, per rated item"
+        for e in per_item_rows["estimate"]
+    ]
     results = pd.concat([results, per_item_rows], ignore_index=True)
     return {
         "results": results,
@@ -240,13 +240,11 @@ def _one_mode(ratings, mode, args, cut, say, stream):
 
 
 def _title(mode, n_neg):
-    if mode == "full":
-        return f"full catalogue (ranker trained on uniform negatives, N = {n_neg})"
     return f"{mode} negatives, N = {n_neg}"
 
 
 def _per_item_title(mode, n_neg, with_full):
-    sampled = "uniform" if mode == "full" else mode
+    sampled = mode
     full = (
         "; full: each rated item ranked among the whole pool, the number they estimate"
         if with_full
@@ -267,7 +265,7 @@ def run_demo(
     out=DEFAULT_OUT,
     quick=False,
     max_ratings=200_000,
-    negatives="both",
+    negatives="full",
     n_negatives=50,
     min_history=0,
     random_state=0,
@@ -314,7 +312,12 @@ def run_demo(
         "random_state": random_state,
         "quick": quick,
     }
-    runs = {m: _one_mode(ratings, m, args, cut, say, stream) for m in modes}
+    runs = {
+        m: _full_mode(ratings, args, cut, say, stream)
+        if m == "full"
+        else _one_mode(ratings, m, args, cut, say, stream)
+        for m in modes
+    }
 
     out.mkdir(parents=True, exist_ok=True)
     results = pd.concat([r["results"] for r in runs.values()], ignore_index=True)

@@ -1,0 +1,127 @@
+"""Queries of a log: a user in a window, with the eligible items met in it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def _starts(ts, window):
+    """Period start (Unix seconds) of each timestamp's window."""
+    periods = pd.to_datetime(ts, unit="s").to_period(window)
+    ordinal = np.asarray(periods.asi8, dtype=np.int64)
+    uniq, inv = np.unique(ordinal, return_inverse=True)
+    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
+    return starts.as_unit("s").asi8.astype(np.int64)[inv]
+
+
+class Queries:
+    """The queries of a :class:`~._log.Log` and their positives."""
+
+    def __init__(self, log, window, min_history):
+        self.log = log
+        start = _starts(log.ts, window)
+        n_items = log.n_items
+        # First meeting of every (user, item) pair.
+        pair = log.user * n_items + log.item
+        uniq_pair, pair_inv = np.unique(pair, return_inverse=True)
+        pair_first = np.full(uniq_pair.size, np.iinfo(np.int64).max)
+        np.minimum.at(pair_first, pair_inv, log.ts)
+        positive = (log.item_first[log.item] < start) & (pair_first[pair_inv] >= start)
+        # Queries: (window start, user) with a positive.
+        keys = pd.MultiIndex.from_arrays([start[positive], log.user[positive]])
+        q_keys = keys.unique().sort_values()
+        q_start = q_keys.get_level_values(0).to_numpy().astype(np.int64)
+        q_user = q_keys.get_level_values(1).to_numpy().astype(np.int64)
+        # Interactions of each user before each query's start (log is by time).
+        order = np.lexsort((log.ts, log.user))
+        span = int(log.ts.max() - log.ts.min()) + 2
+        lo = int(log.ts.min())
+        ukey = log.user[order] * span + (log.ts[order] - lo)
+        user_lo = np.searchsorted(ukey, q_user * span)
+        at = np.clip(q_start - lo, 0, span - 1)
+        n_history = np.searchsorted(ukey, q_user * span + at) - user_lo
+        keep = n_history >= min_history
+        self.start, self.user = q_start[keep], q_user[keep]
+        self.n_history = n_history[keep]
+        self.qid = np.arange(self.start.size, dtype=np.int64)
+        # Positives: the best label of each (query, item).
+        q_of = pd.MultiIndex.from_arrays([self.start, self.user])
+        pos_q = q_of.get_indexer(keys)
+        found = pos_q >= 0
+        p_q, p_item = pos_q[found], log.item[positive][found]
+        p_label = log.label[positive][found]
+        order = np.lexsort((-p_label, p_item, p_q))
+        p_q, p_item, p_label = p_q[order], p_item[order], p_label[order]
+        first = np.r_[True, (p_q[1:] != p_q[:-1]) | (p_item[1:] != p_item[:-1])]
+        self.pos_q, self.pos_item = p_q[first], p_item[first]
+        self.pos_label = p_label[first]
+        self.pos_key = self.pos_q * n_items + self.pos_item
+        self.n_positives = np.bincount(self.pos_q, minlength=self.qid.size)
+
+    def frame(self):
+        return pd.DataFrame(
+            {
+                "qid": self.qid,
+                "window_start": pd.to_datetime(self.start, unit="s"),
+                "user_id": self.log.user_ids[self.user],
+                "n_history": self.n_history,
+                "n_positives": self.n_positives,
+            }
+        )
+
+    def by_start(self, qids=None):
+        """(window start, query positions) pairs, in time order."""
+        members = self.qid if qids is None else self.check(qids)
+        starts = self.start[members]
+        for t in np.unique(starts):
+            yield int(t), members[starts == t]
+
+    def check(self, qids):
+        qids = np.unique(np.asarray(qids, dtype=np.int64))
+        bad = qids[(qids < 0) | (qids >= self.qid.size)]
+        if bad.size:
+            raise ValueError(
+                f"qid {int(bad[0])} is not a query of the builder ({self.qid.size} "
+                "queries, ids 0 to n - 1)."
+            )
+        return qids
+
+    def labels(self, qid, item_ids):
+        """Label of each (qid, item id) row: its positive's, else 0."""
+        i, known = (
+            np.searchsorted(self.log.item_ids, item_ids),
+            np.isin(item_ids, self.log.item_ids),
+        )
+        key = np.asarray(qid, dtype=np.int64) * self.log.n_items + i
+        pos = np.minimum(np.searchsorted(self.pos_key, key), self.pos_key.size - 1)
+        hit = known & (self.pos_key[pos] == key) if self.pos_key.size else known & False
+        return np.where(hit, self.pos_label[pos] if self.pos_key.size else 0.0, 0.0)
+
+    def positives(self, members):
+        """Positives of the queries at positions ``members``: qid, item, label."""
+        sel = np.isin(self.pos_q, members)
+        return self.pos_q[sel], self.pos_item[sel], self.pos_label[sel]
+
+    def lookup(self, user_ids, window_starts):
+        """Query ids of (user id, window start) pairs; raises for unknown ones."""
+        t = pd.to_datetime(pd.Series(window_starts)).astype("datetime64[s]")
+        t = t.astype(np.int64).to_numpy()
+        u = np.searchsorted(self.log.user_ids, user_ids)
+        u = np.minimum(u, self.log.user_ids.size - 1)
+        table = pd.MultiIndex.from_arrays([self.start, self.user])
+        found = table.get_indexer(pd.MultiIndex.from_arrays([t, u]))
+        bad = np.flatnonzero((found < 0) | (self.log.user_ids[u] != user_ids))
+        if bad.size:
+            raise ValueError(
+                f"(user_id={_plain(np.asarray(user_ids)[bad[0]])!r}, window_start="
+                f"{pd.Timestamp(t[bad[0]], unit='s')}) is not a query of the "
+                f"builder's log ({bad.size} such rows): the scorer ranks queries "
+                "of the interaction history it was given (a user in a window in "
+                "which they met an eligible item)."
+            )
+        return found
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
