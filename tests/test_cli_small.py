@@ -213,9 +213,9 @@ def test_odd_qrels_take_the_full_path(tmp_path, capsys, monkeypatch, spy, case):
 
 @pytest.mark.parametrize(
     "flags",
-    [["-q", "--format", "trec"], ["-J"], ["-M", "3"], ["--ci"], ["--strict"], ["--per-query", "-"],
-     ["--convention", "ranx"], ["-m", "infAP"], ["-m", "ndcg.1=0.5,2=2"],
-     ["--metrics", "err"]],
+    [["-q", "--format", "trec"], ["-J"], ["-M", "3"], ["--ci"], ["--strict"],
+     ["--per-query", "-"], ["--convention", "ranx"], ["-m", "infAP"],
+     ["-m", "ndcg.1=0.5,2=2"], ["--metrics", "err"]],
     ids=" ".join,
 )  # fmt: skip
 def test_other_options_take_the_full_path(tmp_path, capsys, monkeypatch, spy, flags):
