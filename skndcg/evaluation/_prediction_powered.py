@@ -166,7 +166,8 @@ default=None
         ``human_only``, ``human_only_low``, ``human_only_high`` (human labels
         alone, judged queries); ``n_judged`` and ``n_queries``; ``lambda``;
         ``variance_removed``, the share of the human-only variance the
-        model's labels removed (``1 - se**2 / se_human**2``);
+        model's labels removed (``1 - se**2 / se_human**2``; NaN when the
+        human-only values of the judged queries do not vary);
         ``sd_human`` and ``sd_residual``, the per-query standard deviations
         of the human values and of what the model's labels leave unexplained
         (used by :func:`prediction_powered_queries`).
@@ -240,8 +241,10 @@ def one_estimate(h, f, judged, pi, method, confidence, boot, rng):
     ppi = estimate(a_h, d_h, a_f, d_f, judged, pi, method=method, **opts)
     hum = estimate(a_h, d_h, a_f, d_f, judged, pi, method="human", **opts)
     mod = model_only(a_f, d_f, **opts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        removed = 1.0 - ppi["se"] ** 2 / hum["se"] ** 2
+    # The share of the human-only variance removed: undefined (NaN) when the
+    # human-only values do not vary at all.
+    hum_var = float(hum["se"]) ** 2
+    removed = 1.0 - float(ppi["se"]) ** 2 / hum_var if hum_var > 0 else np.nan
     return {
         "estimate": ppi["estimate"],
         "low": ppi["low"],
