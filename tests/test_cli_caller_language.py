@@ -3,26 +3,12 @@ caller: -q and -n outside --format trec, default column names, messages in
 flag spelling, the sub-command's own name, swapped qrels and run."""
 
 import pytest
-from test_trec_cli import QRELS, RUN
-
-from skndcg.cli import main
+from cli_calls import call, write_run_qrels
 
 
 @pytest.fixture
 def files(tmp_path):
-    run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text(RUN)
-    qrels.write_text(QRELS)
-    return str(run), str(qrels)
-
-
-def call(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return write_run_qrels(tmp_path)
 
 
 @pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])

@@ -5,26 +5,13 @@ import subprocess
 import sys
 
 import pytest
-from test_trec_cli import QRELS, RUN
-
-from skndcg.cli import main
+from cli_calls import call, write_run_qrels
 
 
 @pytest.fixture
 def paths(tmp_path):
-    run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text(RUN)
-    qrels.write_text(QRELS)
-    return str(qrels), str(run)
-
-
-def call(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    run, qrels = write_run_qrels(tmp_path)
+    return qrels, run
 
 
 @pytest.mark.parametrize(

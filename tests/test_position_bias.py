@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from position_logs import position_log
 
 from skndcg.evaluation import PositionBias, estimate_position_bias
 from skndcg.metrics import grouped_ndcg_score
@@ -14,16 +15,7 @@ TRUE = 1.0 / np.arange(1, K + 1) ** 0.9
 
 def _simulate(n_lists, seed, n_queries=5000, n_docs=15, noise=1.0):
     """Lists of K documents from noisy rankers, clicked under a position model."""
-    rng = np.random.default_rng(seed)
-    rel = rng.beta(1, 2, (n_queries, n_docs))
-    q = rng.integers(0, n_queries, n_lists)
-    scores = rel[q] * 3 + rng.normal(0, noise, (n_lists, n_docs))
-    order = np.argsort(-scores, axis=1)[:, :K]
-    qid = np.repeat(q, K)
-    doc = order.ravel()
-    pos = np.tile(np.arange(1, K + 1), n_lists)
-    click = rng.random(qid.size) < TRUE[pos - 1] * rel[qid, doc]
-    return pos, click, qid, doc
+    return position_log(TRUE, n_lists, seed, n_queries, n_docs, noise)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from position_logs import position_log
 
 from skndcg.evaluation import estimate_position_bias
 
@@ -20,16 +21,7 @@ TRUE = 1.0 / np.arange(1, K + 1) ** 0.9
 
 def _simulate(n_lists, seed, n_queries, n_docs=9, noise=1.0):
     """Lists of K documents from noisy rankers, clicked under a position model."""
-    rng = np.random.default_rng(seed)
-    rel = rng.beta(1, 2, (n_queries, n_docs))
-    q = rng.integers(0, n_queries, n_lists)
-    scores = rel[q] * 3 + rng.normal(0, noise, (n_lists, n_docs))
-    order = np.argsort(-scores, axis=1)[:, :K]
-    qid = np.repeat(q, K)
-    doc = order.ravel()
-    pos = np.tile(np.arange(1, K + 1), n_lists)
-    click = rng.random(qid.size) < TRUE[pos - 1] * rel[qid, doc]
-    return pos, click, qid, doc
+    return position_log(TRUE, n_lists, seed, n_queries, n_docs, noise)
 
 
 # Dense enough for EM (about 10 impressions per pair and position) and for

@@ -9,14 +9,8 @@ q2 ranks z (unjudged), x.
 import math
 
 import pytest
+from cli_calls import call, write_run_qrels
 
-from skndcg.cli import main
-
-QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq1 0 d -1\nq2 0 x 1\nq3 0 y 1\n"
-RUN = (
-    "q1 Q0 a 1 3.0 tag\nq1 Q0 u 2 2.0 tag\nq1 Q0 c 3 2.0 tag\nq1 Q0 b 4 1.0 tag\n"
-    "q2 Q0 z 1 1.0 tag\nq2 Q0 x 2 0.5 tag\nq9 Q0 a 1 1.0 tag\n"
-)
 MEASURES = ["-m", "map", "-m", "gm_map", "-m", "num_ret", "-m", "num_rel",
             "-m", "num_rel_ret", "-m", "num_q", "-m", "P.5", "-m", "recip_rank",
             "-m", "runid"]  # fmt: skip
@@ -24,20 +18,12 @@ MEASURES = ["-m", "map", "-m", "gm_map", "-m", "num_ret", "-m", "num_rel",
 
 @pytest.fixture
 def files(tmp_path):
-    run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text(RUN)
-    qrels.write_text(QRELS)
-    return str(run), str(qrels)
+    return write_run_qrels(tmp_path)
 
 
 def score(capsys, files, *flags):
     run, qrels = files
-    try:
-        code = main(["score", run, "--qrels", qrels, "--format", "trec", *flags])
-    except SystemExit as exc:  # a bad flag: argparse's exit
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return call(capsys, "score", run, "--qrels", qrels, "--format", "trec", *flags)
 
 
 def line(name, qid, value):

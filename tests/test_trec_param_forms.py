@@ -6,27 +6,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_trec_cli import QRELS, RUN
+from cli_calls import call, write_run_qrels
 
-from skndcg.cli import main
 from skndcg.metrics._trec_params import c_number
 
 
 @pytest.fixture
 def paths(tmp_path):
-    run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text(RUN)
-    qrels.write_text(QRELS)
-    return str(qrels), str(run)
+    run, qrels = write_run_qrels(tmp_path)
+    return qrels, run
 
 
 def trec_eval(capsys, *argv):
-    try:
-        code = main(["trec_eval", *argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return call(capsys, "trec_eval", *argv)
 
 
 def rows(out):
@@ -110,7 +102,7 @@ def test_compare_scores_the_same_lines(capsys, tmp_path, paths):
     other = tmp_path / "other"
     other.write_text(Path(run).read_text().replace("3.0 tag", "0.1 tag"))
     measures = ["-m", "11pt_avg..25,.5,.75", "-m", "ndcg.1=5", "-c"]
-    code, out, err = call_main(capsys, "compare", run, str(other), "--qrels",
+    code, out, err = call(capsys, "compare", run, str(other), "--qrels",
                                qrels, *measures, "--min-queries", "0",
                                "--format", "json")  # fmt: skip
     assert code == 0, err
@@ -118,17 +110,8 @@ def test_compare_scores_the_same_lines(capsys, tmp_path, paths):
         (r["model"], r["metric"]): r["mean"] for r in json.loads(out)["model_rows"]
     }
     for path, name in ((run, "run"), (str(other), "other")):
-        code, out, _ = call_main(capsys, "score", path, "--qrels", qrels,
+        code, out, _ = call(capsys, "score", path, "--qrels", qrels,
                                  *measures, "--format", "json")  # fmt: skip
         assert code == 0
         for metric, value in json.loads(out)["mean"].items():
             assert means[name, metric] == pytest.approx(value, abs=1e-12)
-
-
-def call_main(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err

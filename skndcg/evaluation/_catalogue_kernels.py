@@ -55,6 +55,28 @@ def _kth_largest(values, size, k, scratch):
 
 
 @jit
+def _put(
+    j, v, o, q, q_end, pos_items, pos_labels, out_col, out_score, out_label, hit
+):  # fmt: skip
+    """Write kept column ``j`` scored ``v`` at slot ``o``, with its label.
+
+    The label is the held-out one when ``j`` is among the positives
+    ``pos_items[q:q_end]`` (sorted; ``q`` walks on to it), which is then marked
+    in ``hit``, else 0. Returns the advanced ``q``.
+    """
+    while q < q_end and pos_items[q] < j:
+        q += 1
+    out_col[o] = j
+    out_score[o] = v
+    if q < q_end and pos_items[q] == j:
+        out_label[o] = pos_labels[q]
+        hit[q] = True
+    else:
+        out_label[o] = 0.0
+    return q
+
+
+@jit
 def select(
     t, n_chunks, block, user, seen_ptr, seen_items, top_n, cut, count,
     pos_ptr, pos_items, pos_labels, cap, out_col, out_score, out_label, hit,
@@ -119,16 +141,10 @@ def select(
         for i in range(size):
             v = buf[i]
             if v >= low:
-                j = buf_col[i]
-                while q < q_end and pos_items[q] < j:
-                    q += 1
-                out_col[o] = j
-                out_score[o] = v
-                if q < q_end and pos_items[q] == j:
-                    out_label[o] = pos_labels[q]
-                    hit[q] = True
-                else:
-                    out_label[o] = 0.0
+                q = _put(
+                    buf_col[i], v, o, q, q_end, pos_items, pos_labels,
+                    out_col, out_score, out_label, hit,
+                )  # fmt: skip
                 o += 1
     return 0
 
@@ -160,14 +176,9 @@ def keep_rows(
                 continue
             v = row[j]
             if v >= low:
-                while q < q_end and pos_items[q] < j:
-                    q += 1
-                out_col[o] = j
-                out_score[o] = v
-                if q < q_end and pos_items[q] == j:
-                    out_label[o] = pos_labels[q]
-                    hit[q] = True
-                else:
-                    out_label[o] = 0.0
+                q = _put(
+                    j, v, o, q, q_end, pos_items, pos_labels,
+                    out_col, out_score, out_label, hit,
+                )  # fmt: skip
                 o += 1
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,7 @@ from ..utils._docstrings import with_references
 from ._comparison import Comparison
 from ._engine import run
 from ._inputs import gather
+from ._resampling import check_confidence, check_n_resamples
 from ._segments import compare_segments, segment_labels
 from ._small import n_queries_text, warn_small
 from ._stats import CORRECTIONS, TESTS
@@ -54,20 +55,8 @@ def _check_options(test, correction, confidence, n_resamples, interval, nan_poli
             f"correction must be one of {list(CORRECTIONS)} or None, got "
             f"{correction!r}."
         )
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, Real)
-        or not 0 < confidence < 1
-    ):
-        raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
-        )
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, Integral)
-        or n_resamples < 1
-    ):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    check_confidence(confidence)
+    check_n_resamples(n_resamples)
     if interval not in ("percentile", "bca", "expanded"):
         raise ValueError(
             f"interval must be 'percentile', 'bca' or 'expanded', got {interval!r}."

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 import pandas as pd
 
@@ -16,7 +14,7 @@ from ._ppi_inputs import (
     per_query_values,
     ratio_parts,
 )
-from ._resampling import as_generator
+from ._resampling import as_generator, check_confidence, check_n_resamples
 
 REFERENCES = """
     References
@@ -36,22 +34,10 @@ REFERENCES = """
 def check_settings(method, confidence, interval, n_resamples):
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, Real)
-        or not 0 < confidence < 1
-    ):
-        raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
-        )
+    check_confidence(confidence)
     if interval not in ("clt", "bootstrap"):
         raise ValueError(f"interval must be 'clt' or 'bootstrap', got {interval!r}.")
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, Integral)
-        or n_resamples < 1
-    ):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    check_n_resamples(n_resamples)
 
 
 def aligned(model, human, metrics):

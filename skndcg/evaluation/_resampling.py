@@ -22,6 +22,8 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
@@ -242,3 +244,25 @@ def bca_interval(dist, estimate, jackknife, confidence):
             adj = ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
         bounds.append(_quantiles(dist, adj))
     return bounds[0], bounds[1]
+
+
+def check_confidence(confidence):
+    """Raise unless ``confidence`` is a number strictly between 0 and 1."""
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, Real)
+        or not 0 < confidence < 1
+    ):
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
+        )
+
+
+def check_n_resamples(n_resamples):
+    """Raise unless ``n_resamples`` is an integer >= 1."""
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, Integral)
+        or n_resamples < 1
+    ):
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")

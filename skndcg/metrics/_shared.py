@@ -12,7 +12,7 @@ from ._aggregate import finish_mean, piece_sums
 from ._conventions import get_convention
 from ._labels import label_max_of
 from ._names import check_unique, parse_metric
-from ._registry import ensure_registered, user_measures
+from ._registry import ensure_registered
 from ._report import report_with_means
 from ._validate import discount as discount_weights
 
@@ -26,5 +26,4 @@ __all__ = [
     "parse_metric",
     "piece_sums",
     "report_with_means",
-    "user_measures",
 ]

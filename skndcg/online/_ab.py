@@ -351,15 +351,7 @@ def _balance(cov, names, unit_code, n_units, unit_arm, unit_names):
     rows = []
     count = np.bincount(unit_code, minlength=n_units)
     for c, v in cov.items():
-        try:
-            v = np.asarray(v, dtype=np.float64)
-        except (ValueError, TypeError):
-            raise ValueError(f"covariate {c!r} must hold numbers.") from None
-        if np.isnan(v).any():
-            raise ValueError(
-                f"covariate {c!r} has {int(np.isnan(v).sum())} NaN value(s), first "
-                f"at row {int(np.flatnonzero(np.isnan(v))[0])}."
-            )
+        v = inputs.numbers(v, f"covariate {c!r}")
         per_unit = np.bincount(unit_code, weights=v, minlength=n_units) / count
         for t in range(1, len(names)):
             res = stats.ks_2samp(per_unit[unit_arm == t], per_unit[unit_arm == 0])

@@ -114,22 +114,34 @@ def arms_and_units(arm, unit, control):
     arm_code = pd.Categorical(arm, categories=names).codes.astype(np.int64)
     unit_code, unit_names = pd.factorize(unit)
     n_units = len(unit_names)
-    count = np.bincount(unit_code, minlength=n_units)
-    mean_arm = np.bincount(unit_code, weights=arm_code, minlength=n_units) / count
-    mixed = mean_arm[unit_code] != arm_code
-    if mixed.any():
-        bad = np.unique(unit_code[mixed])
-        raise ValueError(
-            f"{bad.size} unit(s) appear in more than one arm, for example "
-            f"{_examples(np.asarray(unit_names)[bad])}; each unit (the unit of "
-            "randomisation) belongs to one arm."
-        )
+    mean_arm = _one_per_unit(
+        arm_code, unit_code, n_units, unit_names, 0.0,
+        lambda n_bad, examples: (
+            f"{n_bad} unit(s) appear in more than one arm, for example {examples}; "
+            "each unit (the unit of randomisation) belongs to one arm."
+        ),
+    )  # fmt: skip
     unit_arm = mean_arm.astype(np.int64)
     return names, arm_code, unit_code, unit_names, unit_arm
 
 
 def per_unit(x, name, unit_code, n_units, unit_names):
     """One number per unit from rows that repeat it (a pre-period metric)."""
+    x = numbers(
+        x, name, "; give every unit a value (for units without a past, for "
+        "example the mean of the others)",
+    )  # fmt: skip
+    return _one_per_unit(
+        x, unit_code, n_units, unit_names, 1e-9,
+        lambda n_bad, examples: (
+            f"{name} differs between the rows of {n_bad} unit(s), for example "
+            f"{examples}; it is one value per unit, repeated on each of its rows."
+        ),
+    )  # fmt: skip
+
+
+def numbers(x, name, fix=""):
+    """``x`` as float64 without NaN; ``fix`` ends the NaN message with a remedy."""
     try:
         x = np.asarray(x, dtype=np.float64)
     except (ValueError, TypeError):
@@ -137,19 +149,22 @@ def per_unit(x, name, unit_code, n_units, unit_names):
     if np.isnan(x).any():
         raise ValueError(
             f"{name} has {int(np.isnan(x).sum())} NaN value(s), first at row "
-            f"{int(np.flatnonzero(np.isnan(x))[0])}; give every unit a value (for "
-            "units without a past, for example the mean of the others)."
+            f"{int(np.flatnonzero(np.isnan(x))[0])}{fix}."
         )
+    return x
+
+
+def _one_per_unit(x, unit_code, n_units, unit_names, rtol, complaint):
+    """Each unit's value of ``x``, which its rows repeat (within ``rtol``).
+
+    A unit whose rows differ raises ``complaint(n_bad_units, examples)``.
+    """
     count = np.bincount(unit_code, minlength=n_units)
     mean = np.bincount(unit_code, weights=x, minlength=n_units) / count
-    off = np.abs(x - mean[unit_code]) > 1e-9 * np.maximum(1.0, np.abs(x))
+    off = np.abs(x - mean[unit_code]) > rtol * np.maximum(1.0, np.abs(x))
     if off.any():
         bad = np.unique(unit_code[off])
-        raise ValueError(
-            f"{name} differs between the rows of {bad.size} unit(s), for example "
-            f"{_examples(np.asarray(unit_names)[bad])}; it is one value per unit, "
-            "repeated on each of its rows."
-        )
+        raise ValueError(complaint(bad.size, _examples(np.asarray(unit_names)[bad])))
     return mean
 
 

@@ -90,6 +90,24 @@ def _check_distinct(codes, item):
         )
 
 
+def _slots(codes, n_q, k):
+    """Where each query's candidates and its shown list lie.
+
+    Returns ``sizes`` and ``starts`` (each query's candidates, rows sorted by
+    query), ``offsets`` (where its list of ``min(size, k)`` rows starts in the
+    output) and ``position`` (1-based, of each output row in its list).
+    """
+    sizes = np.bincount(codes, minlength=n_q)
+    starts = np.zeros(n_q, np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    shown = np.minimum(sizes, k)
+    offsets = np.zeros(n_q, np.int64)
+    np.cumsum(shown[:-1], out=offsets[1:])
+    total = int(shown.sum())
+    position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
+    return sizes, starts, offsets, position
+
+
 def _score(values, name, n):
     score = column(values, name, n, np.float64)
     if np.isnan(score).any():
@@ -202,13 +220,8 @@ def interleave(
     _check_distinct(codes, it)
     oa = group_order(codes, n_q, -sa)
     ob = group_order(codes, n_q, -sb)
-    sizes = np.bincount(codes, minlength=n_q)
-    starts = np.zeros(n_q, np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    shown = np.minimum(sizes, k)
-    offsets = np.zeros(n_q, np.int64)
-    np.cumsum(shown[:-1], out=offsets[1:])
-    total = int(shown.sum())
+    sizes, starts, offsets, position = _slots(codes, n_q, k)
+    total = position.size
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)
     picked = np.zeros(n, np.bool_)
@@ -225,7 +238,6 @@ def interleave(
     local = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
     rank_a[oa] = local + 1
     rank_b[ob] = local + 1
-    position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
     out = pd.DataFrame(
         {
             "qid": q[rows],

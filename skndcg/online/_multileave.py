@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ._clicklog import column
-from ._interleave import _check_distinct, _score
+from ._interleave import _check_distinct, _score, _slots
 from ._ranking import group_order, query_codes
 from ._resample import as_generator
 
@@ -121,13 +121,8 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     _check_distinct(codes, it)
     n_rankers = sc.shape[1]
     orders = np.stack([group_order(codes, n_q, -sc[:, r]) for r in range(n_rankers)])
-    sizes = np.bincount(codes, minlength=n_q)
-    starts = np.zeros(n_q, np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    shown = np.minimum(sizes, k)
-    offsets = np.zeros(n_q, np.int64)
-    np.cumsum(shown[:-1], out=offsets[1:])
-    total = int(shown.sum())
+    sizes, starts, offsets, position = _slots(codes, n_q, k)
+    total = position.size
     rounds = -(-k // n_rankers)
     keys = as_generator(random_state).random((n_q, rounds, n_rankers))
     picked = np.zeros(n, np.bool_)
@@ -138,7 +133,6 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
         _multileave, n_chunks, n_chunks, starts, sizes, orders, int(k), keys,
         offsets, picked, rows, team,
     )  # fmt: skip
-    position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
     out = pd.DataFrame(
         {"qid": q[rows], "item": it[rows], "position": position, "team": team,
          "row": rows}

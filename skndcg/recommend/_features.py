@@ -32,7 +32,6 @@ FEATURES = (
     "user_days_idle",
     "genre_affinity",
 )
-ID_COLUMNS = ("qid", "window_start", "user_id", "item_id")
 #: Users x items cells of one block (dense score, rank and co-occurrence).
 _BLOCK = 2_000_000
 
