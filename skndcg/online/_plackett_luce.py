@@ -7,7 +7,10 @@ the first ``m`` when fewer than ``m`` other clocks ring before ``T_i``:
     P(i shown) = int_0^inf lam_i exp(-lam_i t) P(N_i(t) < m) dt,
 
 where ``N_i(t)`` counts the other clocks rung by ``t``, a sum of independent
-Bernoulli(1 - exp(-lam_j t)) variables. The integral is taken in ``z = log t``
+Bernoulli(1 - exp(-lam_j t)) variables. It is computed as one minus the same
+integral of ``P(N_i(t) >= m)``, whose integrand vanishes like ``t^(m + 1)`` near
+zero rather than like ``t``, so the nodes start near the time of the ``m``-th
+ring instead of far before the first. The integral is taken in ``z = log t``
 by the trapezoidal rule, which converges geometrically for this smooth,
 rapidly decaying integrand; ``P(N_i(t) < m)`` comes from prefix and suffix
 distributions of the counts, so every item costs ``O(m)`` per node.
@@ -15,12 +18,15 @@ distributions of the counts, so every item costs ``O(m)`` per node.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._native._jit import jit
 from .._native._threads import num_threads, run_chunks
 
 _STEP = 0.3  # trapezoid step in log time: error below 1e-9 (see the tests)
+_TAIL = 1e-13  # the part of P(i not shown) left out below the first node
 
 
 @jit
@@ -32,13 +38,14 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
     q = np.zeros(n)
     for g in range(n_q * t_ // n_chunks, n_q * (t_ + 1) // n_chunks):
         lo = lam[g, 0]
-        hi = lam[g, 0]
+        total = 0.0
         for j in range(n):
             lo = min(lo, lam[g, j])
-            hi = max(hi, lam[g, j])
-        # below t = 1e-10 / hi the integral is under 1e-10; above
-        # t = 30 / lo under exp(-30)
-        z_lo = np.log(1e-10 / hi)
+            total += lam[g, j]
+        # the integrand of P(i not shown) is under x P(N_i(t) >= m), at most
+        # (t * total)^(m + 1) / m!: below t_lo its integral is under _TAIL;
+        # above t = 30 / lo under exp(-30)
+        z_lo = (np.log(_TAIL) + math.lgamma(m + 1.0)) / (m + 1.0) - np.log(total)
         z_hi = np.log(30.0 / lo)
         n_nodes = int(np.ceil((z_hi - z_lo) / step)) + 1
         h = (z_hi - z_lo) / (n_nodes - 1)
@@ -71,7 +78,9 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
                 for a in range(m):
                     below += pre[i, a] * csuf[m - 1 - a]
                 x = lam[g, i] * t
-                out[g, i] += wt * x * np.exp(-x) * below
+                out[g, i] += wt * x * np.exp(-x) * (1.0 - below)
+        for j in range(n):
+            out[g, j] = 1.0 - out[g, j]
 
 
 def inclusion_probability(log_weight, m):
