@@ -112,7 +112,7 @@ def _boot(
 
 
 _BLOCK_CELLS = 8_000_000  # bootstrap counts held at once
-_ITEM_CELLS = 32_000_000  # resampled attractions held at once
+_ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
 
 
 def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
