@@ -33,9 +33,9 @@ _TAIL = 1e-13  # the part of P(i not shown) left out below the first node
 def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
     n_q, n = lam.shape
     pre = np.zeros((n + 1, m))
-    suf = np.zeros((n + 1, m))
-    csuf = np.zeros(m)
+    cdf = np.zeros((n + 1, m))
     q = np.zeros(n)
+    e = np.zeros(n)
     for g in range(n_q * t_ // n_chunks, n_q * (t_ + 1) // n_chunks):
         lo = lam[g, 0]
         total = 0.0
@@ -54,31 +54,29 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
         for node in range(n_nodes):
             t = np.exp(z_lo + node * h)
             for j in range(n):
-                q[j] = -np.expm1(-lam[g, j] * t)
+                e[j] = np.exp(-lam[g, j] * t)
+                q[j] = 1.0 - e[j]
             # pre[j]: distribution (truncated below m) of the count among items < j
             pre[0, :] = 0.0
             pre[0, 0] = 1.0
             for j in range(n):
-                pre[j + 1, 0] = pre[j, 0] * (1.0 - q[j])
+                pre[j + 1, 0] = pre[j, 0] * e[j]
                 for c in range(1, m):
-                    pre[j + 1, c] = pre[j, c] * (1.0 - q[j]) + pre[j, c - 1] * q[j]
-            suf[n, :] = 0.0
-            suf[n, 0] = 1.0
+                    pre[j + 1, c] = pre[j, c] * e[j] + pre[j, c - 1] * q[j]
+            # cdf[j, c]: P(count among items >= j is at most c); the cumulative
+            # follows the same recursion as the distribution
+            cdf[n, :] = 1.0
             for j in range(n - 1, -1, -1):
-                suf[j, 0] = suf[j + 1, 0] * (1.0 - q[j])
+                cdf[j, 0] = cdf[j + 1, 0] * e[j]
                 for c in range(1, m):
-                    suf[j, c] = suf[j + 1, c] * (1.0 - q[j]) + suf[j + 1, c - 1] * q[j]
+                    cdf[j, c] = cdf[j + 1, c] * e[j] + cdf[j + 1, c - 1] * q[j]
             wt = h if 0 < node < n_nodes - 1 else 0.5 * h
             for i in range(n):
-                acc = 0.0
-                for c in range(m):
-                    acc += suf[i + 1, c]
-                    csuf[c] = acc
                 below = 0.0
                 for a in range(m):
-                    below += pre[i, a] * csuf[m - 1 - a]
+                    below += pre[i, a] * cdf[i + 1, m - 1 - a]
                 x = lam[g, i] * t
-                out[g, i] += wt * x * np.exp(-x) * (1.0 - below)
+                out[g, i] += wt * x * e[i] * (1.0 - below)
         for j in range(n):
             out[g, j] = 1.0 - out[g, j]
 
