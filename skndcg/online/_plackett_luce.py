@@ -27,6 +27,7 @@ from .._native._threads import num_threads, run_chunks
 
 _STEP = 0.3  # trapezoid step in log time: error below 1e-9 (see the tests)
 _TAIL = 1e-13  # the part of P(i not shown) left out below the first node
+_SURE = 42.0  # lam * t beyond which a clock counts as rung (exp(-42) < 1e-18)
 
 
 @jit
@@ -53,9 +54,19 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
             out[g, j] = 0.0
         for node in range(n_nodes):
             t = np.exp(z_lo + node * h)
+            wt = h if 0 < node < n_nodes - 1 else 0.5 * h
+            n_sure = 0  # clocks all but certain to have rung by t
             for j in range(n):
-                e[j] = np.exp(-lam[g, j] * t)
+                x = lam[g, j] * t
+                e[j] = np.exp(-x)
                 q[j] = 1.0 - e[j]
+                if x > _SURE:
+                    n_sure += 1
+            if n_sure > m:
+                # every item has m others rung before t: P(N_i(t) >= m) = 1
+                for i in range(n):
+                    out[g, i] += wt * lam[g, i] * t * e[i]
+                continue
             # pre[j]: distribution (truncated below m) of the count among items < j
             pre[0, :] = 0.0
             pre[0, 0] = 1.0
@@ -70,12 +81,13 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
                 cdf[j, 0] = cdf[j + 1, 0] * e[j]
                 for c in range(1, m):
                     cdf[j, c] = cdf[j + 1, c] * e[j] + cdf[j + 1, c - 1] * q[j]
-            wt = h if 0 < node < n_nodes - 1 else 0.5 * h
             for i in range(n):
+                x = lam[g, i] * t
+                if x > _SURE:
+                    continue  # x exp(-x) below 1e-16
                 below = 0.0
                 for a in range(m):
                     below += pre[i, a] * cdf[i + 1, m - 1 - a]
-                x = lam[g, i] * t
                 out[g, i] += wt * x * e[i] * (1.0 - below)
         for j in range(n):
             out[g, j] = 1.0 - out[g, j]
