@@ -37,6 +37,7 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
     cdf = np.zeros((n + 1, m))
     q = np.zeros(n)
     e = np.zeros(n)
+    us = np.zeros(n, np.int64)
     for g in range(n_q * t_ // n_chunks, n_q * (t_ + 1) // n_chunks):
         lo = lam[g, 0]
         total = 0.0
@@ -67,28 +68,38 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
                 for i in range(n):
                     out[g, i] += wt * lam[g, i] * t * e[i]
                 continue
-            # pre[j]: distribution (truncated below m) of the count among items < j
-            pre[0, :] = 0.0
-            pre[0, 0] = 1.0
+            # the rung clocks only shift the count: the recursions run over
+            # the others (us), counting up to mm = m - n_sure
+            nu = 0
             for j in range(n):
-                pre[j + 1, 0] = pre[j, 0] * e[j]
-                for c in range(1, m):
-                    pre[j + 1, c] = pre[j, c] * e[j] + pre[j, c - 1] * q[j]
-            # cdf[j, c]: P(count among items >= j is at most c); the cumulative
+                if lam[g, j] * t <= _SURE:
+                    us[nu] = j
+                    nu += 1
+            mm = m - n_sure
+            # pre[j]: distribution (truncated below mm) of the count among us[:j]
+            pre[0, :mm] = 0.0
+            pre[0, 0] = 1.0
+            for r in range(nu):
+                ej = e[us[r]]
+                qj = q[us[r]]
+                pre[r + 1, 0] = pre[r, 0] * ej
+                for c in range(1, mm):
+                    pre[r + 1, c] = pre[r, c] * ej + pre[r, c - 1] * qj
+            # cdf[j, c]: P(count among us[j:] is at most c); the cumulative
             # follows the same recursion as the distribution
-            cdf[n, :] = 1.0
-            for j in range(n - 1, -1, -1):
-                cdf[j, 0] = cdf[j + 1, 0] * e[j]
-                for c in range(1, m):
-                    cdf[j, c] = cdf[j + 1, c] * e[j] + cdf[j + 1, c - 1] * q[j]
-            for i in range(n):
-                x = lam[g, i] * t
-                if x > _SURE:
-                    continue  # x exp(-x) below 1e-16
+            cdf[nu, :mm] = 1.0
+            for r in range(nu - 1, -1, -1):
+                ej = e[us[r]]
+                qj = q[us[r]]
+                cdf[r, 0] = cdf[r + 1, 0] * ej
+                for c in range(1, mm):
+                    cdf[r, c] = cdf[r + 1, c] * ej + cdf[r + 1, c - 1] * qj
+            for r in range(nu):
+                i = us[r]
                 below = 0.0
-                for a in range(m):
-                    below += pre[i, a] * cdf[i + 1, m - 1 - a]
-                out[g, i] += wt * x * e[i] * (1.0 - below)
+                for a in range(mm):
+                    below += pre[r, a] * cdf[r + 1, mm - 1 - a]
+                out[g, i] += wt * lam[g, i] * t * e[i] * (1.0 - below)
         for j in range(n):
             out[g, j] = 1.0 - out[g, j]
 
