@@ -30,7 +30,7 @@ _TAIL = 1e-13  # the part of P(i not shown) left out below the first node
 _SURE = 42.0  # lam * t beyond which a clock counts as rung (exp(-42) < 1e-18)
 
 
-@jit
+@jit(fastmath=True)
 def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
     n_q, n = lam.shape
     pre = np.zeros((n + 1, m))
