@@ -351,3 +351,38 @@ def test_estimated_examination_may_exceed_one():
                         "em", np.array([5, 5]))  # fmt: skip
     rep = _bad(examination=bias)
     assert np.isfinite(rep["estimate"]).all()
+
+
+def test_cascade_bootstrap_equals_a_refit_on_each_resampled_log():
+    from skndcg.online._cascade import cascade_estimate
+    from skndcg.online._clicklog import check_click_log
+    from skndcg.online._estimators import item_codes
+    from skndcg.online._resample import as_generator, multinomial_counts
+
+    sim = simulate_click_log(
+        8, 6, 4, click_model="cascade", impressions_per_query=3, random_state=5
+    )
+    log = sim.log
+    new = log["feature"].to_numpy()
+    cols = (log["qid"], log["item"], log["position"], log["click"], new)
+    est, boot, _ = cascade_estimate(
+        check_click_log(*cols), item_codes(log["item"]), 3, 30, as_generator(7)
+    )
+    point = counterfactual_report(*cols, estimators="cascade", k=3, n_resamples=0)
+    assert abs(est - point.loc["cascade", "estimate"]) < 1e-12
+    # the same draws: each resample is the log with every query repeated as
+    # often as it was drawn (the qids are 0..23 in order), refitted from rows
+    counts = multinomial_counts(as_generator(7), 30, 24).astype(int)
+    qid = log["qid"].to_numpy()
+    for b in range(30):
+        parts = [
+            log[qid == q].assign(qid=1000 * q + r)
+            for q in range(24)
+            for r in range(counts[b, q])
+        ]
+        rs = pd.concat(parts, ignore_index=True)
+        ref = counterfactual_report(
+            rs["qid"], rs["item"], rs["position"], rs["click"], rs["feature"],
+            estimators="cascade", k=3, n_resamples=0,
+        )  # fmt: skip
+        assert abs(boot[b] - ref.loc["cascade", "estimate"]) < 1e-12

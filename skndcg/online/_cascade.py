@@ -7,8 +7,10 @@ and on an examined row the click is a draw of the item's attraction. The
 attraction of each item is estimated from its examined rows as clicks over
 examinations (an item never examined takes the overall rate), and the new
 ranking's expected clicks under the cascade model are ``1 - prod_r (1 - a_r)``
-over its top ``k``. The bootstrap refits the
-attractions on every resample of the queries.
+over its top ``k``. The bootstrap refits the attractions on every resample of
+the queries, from sums counted once: each item's examined rows and each
+query's clicks and examinations, weighted by how often the resample draws
+each query.
 """
 
 from __future__ import annotations
@@ -53,20 +55,101 @@ def _value(cnt, obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx):  # pragma: no 
 
 @jit
 def _boot(
-    t, n_chunks, counts, n_items, obs_q, obs_item, obs_c, tgt_q, tgt_item, out
+    t, n_chunks, cnt, c0, c1, ptr, row_q, row_c, cq, xq, tgt_q, tgt_c, a, out
 ):  # pragma: no cover
-    n = counts.shape[0]
-    sc = np.zeros(n_items)
-    sx = np.zeros(n_items)
-    for b in range(n * t // n_chunks, n * (t + 1) // n_chunks):
-        out[b] = _value(counts[b], obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx)
+    # resamples c0..c1 (columns of cnt, one row per query), this chunk's share;
+    # every sum of counts is a sum of integers, exact in any order
+    lo = c0 + (c1 - c0) * t // n_chunks
+    nb = c0 + (c1 - c0) * (t + 1) // n_chunks - lo
+    n_q = cnt.shape[0]
+    tc = np.zeros(nb)
+    tx = np.zeros(nb)
+    tw = np.zeros(nb)
+    for q in range(n_q):
+        for b in range(nb):
+            w = cnt[q, lo + b]
+            tc[b] += w * cq[q]
+            tx[b] += w * xq[q]
+            tw[b] += w
+    abar = np.zeros(nb)
+    for b in range(nb):
+        abar[b] = tc[b] / tx[b] if tx[b] > 0 else 0.0
+    sc = np.zeros(nb)
+    sx = np.zeros(nb)
+    for i in range(ptr.size - 1):
+        sc[:] = 0.0
+        sx[:] = 0.0
+        for r in range(ptr[i], ptr[i + 1]):
+            q = row_q[r]
+            c = row_c[r]
+            for b in range(nb):
+                w = cnt[q, lo + b]
+                sc[b] += w * c
+                sx[b] += w
+        for b in range(nb):
+            den = sx[b] + _PRIOR
+            a[i, lo - c0 + b] = (sc[b] + _PRIOR * abar[b]) / den if den > 0 else abar[b]
+    total = np.zeros(nb)
+    miss = np.empty(nb)
+    j = 0
+    n = tgt_q.size
+    while j < n:
+        q = tgt_q[j]
+        miss[:] = 1.0
+        while j < n and tgt_q[j] == q:
+            ci = tgt_c[j]
+            if ci >= 0:
+                for b in range(nb):
+                    miss[b] *= 1.0 - a[ci, lo - c0 + b]
+            else:
+                for b in range(nb):
+                    miss[b] *= 1.0 - abar[b]
+            j += 1
+        for b in range(nb):
+            total[b] += cnt[q, lo + b] * (1.0 - miss[b])
+    for b in range(nb):
+        out[lo + b] = total[b] / tw[b]
 
 
 _BLOCK_CELLS = 8_000_000  # bootstrap counts held at once
+_ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
+
+
+def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
+    """What a resample needs, counted once.
+
+    The examined rows of the items the new ranking puts in a top ``k``, grouped
+    by item (``ptr`` delimits each item's rows), each item's code among them
+    (``-1`` for an item never examined, which takes the overall rate), and
+    every query's clicks and examinations on examined rows (the overall rate's
+    sums).
+    """
+    need = np.zeros(n_items, bool)
+    need[tgt_item] = True
+    examined = np.zeros(n_items, bool)
+    examined[obs_item] = True
+    need &= examined
+    comp = np.full(n_items, -1, np.int64)
+    comp[need] = np.arange(int(need.sum()))
+    keep = need[obs_item]
+    ci = comp[obs_item[keep]]
+    o = np.argsort(ci, kind="stable")
+    ptr = np.zeros(int(need.sum()) + 1, np.int64)
+    np.cumsum(np.bincount(ci, minlength=ptr.size - 1), out=ptr[1:])
+    row_q = obs_q[keep][o]
+    row_c = obs_c[keep][o]
+    cq = np.bincount(obs_q, weights=obs_c, minlength=n_q)
+    xq = np.bincount(obs_q, minlength=n_q).astype(np.float64)
+    return ptr, row_q, row_c, cq, xq, comp[tgt_item]
 
 
 def cascade_estimate(log, items, k, n_resamples, rng):
-    """Point estimate, bootstrap replicates and the unseen share of the top k."""
+    """Point estimate, bootstrap replicates and the unseen share of the top k.
+
+    A replicate counts each query as often as the resample draws it: the
+    per-item sums of clicks and examinations are sums of those counts over
+    the item's examined rows, taken for a block of resamples at once.
+    """
     n_q, codes = log.n_queries, log.codes
     clicked = log.click > 0
     first = np.full(n_q, np.iinfo(np.int64).max)
@@ -86,13 +169,22 @@ def cascade_estimate(log, items, k, n_resamples, rng):
     sc, sx = np.zeros(n_items), np.zeros(n_items)
     est = _value(np.ones(n_q), obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx)
     out = np.empty(n_resamples)
+    if n_resamples == 0:
+        return est, out, unseen
+    ptr, row_q, row_c, cq, xq, tgt_c = _statistics(
+        n_q, n_items, obs_q, obs_item, obs_c, tgt_item
+    )
     step = max(1, _BLOCK_CELLS // n_q)
+    group = max(1, _ITEM_CELLS // max(1, ptr.size - 1))
     for lo in range(0, n_resamples, step):
         hi = min(lo + step, n_resamples)
-        counts = multinomial_counts(rng, hi - lo, n_q)
-        n_chunks = min(num_threads(), hi - lo)
-        run_chunks(
-            _boot, n_chunks, n_chunks, counts, n_items,
-            obs_q, obs_item, obs_c, tgt_q, tgt_item, out[lo:hi],
-        )  # fmt: skip
+        cnt = np.ascontiguousarray(multinomial_counts(rng, hi - lo, n_q).T)
+        for c0 in range(0, hi - lo, group):
+            c1 = min(c0 + group, hi - lo)
+            a = np.empty((ptr.size - 1, c1 - c0))
+            n_chunks = min(num_threads(), c1 - c0)
+            run_chunks(
+                _boot, n_chunks, n_chunks, cnt, c0, c1, ptr, row_q, row_c,
+                cq, xq, tgt_q, tgt_c, a, out[lo:hi],
+            )  # fmt: skip
     return est, out, unseen
