@@ -198,7 +198,8 @@ def ab_test(
        online controlled experiments by utilizing pre-experiment data", WSDM 2013.
     .. [2] A. Deng, U. Knoblich and J. Lu, "Applying the delta method in metric
        analytics", KDD 2018.
-    .. [3] R. Johari, L. Pekelis and D. Walsh, "Peeking at A/B tests", KDD 2017.
+    .. [3] Ramesh Johari, Pete Koomen, Leonid Pekelis and David Walsh, "Peeking
+       at A/B tests", KDD 2017.
     .. [4] S. R. Howard, A. Ramdas, J. McAuliffe and J. Sekhon, "Time-uniform,
        nonparametric, nonasymptotic confidence sequences", Annals of
        Statistics 49(2), 2021.
