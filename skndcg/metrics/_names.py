@@ -32,7 +32,7 @@ def _binary_kinds() -> frozenset:
     return frozenset(
         m.block_kind
         for m in R.measures()
-        if m.block_kind is not None and m.labels == "binary"
+        if m.block_kind is not None and m.binary
     )
 
 

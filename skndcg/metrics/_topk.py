@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._conventions import TieRule
 from ._group import Grouping, group_rows
 from ._validate import as_1d, check_finite, check_k
 
@@ -32,10 +33,10 @@ class Ranked:
     qsize: np.ndarray  # size of each query
 
 
-def check_ties(ties) -> str:
-    if ties not in TIES:
+def check_ties(ties) -> TieRule:
+    if not isinstance(ties, str) or ties not in TIES:
         raise ValueError(f"ties={ties!r} is not valid; expected one of {list(TIES)}.")
-    return ties
+    return TieRule.of(ties)
 
 
 def cutoffs(k):
@@ -48,7 +49,7 @@ def cutoffs(k):
     return [check_k(k)], True
 
 
-def rank(y_score, qid, n: int, ties: str) -> Ranked:
+def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
     s = as_1d(y_score, "y_score")
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
@@ -68,7 +69,7 @@ def rank(y_score, qid, n: int, ties: str) -> Ranked:
     by_start = np.argsort(grouping.starts, kind="stable")
     gid_g = np.repeat(by_start, grouping.sizes[by_start])
     # Within a query, grouped positions follow the input order.
-    if ties == "reverse":
+    if ties.reverse:
         order = np.lexsort((-np.arange(n), neg, gid_g))
     else:
         order = np.lexsort((neg, gid_g))
@@ -77,7 +78,7 @@ def rank(y_score, qid, n: int, ties: str) -> Ranked:
     qsize = grouping.sizes.astype(np.int64)
     qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))
     pos = np.arange(n) - qstart[gid]
-    if ties == "average":
+    if ties.average:
         new = np.ones(n, dtype=bool)
         new[1:] = (gid[1:] != gid[:-1]) | (neg[1:] != neg[:-1])
         first = np.flatnonzero(new)
