@@ -50,7 +50,7 @@ class Evaluation:
         n_relevant_retrieved, weights, convention, retrieved_only,
     ):  # fmt: skip
         conv = convention
-        empty = conv.empty_rule.mask(aux, label_sum, len(specs))
+        empty = conv.empty_rule.mask(aux, label_sum)
         values = raw  # nothing to change: one array serves as both
         if empty.any():
 

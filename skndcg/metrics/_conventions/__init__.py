@@ -11,49 +11,20 @@ checked once, by :func:`call_options` (``_options.py``).
 """
 
 from ._convention import Convention
-from ._options import (
-    DATA_OPTIONS,
-    OPTIONS,
-    CallOptions,
-    call_options,
-    pick,
-)
-from ._presets import (
-    GAIN_OPTIONS,
-    PRESETS,
-    TREC_RUN_CONVENTION,
-    apply_options,
-    get_convention,
-    resolve_convention,
-)
-from ._rules import (
-    EMPTY_OPTIONS,
-    MAX_EXP_LABEL,
-    TIES_OPTIONS,
-    LabelRule,
-    TieRule,
-    negative_labels_message,
-    plain,
-)
+from ._options import DATA_OPTIONS, OPTIONS, CallOptions, call_options, pick
+from ._presets import PRESETS, TREC_RUN_CONVENTION, get_convention, resolve_convention
+from ._rules import TieRule
 
 __all__ = [
     "DATA_OPTIONS",
-    "EMPTY_OPTIONS",
-    "GAIN_OPTIONS",
-    "MAX_EXP_LABEL",
     "OPTIONS",
     "PRESETS",
-    "TIES_OPTIONS",
     "TREC_RUN_CONVENTION",
     "CallOptions",
     "Convention",
-    "LabelRule",
     "TieRule",
-    "apply_options",
     "call_options",
     "get_convention",
-    "negative_labels_message",
     "pick",
-    "plain",
     "resolve_convention",
 ]

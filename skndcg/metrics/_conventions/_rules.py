@@ -43,9 +43,6 @@ class Rule:
     def __repr__(self) -> str:
         return repr(self.name)
 
-    def __str__(self) -> str:
-        return str(self.name)
-
     def __eq__(self, other) -> bool:
         if isinstance(other, str):
             return self.name == other
@@ -116,11 +113,6 @@ class Gain(Rule):
     @property
     def custom(self) -> bool:
         return self.fn is not None
-
-    @property
-    def value(self):
-        """The option as a user passes it: the name, or the callable."""
-        return self.name if self.fn is None else self.fn
 
     def check_labels(self, y, arg: str = "y_true") -> None:
         """Refuse labels ``2**label - 1`` cannot use (exponential gain only)."""
@@ -334,13 +326,12 @@ class EmptyRule(Rule):
     def by_label_sum(self) -> bool:
         return self.name == "label_sum"
 
-    def mask(self, aux, label_sum, n_metrics: int, xp=np):
-        """Empty queries per metric: ``aux <= 0`` (the ideal value behind
-        each metric), or a zero label sum for every metric."""
+    def mask(self, aux, label_sum):
+        """Empty queries per metric (a column each): ``aux <= 0`` (the ideal
+        value behind each metric), or a zero label sum, for every metric."""
         if not self.by_label_sum:
             return aux <= 0
-        zero = label_sum == 0
-        return xp.repeat(zero[:, None], n_metrics, axis=1) if xp is np else zero
+        return np.repeat((label_sum == 0)[:, None], aux.shape[1], axis=1)
 
     def reason(self, spec) -> str:
         """Why an empty query is skipped, as the report says it."""
