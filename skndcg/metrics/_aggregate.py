@@ -103,7 +103,9 @@ class Means:
     """
 
     specs: list  # the parsed metrics
-    sums: np.ndarray  # (n_metrics, 3): numerator, denominator, queries kept
+    # (n_metrics, 3): numerator, denominator, queries kept (from torch: one
+    # triple of 0-d tensors per metric, in the values' dtype and device)
+    sums: np.ndarray
     n_queries: int = 0  # queries of the pieces
     n_counted: int = 0  # of which with a retrieved row (the others are left out)
     weighted: bool = False
