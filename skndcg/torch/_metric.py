@@ -35,7 +35,7 @@ def _check(preds, target, indexes, doc_id, opts):
     if not bool(torch.isfinite(preds).all()):
         if bool(torch.isinf(preds).any()):
             raise ValueError("preds contains infinite values.")
-        if not opts.call.unretrieved:
+        if not opts.unretrieved:
             raise ValueError(
                 f"preds contains {int(torch.isnan(preds).sum())} NaN value(s); "
                 "pass nan_score='unretrieved' to read them as judged rows the "
@@ -44,7 +44,7 @@ def _check(preds, target, indexes, doc_id, opts):
     if target.is_floating_point() and not bool(torch.isfinite(target).all()):
         if bool(torch.isinf(target).any()):
             raise ValueError("target contains infinite values.")
-        if not opts.call.unjudged:
+        if not opts.unjudged:
             raise ValueError(
                 f"target contains {int(torch.isnan(target).sum())} NaN value(s); "
                 "a NaN label can mark a row nobody judged: pass "
@@ -174,7 +174,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
     y = target.to(dtype)
     unjudged = None
-    if target.is_floating_point() and opts.call.unjudged:
+    if target.is_floating_point() and opts.unjudged:
         isnan = torch.isnan(y)
         if bool(isnan.any()):
             unjudged = isnan
@@ -190,7 +190,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
                           integer_input=not target.is_floating_point())  # fmt: skip
     conv.gain.check_labels(y, "target")
     scores = conv.score_dtype.cast(preds, torch)
-    rule = opts.call.tie_rule(doc_id is not None)
+    rule = opts.tie_rule(doc_id is not None)
     ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule, pooled)
     # Integer labels >= 0 (the label rules refused or clipped negatives)
     # need no checks before the ideal DCG's label histogram.
@@ -317,7 +317,7 @@ def _mean(values, empty, r, opts, spec):
         )
 
     counted = torch.ones_like(empty)
-    if opts.call.retrieved_only:
+    if opts.retrieved_only:
         counted &= r.n_retrieved > 0
     if conv.empty.skips:
         counted &= ~empty

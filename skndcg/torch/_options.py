@@ -9,7 +9,7 @@ this package calls their methods with ``xp=torch``, never reading names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..metrics._conventions import OPTIONS, CallOptions, call_options
 
@@ -18,22 +18,13 @@ OPTION_NAMES = tuple(sorted([*OPTIONS, "cpu_fallback", "num_threads"]))
 
 
 @dataclass(frozen=True)
-class Options:
-    """A call's checked options (:attr:`call`, as :mod:`skndcg.metrics` checks
-    them) and the two of torch alone."""
+class Options(CallOptions):
+    """A call's options as :mod:`skndcg.metrics` checks them, and the two of
+    torch alone."""
 
-    call: CallOptions
-    cpu_fallback: bool
-    num_threads: int | str | None
-    given: dict  # the options as the caller gave them, for the CPU fallback
-
-    @property
-    def conv(self):
-        return self.call.conv
-
-    @property
-    def discount(self):
-        return self.call.discount
+    cpu_fallback: bool = False
+    num_threads: int | str | None = "auto"
+    given: dict | None = None  # the options as given, for the CPU fallback
 
 
 def resolve(**options) -> Options:
@@ -60,7 +51,7 @@ def resolve(**options) -> Options:
             f"num_threads must be a positive integer, 'auto' or None, got {threads!r}."
         )
     return Options(
-        call=call,
+        **{f.name: getattr(call, f.name) for f in fields(call)},
         cpu_fallback=fallback,
         num_threads=threads,
         given={
