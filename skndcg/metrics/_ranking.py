@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 from . import _blocks as K
 from ._conventions import pick
 from ._docstrings import REFERENCES
 from ._engine import evaluate
 from ._names import MetricSpec
-from ._validate import check_k
+from ._topk import cutoffs
 
 _COMMON = """
     y_true : array-like of shape (n_samples,)
@@ -77,25 +73,14 @@ def _doc(fn):
     return fn
 
 
-def _at(kind: int, k, name: str = "k"):
-    """Specs for a single ``k`` or a sequence of cut-offs, and whether it was one."""
-    if (isinstance(k, Sequence) and not isinstance(k, str)) or isinstance(
-        k, np.ndarray
-    ):
-        ks = list(k)
-        if not ks:
-            raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
-        return [MetricSpec(kind, check_k(x, name)) for x in ks], False
-    return [MetricSpec(kind, check_k(k, name))], True
-
-
 def _score(kind, y_true, y_score, qid, k, *, sample_weight=None, doc_id=None,
            denominator=None, denominator_of=None, **options):  # fmt: skip
     """The body of a public one-metric function, called with its arguments:
     metric ``kind`` at ``k``; ``denominator`` sets option ``denominator_of``."""
     if denominator_of is not None:
         options[denominator_of] = denominator
-    specs, single = _at(kind, k)
+    ks, single = cutoffs(k)
+    specs = [MetricSpec(kind, x) for x in ks]
     means = evaluate(
         y_true,
         y_score,

@@ -9,6 +9,7 @@ independently across queries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,14 +40,16 @@ def check_ties(ties) -> TieRule:
     return TieRule.of(ties)
 
 
-def cutoffs(k):
-    """A list of cut-offs and whether a single one was given."""
-    if isinstance(k, (list, tuple, np.ndarray)):
+def cutoffs(k, name: str = "k"):
+    """A list of cut-offs (checked) and whether a single one was given."""
+    if (isinstance(k, Sequence) and not isinstance(k, str)) or isinstance(
+        k, np.ndarray
+    ):
         ks = list(k)
         if not ks:
-            raise ValueError("k is an empty sequence; give at least one cut-off.")
-        return [check_k(x) for x in ks], False
-    return [check_k(k)], True
+            raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
+        return [check_k(x, name) for x in ks], False
+    return [check_k(k, name)], True
 
 
 def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
