@@ -214,7 +214,7 @@ def finish(parts, spec, weighted, empty_message):
         raise ValueError(empty_message)
     specs = [parse_metric(n) for n in spec.names]
     total = Means.merge([Means.from_row(specs, row, weighted) for row in parts])
-    means = total.result(spec.conv)
+    means = total.result(spec.conv, stacklevel=3)
     counts = {name: int(total.sums[j, 2]) for j, name in enumerate(spec.names)}
     return dict(zip(spec.names, (float(m) for m in means), strict=True)), counts
 
