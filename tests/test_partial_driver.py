@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from skndcg._partial._driver import finish, piece_sums, setup, whole_queries
 from skndcg.dask._frame import END_COLUMNS, spanning_qid
-from skndcg.metrics import grouped_ranking_scores
+from skndcg.metrics import get_convention, grouped_ranking_scores
 from skndcg.streaming._order import GroupedCheck
 
 COLS = {
@@ -73,6 +73,28 @@ def test_any_batching_gives_the_in_memory_means(sizes, cuts, seed):
         assert means[name] == pytest.approx(value, abs=1e-12, nan_ok=True)
     sums, weighted = piece_sums(frame, spec)  # the whole table in one piece
     assert counts == finish([sums], spec, weighted, "no rows")[1]
+
+
+@pytest.mark.parametrize("convention", ["lightgbm", "xgboost", "torchmetrics"])
+def test_a_convention_object_and_weights_give_the_in_memory_means(convention):
+    rng = np.random.default_rng(3)
+    q = np.repeat(np.arange(12), 5)
+    frame = pd.DataFrame({"q": q, "y": rng.integers(0, 3, q.size),
+                          "s": rng.normal(size=q.size).round(1),
+                          "w": np.repeat(rng.uniform(0.5, 1, 12), 5)})  # fmt: skip
+    frame.loc[frame.q < 3, "y"] = 0  # empty queries
+    conv = get_convention(convention)
+    cols = dict(COLS, sample_weight_col="w")
+    spec = setup(["ndcg@3", "map@5"], cols, None, {"convention": conv}, "f")
+    parts = [piece_sums(p.reset_index(drop=True), spec)[0]
+             for _, p in frame.groupby(frame.q // 5)]  # fmt: skip
+    means, counts = finish(parts, spec, True, "no rows")
+    expected = grouped_ranking_scores(
+        frame["y"], frame["s"], frame["q"], ["ndcg@3", "map@5"],
+        sample_weight=frame["w"].to_numpy(), convention=convention,
+    )  # fmt: skip
+    assert means == pytest.approx(expected, rel=1e-15)
+    assert counts == {"ndcg@3": 12, "map@5": 12}
 
 
 def test_reserved_keywords_and_no_rows_are_refused():

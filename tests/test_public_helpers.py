@@ -3,6 +3,7 @@
 ``skndcg.io.is_stream``."""
 
 import os
+import pickle
 import threading
 
 import numpy as np
@@ -36,6 +37,18 @@ def test_the_defaults_and_the_trec_run_preset():
     assert get_convention(None).name == "skndcg"
     assert TREC_RUN_CONVENTION in CONVENTIONS
     assert get_convention(TREC_RUN_CONVENTION).doc_ties
+
+
+def test_rules_read_as_their_names_and_pickle():
+    conv = get_convention("xgboost")
+    assert (conv.gain, conv.labels, conv.score_dtype) == (
+        "exponential", "xgboost", "float32")  # fmt: skip
+    assert "labels='xgboost'" in repr(conv)
+    assert "weighting='empty_unweighted_clamped'" in repr(conv)
+    assert pickle.loads(pickle.dumps(conv)) == conv
+    trec = get_convention(TREC_RUN_CONVENTION)
+    assert trec.labels.unjudged_rule() == "pool"
+    assert get_convention("skndcg").labels.unjudged_rule() == "nan"
 
 
 def test_an_unknown_preset_is_refused_with_the_list():

@@ -4,12 +4,14 @@ Every front end that scores data piece by piece does the same steps, written
 once here:
 
 1. :func:`setup` checks the arguments and resolves the metric names, the
-   averaging rules and the column mapping (a :class:`Spec`);
+   options and convention and the column mapping (a :class:`Spec`);
 2. :func:`piece_sums` scores one piece of whole queries with the in-memory
-   report and reduces it to partial sums;
+   engine and keeps the sums its means are made of (a
+   :class:`~skndcg.metrics._aggregate.Means`, as a row of floats);
 3. :func:`whole_queries` turns batches read in order into pieces of whole
    queries, carrying the last (maybe unfinished) query to the next batch;
-4. :func:`finish` adds the sums up into the means and the query counts;
+4. :func:`finish` adds the sums up into the means (under the convention's
+   rules, applied once) and the query counts;
 5. :func:`progress_bar` is the one progress rule (shown when asked, or when
    standard error is a terminal, after a few seconds).
 
@@ -26,9 +28,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics._shared import label_max_of, parse_metric
-from ._means import N_SUMS, averaging, combine, metric_names, partial_sums
-from ._pieces import check_weights, label_sums, report_piece
+from ..metrics._shared import (
+    Convention,
+    Means,
+    call_options,
+    check_unique,
+    ensure_registered,
+    label_max_of,
+    parse_metric,
+)
+from ._pieces import check_weights, means_piece, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
 RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
@@ -39,11 +48,17 @@ class Spec:
     """What every piece is scored with."""
 
     names: list  # metric names, as given
-    rules: object  # the averaging rules of the convention
+    conv: Convention  # the call's convention: how the sums become means
     columns: dict  # qid_col, label_col, ... sample_weight, options
-    queries: object  # the ``queries`` option (which queries count)
+    # The measures added with define_measure: pickled with the spec, they are
+    # registered again in a Dask or Spark worker before it reads the names.
+    measures: tuple = ()
     needs_label_max: bool = False  # a measure reads the largest label of all
     label_max: float | None = None  # that label, once the front end knows it
+
+    def __setstate__(self, state):
+        ensure_registered(state["measures"])
+        self.__dict__.update(state)
 
     def know_label_max(self, candidates) -> None:
         """Set :attr:`label_max` from labels holding the largest of the table
@@ -52,6 +67,16 @@ class Spec:
         options = self.columns["options"]
         values = np.asarray(candidates, dtype=np.float64)
         self.label_max = label_max_of(values, **options) if values.size else None
+
+
+def metric_names(metrics) -> list[str]:
+    """``metrics=`` as a list of names, refusing unknown names and duplicates
+    (one metric under two names included) as in memory."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty; ask for at least one metric.")
+    check_unique(names, [parse_metric(n) for n in names])
+    return names
 
 
 def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
@@ -76,10 +101,12 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
                 "piece; score the per-query report instead."
             )
     check_weights(cols.get("sample_weight_col"), sample_weight)
+    conv = call_options(**options).conv
     columns = dict(cols, sample_weight=sample_weight, options=options)
-    rules = averaging(options.get("convention"), options.get("empty"), names)
-    needs = any("label_max" in parse_metric(n).definition.needs for n in names)
-    return Spec(names, rules, columns, options.get("queries"), needs)
+    used = dict.fromkeys(parse_metric(n).definition for n in names)
+    user = tuple(m for m in used if not m.builtin)
+    needs = any("label_max" in m.needs for m in used)
+    return Spec(names, conv, columns, user, needs)
 
 
 def label_candidates(values) -> list[float]:
@@ -99,7 +126,7 @@ def label_candidates(values) -> list[float]:
 
 def sum_columns(names) -> list[str]:
     """Names of the partial sums of ``names`` (a table's columns)."""
-    return [f"s{i}" for i in range(N_SUMS * len(names) + 1)]
+    return [f"s{i}" for i in range(Means.width(len(names)))]
 
 
 def report_of(frame, spec, qid=None):
@@ -109,26 +136,26 @@ def report_of(frame, spec, qid=None):
     )
 
 
-def sums_of(frame, report, spec, qid=None):
-    """The partial sums of a piece, from its report."""
-    label_sum = None
-    if spec.rules.empty_rule == "label_sum" and len(frame):
-        label_sum = label_sums(
-            frame,
-            report,
-            label_col=spec.columns["label_col"],
-            qid_col=spec.columns["qid_col"],
-            qid=qid,
-        )
-    return partial_sums(
-        report, spec.names, spec.rules, queries=spec.queries, label_sum=label_sum
+def sums_of(frame, spec, qid=None) -> np.ndarray:
+    """The partial sums of a piece of whole queries, as one row of floats."""
+    if not len(frame):
+        return np.zeros(Means.width(len(spec.names)))
+    means = means_piece(
+        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
     )
+    return means.row()
 
 
 def piece_sums(frame, spec, qid=None):
     """``(partial sums, weighted)`` of a piece of whole queries."""
-    report = report_of(frame, spec, qid)
-    return sums_of(frame, report, spec, qid), "weight" in report.columns
+    return sums_of(frame, spec, qid), _weighted(spec.columns)
+
+
+def _weighted(columns) -> bool:
+    return (
+        columns.get("sample_weight_col") is not None
+        or columns.get("sample_weight") is not None
+    )
 
 
 def run_starts(q: np.ndarray) -> np.ndarray:
@@ -181,15 +208,15 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
 
 def finish(parts, spec, weighted, empty_message):
     """``(means, query count per metric)`` from the partial sums of every piece."""
-    parts = np.asarray(parts, dtype=np.float64)
-    if parts.size == 0 or parts.reshape(len(parts), -1)[:, -1].sum() == 0:
+    width = Means.width(len(spec.names))
+    parts = np.asarray(parts, dtype=np.float64).reshape(-1, width)
+    if parts[:, -2].sum() == 0:  # no query in any piece
         raise ValueError(empty_message)
-    parts = parts.reshape(len(parts), -1)
-    means = combine(parts, spec.names, spec.rules, weighted=weighted)
-    counts = {
-        name: int(parts[:, N_SUMS * j + 2].sum()) for j, name in enumerate(spec.names)
-    }
-    return means, counts
+    specs = [parse_metric(n) for n in spec.names]
+    total = Means.merge([Means.from_row(specs, row, weighted) for row in parts])
+    means = total.result(spec.conv, stacklevel=3)
+    counts = {name: int(total.sums[j, 2]) for j, name in enumerate(spec.names)}
+    return dict(zip(spec.names, (float(m) for m in means), strict=True)), counts
 
 
 def progress_bar(total, progress, unit="rows"):

@@ -1,4 +1,4 @@
-"""Scoring one piece of a table (a pandas DataFrame) with the in-memory report."""
+"""Scoring one piece of a table (a pandas DataFrame) with the in-memory engine."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..metrics._shared import report_with_means
+from ..metrics._shared import Means, evaluate, report_with_means
 
 # Columns added to carry the original row order through a shuffle.
 ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
@@ -31,50 +31,43 @@ def check_weights(sample_weight_col, sample_weight) -> None:
         )
 
 
-def report_piece(
-    frame: pd.DataFrame,
-    names,
-    *,
-    qid_col,
-    label_col,
-    score_col,
-    doc_col=None,
-    sample_weight_col=None,
-    sample_weight=None,
-    options=None,
-    qid=None,
-    label_max=None,
-) -> pd.DataFrame:
+def _piece(
+    frame, *, qid_col, label_col, score_col, doc_col=None, sample_weight_col=None,
+    sample_weight=None, options=None, qid=None,
+):  # fmt: skip
+    """The arrays and keywords the engine scores ``frame`` with."""
+    kwargs = dict(options or {})
+    if doc_col is not None:
+        kwargs["doc_id"] = frame[doc_col].to_numpy()
+    if sample_weight_col is not None:
+        sample_weight = frame[sample_weight_col].to_numpy()
+    kwargs["sample_weight"] = sample_weight
+    rows = (frame[label_col].to_numpy(), frame[score_col].to_numpy(),
+            frame[qid_col] if qid is None else qid)  # fmt: skip
+    return rows, kwargs
+
+
+def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
     """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
 
-    ``qid`` overrides ``frame[qid_col]`` (for ids held in the index);
+    ``columns``: ``qid_col``, ``label_col``, ``score_col``, ``doc_col``,
+    ``sample_weight_col``, ``sample_weight``, ``options``, and ``qid`` (ids
+    that override ``frame[qid_col]``, for ids held in the index);
     ``label_max`` is the largest label of the whole table (for ERR's default
     ``g_max``), when the front end knows it.
     """
-    options = dict(options or {})
-    if doc_col is not None:
-        options["doc_id"] = frame[doc_col].to_numpy()
-    if sample_weight_col is not None:
-        sample_weight = frame[sample_weight_col].to_numpy()
+    rows, kwargs = _piece(frame, **columns)
     report, _ = report_with_means(
-        frame[label_col].to_numpy(),
-        frame[score_col].to_numpy(),
-        frame[qid_col] if qid is None else qid,
-        metrics=names,
-        sample_weight=sample_weight,
-        with_means=False,
-        label_max=label_max,
-        **options,
+        *rows, metrics=names, with_means=False, label_max=label_max, **kwargs
     )
     return report
 
 
-def label_sums(frame, report, *, label_col, qid_col, qid=None) -> np.ndarray:
-    """The sum of the labels of each query of ``report`` (in its row order)."""
-    ids = (frame[qid_col] if qid is None else qid).astype(object).to_numpy()
-    labels = pd.Series(frame[label_col].to_numpy(np.float64))
-    sums = labels.groupby(ids, sort=False).sum()
-    return sums.reindex(report["qid"].astype(object).to_numpy()).to_numpy()
+def means_piece(frame: pd.DataFrame, names, *, label_max=None, **columns) -> Means:
+    """The sums of the means of ``names`` over the rows of ``frame`` (whole
+    queries), from the in-memory engine; arguments as in :func:`report_piece`."""
+    rows, kwargs = _piece(frame, **columns)
+    return Means.of(evaluate(*rows, names, label_max=label_max, **kwargs))
 
 
 def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:

@@ -132,14 +132,11 @@ def score_partition(
         dtype = part.index.dtype if qid_in_index else part[qid_col].dtype
         _check_qid_dtype(dtype, expected, qid_col, _number(partition_info))
     qid = None
-    if len(part) == 0:
-        report = template.copy()
-    else:
-        qid = pd.Series(part.index, name=qid_col) if qid_in_index else None
-        report = report_of(part, spec, qid)
+    if len(part) and qid_in_index:
+        qid = pd.Series(part.index, name=qid_col)
     if what == "report":
-        return report
-    sums = sums_of(part, report, spec, qid)
+        return template.copy() if len(part) == 0 else report_of(part, spec, qid)
+    sums = sums_of(part, spec, qid)
     out = pd.DataFrame([sums], columns=sum_columns(spec.names))
     if ends:
         low, high = _ends(part.index if qid_in_index else part[qid_col])

@@ -12,7 +12,7 @@ from ._binary import (
     grouped_recall_score,
 )
 from ._conventions import PRESETS as _PRESETS
-from ._presets import TREC_RUN_CONVENTION, get_convention
+from ._conventions import TREC_RUN_CONVENTION, get_convention
 from ._ranking import grouped_dcg_score, grouped_ndcg_score, grouped_ranking_scores
 from ._report import ranking_report
 

@@ -12,10 +12,6 @@ _BINARY_OPTIONS = """
 """
 
 
-def _binary(kind, y_true, y_score, qid, k, **options):
-    return _score(kind, y_true, y_score, qid, k, **options)
-
-
 def _doc_binary(fn):
     fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip())
     return _doc(fn)
@@ -78,22 +74,7 @@ def grouped_map_score(
     >>> round(grouped_map_score(y_true, y_score, qid, k=3, denominator="hits"), 4)
     0.8333
     """
-    return _binary(
-        K.AP,
-        y_true,
-        y_score,
-        qid,
-        k,
-        ap_denominator=denominator,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.AP, denominator_of="ap_denominator", **locals())
 
 
 @_doc_binary
@@ -143,21 +124,7 @@ def grouped_mrr_score(
     >>> grouped_mrr_score(y_true, y_score, qid, k=2)
     0.25
     """
-    return _binary(
-        K.RR,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.RR, **locals())
 
 
 @_doc_binary
@@ -211,22 +178,7 @@ def grouped_precision_score(
     ...                               denominator="min_k_items"), 4)
     0.6667
     """
-    return _binary(
-        K.PRECISION,
-        y_true,
-        y_score,
-        qid,
-        k,
-        p_denominator=denominator,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.PRECISION, denominator_of="p_denominator", **locals())
 
 
 @_doc_binary
@@ -268,21 +220,7 @@ def grouped_recall_score(
     >>> grouped_recall_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.1], [1, 1, 1, 1], k=2)
     0.33333...
     """
-    return _binary(
-        K.RECALL,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.RECALL, **locals())
 
 
 @_doc_binary
@@ -330,18 +268,4 @@ def grouped_hit_rate_score(
     >>> grouped_hit_rate_score([0, 1, 0], [1, 1, 1], [1, 1, 1], k=1)
     0.33333...
     """
-    return _binary(
-        K.HIT,
-        y_true,
-        y_score,
-        qid,
-        k,
-        rel_threshold=rel_threshold,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.HIT, **locals())

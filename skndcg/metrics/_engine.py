@@ -10,33 +10,20 @@ handling, options and conventions, and several metrics group and rank once.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from . import _blocks as B
 from ._aggregate import Evaluation
-from ._conventions import (
-    EMPTY_OPTIONS,
-    GAIN_OPTIONS,
-    MAX_EXP_LABEL,
-    NAN_LABEL_OPTIONS,
-    NAN_SCORE_OPTIONS,
-    QUERIES_OPTIONS,
-    TIES_OPTIONS,
-    _plain,
-    resolve_convention,
-)
+from ._conventions import CallOptions, call_options
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
 from ._labels import labels_in
 from ._names import BINARY_KINDS, CUSTOM, MetricSpec, check_unique, parse_metric
 from ._perquery import evaluate_per_query
 from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
-from ._reorder import REORDERING_RULES, order_within_queries
+from ._reorder import order_within_queries
 from ._validate import (
     as_1d,
-    check_choice,
     check_finite,
     check_k,  # noqa: F401  (re-exported for the scorers)
     isna,
@@ -52,26 +39,6 @@ _AP_DENOMINATORS = {
     "hits": B.AP_HITS,
 }
 _P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
-
-
-def _check_options(gain, ties, empty, ap_denominator, p_denominator):
-    if gain is not None and not callable(gain) and gain not in GAIN_OPTIONS:
-        raise ValueError(
-            f"gain={gain!r} is not valid; expected 'linear', 'exponential' or a "
-            "callable mapping labels to gains."
-        )
-    check_choice("ties", ties, TIES_OPTIONS)
-    check_choice("empty", empty, EMPTY_OPTIONS)
-    if ap_denominator is not None and ap_denominator not in _AP_DENOMINATORS:
-        raise ValueError(
-            f"denominator={ap_denominator!r} is not valid for average precision; "
-            f"expected one of {list(_AP_DENOMINATORS)}."
-        )
-    if p_denominator is not None and p_denominator not in _P_DENOMINATORS:
-        raise ValueError(
-            f"denominator={p_denominator!r} is not valid for precision; expected "
-            f"one of {list(_P_DENOMINATORS)}."
-        )
 
 
 def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
@@ -107,32 +74,6 @@ def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray
     return w
 
 
-def _rel_threshold(rel_threshold):
-    if rel_threshold is not None and (
-        isinstance(rel_threshold, bool)
-        or not isinstance(rel_threshold, numbers.Real)
-        or not np.isfinite(rel_threshold)
-    ):
-        raise ValueError(
-            f"rel_threshold must be a finite number or None, got {rel_threshold!r}."
-        )
-
-
-def _check_exp_labels(y: np.ndarray) -> None:
-    if (y < 0).any():
-        raise ValueError(
-            f"y_true has negative labels (min {_plain(y.min())!r}), which gain="
-            "'exponential' (2**label - 1) cannot use; shift the labels or use "
-            "gain='linear'."
-        )
-    if (y > MAX_EXP_LABEL).any():
-        raise ValueError(
-            f"y_true has labels up to {_plain(y.max())!r}: with gain='exponential', "
-            f"2**label - 1 overflows float64 or loses integer precision above "
-            f"{MAX_EXP_LABEL}; use gain='linear' or rescale the labels."
-        )
-
-
 def _doc_rank(doc_id, n: int) -> np.ndarray:
     d = as_1d(doc_id, "doc_id", allow_object=True)
     if d.shape[0] != n:
@@ -161,49 +102,22 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
 
 
 def evaluate(
-    y_true,
-    y_score,
-    qid,
-    metrics,
-    *,
-    gain=None,
-    discount="log2",
-    ties=None,
-    empty=None,
-    sample_weight=None,
-    convention=None,
-    rel_threshold=None,
-    ap_denominator=None,
-    p_denominator=None,
-    doc_id=None,
-    nan_score=None,
-    queries=None,
-    nan_label=None,
-    label_max=None,
-) -> Evaluation:
-    """Evaluate several metrics in one grouping and one kernel pass."""
+    y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
+    sample_weight=None, doc_id=None, label_max=None, **given,
+) -> Evaluation:  # fmt: skip
+    """Evaluate several metrics in one grouping and one kernel pass.
+
+    ``options``: the call's checked options; without them, the keyword
+    options in ``given`` (see ``_conventions.OPTIONS``) are checked here.
+    """
     # Step 1: options, labels and scores.
     specs = [parse_metric(m) for m in metrics]
     if not specs:
         raise ValueError("metrics is empty; ask for at least one metric.")
     if all(isinstance(m, str) for m in metrics):
         check_unique(list(metrics), specs)
-    _check_options(gain, ties, empty, ap_denominator, p_denominator)
-    check_choice("nan_score", nan_score, NAN_SCORE_OPTIONS)
-    check_choice("queries", queries, QUERIES_OPTIONS)
-    check_choice("nan_label", nan_label, NAN_LABEL_OPTIONS)
-    _rel_threshold(rel_threshold)
-    disc_arg = discount
-    conv = resolve_convention(
-        convention,
-        gain=gain,
-        ties=ties,
-        empty=empty,
-        discount=None if isinstance(disc_arg, str) and disc_arg == "log2" else disc_arg,
-        rel_threshold=rel_threshold,
-        ap_denominator=ap_denominator,
-        p_denominator=p_denominator,
-    )
+    opts = call_options(**given) if options is None else options
+    conv = opts.conv
     if conv.k_none is not None:
         specs_eval = [
             MetricSpec(sp.kind, conv.k_none, sp.measure, sp.params)
@@ -213,12 +127,10 @@ def evaluate(
         ]
     else:
         specs_eval = specs
-    tie_rule = conv.tie_rule(ties, doc_id is not None)
-    if tie_rule == "docid" and doc_id is None:
-        raise ValueError("ties='docid' orders tied rows by document id: pass doc_id.")
+    ties = opts.tie_rule(doc_id is not None)
 
-    y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, nan_label)
-    s, nan_mask = scores(y_score, allow_nan=nan_score == "unretrieved")
+    y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
+    s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)
     n = y.shape[0]
     if s.shape[0] != n:
         raise ValueError(
@@ -227,15 +139,11 @@ def evaluate(
     s = conv.cast_scores(s)
     # Under trec_eval's label rule a negative judgment is "in the pool, not
     # judged": measures that use unjudged rows see it as such (see _perquery).
-    pooled_rows = None
-    if conv.labels == "trec_eval" and not known_nonnegative:
-        negative = y < 0
-        pooled_rows = negative if negative.any() else None
+    pooled_rows = None if known_nonnegative else conv.labels.pooled(y)
     # Labels fit for the histogram are known to be small and >= 0.
     y = conv.check_labels(y, nonnegative=known_nonnegative)
-    if conv.gain == "exponential":
-        _check_exp_labels(y)
-    if callable(conv.gain) or conv.labels in ("trec_eval", "ranx"):
+    conv.gain.check_labels(y)
+    if conv.gain.custom or conv.labels.rewrites:
         n_hist = 0
     # Kernel types: int64 labels with the histogram, float64 otherwise.
     y = y.astype(np.int64 if n_hist else np.float64, copy=False)
@@ -245,16 +153,14 @@ def evaluate(
     weights = None
     if sample_weight is not None:
         weights = _query_weights(sample_weight, grouping, n)
-        if conv.weighting != "mean":
-            weights = weights.astype(np.float32).astype(np.float64)
+        weights = conv.weighting.weights(weights)
     y_g, s_g = grouping.take_pair(y, s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
-    doc_rank = None if tie_rule != "docid" else grouping.take(_doc_rank(doc_id, n))
-    rule = tie_rule if tie_rule in REORDERING_RULES else None
+    doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None
     perm = order_within_queries(
         grouping,
         s_g,
-        rule=rule,
+        rule=ties.reordering,
         doc_rank=doc_rank,
         unretrieved=unretrieved,
         labels=y_g,
@@ -278,7 +184,7 @@ def evaluate(
     max_size = int(grouping.sizes.max())
     ks = [max_size if sp.k is None else min(sp.k, max_size) for sp in specs_eval]
     k_label = "k=None" if any(sp.k is None for sp in specs_eval) else "k"
-    disc = discount_weights(disc_arg, max(ks, default=1), k_label)
+    disc = discount_weights(opts.discount, max(ks, default=1), k_label)
     # Relevant means label > 0 by default, label >= rel_threshold when given; the
     # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
     rel_thr = conv.relevance_threshold()
@@ -295,24 +201,18 @@ def evaluate(
         dtype=np.int64,
     )
     chunks = chunk_bounds(grouping.starts, grouping.ends)
-    average = tie_rule == "average"
+    average = ties.average
+    gain_mode = GAIN_EXPONENTIAL if conv.gain.exponential else GAIN_LINEAR
 
     def run(lab, mask, hist):
         return evaluate_groups(
             lab, s_g, grouping.starts, grouping.ends, nret, chunks, kinds[mask],
             kvec[mask].astype(np.int64), kdens[mask], params[mask], disc,
-            gain_mode=GAIN_EXPONENTIAL if conv.gain == "exponential" else GAIN_LINEAR,
-            rel_thr=float(rel_thr), n_hist=hist, average=average,
+            gain_mode=gain_mode, rel_thr=float(rel_thr), n_hist=hist, average=average,
         )  # fmt: skip
 
-    if callable(conv.gain):
-        gains = np.asarray(conv.gain(y), dtype=np.float64)
-        if gains.shape != y.shape:
-            raise ValueError(
-                f"the gain callable must return one gain per label: expected shape "
-                f"{y.shape}, got {gains.shape}."
-            )
-        check_finite(gains, "gain(y_true)")
+    if conv.gain.custom:
+        gains = conv.gain.gains(y, np)
         gains_g = grouping.take(gains)
         if perm is not None:
             gains_g = gains_g[perm]
@@ -361,5 +261,5 @@ def evaluate(
         n_relevant_retrieved=rel_ret,
         weights=weights,
         convention=conv,
-        queries=queries or "retrieved",
+        retrieved_only=opts.retrieved_only,
     )

@@ -12,31 +12,34 @@ import numpy as np
 from ._beyond import _catalog_size
 from ._listwise import top_k_lists
 
-_WEIGHTINGS = ("uniform", "log2")
+
+def _log2_attention(lists, k):
+    """Expected attention over the ranks a tied block spreads its rows on."""
+    r = lists.ranked
+    top = int(r.qsize.max()) + 1
+    cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(top) + 2.0))))
+    at = _positions(lists)
+    bp, bl = r.block_pos[at], r.block_len[at]
+    end = bp + bl if k is None else np.minimum(bp + bl, k)
+    return (cum[end] - cum[bp]) / bl
+
+
+#: The weight of each shown entry, per ``weighting=``.
+_WEIGHTINGS = {"uniform": lambda lists, k: lists.prob, "log2": _log2_attention}
 
 
 def item_exposure(
     item_id, y_score, qid, *, k=10, catalog=None, weighting="uniform", ties="average"
 ):
     """Exposure of every catalogue item (zeros for items never shown)."""
-    if weighting not in _WEIGHTINGS:
+    if not isinstance(weighting, str) or weighting not in _WEIGHTINGS:
         raise ValueError(
             f"weighting={weighting!r} is not valid; expected one of "
             f"{list(_WEIGHTINGS)}."
         )
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     n_catalog = _catalog_size(catalog, lists.uniques)
-    if weighting == "uniform":
-        w = lists.prob
-    else:
-        # Expected attention over the ranks a tied block spreads its rows on.
-        r = lists.ranked
-        top = int(r.qsize.max()) + 1
-        cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(top) + 2.0))))
-        at = _positions(lists)
-        bp, bl = r.block_pos[at], r.block_len[at]
-        end = bp + bl if k is None else np.minimum(bp + bl, k)
-        w = (cum[end] - cum[bp]) / bl
+    w = _WEIGHTINGS[weighting](lists, k)
     exposure = np.bincount(lists.item, weights=w, minlength=lists.uniques.shape[0])
     return np.concatenate([exposure, np.zeros(n_catalog - lists.uniques.shape[0])])
 

@@ -30,9 +30,7 @@ VALID_FORMS = (
 
 def _binary_kinds() -> frozenset:
     return frozenset(
-        m.block_kind
-        for m in R.measures()
-        if m.block_kind is not None and m.labels == "binary"
+        m.block_kind for m in R.measures() if m.block_kind is not None and m.binary
     )
 
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 from . import _blocks as K
+from ._conventions import pick
 from ._docstrings import REFERENCES
 from ._engine import evaluate
 from ._names import MetricSpec
-from ._validate import check_k
+from ._topk import cutoffs
 
 _COMMON = """
     y_true : array-like of shape (n_samples,)
@@ -76,21 +73,23 @@ def _doc(fn):
     return fn
 
 
-def _at(kind: int, k, name: str = "k"):
-    """Specs for a single ``k`` or a sequence of cut-offs, and whether it was one."""
-    if (isinstance(k, Sequence) and not isinstance(k, str)) or isinstance(
-        k, np.ndarray
-    ):
-        ks = list(k)
-        if not ks:
-            raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
-        return [MetricSpec(kind, check_k(x, name)) for x in ks], False
-    return [MetricSpec(kind, check_k(k, name))], True
-
-
-def _score(kind, y_true, y_score, qid, k, **options):
-    specs, single = _at(kind, k)
-    means = evaluate(y_true, y_score, qid, specs, **options).means()
+def _score(kind, y_true, y_score, qid, k, *, sample_weight=None, doc_id=None,
+           denominator=None, denominator_of=None, **options):  # fmt: skip
+    """The body of a public one-metric function, called with its arguments:
+    metric ``kind`` at ``k``; ``denominator`` sets option ``denominator_of``."""
+    if denominator_of is not None:
+        options[denominator_of] = denominator
+    ks, single = cutoffs(k)
+    specs = [MetricSpec(kind, x) for x in ks]
+    means = evaluate(
+        y_true,
+        y_score,
+        qid,
+        specs,
+        sample_weight=sample_weight,
+        doc_id=doc_id,
+        **options,
+    ).means()
     return float(means[0]) if single else means
 
 
@@ -160,22 +159,7 @@ def grouped_ndcg_score(
     >>> grouped_ndcg_score(y_true, y_score, qid, k=[1, 3])
     array([0.5       , 0.7139...])
     """
-    return _score(
-        K.NDCG,
-        y_true,
-        y_score,
-        qid,
-        k,
-        gain=gain,
-        discount=discount,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.NDCG, **locals())
 
 
 @_doc
@@ -232,22 +216,7 @@ def grouped_dcg_score(
     >>> round(grouped_dcg_score(y_true, y_score, qid, k=5), 4)
     6.1487
     """
-    return _score(
-        K.DCG,
-        y_true,
-        y_score,
-        qid,
-        k,
-        gain=gain,
-        discount=discount,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-    )
+    return _score(K.DCG, **locals())
 
 
 @_doc
@@ -321,18 +290,8 @@ def grouped_ranking_scores(
         y_score,
         qid,
         names,
-        gain=gain,
-        discount=discount,
-        ties=ties,
-        empty=empty,
         sample_weight=sample_weight,
-        convention=convention,
-        rel_threshold=rel_threshold,
-        ap_denominator=ap_denominator,
-        p_denominator=p_denominator,
         doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-        nan_label=nan_label,
+        **pick(locals()),
     ).means()
     return {name: float(v) for name, v in zip(names, means, strict=True)}

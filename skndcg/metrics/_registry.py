@@ -152,6 +152,12 @@ class Measure:
     scores_empty_lists: bool = False
 
     @property
+    def binary(self) -> bool:
+        """Whether the measure reads relevance (label above the threshold)
+        rather than the graded labels."""
+        return self.labels == "binary"
+
+    @property
     def reads_unjudged(self) -> bool:
         """Whether the measure tells unjudged rows apart (``"use"``, ``"pool"``):
         its inputs must keep them (NaN labels, ``nan_label="unjudged"``)."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..utils._docstrings import with_references
 from . import _blocks as K
+from ._conventions import call_options, pick
 from ._docstrings import REFERENCES
 from ._engine import evaluate
 from ._names import MetricSpec, check_unique, parse_metric
@@ -101,11 +102,8 @@ def ranking_report(
     0.8212
     """
     report, means = report_with_means(
-        y_true, y_score, qid, metrics=metrics, gain=gain, discount=discount,
-        ties=ties, empty=empty, sample_weight=sample_weight, convention=convention,
-        rel_threshold=rel_threshold, ap_denominator=ap_denominator,
-        p_denominator=p_denominator, doc_id=doc_id, nan_score=nan_score,
-        queries=queries, nan_label=nan_label, with_means=bool(return_means),
+        y_true, y_score, qid, metrics=metrics, sample_weight=sample_weight,
+        doc_id=doc_id, with_means=bool(return_means), **pick(locals()),
     )  # fmt: skip
     if by is not None:
         from ._segment_column import with_segment
@@ -115,14 +113,14 @@ def ranking_report(
 
 
 def report_with_means(
-    y_true, y_score, qid, *, metrics=("ndcg@10",), gain=None, discount="log2",
-    ties=None, empty=None, sample_weight=None, convention=None, rel_threshold=None,
-    ap_denominator=None, p_denominator=None, doc_id=None, nan_score=None,
-    queries=None, nan_label=None, with_means=True, label_max=None,
+    y_true, y_score, qid, *, metrics=("ndcg@10",), sample_weight=None, doc_id=None,
+    with_means=True, label_max=None, **options,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
-    evaluation. ``label_max``: the largest label of the whole data, when these
-    rows are one piece of it (see :func:`~skndcg.metrics._labels.label_max_of`)."""
+    evaluation; ``options`` as in :func:`ranking_report`. ``label_max``: the
+    largest label of the whole data, when these rows are one piece of it (see
+    :func:`~skndcg.metrics._labels.label_max_of`)."""
+    opts = call_options(**options)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
@@ -136,32 +134,16 @@ def report_with_means(
                     wanted.append(extra)
     all_specs = [*specs, *wanted]
     ev = evaluate(
-        y_true,
-        y_score,
-        qid,
-        all_specs,
-        gain=gain,
-        discount=discount,
-        ties=ties,
-        empty=empty,
-        sample_weight=sample_weight,
-        convention=convention,
-        rel_threshold=rel_threshold,
-        ap_denominator=ap_denominator,
-        p_denominator=p_denominator,
-        doc_id=doc_id,
-        nan_score=nan_score,
-        queries=queries,
-        nan_label=nan_label,
-        label_max=label_max,
-    )
+        y_true, y_score, qid, all_specs, opts, sample_weight=sample_weight,
+        doc_id=doc_id, label_max=label_max,
+    )  # fmt: skip
     grouping = ev.grouping
     data = {
         "qid": grouping.keys,
         "n_items": grouping.sizes.astype(np.int64),
         "n_relevant": ev.n_relevant,
     }
-    if nan_score == "unretrieved":
+    if opts.unretrieved:
         data["n_retrieved"] = ev.n_retrieved
         data["n_relevant_retrieved"] = ev.n_relevant_retrieved
     order: list[tuple[str, np.ndarray]] = []
@@ -176,20 +158,11 @@ def report_with_means(
     if ev.weights is not None:
         data["weight"] = ev.weights
     reasons = np.full(grouping.n_groups, "", dtype=object)
-    if ev.convention.empty == "skip":
+    if ev.convention.empty.skips:
         for j in range(len(names) - 1, -1, -1):
-            sp = specs[j]
             mask = ev.empty[:, j]
-            if not mask.any():
-                continue
-            if ev.convention.empty_rule == "label_sum":
-                why = "no relevant item: labels sum to 0"
-            elif sp.measure in ("ndcg", "dcg"):
-                at = "" if sp.k is None else f"@{sp.k}"
-                why = f"no relevant item: ideal DCG{at} is 0"
-            else:
-                why = "no relevant item"
-            reasons[mask] = why
+            if mask.any():
+                reasons[mask] = ev.convention.empty_rule.reason(specs[j])
     reasons[ev.excluded] = "nothing retrieved"
     data["skipped"] = reasons
     import pandas as pd  # here, not at import: scoring alone never needs it

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from ._conventions import resolve_convention
-from ._engine import _check_options
+from ._conventions import DATA_OPTIONS, call_options
+from ._conventions import OPTIONS as _CALL_OPTIONS
 from ._names import parse_metric
 
 #: Options passed on to :func:`grouped_ranking_scores`.
-OPTIONS = (
-    "gain",
-    "discount",
-    "ties",
-    "empty",
-    "convention",
-    "rel_threshold",
-    "ap_denominator",
-    "p_denominator",
-)
+OPTIONS = tuple(key for key in _CALL_OPTIONS if key not in DATA_OPTIONS)
 
 
 def check_metric_options(options: dict) -> None:
@@ -37,24 +28,7 @@ def check_metric_options(options: dict) -> None:
             raise TypeError(
                 f"unknown metric option {key!r}; valid options are {list(OPTIONS)}."
             )
-    _check_options(
-        options.get("gain"),
-        options.get("ties"),
-        options.get("empty"),
-        options.get("ap_denominator"),
-        options.get("p_denominator"),
-    )
-    discount = options.get("discount", "log2")
-    resolve_convention(
-        options.get("convention"),
-        gain=options.get("gain"),
-        ties=options.get("ties"),
-        empty=options.get("empty"),
-        discount=None if isinstance(discount, str) and discount == "log2" else discount,
-        rel_threshold=options.get("rel_threshold"),
-        ap_denominator=options.get("ap_denominator"),
-        p_denominator=options.get("p_denominator"),
-    )
+    call_options(**options)
 
 
 def check_metrics(metrics) -> tuple[tuple, bool]:

@@ -3,13 +3,15 @@
 The partial-result driver (``skndcg._partial``) splits a mean over pieces of the
 queries and sums the pieces, which needs more than the public functions: the
 metric-name grammar, the registry of measures (to register user measures again
-in a worker), the conventions and the partial sums of a mean. They are named
+in a worker), the call options and conventions, the engine and the partial sums
+of a mean (:class:`Means`). They are named
 here, once, so that no other package imports the engine's private modules and
 the engine can reorganise them behind this list.
 """
 
-from ._aggregate import finish_mean, piece_sums
-from ._conventions import get_convention
+from ._aggregate import Means
+from ._conventions import Convention, TieRule, call_options
+from ._engine import evaluate
 from ._labels import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered
@@ -17,13 +19,15 @@ from ._report import report_with_means
 from ._validate import discount as discount_weights
 
 __all__ = [
+    "Convention",
+    "Means",
+    "TieRule",
+    "call_options",
     "check_unique",
     "discount_weights",
     "ensure_registered",
-    "finish_mean",
-    "get_convention",
+    "evaluate",
     "label_max_of",
     "parse_metric",
-    "piece_sums",
     "report_with_means",
 ]

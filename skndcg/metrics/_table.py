@@ -45,7 +45,7 @@ def measure_table_rst() -> str:
             )
             or "none"
         )
-        reads = "labels" if m.labels == "graded" else "relevant or not"
+        reads = "relevant or not" if m.binary else "labels"
         if m.needs:
             reads += ", " + ", ".join(n.replace("_", " ") for n in m.needs)
         rows += [

@@ -9,10 +9,12 @@ independently across queries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._conventions import TieRule
 from ._group import Grouping, group_rows
 from ._validate import as_1d, check_finite, check_k
 
@@ -32,23 +34,25 @@ class Ranked:
     qsize: np.ndarray  # size of each query
 
 
-def check_ties(ties) -> str:
-    if ties not in TIES:
+def check_ties(ties) -> TieRule:
+    if not isinstance(ties, str) or ties not in TIES:
         raise ValueError(f"ties={ties!r} is not valid; expected one of {list(TIES)}.")
-    return ties
+    return TieRule.of(ties)
 
 
-def cutoffs(k):
-    """A list of cut-offs and whether a single one was given."""
-    if isinstance(k, (list, tuple, np.ndarray)):
+def cutoffs(k, name: str = "k"):
+    """A list of cut-offs (checked) and whether a single one was given."""
+    if (isinstance(k, Sequence) and not isinstance(k, str)) or isinstance(
+        k, np.ndarray
+    ):
         ks = list(k)
         if not ks:
-            raise ValueError("k is an empty sequence; give at least one cut-off.")
-        return [check_k(x) for x in ks], False
-    return [check_k(k)], True
+            raise ValueError(f"{name} is an empty sequence; give at least one cut-off.")
+        return [check_k(x, name) for x in ks], False
+    return [check_k(k, name)], True
 
 
-def rank(y_score, qid, n: int, ties: str) -> Ranked:
+def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
     s = as_1d(y_score, "y_score")
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
@@ -68,7 +72,7 @@ def rank(y_score, qid, n: int, ties: str) -> Ranked:
     by_start = np.argsort(grouping.starts, kind="stable")
     gid_g = np.repeat(by_start, grouping.sizes[by_start])
     # Within a query, grouped positions follow the input order.
-    if ties == "reverse":
+    if ties.reverse:
         order = np.lexsort((-np.arange(n), neg, gid_g))
     else:
         order = np.lexsort((neg, gid_g))
@@ -77,7 +81,7 @@ def rank(y_score, qid, n: int, ties: str) -> Ranked:
     qsize = grouping.sizes.astype(np.int64)
     qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))
     pos = np.arange(n) - qstart[gid]
-    if ties == "average":
+    if ties.average:
         new = np.ones(n, dtype=bool)
         new[1:] = (gid[1:] != gid[:-1]) | (neg[1:] != neg[:-1])
         first = np.flatnonzero(new)

@@ -64,10 +64,9 @@ def make_scorer(what, spec):
         # Rows of each query back in their original order: the tie rules read it.
         order = np.argsort(frame[ORDER].to_numpy(), kind="stable")
         frame = frame.iloc[order].reset_index(drop=True)
-        report = report_of(frame, spec)
         if what == "report":
-            return report
-        sums = sums_of(frame, report, spec)
+            return report_of(frame, spec)
+        sums = sums_of(frame, spec)
         return pd.DataFrame([sums], columns=sum_columns(spec.names))
 
     return score

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from contextlib import contextmanager
 
 import torch
 
+from ..metrics._shared import Means, TieRule
 from ._names import BLOCKS, check_unique, implementation, parse
-from ._options import label_gains, prepare_labels, resolve
+from ._options import resolve
 from ._ranked import rank, segment_sum, tie_order
 
 
@@ -35,7 +35,7 @@ def _check(preds, target, indexes, doc_id, opts):
     if not bool(torch.isfinite(preds).all()):
         if bool(torch.isinf(preds).any()):
             raise ValueError("preds contains infinite values.")
-        if opts.nan_score != "unretrieved":
+        if not opts.unretrieved:
             raise ValueError(
                 f"preds contains {int(torch.isnan(preds).sum())} NaN value(s); "
                 "pass nan_score='unretrieved' to read them as judged rows the "
@@ -44,7 +44,7 @@ def _check(preds, target, indexes, doc_id, opts):
     if target.is_floating_point() and not bool(torch.isfinite(target).all()):
         if bool(torch.isinf(target).any()):
             raise ValueError("target contains infinite values.")
-        if opts.nan_label != "unjudged":
+        if not opts.unjudged:
             raise ValueError(
                 f"target contains {int(torch.isnan(target).sum())} NaN value(s); "
                 "a NaN label can mark a row nobody judged: pass "
@@ -129,8 +129,7 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
             if values is None:
                 fallback.append(name)
             else:
-                out[name] = _mean(values, empty, r, opts, sp.name,
-                                  sp.definition.aggregate)  # fmt: skip
+                out[name] = _mean(values, empty, r, opts, sp)
     if fallback:
         out.update(_on_cpu(preds, target, indexes, doc_id, fallback, opts))
     return {name: out[name] for name in names}
@@ -175,23 +174,22 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
     y = target.to(dtype)
     unjudged = None
-    if target.is_floating_point() and opts.nan_label == "unjudged":
+    if target.is_floating_point() and opts.unjudged:
         isnan = torch.isnan(y)
         if bool(isnan.any()):
             unjudged = isnan
             y = torch.where(isnan, torch.zeros_like(y), y)
     refused = unjudged  # NaN labels: what a measure that refuses them sees
-    pooled = None
-    if conv.labels == "trec_eval":
-        # A negative judgment is "in the pool, not judged": unjudged to the
-        # measures that use unjudged rows, as in skndcg.metrics; infAP tells
-        # it apart from the rows nobody judged (``pooled``).
-        negative = y < 0
-        if bool(negative.any()):
-            pooled = negative
-            unjudged = negative if unjudged is None else unjudged | negative
-    y = prepare_labels(y, conv, integer_input=not target.is_floating_point())
-    scores = preds.to(torch.float32) if conv.score_dtype == "float32" else preds
+    # Under trec_eval's label rule a negative judgment is "in the pool, not
+    # judged": unjudged to the measures that use unjudged rows, as in
+    # skndcg.metrics; infAP tells it apart from the rows nobody judged.
+    pooled = conv.labels.pooled(y)
+    if pooled is not None:
+        unjudged = pooled if unjudged is None else unjudged | pooled
+    y = conv.check_labels(y, xp=torch, arg="target",
+                          integer_input=not target.is_floating_point())  # fmt: skip
+    conv.gain.check_labels(y, "target")
+    scores = conv.score_dtype.cast(preds, torch)
     rule = opts.tie_rule(doc_id is not None)
     ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule, pooled)
     # Integer labels >= 0 (the label rules refused or clipped negatives)
@@ -225,7 +223,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
             label_max=label_max,
         )  # fmt: skip
         values, empty = impl(r, k, family_opts)
-        if conv.empty_rule == "label_sum":
+        if conv.empty_rule.by_label_sum:
             empty = segment_sum(r.all_label, r.all_query, r.n_queries) == 0
         elif empty is None:
             if sp.definition.empty_when == "never":
@@ -238,7 +236,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
 def _group(spec):
     if spec.measure not in BLOCKS:
         return "rows"
-    return "binary" if spec.definition.labels == "binary" else "graded"
+    return "binary" if spec.definition.binary else "graded"
 
 
 class _Context:
@@ -255,7 +253,7 @@ class _Context:
     def perm(self, rule):
         if rule not in self.perms:
             self.perms[rule] = tie_order(
-                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
+                rule.name, labels=self.y, doc_id=self.doc_id, preds=self.scores,
                 indexes=self.indexes,
             )  # fmt: skip
         return self.perms[rule]
@@ -265,13 +263,13 @@ class _Context:
             return self.done[group]
         y, conv = self.y, self.conv
         if group == "graded":
-            g = label_gains(y, conv)
-            gain = "custom" if callable(conv.gain) else conv.gain
+            g, gain = conv.gain.gains(y, torch, arg="target"), conv.gain.name
         else:
             g, gain = y, "linear"
         rule = self.rule
-        if group == "rows" and rule == "average":
-            rule = "pessimistic"  # tied rows reach per-query measures this way
+        if group == "rows" and rule.average:
+            # tied rows reach per-query measures this way
+            rule = TieRule.of("pessimistic")
         perm = self.perm(rule)
         args = [self.scores, y, g, self.indexes, self.unjudged, self.pooled]
         if perm is not None:
@@ -279,7 +277,7 @@ class _Context:
         scores, y, g, indexes, unjudged, pooled = args
         self.done[group] = rank(
             scores, y, g, indexes, gain=gain,
-            ties="average" if rule == "average" else "stable",
+            ties="average" if rule.average else "stable",
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
             pooled=pooled,
             relevance=group != "graded", int_labels=self.int_labels,
@@ -307,43 +305,23 @@ def _on_cpu(preds, target, indexes, doc_id, names, opts):
     return {n: torch.tensor(v, dtype=dtype, device=dev) for n, v in got.items()}
 
 
-def _mean(values, empty, r, opts, name, aggregate=None):
+def _mean(values, empty, r, opts, spec):
+    """The mean over queries, by the engine's rules (``Means``)."""
     conv = opts.conv
-    if conv.empty == "error" and bool(empty.any()):
-        raise ValueError(
-            f"{int(empty.sum())} query(ies) have no relevant item, so {name} is "
-            "undefined for them (empty='error'); pass empty='skip', 'zero' or "
+
+    def error():
+        return (
+            f"{int(empty.sum())} query(ies) have no relevant item, so {spec.name} "
+            "is undefined for them (empty='error'); pass empty='skip', 'zero' or "
             "'one' to handle such queries."
         )
+
     counted = torch.ones_like(empty)
-    if opts.queries == "retrieved":
+    if opts.retrieved_only:
         counted &= r.n_retrieved > 0
-    if conv.empty == "skip":
+    if conv.empty.skips:
         counted &= ~empty
     else:
-        fill = 0.0 if conv.empty == "zero" else 1.0
-        values = torch.where(empty, torch.full_like(values, fill), values)
-    n = counted.sum()
-    if int(n) == 0:
-        if conv.all_skipped == "zero":
-            return torch.zeros((), dtype=values.dtype, device=values.device)
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warnings.warn(
-            f"{name}: no query left to average (all skipped); the result is NaN.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return torch.tensor(float("nan"), dtype=values.dtype, device=values.device)
-    if aggregate is not None:
-        # gm_map, gm_bpref: the mean of term(values), passed through back. The
-        # registry writes both with numpy: one value per query crosses to the
-        # CPU and back.
-        terms = aggregate.term(values.detach().cpu().to(torch.float64).numpy())
-        values = torch.as_tensor(terms, device=values.device).to(values.dtype)
-    total = torch.where(counted, values, torch.zeros_like(values)).sum()
-    mean = total / n.to(values.dtype)
-    if aggregate is not None:
-        back = aggregate.back(float(mean))
-        mean = torch.tensor(back, dtype=values.dtype, device=values.device)
-    return mean
+        values = conv.empty.apply(values, empty, torch, error)
+    means = Means.of_values([spec], [values], [counted], torch)
+    return means.result(conv, stacklevel=4, xp=torch)[0]
