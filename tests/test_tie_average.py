@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import skndcg.metrics  # noqa: F401  (registers the measures)
+from skndcg.metrics import _tie_orders as T
 from skndcg.metrics import (
     define_measure,
     grouped_ranking_scores,
     registry,
     undefine_measure,
 )
-from skndcg.metrics import _tie_orders as T
 from skndcg.metrics._conventions import PRESETS
 from skndcg.metrics._engine import evaluate
 
@@ -149,7 +149,7 @@ def test_every_measure_equals_the_mean_over_every_order(seed):
         opts = {"nan_label": "unjudged"} if unjudged else {}
         want = _brute(y, s, names, **opts)
         got = _average(y, s, names, **opts)
-        for name, a, b in zip(names, got, want):
+        for name, a, b in zip(names, got, want, strict=True):
             assert a == pytest.approx(b, abs=1e-12), (name, y, s)
 
 
@@ -165,14 +165,14 @@ def test_unretrieved_rows_and_trec_labels_against_brute_force(seed):
     opts = dict(convention=TREC, nan_label="unjudged", nan_score="unretrieved")
     want = _brute(y, s, names, **opts)
     got = _average(y, s, names, **opts)
-    for name, a, b in zip(names, got, want):
+    for name, a, b in zip(names, got, want, strict=True):
         assert a == pytest.approx(b, abs=1e-12), (name, y, s)
 
 
 def test_several_queries_and_blocks_in_one_call():
     rng = np.random.default_rng(7)
     names = _names(PER_QUERY, k=3)
-    ys, ss = zip(*(_random_query(rng, 5, False) for _ in range(4)))
+    ys, ss = zip(*(_random_query(rng, 5, False) for _ in range(4)), strict=True)
     y, s = np.concatenate(ys), np.concatenate(ss)
     got = _raw(y, s, np.repeat(np.arange(4), 5), names, ties="average")
     for g in range(4):
@@ -220,7 +220,7 @@ def test_average_lies_between_the_worst_and_best_tie_orders(q):
     worst = _raw(y, s, q0, names, ties="pessimistic")[0]
     best_first = np.lexsort((-y, -s))  # most relevant first among ties
     best = _raw(y[best_first], s[best_first], q0, names, ties="stable")[0]
-    for name, lo, mid, hi in zip(names, worst, avg, best):
+    for name, lo, mid, hi in zip(names, worst, avg, best, strict=True):
         assert lo - 1e-12 <= mid <= hi + 1e-12, (name, y, s)
 
 
@@ -273,7 +273,7 @@ def test_too_many_orders_are_refused_with_the_rules_to_use():
 def test_python_measures_are_refused_too():
     define_measure("tie_first", lambda labels, k: float(labels[0]))
     try:
-        with pytest.raises(ValueError, match="tie_first .*'q'"):
+        with pytest.raises(ValueError, match=r"tie_first .*'q'"):
             grouped_ranking_scores(
                 [1.0, 0.0] * 20, np.zeros(40), ["q"] * 40, metrics=["tie_first"]
             )
