@@ -24,24 +24,17 @@ _loops: dict = {}
 
 _AVERAGE = """\
     m = 0
-    for g in range(starts.shape[0]):
+    for g in tied:
         m = max(m, nret[g])
     ws = workspace(m)
-    for g in range(starts.shape[0]):
+    for g in tied:
         lo = starts[g]
         n = nret[g]
-        if n == 0 and not {empty}:
-            out[g] = 0.0
-            continue
         lab = ry[lo:lo + n]
         kk = depth(k, n, by_k)
         nb = find_blocks(lab, rs[lo:lo + n], kk, form, binary, thr, ws)
-        if nb == 0:
-            out[g] = f(lab, k{call})
-            continue
         calls[g] = prepare(lab, nb, kk, form, binary, thr, ws, cap)
         if calls[g] > cap:
-            out[g] = 0.0
             continue
         buf = lab.copy()
         w = first(buf, lab, nb, form, ws)
@@ -51,12 +44,14 @@ _AVERAGE = """\
             w = advance(buf, lab, nb, form, ws)
         out[g] = total
 """
+_HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
 def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = False):
     """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query
     (with nothing retrieved: 0, or ``f`` on the empty list when ``empty``);
-    with ``average``, the expectation over the orders of tied rows."""
+    with ``average``, the expectation over the orders of tied rows for the
+    queries ``tied`` (compiled only when a call has some)."""
     key = (n_args, use_ideal, empty, average)
     if key not in _loops:
         from numba import njit
@@ -66,12 +61,14 @@ def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = Fal
         call += "".join(f", {a}[g]" for a in names)
         src = (
             f"def loop(f, ry, starts, nret, k{''.join(', ' + a for a in names)}, "
-            "ideal, ends, out, rs, by_k, form, binary, thr, cap, calls):\n"
+            "ideal, ends, out"
         )
         if average:
-            src += _AVERAGE.format(empty=empty, call=call)
+            src += ", tied, rs, by_k, form, binary, thr, cap, calls):\n"
+            src += _AVERAGE.format(call=call)
         else:
             src += (
+                "):\n"
                 "    for g in range(starts.shape[0]):\n"
                 "        lo = starts[g]\n"
                 f"        if nret[g] == 0 and not {empty}:\n"
@@ -79,16 +76,7 @@ def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = Fal
                 "        else:\n"
                 f"            out[g] = f(ry[lo:lo + nret[g]], k{call})\n"
             )
-        scope: dict = {"np": np}
-        for name in (
-            "workspace",
-            "depth",
-            "find_blocks",
-            "prepare",
-            "first",
-            "advance",
-        ):
-            scope[name] = native(getattr(T, name))
+        scope = {name: native(getattr(T, name)) for name in _HELPERS}
         exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
         _loops[key] = njit(scope["loop"])
     return _loops[key]
@@ -235,8 +223,8 @@ def _per_group(mask, grouping) -> np.ndarray:
 
 
 class _Ties:
-    """What the loops need for ``ties="average"``: the ranked scores and the
-    measure's declarations (``depth``, ``form``, ``labels``)."""
+    """What ``ties="average"`` needs: the ranked scores and the measure's
+    declarations (``depth``, ``form``, ``labels``)."""
 
     def __init__(self, rs, average, m, rel_thr):
         self.rs, self.average = rs, bool(average)
@@ -244,6 +232,17 @@ class _Ties:
         self.form = T.FORMS.index(m.form)
         self.binary = m.labels == "binary"
         self.thr = float(rel_thr)
+
+    def tied(self, ry, grouping, nret, k) -> np.ndarray:
+        """The queries whose tied rows change the value (none without average)."""
+        if not self.average:
+            return np.empty(0, dtype=np.int64)
+        blocks = np.zeros(grouping.n_groups, dtype=np.int64)
+        T.tied_queries(
+            ry, self.rs, grouping.starts, nret, k, self.by_k, self.form,
+            self.binary, self.thr, blocks,
+        )  # fmt: skip
+        return np.flatnonzero(blocks)
 
     def args(self, calls):
         return (
@@ -278,12 +277,15 @@ def _run_compiled(sp, m, ry, grouping, nret, extras, ideal, ties):
 
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)
-    loop = _loop(len(extras), ideal.size > 0, m.scores_empty_lists, ties.average)
+    use_ideal = ideal.size > 0
+    f = native(m.per_query)
+    head = (f, ry, grouping.starts, nret, sp.k, *extras, ideal, grouping.ends, out)
     try:
-        loop(
-            native(m.per_query), ry, grouping.starts, nret, sp.k, *extras, ideal,
-            grouping.ends, out, *ties.args(calls),
-        )  # fmt: skip
+        _loop(len(extras), use_ideal, m.scores_empty_lists)(*head)
+        tied = ties.tied(ry, grouping, nret, sp.k)
+        if tied.size:
+            loop = _loop(len(extras), use_ideal, m.scores_empty_lists, True)
+            loop(*head, tied, *ties.args(calls))
     except TypingError as exc:
         first = " ".join(str(exc).split())[:600]
         raise TypeError(
@@ -297,22 +299,18 @@ def _run_compiled(sp, m, ry, grouping, nret, extras, ideal, ties):
 def _run_python(sp, m, ry, grouping, nret, extras, ideal, ties):
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)
-    use_ideal = ideal.size > 0
     f = m.per_query
-    tied = np.zeros(grouping.n_groups, dtype=np.int64)
-    if ties.average:
-        T.tied_queries(
-            ry, ties.rs, grouping.starts, nret, sp.k, ties.by_k, ties.form,
-            ties.binary, ties.thr, tied,
-        )  # fmt: skip
-        ws = T.workspace(int(nret.max(initial=0)))
+    tied = np.zeros(grouping.n_groups, dtype=bool)
+    tied[ties.tied(ry, grouping, nret, sp.k)] = True
+    if tied.any():
+        ws = T.workspace(int(nret[tied].max()))
     for g in range(grouping.n_groups):
         lo = grouping.starts[g]
         if nret[g] == 0 and not m.scores_empty_lists:
             out[g] = 0.0
             continue
         args = [ry[lo : lo + nret[g]], sp.k]
-        if use_ideal:
+        if ideal.size > 0:
             args.append(ideal[lo : grouping.ends[g]])
         args.extend(e[g] for e in extras)
         if not tied[g]:
@@ -327,8 +325,7 @@ def _run_python(sp, m, ry, grouping, nret, extras, ideal, ties):
         )
         if calls[g] > T.MAX_CALLS:
             break
-        buf = lab.copy()
-        args[0] = buf
+        args[0] = buf = lab.copy()
         total = 0.0
         w = T.first(buf, lab, nb, ties.form, ws)
         while w == w:
