@@ -126,6 +126,17 @@ def test_labels_a_binary_measure_cannot_tell_apart_are_not_a_tie():
     assert got == pytest.approx({"gm_map": 1.0, "bpref": 1.0})
 
 
+def test_without_ties_every_value_is_the_single_call():
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 4, 400).astype(float)
+    y[rng.random(400) < 0.1] = np.nan
+    s, q = rng.random(400), np.repeat(np.arange(40), 10)
+    names = _names(PER_QUERY, k=3)
+    opts = dict(nan_label="unjudged")
+    avg = _raw(y, s, q, names, ties="average", **opts)
+    assert np.array_equal(avg, _raw(y, s, q, names, ties="stable", **opts))
+
+
 # Every built-in per-query measure against brute force.
 
 
