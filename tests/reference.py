@@ -136,26 +136,28 @@ def grouped_metric(
 
 
 # ----------------------------------------------------------- per-query measures
-def ranked_labels(labels, scores, ties="average"):
-    """Labels best score first; under "average" tied rows least relevant first
-    (NaN, unjudged, counting as 0), else in input order ("stable")."""
-    idx = range(len(labels))
-
-    def lab(i):
-        return 0.0 if labels[i] != labels[i] else labels[i]
-
-    if ties == "average":
-        order = sorted(idx, key=lambda i: (-scores[i], lab(i), i))
-    else:
-        order = sorted(idx, key=lambda i: (-scores[i], i))
+def ranked_labels(labels, scores):
+    """Labels best score first, tied rows in input order."""
+    order = sorted(range(len(labels)), key=lambda i: (-scores[i], i))
     return [labels[i] for i in order]
 
 
 def per_query_measure(labels, scores, metric, k, *, p=None, g_max=None, rel=None,
                       label_max=None, ties="average", recall=0.0):  # fmt: skip
-    """(value, empty) of a measure without a block kernel, by its definition."""
+    """(value, empty) of a measure without a block kernel, by its definition;
+    under "average", its mean over every order of the tied rows."""
+    if ties == "average":
+        runs = [
+            per_query_measure(
+                [labels[i] for i in order], [scores[i] for i in order], metric, k,
+                p=p, g_max=g_max, rel=rel, label_max=label_max, ties="stable",
+                recall=recall,
+            )
+            for order in _orders(scores, "average")
+        ]  # fmt: skip
+        return sum(v for v, _ in runs) / len(runs), runs[0][1]
     is_rel = (lambda x: x == x and x > 0) if rel is None else (lambda x: x >= rel)
-    ranked = ranked_labels(labels, scores, ties)
+    ranked = ranked_labels(labels, scores)
     top = ranked if k is None else ranked[:k]
     judged = [x for x in labels if x == x]
     n_rel = sum(is_rel(x) for x in judged)

@@ -42,11 +42,14 @@ def define_measure(
         ``per_query(ranked_labels, k, *extras, *params) -> float``. It receives
         one query's labels in ranked order (best score first), as a 1-D float64
         array, after the tie rule, without the judged rows that were not
-        retrieved (``nan_score="unretrieved"``); under ``ties="average"`` tied
-        rows come least relevant first. ``k`` is the cut-off of the name, or
-        None when it has none. A numba-compiled function (``numba.njit``) runs
-        inside a compiled loop; a plain Python one is called once per query. A
-        query with nothing retrieved scores 0 without a call.
+        retrieved (``nan_score="unretrieved"``). Under ``ties="average"`` a
+        query whose tied rows differ in label is scored on each distinct order
+        of their labels and the values averaged (the expectation over tie
+        orders; a query needing more than 100,000 calls is refused).
+        ``k`` is the cut-off of the name, or None when it has none. A
+        numba-compiled function (``numba.njit``) runs inside a compiled loop; a
+        plain Python one is called from Python. A query with nothing retrieved
+        scores 0 without a call.
     higher_is_better : bool, default=True
         Whether larger values mean a better ranking (read by the scorers).
     description : str, default=""

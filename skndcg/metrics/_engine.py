@@ -240,8 +240,8 @@ def evaluate(
         )
         cv, ca = evaluate_per_query(
             [all_specs[j] for j in custom], y_g, s_g, unjudged_g, grouping, nret,
-            n_rel, rel_thr, pessimistic=average, label_max=label_max,
-            pooled_g=pooled_g,
+            n_rel, rel_thr, average=average, label_max=label_max,
+            pooled_g=pooled_g, convention=conv,
         )  # fmt: skip
         fused = np.setdiff1d(np.arange(len(all_specs)), custom)
         full = np.empty((grouping.n_groups, len(all_specs)))

@@ -133,6 +133,20 @@ class Measure:
         (on an empty list); otherwise such a query scores 0.
     builtin : bool
         Shipped with the library (user measures can be unregistered).
+    depth : {"all", "k"}
+        Which ranks ``per_query`` reads: any (``"all"``), or only the first
+        ``k`` of a name with a cut-off (``"k"``; the list's length may be read
+        too). Under ``ties="average"`` tied rows below the depth are not
+        averaged over.
+    form : {"any", "set", "sum"}
+        How the value depends on the labels within the depth, for
+        ``ties="average"``: in any way (every order of the tied rows is
+        scored); only through their multiset (``"set"``: only a tie across the
+        depth is scored, one call per count of each label above it); or as a
+        sum of one term per rank, each depending only on the rank and its label,
+        plus a part no label changes (``"sum"``: one call per label of each
+        tie). A wrong declaration gives wrong values under ``ties="average"``;
+        the defaults are always right.
     """
 
     name: str
@@ -150,6 +164,8 @@ class Measure:
     builtin: bool = True
     aggregate: Aggregate | None = None
     scores_empty_lists: bool = False
+    depth: str = "all"
+    form: str = "any"
 
     @property
     def binary(self) -> bool:
@@ -219,6 +235,8 @@ def register(measure: Measure) -> Measure:
         ("unjudged", UNJUDGED_RULES),
         ("empty_when", EMPTY_WHEN),
         ("labels", ("graded", "binary")),
+        ("depth", ("all", "k")),
+        ("form", ("any", "set", "sum")),
     ):
         if getattr(measure, field) not in allowed:
             raise ValueError(

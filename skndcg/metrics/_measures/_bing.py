@@ -35,5 +35,6 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=bin_g,
+        depth="k",
     )
 )

@@ -42,5 +42,6 @@ register(
         needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
         unjudged="use",
         per_query=bpref,
+        depth="k",
     )
 )

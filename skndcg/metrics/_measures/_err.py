@@ -58,6 +58,7 @@ register(
         params=(_G_MAX,),
         needs=("label_max",),
         per_query=err,
+        depth="k",
     )
 )
 register(
@@ -67,5 +68,6 @@ register(
         params=(_G_MAX,),
         needs=("ideal", "label_max"),
         per_query=nerr,
+        depth="k",
     )
 )

@@ -44,5 +44,6 @@ register(
         needs=("ideal",),
         empty_when="never",  # 0 without an ideal gain, as trec_eval
         per_query=g,
+        depth="k",
     )
 )

@@ -17,6 +17,7 @@ register(
         needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
         unjudged="use",
         per_query=bpref,
+        depth="k",
         aggregate=GEOMETRIC,
     )
 )

@@ -49,6 +49,7 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=average_precision,
+        depth="k",
         aggregate=GEOMETRIC,
     )
 )

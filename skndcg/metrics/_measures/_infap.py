@@ -58,5 +58,6 @@ register(
         needs=("n_relevant", "rel_threshold"),
         unjudged="pool",
         per_query=infap,
+        depth="k",
     )
 )

@@ -27,5 +27,7 @@ register(
         unjudged="use",
         empty_when="never",
         per_query=judged,
+        depth="k",
+        form="set",
     )
 )

@@ -42,6 +42,8 @@ register(
         unjudged="use",
         empty_when="never",
         per_query=unj,
+        depth="k",
+        form="set",
         higher_is_better=False,
     )
 )
@@ -53,6 +55,8 @@ register(
         unjudged="use",
         empty_when="never",
         per_query=nonrel_judged,
+        depth="k",
+        form="set",
         higher_is_better=False,
     )
 )

@@ -50,5 +50,6 @@ register(
         needs=("ideal",),
         empty_when="never",  # 0 without a positive gain, as trec_eval
         per_query=ndcg_rel,
+        depth="k",
     )
 )

@@ -53,6 +53,8 @@ register(
         needs=("rel_threshold",),
         empty_when="never",
         per_query=rbp,
+        depth="k",
+        form="sum",
     )
 )
 register(
@@ -63,6 +65,8 @@ register(
         unjudged="use",
         empty_when="never",
         per_query=rbp_resid,
+        depth="k",
+        form="sum",
         higher_is_better=False,
     )
 )

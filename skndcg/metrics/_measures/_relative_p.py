@@ -29,5 +29,7 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=relative_p,
+        depth="k",
+        form="set",
     )
 )

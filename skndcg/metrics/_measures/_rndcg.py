@@ -74,5 +74,6 @@ register(
         "NDCG averaged at the depths where the ideal order's gain changes.",
         needs=("ideal", "n_relevant"),
         per_query=rndcg,
+        depth="k",
     )
 )

@@ -25,5 +25,6 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=rprec,
+        form="sum",
     )
 )

@@ -44,6 +44,7 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=rprec_mult,
+        form="sum",
     )
 )
 register(

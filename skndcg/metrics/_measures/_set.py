@@ -84,5 +84,7 @@ for _name, _text, _needs, _kernel, _params in (
             needs=_needs,
             params=_params,
             per_query=_kernel,
+            depth="k",
+            form="set",
         )
     )

@@ -68,6 +68,8 @@ register(
         needs=("ideal",),
         empty_when="never",
         per_query=trec_rbp,
+        depth="k",
+        form="sum",
     )
 )
 register(

@@ -46,5 +46,7 @@ register(
         needs=("n_relevant", "rel_threshold"),
         empty_when="never",
         per_query=utility,
+        depth="k",
+        form="set",
     )
 )

@@ -36,5 +36,6 @@ register(
         needs=("n_relevant", "rel_threshold"),
         scores_empty_lists=True,
         per_query=yaap,
+        depth="k",
     )
 )
