@@ -87,9 +87,9 @@ def add_arguments(score):
         action="append",
         default=[],
         help="trec_eval -m: a measure or family with its parameters (P.5,10, "
-        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec); "
-        "repeatable; --format trec then prints these lines only, in trec_eval's "
-        "order",
+        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec), or "
+        "any name --metrics takes (ndcg@10, mrr, nDCG@10); repeatable; --format "
+        "trec then prints these lines only, in trec_eval's order",
     )
     score.add_argument(
         "-q",
@@ -174,12 +174,13 @@ def lines(args, usage_error):
 
     out, missing = [], []
     try:
-        found, missing = T.resolve(args.measure)
+        trec, own = _split_measures(T, args.measure)
+        found, missing = T.resolve(trec)
         out += [_line(m) for m in found]
         if args.measure and not args.metrics_given:
-            metrics = []
+            metrics = own
         else:
-            metrics = list(dict.fromkeys(args.metrics))
+            metrics = list(dict.fromkeys([*own, *args.metrics]))
         for i, name in enumerate(metrics):
             family = name.partition(".")[0]
             if (
@@ -214,6 +215,29 @@ def lines(args, usage_error):
     if not unique:
         raise usage_error("no measure to compute")
     return unique
+
+
+def _split_measures(T, given):
+    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``:
+    a name trec_eval does not know but the registry does (``ndcg@10``,
+    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it; a name neither
+    knows stays with trec_eval's, whose message names both kinds."""
+    from ..metrics import registry
+
+    trec, own = [], []
+    for name in given:
+        try:
+            T.resolve([name])
+        except ValueError:
+            try:
+                registry.parse(name)
+            except ValueError:
+                trec.append(name)
+            else:
+                own.append(name)
+            continue
+        trec.append(name)
+    return trec, own
 
 
 def _line(m, by_trec_name=False):
