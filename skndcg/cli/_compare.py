@@ -133,22 +133,24 @@ def _score_run(args, run, lines):
     line (ndcg with custom gains and 11pt_avg with recall levels scored
     apart, as skndcg score does)."""
     from ..metrics import ranking_report
+    from ..metrics._shared import report_with_means
 
     one = argparse.Namespace(**vars(args))
     one.input = run
     one.judged_only = False
     for attr in ("qid", "label", "score", "doc"):
         setattr(one, attr, None)
-    qid, y_true, y_score, doc_order, names, _, presorted = _inputs.load(one)
+    coded = _inputs.load(one)
+    qid, y_true, y_score, names = coded.qid, coded.y_true, coded.y_score, coded.names
     options = _inputs.engine_options(
-        one, y_score, doc_order, trec=True, presorted=presorted
+        one, y_score, coded.doc_order, trec=True, presorted=coded.presorted
     )
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
     for ln in lines:
         if ln.levels:
             report[ln.label] = _trec.level_average(
-                ranking_report, (y_true, y_score, qid), ln, options
+                report_with_means, (y_true, y_score, qid), ln, options
             )[0]
         elif ln.gains:
             extra = ranking_report(

@@ -18,7 +18,7 @@ import numpy as np
 def parse_metric(name):
     """The registry's reading of a metric name (imported when first needed:
     ``skndcg --version`` and ``--help`` load no kernels)."""
-    from ..metrics._names import parse_metric as parse
+    from ..metrics.registry import parse
 
     return parse(name)
 
@@ -68,7 +68,7 @@ def with_num_docs(lines_, n_docs):
 
 def check_num_docs(n_docs, report, names_of):
     """-N must cover every query's judged and retrieved documents."""
-    sizes = report["n_items"].to_numpy()
+    sizes = np.asarray(report["n_items"])
     if sizes.size and n_docs < sizes.max():
         g = int(sizes.argmax())
         raise ValueError(
@@ -251,17 +251,16 @@ def _line(m, by_trec_name=False):
                 m.length, m.levels)  # fmt: skip
 
 
-def level_average(ranking_report, data, line, options):
+def level_average(report, data, line, options):
     """Per-query values and mean of an ``11pt_avg`` line with recall levels:
     iprec at each level, summed in the order given and divided, per query
-    (as trec_eval adds them up)."""
+    (as trec_eval adds them up). ``report(*data, metrics=, **options)`` gives
+    the per-query columns and the means."""
     names = [f"iprec(recall={v!r})" for v in line.levels]
-    extra, extra_means = ranking_report(
-        *data, metrics=names, return_means=True, **options
-    )
-    total = np.zeros(len(extra))
+    extra, extra_means = report(*data, metrics=names, **options)
+    total = 0.0
     for name in names:
-        total = total + extra[name].to_numpy(dtype=np.float64)
+        total = total + np.asarray(extra[name], dtype=np.float64)
     mean = sum(extra_means[name] for name in names) / len(names)
     return total / len(names), mean
 
@@ -286,11 +285,6 @@ def _set_level(args, rel, name, usage_error):
             f"gives {args.rel_level}; one call has one level"
         )
     args.rel_level = int(rel)
-
-
-def columns(report):
-    """The report's columns as arrays: the table :func:`render` reads."""
-    return {c: report[c].to_numpy() for c in report.columns}
 
 
 def counts(table):

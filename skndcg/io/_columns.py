@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
+from ._pandas import pd
 
 _PARQUET = (".parquet", ".pq", ".parq")
 

@@ -24,7 +24,8 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: A UTF-8 byte order mark at the very start of a TREC file is skipped, by every
@@ -200,10 +201,20 @@ def scan(path, layout, data=None, first_line=0, whole=True):
     lines of it that follows ``first_line`` lines) is read when given; a block
     (``whole=False``) may hold no line.
     """
+    return build_frame(columns(path, layout, data, first_line, whole), layout)
+
+
+def columns(path, layout, data=None, first_line=0, whole=True):
+    """The fields of :func:`scan` as ``{name: list of str, or the numbers as
+    an array}``, without a DataFrame (see :func:`scan`)."""
     if data is None:
         data = read_bytes(path)
     if first_line == 0 and data.startswith(BOM):
         data = data[len(BOM) :]
+    rows = [fields for fields in map(bytes.split, split_lines(data)) if fields]
+    found = _columns_at_once(rows, layout)
+    if found is not None:
+        return found
     columns = {name: [] for name in layout.names if name is not None}
     number = columns[layout.number]
     for lineno, raw in enumerate(split_lines(data), first_line + 1):
@@ -233,7 +244,47 @@ def scan(path, layout, data=None, first_line=0, whole=True):
             f"{path} is empty: no {layout.kind} line in it (expected lines like "
             f"'{layout.example}')."
         )
-    return build_frame(columns, layout)
+    dtype = np.int64 if layout.integer else np.float64
+    columns[layout.number] = np.asarray(number, dtype=dtype)
+    return columns
+
+
+def _columns_at_once(rows, layout):
+    """:func:`columns` of the non-blank lines' fields ``rows`` a column at a
+    time, or None when a line is a comment or has another number of fields,
+    a field is not UTF-8 or a number is not one :func:`parse_number` takes
+    (then the line loop reads them, and names what is wrong)."""
+    n = layout.n_fields
+    if not rows:
+        return None
+    if any(len(f) != n for f in rows):
+        if not layout.extra_ok or any(len(f) < n for f in rows):
+            return None
+        rows = [f[:n] for f in rows]
+    cols = list(zip(*rows, strict=True))
+    if any(f.startswith(b"#") for f in cols[0]):
+        return None
+    out = {}
+    for name, col in zip(layout.names, cols, strict=True):
+        if name is None:
+            continue
+        if name == layout.number:
+            try:
+                if layout.integer:
+                    values = np.array(list(map(int, col)), dtype=np.int64)
+                else:
+                    values = np.array(list(map(float, col)), dtype=np.float64)
+            except (ValueError, OverflowError):
+                return None
+            if not layout.integer and not np.isfinite(values).all():
+                return None
+            out[name] = values
+            continue
+        try:  # (no field holds a line end)
+            out[name] = b"\n".join(col).decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            return None
+    return out
 
 
 _INT64 = (-(2**63), 2**63)
@@ -272,14 +323,14 @@ def parse_number(text, path, lineno, layout, line=None):
 
 
 def build_frame(columns, layout):
+    """The DataFrame of :func:`columns`' output."""
     out = {}
     for name in layout.names:
         if name is None:
             continue
         values = columns[name]
         if name == layout.number:
-            dtype = np.int64 if layout.integer else np.float64
-            out[name] = np.asarray(values, dtype=dtype)
+            out[name] = values
         elif name == "doc_id":
             out[name] = pd.array(values, dtype="str")
         else:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _blocks as B
 from ._aggregate import Evaluation
+from ._backend import picks_backend
 from ._conventions import (
     EMPTY_OPTIONS,
     GAIN_OPTIONS,
@@ -160,6 +161,7 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     return codes.astype(np.int64)
 
 
+@picks_backend
 def evaluate(
     y_true,
     y_score,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit, native
+from .._native._jit import jit, native, plain
 from ._rank import argsort_desc
 from ._validate import py
 
@@ -162,7 +162,7 @@ def evaluate_per_query(
         ry = {"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked)
         ry = np.array(ry)
         ideal_arr = ideal if use_ideal else np.empty(0)
-        if m.compiled:
+        if m.compiled and not plain():
             out = _run_compiled(sp, m, ry, grouping, nret_arr, extras, ideal_arr)
         else:
             out = _run_python(sp, m, ry, grouping, nret_arr, extras, ideal_arr)

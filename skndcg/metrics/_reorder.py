@@ -17,7 +17,7 @@ from .._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
 REORDERING_RULES = ("reverse", "docid", "quicksort", "pessimistic")
 
 
-@jit
+@jit(python=False)
 def _quicksort_orders(s, starts, ends, out):
     # numba's default quicksort of the negated scores, in input order: the order
     # in which ranx's Run ranks a query.

@@ -118,11 +118,12 @@ def report_with_means(
     y_true, y_score, qid, *, metrics=("ndcg@10",), gain=None, discount="log2",
     ties=None, empty=None, sample_weight=None, convention=None, rel_threshold=None,
     ap_denominator=None, p_denominator=None, doc_id=None, nan_score=None,
-    queries=None, nan_label=None, with_means=True, label_max=None,
+    queries=None, nan_label=None, with_means=True, label_max=None, frame=True,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
     evaluation. ``label_max``: the largest label of the whole data, when these
-    rows are one piece of it (see :func:`~skndcg.metrics._labels.label_max_of`)."""
+    rows are one piece of it (see :func:`~skndcg.metrics._labels.label_max_of`);
+    ``frame=False``: the report's columns as a dict of arrays (no pandas)."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
@@ -192,9 +193,11 @@ def report_with_means(
             reasons[mask] = why
     reasons[ev.excluded] = "nothing retrieved"
     data["skipped"] = reasons
-    import pandas as pd  # here, not at import: scoring alone never needs it
+    if frame:
+        import pandas as pd  # here, not at import: scoring alone never needs it
 
+        data = pd.DataFrame(data)
     if not with_means:
-        return pd.DataFrame(data), None
+        return data, None
     means = ev.means()[: len(names)]
-    return pd.DataFrame(data), {n: float(v) for n, v in zip(names, means, strict=True)}
+    return data, {n: float(v) for n, v in zip(names, means, strict=True)}
