@@ -95,7 +95,7 @@ class Kernel:
     up when it compiles the function. ``py_func`` is the Python function.
     """
 
-    __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python")
+    __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python", "twin")
 
     def __init__(self, f, options, python=True):
         self.py_func = f
@@ -103,6 +103,7 @@ class Kernel:
         self._options = options
         self._disp = None
         self.python = python  # whether Python gives numba's result
+        self.twin = f  # what runs under no_compile (see numpy_twin)
 
     @property
     def dispatcher(self):
@@ -119,7 +120,7 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         if self.python and getattr(_plain, "on", False):
-            return self.py_func(*args, **kwargs)
+            return self.twin(*args, **kwargs)
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name):
@@ -199,6 +200,18 @@ def plain() -> bool:
 def numba_loaded() -> bool:
     """Whether this process has imported numba already."""
     return "numba" in sys.modules
+
+
+def numpy_twin(kernel):
+    """Declare the decorated function the numpy twin of ``kernel``: what runs
+    under :func:`no_compile` instead of its Python function, where a Python
+    loop would be slow. It must give the same results to the last bit."""
+
+    def wrap(f):
+        kernel.twin = f
+        return f
+
+    return wrap
 
 
 def native(f):

@@ -19,18 +19,28 @@ from ._data import CodedRanking
 
 
 def _codes(values):
-    """``(sorted distinct values, code of each)`` of a list of strings."""
-    names, codes = np.unique(np.array(values, dtype=str), return_inverse=True)
+    """``(sorted distinct values, code of each)`` of a list of strings, or of
+    UTF-8 bytes (whose order is the strings' order)."""
+    kind = bytes if values and isinstance(values[0], bytes) else str
+    names, codes = np.unique(np.array(values, dtype=kind), return_inverse=True)
     return names, codes.astype(np.int64).ravel()
 
 
 def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged):
     """A :class:`CodedRanking` of the two files, or None (see the module)."""
-    run = _text.columns(run_path, _text.RUN)
-    qrels = _text.columns(qrels_path, _text.QRELS)
+    run = _text.columns(run_path, _text.RUN, text=False)
+    qrels = _text.columns(qrels_path, _text.QRELS, text=False)
+    ids = [run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"]]
+    if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
+        ids = [[_str(v) for v in col] for col in ids]
+    if any(_has_nul(col) for col in ids):
+        return None  # numpy's fixed-width strings drop trailing NULs
+    run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"] = ids
     n_run, rel = len(run["qid"]), qrels["relevance"]
     names, q = _codes(run["qid"] + qrels["qid"])
     _, d = _codes(run["doc_id"] + qrels["doc_id"])
+    if names.dtype.kind == "S":
+        names = np.array([n.decode("utf-8") for n in names.tolist()], dtype=object)
     r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
     width = int(d.max()) + 1
     r_key, j_key = r_q * width + r_d, j_q * width + j_d
@@ -96,7 +106,16 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
         doc_order = np.where(unretrieved, width + np.arange(doc.size), doc)[order]
     coded = CodedRanking(
         recode[rows_q[order]], out_names.astype(object), None, y[order],
-        y_score[order], doc_order, run["tag"][-1], bool(by_docno),
+        y_score[order], doc_order, _str(run["tag"][-1]), bool(by_docno),
     )  # fmt: skip
     coded.placeholders = placeholders
     return coded
+
+
+def _str(field):
+    return field.decode("utf-8") if isinstance(field, bytes) else field
+
+
+def _has_nul(col):
+    nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
+    return nul in nul[:0].join(col)

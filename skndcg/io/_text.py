@@ -204,15 +204,15 @@ def scan(path, layout, data=None, first_line=0, whole=True):
     return build_frame(columns(path, layout, data, first_line, whole), layout)
 
 
-def columns(path, layout, data=None, first_line=0, whole=True):
+def columns(path, layout, data=None, first_line=0, whole=True, text=True):
     """The fields of :func:`scan` as ``{name: list of str, or the numbers as
-    an array}``, without a DataFrame (see :func:`scan`)."""
+    an array}``, without a DataFrame (see :func:`scan`); ``text=False`` may
+    leave the fields as UTF-8 bytes (checked)."""
     if data is None:
         data = read_bytes(path)
     if first_line == 0 and data.startswith(BOM):
         data = data[len(BOM) :]
-    rows = [fields for fields in map(bytes.split, split_lines(data)) if fields]
-    found = _columns_at_once(rows, layout)
+    found = _columns_at_once(data, layout, text)
     if found is not None:
         return found
     columns = {name: [] for name in layout.names if name is not None}
@@ -249,25 +249,36 @@ def columns(path, layout, data=None, first_line=0, whole=True):
     return columns
 
 
-def _columns_at_once(rows, layout):
-    """:func:`columns` of the non-blank lines' fields ``rows`` a column at a
-    time, or None when a line is a comment or has another number of fields,
-    a field is not UTF-8 or a number is not one :func:`parse_number` takes
-    (then the line loop reads them, and names what is wrong)."""
+#: The bytes ``bytes.split()`` splits on.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True
+
+
+def _columns_at_once(data, layout, text=True):
+    """:func:`columns` of ``data`` a column at a time, or None when a line is
+    a comment or has another number of fields, a field is not UTF-8 or a
+    number is not one :func:`parse_number` takes (then the line loop reads
+    them, and names what is wrong)."""
     n = layout.n_fields
-    if not rows:
+    if b"#" in data:
         return None
-    if any(len(f) != n for f in rows):
-        if not layout.extra_ok or any(len(f) < n for f in rows):
-            return None
-        rows = [f[:n] for f in rows]
-    cols = list(zip(*rows, strict=True))
-    if any(f.startswith(b"#") for f in cols[0]):
+    arr = np.frombuffer(data, dtype=np.uint8)
+    space = _SPACE[arr]
+    first = ~space
+    first[1:] &= space[:-1]  # the first byte of each field
+    fields = np.cumsum(first, dtype=np.int32 if arr.size < 2**31 else np.int64)
+    before = fields[(arr == 10) | (arr == 13)]  # fields up to each line end
+    per_line = np.diff(before, prepend=0)
+    if fields.size:
+        per_line = np.append(per_line, fields[-1] - (before[-1] if before.size else 0))
+    if not per_line.any() or ((per_line != 0) & (per_line != n)).any():
         return None
+    tokens = bytes(data).split()
     out = {}
-    for name, col in zip(layout.names, cols, strict=True):
+    for i, name in enumerate(layout.names):
         if name is None:
             continue
+        col = tokens[i::n]
         if name == layout.number:
             try:
                 if layout.integer:
@@ -281,9 +292,10 @@ def _columns_at_once(rows, layout):
             out[name] = values
             continue
         try:  # (no field holds a line end)
-            out[name] = b"\n".join(col).decode("utf-8").split("\n")
+            decoded = b"\n".join(col).decode("utf-8")
         except UnicodeDecodeError:
             return None
+        out[name] = decoded.split("\n") if text else col
     return out
 
 
