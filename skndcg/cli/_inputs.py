@@ -13,7 +13,8 @@ from ._errors import UsageError
 def load(args):
     """The inputs aligned for the engine: a :class:`~skndcg.io.CodedRanking`
     (its ``tag`` the run's, ``presorted`` whether each query's rows already
-    come in descending doc order)."""
+    come in descending doc order), and the empty score cells of a predictions
+    file (for the summary)."""
     from ..io import join_trec_files, read_predictions
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
@@ -29,12 +30,14 @@ def load(args):
         unjudged = "zero"
         if args.judged_only or args.unjudged_used:
             unjudged = "pool" if convention.labels == "trec_eval" else "nan"
-        return join_trec_files(
+        coded = join_trec_files(
             args.input, args.qrels, depth=args.depth, by_docno=convention.doc_ties,
             unjudged=unjudged, judged_only=args.judged_only,
             all_judged=args.all_judged,
         )  # fmt: skip
-    defaulted = default_columns(args)
+        return coded, 0
+    args = default_columns(args)
+    defaulted = args.defaulted
     try:
         data = read_predictions(
             args.input, qid=args.qid, label=args.label, score=args.score,
@@ -44,8 +47,7 @@ def load(args):
         if defaulted and "no column" in str(exc):
             raise UsageError(f"{exc} {columns_hint(defaulted)}") from None
         raise
-    args.empty_cells = int(np.isnan(data.y_score).sum())  # for the summary
-    return data.coded(depth=args.depth)
+    return data.coded(depth=args.depth), int(np.isnan(data.y_score).sum())
 
 
 #: The columns of a predictions file (``skndcg score``) or a log (``skndcg
@@ -54,15 +56,15 @@ DEFAULT_COLUMNS = {"qid": "qid", "label": "label", "score": "score"}
 
 
 def default_columns(args):
-    """Give each of ``args.qid``, ``args.label`` and ``args.score`` not set
-    its default name; return the flags so defaulted (for the messages)."""
-    if getattr(args, "defaulted", None) is None:
-        args.defaulted = []
-        for attr, name in DEFAULT_COLUMNS.items():
-            if getattr(args, attr) is None:
-                setattr(args, attr, name)
-                args.defaulted.append(f"--{attr}")
-    return args.defaulted
+    """The request with each of ``qid``, ``label`` and ``score`` not set given
+    its default name, those flags added to ``defaulted`` (for the messages)."""
+    missing = [attr for attr in DEFAULT_COLUMNS if getattr(args, attr) is None]
+    if not missing:
+        return args
+    return args.but(
+        **{attr: DEFAULT_COLUMNS[attr] for attr in missing},
+        defaulted=(*args.defaulted, *(f"--{attr}" for attr in missing)),
+    )
 
 
 def columns_hint(defaulted):
@@ -211,7 +213,9 @@ def streamed(args, metrics):
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
         return None
-    if not str(args.input).lower().endswith((".parquet", ".pq", ".parq")):
+    from ..io import is_parquet
+
+    if not is_parquet(args.input):
         return None
     if None in (args.qid, args.label, args.score):
         return None

@@ -12,6 +12,7 @@ import numpy as np
 from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
+from ._request import ScoreRequest
 
 _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
 
@@ -149,17 +150,15 @@ def add_parser(sub):
 def _score(args):
     from ..metrics.registry import parse as parse_metric
 
-    args.metrics_given = args.metrics is not None
-    if args.metrics is None:
-        args.metrics = list(DEFAULT_METRICS)
     if args.model_qrels is not None:  # (its own checks name --model-qrels)
         from ._ppi import run_two_sources
 
-        return run_two_sources(args, args.metrics)
+        return run_two_sources(args, list(args.metrics))
     _trec.check_format_flags(args, UsageError)
     if args.qrels is None:
-        _inputs.default_columns(args)
-    lines = _trec.lines(args, UsageError)
+        args = _inputs.default_columns(args)
+    lines, rel_level = _trec.lines(args, UsageError)
+    args = args.but(rel_level=rel_level)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
     texts = [ln for ln in lines if ln.length is not None]
@@ -169,20 +168,23 @@ def _score(args):
             "give the run with --qrels"
         )
     # relstring is printed per query only, as trec_eval prints it.
-    args.texts = texts if (args.query_eval or args.per_query is not None) else []
+    if not (args.query_eval or args.per_query is not None):
+        texts = []
+    args = args.but(texts=tuple(texts))
     asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
     if asked and not args.texts:  # (a nickname's relstring goes unsaid)
         _language.note(
             f"{texts[0].trec_name} is shown per query only (-q, or --per-query)"
         )
     # relstring tells the documents nobody judged from those judged negative.
-    args.unjudged_used = args.qrels is not None and (
+    unjudged_used = args.qrels is not None and (
         bool(args.texts)
         or any(
             ln.metric is not None and parse_metric(ln.metric).definition.reads_unjudged
             for ln in lines
         )
     )
+    args = args.but(unjudged_used=unjudged_used)
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
     if counts_only:
@@ -232,7 +234,7 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
     def report_of(*data, **options):
         return report_with_means(*data, frame=False, **options)
 
-    coded = _inputs.load(args)
+    coded, empty_cells = _inputs.load(args)
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -263,7 +265,7 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
         means[ln.label] = extra_means[ln.metric]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
-        empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
+        empty_cells=empty_cells, all_judged=args.all_judged,
         names=names, judged_only=args.judged_only,
         placeholders=coded.placeholders,
     )  # fmt: skip
@@ -362,18 +364,19 @@ def _verdict(means, thresholds):
 def _spool(args, stack):
     """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
     into a temporary folder, since the readers may need to read a file more than
-    once; return {copy: original} for the messages. The folder is made only when
-    needed and removed when ``stack`` closes."""
+    once; return the request that reads the copies, and {copy: original} for
+    the messages. The folder is made only when needed and removed when
+    ``stack`` closes."""
     import tempfile
     from pathlib import Path
 
-    copies, folder = {}, None
+    copies, folder, paths = {}, None, {}
     for attr in ("input", "qrels"):
         given = getattr(args, attr)
         # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given
         if path is None or os.path.isfile(path):
-            setattr(args, attr, path)
+            paths[attr] = path
             continue
         from ..io import is_stream
 
@@ -388,18 +391,19 @@ def _spool(args, stack):
             path, copy, limit_mb=args.pipe_limit_mb, timeout=args.pipe_timeout
         )
         copies[copy] = str(given)
-        setattr(args, attr, copy)
-    return copies
+        paths[attr] = copy
+    return args.but(**paths), copies
 
 
 def run(args):
     """Run ``skndcg score`` with parsed arguments; returns the exit code."""
     import contextlib
 
+    args = ScoreRequest.from_args(args, DEFAULT_METRICS)
     copies = {}
     try:
         with contextlib.ExitStack() as stack:
-            copies = _spool(args, stack)
+            args, copies = _spool(args, stack)
             return _score(args)
     except BrokenPipeError:
         raise  # stdout's reader went away: not an input error (see _safety)

@@ -168,11 +168,13 @@ class Line:
 
 def lines(args, usage_error):
     """The measures asked for, as :class:`Line` objects, in the order given
-    (``-m`` first, then ``--metrics``); stderr names the families of a
+    (``-m`` first, then ``--metrics``), and the relevance level (``-l``, or the
+    one a name such as ``P(rel=2)@5`` sets); stderr names the families of a
     nickname that skndcg does not compute."""
     from ..metrics import _trec_names as T
 
     out, missing = [], []
+    level = args.rel_level
     try:
         trec, own = _split_measures(T, args.measure)
         found, missing = T.resolve(trec)
@@ -194,7 +196,7 @@ def lines(args, usage_error):
                 continue
             stripped, rel = T.split_rel(name)
             if rel is not None:
-                _set_level(args, rel, name, usage_error)
+                level = _level(level, rel, name, usage_error)
                 name = stripped
             spec = parse_metric(name)
             trec = T.to_trec(spec)
@@ -214,7 +216,7 @@ def lines(args, usage_error):
             unique.append(line)
     if not unique:
         raise usage_error("no measure to compute")
-    return unique
+    return unique, level
 
 
 def _split_measures(T, given):
@@ -276,15 +278,16 @@ def _canonical(metric):
     return None if metric is None else parse_metric(metric).name
 
 
-def _set_level(args, rel, name, usage_error):
+def _level(level, rel, name, usage_error):
+    """The relevance level of a call after ``name`` asks for ``rel``."""
     if not float(rel).is_integer() or rel < 1:
         raise usage_error(f"{name}: rel={rel:g} must be an integer >= 1")
-    if args.rel_level is not None and args.rel_level != int(rel):
+    if level is not None and level != int(rel):
         raise usage_error(
             f"{name} asks for relevance level {int(rel)} but another metric or -l "
-            f"gives {args.rel_level}; one call has one level"
+            f"gives {level}; one call has one level"
         )
-    args.rel_level = int(rel)
+    return int(rel)
 
 
 def counts(table):
