@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from .._native._jit import plain, plain_road
-from . import _fastjoin, _plainjoin
+from . import _plainjoin
 from ._data import RankingData
 from ._join import join_codes, join_run_qrels
 from ._trec import read_trec_qrels, read_trec_run
@@ -101,6 +101,8 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
         if coded is not None:
             return coded
     if unjudged == "zero" and not plain():
+        from . import _fastjoin  # (the compiled scanner, loaded when used)
+
         fast = _fastjoin.join_files(run, qrels, doc_order=not by_docno, **options)
         if fast is not None:
             coded, tag = fast

@@ -44,7 +44,7 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
     width = int(d.max()) + 1
     r_key, j_key = r_q * width + r_d, j_q * width + j_d
-    if np.unique(r_key).size != n_run or np.unique(j_key).size != rel.size:
+    if _repeats(r_key) or _repeats(j_key):
         return None  # a document twice in a query: the other roads decide
     score = run["score"]
     judged = np.zeros(names.size, dtype=bool)
@@ -119,3 +119,9 @@ def _str(field):
 def _has_nul(col):
     nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
     return nul in nul[:0].join(col)
+
+
+def _repeats(keys):
+    """Whether a key appears twice."""
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
