@@ -123,8 +123,6 @@ KNOWN_PRIVATE = {
     ("torch/_ranked.py", "metrics._reorder"): "registry",
     # measure definitions and trec_eval's names for the command line's
     # trec_eval layer, until the registry has public read functions
-    ("cli/_score.py", "metrics._names"): "registry",
-    ("cli/_trec.py", "metrics._names"): "registry",
     ("cli/_trec.py", "metrics._trec_names"): "registry",
     # the online estimators resample queries and users with compare()'s
     # bootstrap, until evaluation exposes it

@@ -153,6 +153,23 @@ def test_skndcg_names_print_as_trec_eval_names(capsys, files):
     assert names == ["runid", "num_q", "recip_rank", "P_5", "ndcg_cut_10", "err@5"]
 
 
+@pytest.mark.parametrize("name", ["ndcg@10", "mrr", "err", "nDCG@10", "p@5"])
+def test_m_takes_the_registry_names(capsys, files, name):
+    code, out, err = score(capsys, files, "-m", name)
+    assert code == 0, err
+    _, expected, _ = score(capsys, files, "--metrics", name)
+    # --metrics adds the runid and num_q lines; -m prints what it names.
+    assert out.splitlines() == expected.splitlines()[2:]
+
+
+def test_m_unknown_name_offers_one_it_takes(capsys, files):
+    code, _, err = score(capsys, files, "-m", "ndcgg@10")
+    assert code == 2
+    assert "unknown measure 'ndcgg@10'. Did you mean 'ndcg@10'?" in err
+    code, out, _ = score(capsys, files, "-m", "ndcg@10")
+    assert code == 0 and out.startswith("ndcg_cut_10")
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [

@@ -15,13 +15,16 @@ need) then loads no compiler.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
 import threading
 import warnings
 
 _cache_ok = True
 _probed: dict[str, bool] = {}
+_plain = threading.local()  # .on: kernels run as Python (see no_compile)
 
 
 def _writable(disp) -> bool:
@@ -92,13 +95,15 @@ class Kernel:
     up when it compiles the function. ``py_func`` is the Python function.
     """
 
-    __slots__ = ("__wrapped__", "_disp", "_options", "py_func")
+    __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python", "twin")
 
-    def __init__(self, f, options):
+    def __init__(self, f, options, python=True):
         self.py_func = f
         self.__wrapped__ = f
         self._options = options
         self._disp = None
+        self.python = python  # whether Python gives numba's result
+        self.twin = f  # what runs under no_compile (see numpy_twin)
 
     @property
     def dispatcher(self):
@@ -114,6 +119,8 @@ class Kernel:
         return self._disp
 
     def __call__(self, *args, **kwargs):
+        if self.python and getattr(_plain, "on", False):
+            return self.twin(*args, **kwargs)
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name):
@@ -138,18 +145,90 @@ def _kernel_named(module, qualname):
     return obj
 
 
+@contextlib.contextmanager
+def no_compile(on: bool = True):
+    """Run every :class:`Kernel` called in this thread as its Python function.
+
+    Parameters
+    ----------
+    on : bool, default=True
+        False leaves the kernels compiled (a context that does nothing).
+
+    Notes
+    -----
+    The engine takes this road for inputs too small to pay numba's loading
+    (see ``metrics/_backend.py``): the same code, no compiler. Kernels called
+    by kernels follow, as long as numba has not replaced them in their
+    module's namespace by its dispatchers (then they run compiled).
+    """
+    before = getattr(_plain, "on", False)
+    _plain.on = bool(on) or before
+    try:
+        yield
+    finally:
+        _plain.on = before
+
+
+#: Work (rows times the passes over them) up to which a process that has not
+#: loaded numba runs the kernels as Python (:func:`plain_road`);
+#: SKNDCG_PLAIN_CELLS sets another limit (0: always compiled).
+PLAIN_CELLS = 500_000
+
+
+def plain_road(cells: int) -> bool:
+    """Whether work of ``cells`` rows-times-passes runs with no compiler.
+
+    Inside :func:`no_compile`, always; else when numba is not loaded yet and
+    the work is small enough that Python finishes it before numba would have
+    loaded its cached kernels (``PLAIN_CELLS``). The one rule of the engine
+    and the readers.
+    """
+    if plain():
+        return True
+    if numba_loaded():
+        return False
+    text = os.environ.get("SKNDCG_PLAIN_CELLS", "")
+    limit = int(text) if text.isdigit() else PLAIN_CELLS
+    return cells <= limit
+
+
+def plain() -> bool:
+    """Whether kernels run as Python in this thread (:func:`no_compile`)."""
+    return getattr(_plain, "on", False)
+
+
+def numba_loaded() -> bool:
+    """Whether this process has imported numba already."""
+    return "numba" in sys.modules
+
+
+def numpy_twin(kernel):
+    """Declare the decorated function the numpy twin of ``kernel``: what runs
+    under :func:`no_compile` instead of its Python function, where a Python
+    loop would be slow. It must give the same results to the last bit."""
+
+    def wrap(f):
+        kernel.twin = f
+        return f
+
+    return wrap
+
+
 def native(f):
     """numba's dispatcher of a :class:`Kernel`; anything else as it is (to pass a
     kernel to a compiled function as an argument)."""
     return f.dispatcher if isinstance(f, Kernel) else f
 
 
-def jit(fn=None, **options):
+def jit(fn=None, *, python=True, **options):
     """``numba.njit(cache=True, nogil=True)``, compiled in memory without a
-    cache; numba is imported on first use (see :class:`Kernel`)."""
+    cache; numba is imported on first use (see :class:`Kernel`).
+    ``python=False`` marks a kernel whose Python function gives another result
+    (numpy's ``argsort`` orders ties otherwise than numba's): it runs compiled
+    even under :func:`no_compile`."""
 
     def wrap(f):
-        return Kernel(f, options)
+        return Kernel(f, options, python)
 
     return wrap if fn is None else wrap(fn)
 

@@ -19,6 +19,8 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from ._jit import plain
+
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = -1
@@ -80,8 +82,8 @@ def run_chunks(fn, n_chunks: int, *args) -> list:
     writes only its own part of any shared output, so the results do not depend
     on the scheduling.
     """
-    if n_chunks <= 1:
-        return [fn(0, *args)]
+    if n_chunks <= 1 or plain():  # (Python kernels hold the GIL: one thread)
+        return [fn(t, *args) for t in range(n_chunks)]
     n_workers = min(n_chunks, num_threads())
     results: list = [None] * n_chunks
     tickets = itertools.count()  # next() is atomic under the GIL

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _inputs, _language, _safety, _score, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._request import ScoreRequest
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
@@ -133,22 +134,20 @@ def _score_run(args, run, lines):
     line (ndcg with custom gains and 11pt_avg with recall levels scored
     apart, as skndcg score does)."""
     from ..metrics import ranking_report
+    from ..metrics._shared import report_with_means
 
-    one = argparse.Namespace(**vars(args))
-    one.input = run
-    one.judged_only = False
-    for attr in ("qid", "label", "score", "doc"):
-        setattr(one, attr, None)
-    qid, y_true, y_score, doc_order, names, _, presorted = _inputs.load(one)
+    one = args.but(input=run, judged_only=False)
+    coded, _ = _inputs.load(one)
+    qid, y_true, y_score, names = coded.qid, coded.y_true, coded.y_score, coded.names
     options = _inputs.engine_options(
-        one, y_score, doc_order, trec=True, presorted=presorted
+        one, y_score, coded.doc_order, trec=True, presorted=coded.presorted
     )
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
     for ln in lines:
         if ln.levels:
             report[ln.label] = _trec.level_average(
-                ranking_report, (y_true, y_score, qid), ln, options
+                report_with_means, (y_true, y_score, qid), ln, options
             )[0]
         elif ln.gains:
             extra = ranking_report(
@@ -190,16 +189,18 @@ def _compare(args):
 
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
-    args.metrics_given = args.metrics is not None
-    if args.metrics is None:
-        args.metrics = list(DEFAULT_METRICS)
-    args.query_eval = False
-    lines = [ln for ln in _trec.lines(args, UsageError) if ln.metric]
+    # One request scores every run (each with its own input file).
+    request = ScoreRequest.from_args(args, DEFAULT_METRICS, input=None)
+    lines, rel_level = _trec.lines(request, UsageError)
+    lines = [ln for ln in lines if ln.metric]
     if not lines:
         raise UsageError("no metric to compare: the counts are not metrics")
     metrics = [ln.label for ln in lines]
-    args.unjudged_used = any(
-        _trec.parse_metric(ln.metric).definition.reads_unjudged for ln in lines
+    request = request.but(
+        rel_level=rel_level,
+        unjudged_used=any(
+            _trec.parse_metric(ln.metric).definition.reads_unjudged for ln in lines
+        ),
     )
     names = _names(args.runs)
     baseline = names[0]
@@ -210,7 +211,7 @@ def _compare(args):
             raise UsageError(
                 f"--baseline {args.baseline!r} is not one of the runs {names}"
             )
-    reports = [_score_run(args, run, lines) for run in args.runs]
+    reports = [_score_run(request, run, lines) for run in args.runs]
     reports = _align(reports, names, args)
     shown = {ln.label: ln.shown for ln in lines}
     scores = {
@@ -267,7 +268,7 @@ def run(args):
     except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
         for run in args.runs:  # the first run that looks like qrels
-            one = argparse.Namespace(input=run, qrels=args.qrels)
+            one = ScoreRequest(input=run, qrels=args.qrels)
             if _inputs.with_swapped_hint(message, one) != message:
                 message = _inputs.with_swapped_hint(message, one)
                 break

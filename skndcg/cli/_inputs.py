@@ -11,8 +11,10 @@ from ._errors import UsageError
 
 
 def load(args):
-    """Aligned inputs: qid, y_true, y_score, doc order (or None), names, tag, and
-    whether each query's rows already come in descending doc order."""
+    """The inputs aligned for the engine: a :class:`~skndcg.io.CodedRanking`
+    (its ``tag`` the run's, ``presorted`` whether each query's rows already
+    come in descending doc order), and the empty score cells of a predictions
+    file (for the summary)."""
     from ..io import join_trec_files, read_predictions
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
@@ -22,22 +24,20 @@ def load(args):
             raise UsageError(f"{', '.join(given)} apply to predictions, not --qrels")
         # With ties broken by document id, the rows come in descending docno
         # order where the files allow it, and ties keep row order (see
-        # _options): no doc order is needed then.
-        by_docno = _doc_ties(convention_of(args, trec=True))
+        # engine_options): no doc order is needed then. Measures that tell
+        # unjudged documents apart (bpref, infAP) and -J read them as such.
+        convention = get_convention(convention_of(args, trec=True))
+        unjudged = "zero"
         if args.judged_only or args.unjudged_used:
-            coded = _frame_join(args)
-            return (
-                coded.qid, coded.y_true, coded.y_score, coded.doc_order,
-                coded.names, coded.tag, False,
-            )  # fmt: skip
+            unjudged = "pool" if convention.labels == "trec_eval" else "nan"
         coded = join_trec_files(
-            args.input, args.qrels, depth=args.depth, by_docno=by_docno
-        )
-        return (
-            coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
-            coded.tag, coded.presorted,
+            args.input, args.qrels, depth=args.depth, by_docno=convention.doc_ties,
+            unjudged=unjudged, judged_only=args.judged_only,
+            all_judged=args.all_judged,
         )  # fmt: skip
-    defaulted = default_columns(args)
+        return coded, 0
+    args = default_columns(args)
+    defaulted = args.defaulted
     try:
         data = read_predictions(
             args.input, qid=args.qid, label=args.label, score=args.score,
@@ -47,12 +47,7 @@ def load(args):
         if defaulted and "no column" in str(exc):
             raise UsageError(f"{exc} {columns_hint(defaulted)}") from None
         raise
-    args.empty_cells = int(np.isnan(data.y_score).sum())  # for the summary
-    coded = data.coded(depth=args.depth)
-    return (
-        coded.qid, coded.y_true, coded.y_score, coded.doc_order, coded.names,
-        None, False,
-    )  # fmt: skip
+    return data.coded(depth=args.depth), int(np.isnan(data.y_score).sum())
 
 
 #: The columns of a predictions file (``skndcg score``) or a log (``skndcg
@@ -61,15 +56,15 @@ DEFAULT_COLUMNS = {"qid": "qid", "label": "label", "score": "score"}
 
 
 def default_columns(args):
-    """Give each of ``args.qid``, ``args.label`` and ``args.score`` not set
-    its default name; return the flags so defaulted (for the messages)."""
-    if getattr(args, "defaulted", None) is None:
-        args.defaulted = []
-        for attr, name in DEFAULT_COLUMNS.items():
-            if getattr(args, attr) is None:
-                setattr(args, attr, name)
-                args.defaulted.append(f"--{attr}")
-    return args.defaulted
+    """The request with each of ``qid``, ``label`` and ``score`` not set given
+    its default name, those flags added to ``defaulted`` (for the messages)."""
+    missing = [attr for attr in DEFAULT_COLUMNS if getattr(args, attr) is None]
+    if not missing:
+        return args
+    return args.but(
+        **{attr: DEFAULT_COLUMNS[attr] for attr in missing},
+        defaulted=(*args.defaulted, *(f"--{attr}" for attr in missing)),
+    )
 
 
 def columns_hint(defaulted):
@@ -119,62 +114,11 @@ def with_swapped_hint(message, args):
     return message
 
 
-def _frame_join(args):
-    """The run joined with its qrels for the measures that tell unjudged
-    documents apart (bpref, infAP): those nobody judged labelled NaN, those
-    judged negative (trec_eval's "in the pool, not judged") kept negative
-    under trec_eval's label rule and NaN under the others; with trec_eval -J
-    both are dropped after the depth cut instead, and the ranks close up."""
-    import pandas as pd
-
-    from ..io import RankingData, join_run_qrels, read_trec_qrels, read_trec_run
-
-    run = read_trec_run(args.input)
-    trec_rule = get_convention(convention_of(args, trec=True)).labels == "trec_eval"
-    data = join_run_qrels(run, read_trec_qrels(args.qrels), depth=args.depth,
-                          unjudged="pool" if trec_rule else "nan")  # fmt: skip
-    if args.judged_only:
-        keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
-        scored = np.ones(len(keep), dtype=bool)
-        if not args.all_judged:
-            # A query the run answers stays scored when -J leaves it nothing
-            # (trec_eval: num_ret 0); one it never answered stays out.
-            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
-            scored = pd.Series(data.qid).isin(answered).to_numpy()
-            keep &= scored
-        y_true, y_score = data.y_true.copy(), data.y_score.copy()
-        # A scored query whose every document -J drops (all unjudged, or
-        # judged negative) keeps one row, judged 0 and not retrieved: it adds
-        # nothing to any measure, and the query is scored 0 as trec_eval does.
-        lost = scored & ~pd.Series(data.qid).isin(data.qid[keep]).to_numpy()
-        first = np.flatnonzero(lost & ~pd.Series(data.qid).duplicated().to_numpy())
-        y_true[first], y_score[first], keep[first] = 0.0, np.nan, True
-        args.placeholders = int(first.size)  # not documents: for the summary
-        data = RankingData(
-            data.qid[keep], data.doc_id[keep], y_true[keep].astype(np.int64),
-            y_score[keep],
-        )  # fmt: skip
-    coded = data.coded()
-    coded.tag = str(run["tag"].iloc[-1])
-    # The run's queries without judgments have no row left: named all the
-    # same, so that the summary counts them as the other readers do.
-    unjudged = sorted(set(pd.unique(run["qid"])) - set(coded.names))
-    if unjudged:
-        coded.names = np.concatenate([coded.names, np.array(unjudged, dtype=object)])
-    return coded
-
-
 def get_convention(convention):
     """The Convention object of a preset name (metrics loaded on first use)."""
     from .. import metrics
 
     return metrics.get_convention(convention)
-
-
-def _doc_ties(convention) -> bool:
-    """Whether ``convention`` (a preset name or None) breaks score ties by
-    document id."""
-    return get_convention(convention).doc_ties
 
 
 def convention_of(args, trec):
@@ -196,11 +140,11 @@ def engine_options(args, y_score, doc_order, trec, presorted=False):
     if np.isnan(y_score).any():
         options["nan_score"] = "unretrieved"
     if args.all_judged or args.judged_only:
-        # With -J every query left was answered by the run (see _frame_join).
+        # With -J every query left was answered by the run (see join_trec_files).
         options["queries"] = "judged"
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)
-    if _doc_ties(convention):
+    if get_convention(convention).doc_ties:
         if presorted:
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
@@ -269,7 +213,9 @@ def streamed(args, metrics):
         return _streamed_trec(args, metrics)
     if args.per_query or args.ci or args.depth is not None:
         return None
-    if not str(args.input).lower().endswith((".parquet", ".pq", ".parq")):
+    from ..io import is_parquet
+
+    if not is_parquet(args.input):
         return None
     if None in (args.qid, args.label, args.score):
         return None

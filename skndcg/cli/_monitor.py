@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
 from ._errors import EXIT_OK, EXIT_USAGE
@@ -12,7 +11,6 @@ from ._errors import EXIT_OK, EXIT_USAGE
 TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
 
 FORMATS = ("table", "csv", "json")
-_PARQUET = (".parquet", ".pq", ".parq")
 _SHOWN = ["window", "metric", "n_queries", "value", "low", "high", "baseline",
           "change", "p_adjusted", "alert"]  # fmt: skip
 
@@ -53,7 +51,9 @@ def add_parser(sub):
             "only with --alert-on last), 2 bad arguments or input."
         ),
     )
-    p.add_argument("log", metavar="LOG", help="CSV (comma, tab or ;) or Parquet file")
+    p.add_argument(
+        "log", metavar="LOG", help="CSV (comma, tab, ; or |; gzip) or Parquet file"
+    )
     p.add_argument("--time", required=True, metavar="COL", help="time stamp column")
     p.add_argument(
         "--time-unit", choices=TIME_UNITS, default=None,
@@ -95,45 +95,27 @@ def add_parser(sub):
     p.add_argument("--format", choices=FORMATS, default="table")
 
 
-def _read(path, columns):
-    import pandas as pd
-
-    p = Path(path)
-    if not p.is_file():
-        raise OSError(f"{path}: no such file")
-    if p.suffix.lower() in _PARQUET:
-        data = pd.read_parquet(p)
-    else:
-        with open(p, encoding="utf-8") as fh:
-            header = fh.readline()
-        sep = max((",", "\t", ";"), key=header.count)
-        data = pd.read_csv(p, sep=sep)
-    missing = [c for c in columns if c not in data.columns]
-    if missing:
-        raise ValueError(
-            f"{path}: no column(s) {missing}; the file has {list(data.columns)}"
-        )
-    return data
-
-
 def run(args):
     """Run ``skndcg monitor``; returns the exit code."""
     from ..evaluation import metric_over_time
-    from ._inputs import columns_hint, default_columns
+    from ..io import read_columns
+    from ._inputs import DEFAULT_COLUMNS, columns_hint
     from ._language import error
 
-    defaulted = default_columns(args)
+    # The columns no flag names are read under their default names.
+    named = {a: getattr(args, a) or DEFAULT_COLUMNS[a] for a in DEFAULT_COLUMNS}
+    defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
     try:
         try:
-            data = _read(args.log, [args.time, args.qid, args.label, args.score])
+            data = read_columns(args.log, [args.time, *named.values()])
         except ValueError as exc:
             if defaulted and "no column" in str(exc):
                 raise ValueError(f"{exc} {columns_hint(defaulted)}") from None
             raise
         out = metric_over_time(
-            args.label,
-            args.score,
-            args.qid,
+            named["label"],
+            named["score"],
+            named["qid"],
             args.time,
             data=data,
             freq=args.freq,

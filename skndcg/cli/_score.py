@@ -9,9 +9,10 @@ import sys
 
 import numpy as np
 
-from . import _inputs, _language, _safety, _small, _summary, _trec
+from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._output import fmt, render
+from ._request import ScoreRequest
 
 _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
 
@@ -147,19 +148,17 @@ def add_parser(sub):
 
 
 def _score(args):
-    from ..metrics._names import parse_metric
+    from ..metrics.registry import parse as parse_metric
 
-    args.metrics_given = args.metrics is not None
-    if args.metrics is None:
-        args.metrics = list(DEFAULT_METRICS)
     if args.model_qrels is not None:  # (its own checks name --model-qrels)
         from ._ppi import run_two_sources
 
-        return run_two_sources(args, args.metrics)
+        return run_two_sources(args, list(args.metrics))
     _trec.check_format_flags(args, UsageError)
     if args.qrels is None:
-        _inputs.default_columns(args)
-    lines = _trec.lines(args, UsageError)
+        args = _inputs.default_columns(args)
+    lines, rel_level = _trec.lines(args, UsageError)
+    args = args.but(rel_level=rel_level)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
     texts = [ln for ln in lines if ln.length is not None]
@@ -169,20 +168,23 @@ def _score(args):
             "give the run with --qrels"
         )
     # relstring is printed per query only, as trec_eval prints it.
-    args.texts = texts if (args.query_eval or args.per_query is not None) else []
+    if not (args.query_eval or args.per_query is not None):
+        texts = []
+    args = args.but(texts=tuple(texts))
     asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
     if asked and not args.texts:  # (a nickname's relstring goes unsaid)
         _language.note(
             f"{texts[0].trec_name} is shown per query only (-q, or --per-query)"
         )
     # relstring tells the documents nobody judged from those judged negative.
-    args.unjudged_used = args.qrels is not None and (
+    unjudged_used = args.qrels is not None and (
         bool(args.texts)
         or any(
             ln.metric is not None and parse_metric(ln.metric).definition.reads_unjudged
             for ln in lines
         )
     )
+    args = args.but(unjudged_used=unjudged_used)
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
     if counts_only:
@@ -217,72 +219,78 @@ def _score(args):
             shown = [names_of[m] for m in metrics]
             print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
-    small = None if gained else _small.try_score(args, lines)
-    if small is not None:
-        means, table, summary, tag, num_rel = small
-        _summary.report(summary, strict=False)
-        return _emit(args, lines, metrics, counts_only, thresholds,
-                     means, table, summary, tag, None, num_rel)  # fmt: skip
     return _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds)
 
 
-def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
-    """The compiled path: every option, every measure, every input."""
-    from ..metrics import ranking_report
+def _rows(table, keep):
+    """The rows ``keep`` of a table of columns."""
+    return {name: np.asarray(col)[keep] for name, col in table.items()}
 
-    qid, y_true, y_score, doc_order, names, tag, presorted = _inputs.load(args)
+
+def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
+    """Every option, every measure, every input: the engine's report."""
+    from ..metrics._shared import report_with_means
+
+    def report_of(*data, **options):
+        return report_with_means(*data, frame=False, **options)
+
+    coded, empty_cells = _inputs.load(args)
+    qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
+    names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
         raise UsageError(
             f"no query of {args.input} has judgments in {args.qrels}; do the "
             "query ids of the two files match?"
         )
     options = _inputs.engine_options(
-        args, y_score, doc_order, trec=args.qrels is not None, presorted=presorted
+        args,
+        y_score,
+        doc_order,
+        trec=args.qrels is not None,
+        presorted=coded.presorted,
     )
     # One evaluation gives the per-query rows and the means.
-    report, means = ranking_report(
-        y_true, y_score, qid, metrics=plain, return_means=True, **options
-    )
+    report, means = report_of(y_true, y_score, qid, metrics=plain, **options)
     for ln in gained:
         if ln.levels:
             report[ln.label], means[ln.label] = _trec.level_average(
-                ranking_report, (y_true, y_score, qid), ln, options
+                report_of, (y_true, y_score, qid), ln, options
             )
             continue
-        extra, extra_means = ranking_report(
+        extra, extra_means = report_of(
             y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
-            return_means=True, **options,
+            **options,
         )  # fmt: skip
-        report[ln.label] = extra[ln.metric].to_numpy()
+        report[ln.label] = extra[ln.metric]
         means[ln.label] = extra_means[ln.metric]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
-        empty_cells=getattr(args, "empty_cells", 0), all_judged=args.all_judged,
+        empty_cells=empty_cells, all_judged=args.all_judged,
         names=names, judged_only=args.judged_only,
-        placeholders=getattr(args, "placeholders", 0),
+        placeholders=coded.placeholders,
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
+    codes = np.asarray(report["qid"], dtype=np.int64)
     if args.num_docs is not None:
-        codes = report["qid"].to_numpy(dtype=np.int64)
         try:
             _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if args.texts:
-        codes = report["qid"].to_numpy(dtype=np.int64)
         cast = _inputs.get_convention(options["convention"]).cast_scores(y_score)
         for ln in args.texts:
             text = _trec.relstrings(qid, y_true, cast, doc_order, len(names), ln.length)
             report[ln.label] = text[codes]
-    report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
-    counted = report[report["skipped"] == ""]
+    report["qid"] = names[codes]
+    counted = _rows(report, report["skipped"] == "")
     cis = None
     if args.ci:
         from ..evaluation import bootstrap_ci
 
         cis = {}
         for m in metrics:
-            values = counted[m].dropna().to_numpy()
+            values = np.asarray(counted[m], dtype=np.float64)
+            values = values[~np.isnan(values)]
             if values.size < _CI_MIN_QUERIES:
                 # A bootstrap over a handful of queries is far too narrow.
                 _language.note(
@@ -296,14 +304,16 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             ci = bootstrap_ci(values, random_state=0)
             cis[m] = (ci.low, ci.high)
     if args.per_query is not None:
+        import pandas as pd
+
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
-        shown = report[report["skipped"] != "nothing retrieved"]
+        shown = pd.DataFrame(_rows(report, report["skipped"] != "nothing retrieved"))
         _safety.write_per_query(shown, args.per_query, UsageError)
     # trec_eval -c sums num_rel from the qrels, every judgment above 0 whatever
     # -l says.
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
     return _emit(args, lines, metrics, counts_only, thresholds,
-                 means, _trec.columns(counted), summary, tag, cis, num_rel)  # fmt: skip
+                 means, counted, summary, tag, cis, num_rel)  # fmt: skip
 
 
 def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
@@ -354,18 +364,19 @@ def _verdict(means, thresholds):
 def _spool(args, stack):
     """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
     into a temporary folder, since the readers may need to read a file more than
-    once; return {copy: original} for the messages. The folder is made only when
-    needed and removed when ``stack`` closes."""
+    once; return the request that reads the copies, and {copy: original} for
+    the messages. The folder is made only when needed and removed when
+    ``stack`` closes."""
     import tempfile
     from pathlib import Path
 
-    copies, folder = {}, None
+    copies, folder, paths = {}, None, {}
     for attr in ("input", "qrels"):
         given = getattr(args, attr)
         # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given
         if path is None or os.path.isfile(path):
-            setattr(args, attr, path)
+            paths[attr] = path
             continue
         from ..io import is_stream
 
@@ -380,18 +391,19 @@ def _spool(args, stack):
             path, copy, limit_mb=args.pipe_limit_mb, timeout=args.pipe_timeout
         )
         copies[copy] = str(given)
-        setattr(args, attr, copy)
-    return copies
+        paths[attr] = copy
+    return args.but(**paths), copies
 
 
 def run(args):
     """Run ``skndcg score`` with parsed arguments; returns the exit code."""
     import contextlib
 
+    args = ScoreRequest.from_args(args, DEFAULT_METRICS)
     copies = {}
     try:
         with contextlib.ExitStack() as stack:
-            copies = _spool(args, stack)
+            args, copies = _spool(args, stack)
             return _score(args)
     except BrokenPipeError:
         raise  # stdout's reader went away: not an input error (see _safety)

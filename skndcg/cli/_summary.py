@@ -125,8 +125,8 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged,
 
     Parameters
     ----------
-    report : pandas.DataFrame
-        The per-query report, with its ``skipped`` column.
+    report : mapping
+        The per-query report's columns, with its ``skipped`` column.
     qid : ndarray of int
         Query code of every row (``0..n_names-1``).
     y_score : ndarray of float
@@ -146,10 +146,12 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged,
     placeholders : int
         Rows added by ``-J`` to keep a query it left empty (not documents).
     """
-    skipped = report["skipped"]
-    reasons = skipped[skipped != ""].value_counts(sort=False)
+    skipped = np.asarray(report["skipped"], dtype=object)
+    reasons: dict = {}
+    for why in skipped[skipped != ""].tolist():
+        reasons[why] = reasons.get(why, 0) + 1
     # Queries with nothing retrieved are counted on their own, below.
-    reasons = reasons.drop("nothing retrieved", errors="ignore")
+    reasons.pop("nothing retrieved", None)
     qid = np.asarray(qid, dtype=np.int64)
     present = np.bincount(qid, minlength=n_names) > 0
     found = np.bincount(qid[~np.isnan(y_score)], minlength=n_names) > 0

@@ -18,7 +18,7 @@ import numpy as np
 def parse_metric(name):
     """The registry's reading of a metric name (imported when first needed:
     ``skndcg --version`` and ``--help`` load no kernels)."""
-    from ..metrics._names import parse_metric as parse
+    from ..metrics.registry import parse
 
     return parse(name)
 
@@ -68,7 +68,7 @@ def with_num_docs(lines_, n_docs):
 
 def check_num_docs(n_docs, report, names_of):
     """-N must cover every query's judged and retrieved documents."""
-    sizes = report["n_items"].to_numpy()
+    sizes = np.asarray(report["n_items"])
     if sizes.size and n_docs < sizes.max():
         g = int(sizes.argmax())
         raise ValueError(
@@ -87,9 +87,9 @@ def add_arguments(score):
         action="append",
         default=[],
         help="trec_eval -m: a measure or family with its parameters (P.5,10, "
-        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec); "
-        "repeatable; --format trec then prints these lines only, in trec_eval's "
-        "order",
+        "ndcg_cut.10, recip_rank, map) or a nickname (official, all_trec), or "
+        "any name --metrics takes (ndcg@10, mrr, nDCG@10); repeatable; --format "
+        "trec then prints these lines only, in trec_eval's order",
     )
     score.add_argument(
         "-q",
@@ -168,18 +168,21 @@ class Line:
 
 def lines(args, usage_error):
     """The measures asked for, as :class:`Line` objects, in the order given
-    (``-m`` first, then ``--metrics``); stderr names the families of a
+    (``-m`` first, then ``--metrics``), and the relevance level (``-l``, or the
+    one a name such as ``P(rel=2)@5`` sets); stderr names the families of a
     nickname that skndcg does not compute."""
     from ..metrics import _trec_names as T
 
     out, missing = [], []
+    level = args.rel_level
     try:
-        found, missing = T.resolve(args.measure)
+        trec, own = _split_measures(T, args.measure)
+        found, missing = T.resolve(trec)
         out += [_line(m) for m in found]
         if args.measure and not args.metrics_given:
-            metrics = []
+            metrics = own
         else:
-            metrics = list(dict.fromkeys(args.metrics))
+            metrics = list(dict.fromkeys([*own, *args.metrics]))
         for i, name in enumerate(metrics):
             family = name.partition(".")[0]
             if (
@@ -193,7 +196,7 @@ def lines(args, usage_error):
                 continue
             stripped, rel = T.split_rel(name)
             if rel is not None:
-                _set_level(args, rel, name, usage_error)
+                level = _level(level, rel, name, usage_error)
                 name = stripped
             spec = parse_metric(name)
             trec = T.to_trec(spec)
@@ -213,7 +216,30 @@ def lines(args, usage_error):
             unique.append(line)
     if not unique:
         raise usage_error("no measure to compute")
-    return unique
+    return unique, level
+
+
+def _split_measures(T, given):
+    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``:
+    a name trec_eval does not know but the registry does (``ndcg@10``,
+    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it; a name neither
+    knows stays with trec_eval's, whose message names both kinds."""
+    from ..metrics import registry
+
+    trec, own = [], []
+    for name in given:
+        try:
+            T.resolve([name])
+        except ValueError:
+            try:
+                registry.parse(name)
+            except ValueError:
+                trec.append(name)
+            else:
+                own.append(name)
+            continue
+        trec.append(name)
+    return trec, own
 
 
 def _line(m, by_trec_name=False):
@@ -227,17 +253,16 @@ def _line(m, by_trec_name=False):
                 m.length, m.levels)  # fmt: skip
 
 
-def level_average(ranking_report, data, line, options):
+def level_average(report, data, line, options):
     """Per-query values and mean of an ``11pt_avg`` line with recall levels:
     iprec at each level, summed in the order given and divided, per query
-    (as trec_eval adds them up)."""
+    (as trec_eval adds them up). ``report(*data, metrics=, **options)`` gives
+    the per-query columns and the means."""
     names = [f"iprec(recall={v!r})" for v in line.levels]
-    extra, extra_means = ranking_report(
-        *data, metrics=names, return_means=True, **options
-    )
-    total = np.zeros(len(extra))
+    extra, extra_means = report(*data, metrics=names, **options)
+    total = 0.0
     for name in names:
-        total = total + extra[name].to_numpy(dtype=np.float64)
+        total = total + np.asarray(extra[name], dtype=np.float64)
     mean = sum(extra_means[name] for name in names) / len(names)
     return total / len(names), mean
 
@@ -253,20 +278,16 @@ def _canonical(metric):
     return None if metric is None else parse_metric(metric).name
 
 
-def _set_level(args, rel, name, usage_error):
+def _level(level, rel, name, usage_error):
+    """The relevance level of a call after ``name`` asks for ``rel``."""
     if not float(rel).is_integer() or rel < 1:
         raise usage_error(f"{name}: rel={rel:g} must be an integer >= 1")
-    if args.rel_level is not None and args.rel_level != int(rel):
+    if level is not None and level != int(rel):
         raise usage_error(
             f"{name} asks for relevance level {int(rel)} but another metric or -l "
-            f"gives {args.rel_level}; one call has one level"
+            f"gives {level}; one call has one level"
         )
-    args.rel_level = int(rel)
-
-
-def columns(report):
-    """The report's columns as arrays: the table :func:`render` reads."""
-    return {c: report[c].to_numpy() for c in report.columns}
+    return int(rel)
 
 
 def counts(table):

@@ -4,7 +4,9 @@
   whitespace-separated formats of trec_eval.
 - :func:`read_trec_run_chunks`: a large run, a chunk of rows at a time.
 - :func:`read_predictions`: per-row predictions stored as named columns;
-  :func:`read_predictions_chunks`: a large Parquet file, whole queries at a time.
+  :func:`read_predictions_chunks`: a large Parquet file, whole queries at a time;
+  :func:`read_columns`: any named columns of such a file (a log);
+  :func:`is_parquet`: whether a file name is read as Parquet.
 - :func:`join_run_qrels`: a run and its judgments as aligned arrays
   (:class:`RankingData`), judged documents the run missed included;
   :func:`join_trec_files`: the same from two files, with integer query codes
@@ -13,7 +15,7 @@
 """
 
 from ._chunks import read_predictions_chunks
-from ._columns import read_predictions
+from ._columns import is_parquet, read_columns, read_predictions
 from ._data import CodedRanking, RankingData
 from ._files import join_trec_files
 from ._join import join_run_qrels
@@ -23,9 +25,11 @@ from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_t
 __all__ = [
     "CodedRanking",
     "RankingData",
+    "is_parquet",
     "is_stream",
     "join_run_qrels",
     "join_trec_files",
+    "read_columns",
     "read_predictions",
     "read_predictions_chunks",
     "read_trec_qrels",

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..utils._optional import import_optional
 from . import _text
 from ._columns import _check_flat, _read_schema
+from ._pandas import pd
 
 
 def read_predictions_chunks(

@@ -3,17 +3,88 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
+from ._pandas import pd
 
-_PARQUET = (".parquet", ".pq", ".parq")
+#: The file name endings read as Parquet (any case); any other file is text.
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
-def _is_parquet(name):
-    return name.lower().endswith(_PARQUET)
+def is_parquet(path) -> bool:
+    """Whether ``path`` names a Parquet file (by its ending, any case).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from skndcg.io import is_parquet
+    >>> is_parquet("log.PQ"), is_parquet("log.csv.gz")
+    (True, False)
+    """
+    return str(path).lower().endswith(PARQUET_SUFFIXES)
+
+
+def read_columns(path, columns):
+    """The named columns of a CSV or Parquet file, as a DataFrame.
+
+    The file is read as :func:`read_predictions` reads it: Parquet by its
+    ending, else delimited text whose separator (``,``, tab, ``;`` or ``|``)
+    is the one its header line holds most, gzip read transparently. Only the
+    named columns are read, with the types pandas gives them.
+
+    Parameters
+    ----------
+    path : str or path-like
+    columns : list of str
+        Column names; each must be in the file.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The columns, in the order given (each once).
+
+    Raises
+    ------
+    OSError
+        When ``path`` is not a file.
+    ValueError
+        When a column is missing (the message lists those the file has).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skndcg.io import read_columns
+    >>> path = os.path.join(tempfile.mkdtemp(), "log.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("t;qid;score\n1;a;0.5\n")
+    >>> read_columns(path, ["qid", "score"])
+      qid  score
+    0   a    0.5
+    """
+    import os
+
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise OSError(f"{path}: no such file")
+    parquet = is_parquet(name)
+    sep = None if parquet else _sniff(name)
+    header = _read_header(name, parquet, sep)
+    wanted = list(dict.fromkeys(columns))
+    missing = [c for c in wanted if c not in header]
+    if missing:
+        raise ValueError(f"{path}: no column(s) {missing}; the file has {header}")
+    if parquet:
+        return pd.read_parquet(name, columns=wanted)
+    return pd.read_csv(name, sep=sep, usecols=wanted)[wanted]
 
 
 def _first_line(name):
@@ -241,7 +312,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     for arg, col in wanted.items():
         if not isinstance(col, str):
             raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
-    parquet = _is_parquet(name)
+    parquet = is_parquet(name)
     if not parquet and sep is None:
         sep = _sniff(name)
     columns = _read_header(name, parquet, sep)

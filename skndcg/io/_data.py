@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ._arrange import depth_cut, docno_order
+from ._pandas import pd
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -151,6 +151,9 @@ class CodedRanking:
         Whether each query's rows already come in descending document id order
         (unretrieved rows last), so that keeping tied rows in row order is
         ordering them by document id.
+    placeholders : int
+        Rows that are no document: with ``judged_only``, one row (judged 0,
+        not retrieved) keeps each scored query that has no judged row left.
 
     Examples
     --------
@@ -172,6 +175,7 @@ class CodedRanking:
     doc_order: np.ndarray | None  # int64: docno order among tied scores
     tag: str | None = None
     presorted: bool = False
+    placeholders: int = 0  # rows -J added to keep a query it left empty
 
     def __repr__(self):
         return f"CodedRanking(n_rows={len(self.y_true)}, n_queries={len(self.names)})"

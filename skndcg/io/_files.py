@@ -1,13 +1,29 @@
-"""A TREC run file joined with its qrels file: the fastest door, same rules."""
+"""A TREC run file joined with its qrels file: one join, three roads, same rules.
+
+A small pair of files is joined in numpy (``_plainjoin``), a regular one on
+its bytes by compiled code (``_fastjoin``, not under ``no_compile``), anything
+else through the DataFrame readers (``_join``), which also name what is wrong
+with a file.
+"""
 
 from __future__ import annotations
 
-from . import _fastjoin
-from ._join import join_codes
+import os
+
+import numpy as np
+
+from .._native._jit import plain, plain_road
+from . import _plainjoin
+from ._data import RankingData
+from ._join import join_codes, join_run_qrels
 from ._trec import read_trec_qrels, read_trec_run
 
+#: Bytes of a TREC line, about: the files' size over this is the rows of work.
+_LINE_BYTES = 32
 
-def join_trec_files(run, qrels, *, depth=None, by_docno=False):
+
+def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
+                    judged_only=False, all_judged=False):  # fmt: skip
     """Join a TREC run file with its qrels file, as ``skndcg score`` scores them.
 
     The rows of :func:`join_run_qrels` on :func:`read_trec_run` and
@@ -27,6 +43,18 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False):
         Put each query's rows in descending document id order, unretrieved rows
         last, when the fast join can (``presorted`` tells): for scoring with
         ties broken by document id, where row order does not matter.
+    unjudged : {"zero", "nan", "pool"}, default="zero"
+        Label of a retrieved document nobody judged and of a negative judgment,
+        as :func:`join_run_qrels` gives it.
+    judged_only : bool, default=False
+        Drop the retrieved documents without a judgment or with a negative one
+        after the depth cut (trec_eval ``-J``; needs ``unjudged`` "nan" or
+        "pool"). A query the run answers (every judged query with
+        ``all_judged``) that is left no row keeps one row, judged 0 and not
+        retrieved (``placeholders`` counts them); other judged queries without
+        results are dropped.
+    all_judged : bool, default=False
+        With ``judged_only``: score every judged query (trec_eval ``-c``).
 
     Returns
     -------
@@ -57,15 +85,84 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False):
     >>> coded.names, coded.y_true, coded.y_score, coded.tag
     (array(['q1'], dtype=object), array([0, 1, 1]), array([ 2.,  1., nan]), 'r')
     """
-    fast = _fastjoin.join_files(
-        run, qrels, depth=depth, by_docno=by_docno, doc_order=not by_docno
-    )
-    if fast is not None:
-        coded, tag = fast
-        coded.tag = tag
-        coded.presorted = bool(by_docno)
-        return coded
+    if unjudged not in ("zero", "nan", "pool"):
+        raise ValueError(
+            f"unjudged={unjudged!r} is not valid; expected 'zero', 'nan' or 'pool'."
+        )
+    if judged_only and unjudged == "zero":
+        raise ValueError(
+            "judged_only=True drops the unjudged documents, which unjudged='zero' "
+            "labels 0: pass unjudged='nan' or 'pool'."
+        )
+    options = {"depth": depth, "by_docno": by_docno}
+    if _small(run, qrels):
+        coded = _plainjoin.join(run, qrels, unjudged=unjudged, judged_only=judged_only,
+                                all_judged=all_judged, **options)  # fmt: skip
+        if coded is not None:
+            return coded
+    if unjudged == "zero" and not plain():
+        from . import _fastjoin  # (the compiled scanner, loaded when used)
+
+        fast = _fastjoin.join_files(run, qrels, doc_order=not by_docno, **options)
+        if fast is not None:
+            coded, tag = fast
+            coded.tag = tag
+            coded.presorted = bool(by_docno)
+            return coded
     run_frame = read_trec_run(run)
-    coded = join_codes(run_frame, read_trec_qrels(qrels), depth=depth)
+    qrels_frame = read_trec_qrels(qrels)
+    if unjudged == "zero":
+        coded = join_codes(run_frame, qrels_frame, depth=depth)
+    else:
+        coded = _labelled(run_frame, qrels_frame, depth, unjudged, judged_only,
+                          all_judged)  # fmt: skip
     coded.tag = str(run_frame["tag"].iloc[-1])  # trec_eval keeps the last tag
+    return coded
+
+
+def _small(*paths):
+    """Whether the files are small enough for the numpy road."""
+    try:
+        size = sum(os.path.getsize(p) for p in paths)
+    except (OSError, TypeError):
+        return False
+    return plain_road(size // _LINE_BYTES)
+
+
+def _labelled(run, qrels, depth, unjudged, judged_only, all_judged):
+    """The DataFrame road of :func:`join_trec_files` for documents nobody
+    judged told apart (``unjudged`` "nan" or "pool"), with ``judged_only``."""
+    import pandas as pd
+
+    data = join_run_qrels(run, qrels, depth=depth, unjudged=unjudged)
+    placeholders = 0
+    if judged_only:
+        keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
+        scored = np.ones(len(keep), dtype=bool)
+        if not all_judged:
+            # A query the run answers stays scored when -J leaves it nothing
+            # (trec_eval: num_ret 0); one it never answered stays out.
+            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
+            scored = pd.Series(data.qid).isin(answered).to_numpy()
+            keep &= scored
+        y_true, y_score = data.y_true.copy(), data.y_score.copy()
+        # A scored query whose every document -J drops keeps one row, judged 0
+        # and not retrieved: it adds nothing to any measure, and scores 0.
+        lost = scored & ~pd.Series(data.qid).isin(data.qid[keep]).to_numpy()
+        first = np.flatnonzero(lost & ~pd.Series(data.qid).duplicated().to_numpy())
+        y_true[first], y_score[first], keep[first] = 0.0, np.nan, True
+        placeholders = int(first.size)
+        data = RankingData(
+            data.qid[keep], data.doc_id[keep], y_true[keep].astype(np.int64),
+            y_score[keep],
+        )  # fmt: skip
+    coded = data.coded()
+    coded.placeholders = placeholders
+    # The run's queries without judgments have no row left: named all the
+    # same, so that the summary counts them as the other readers do.
+    unjudged_queries = sorted(set(pd.unique(run["qid"])) - set(coded.names))
+    if unjudged_queries:
+        coded.names = np.concatenate(
+            [coded.names, np.array(unjudged_queries, dtype=object)]
+        )
     return coded

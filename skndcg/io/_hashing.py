@@ -7,9 +7,9 @@ strings themselves before it is used, so a collision can never change a result.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .._native._jit import jit
+from ._pandas import pd
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 FNV_PRIME = np.uint64(1099511628211)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from . import _hashing, _text
 from ._arrange import depth_cut, docno_order
 from ._data import CodedRanking, RankingData
+from ._pandas import pd
 from ._trec import duplicate_error
 
 

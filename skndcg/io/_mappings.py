@@ -12,7 +12,7 @@ import math
 import numbers
 from collections.abc import Mapping
 
-import pandas as pd
+from ._pandas import pd
 
 _VALUE = {"run": "score", "qrels": "relevance"}
 

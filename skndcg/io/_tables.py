@@ -8,9 +8,9 @@ import gzip
 import zlib
 
 import numpy as np
-import pandas as pd
 
 from . import _hashing, _scan, _text
+from ._pandas import pd
 
 
 def _strings(data, start, length):

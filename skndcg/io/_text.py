@@ -24,7 +24,8 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: A UTF-8 byte order mark at the very start of a TREC file is skipped, by every
@@ -200,10 +201,20 @@ def scan(path, layout, data=None, first_line=0, whole=True):
     lines of it that follows ``first_line`` lines) is read when given; a block
     (``whole=False``) may hold no line.
     """
+    return build_frame(columns(path, layout, data, first_line, whole), layout)
+
+
+def columns(path, layout, data=None, first_line=0, whole=True, text=True):
+    """The fields of :func:`scan` as ``{name: list of str, or the numbers as
+    an array}``, without a DataFrame (see :func:`scan`); ``text=False`` may
+    leave the fields as UTF-8 bytes (checked)."""
     if data is None:
         data = read_bytes(path)
     if first_line == 0 and data.startswith(BOM):
         data = data[len(BOM) :]
+    found = _columns_at_once(data, layout, text)
+    if found is not None:
+        return found
     columns = {name: [] for name in layout.names if name is not None}
     number = columns[layout.number]
     for lineno, raw in enumerate(split_lines(data), first_line + 1):
@@ -233,7 +244,59 @@ def scan(path, layout, data=None, first_line=0, whole=True):
             f"{path} is empty: no {layout.kind} line in it (expected lines like "
             f"'{layout.example}')."
         )
-    return build_frame(columns, layout)
+    dtype = np.int64 if layout.integer else np.float64
+    columns[layout.number] = np.asarray(number, dtype=dtype)
+    return columns
+
+
+#: The bytes ``bytes.split()`` splits on.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True
+
+
+def _columns_at_once(data, layout, text=True):
+    """:func:`columns` of ``data`` a column at a time, or None when a line is
+    a comment or has another number of fields, a field is not UTF-8 or a
+    number is not one :func:`parse_number` takes (then the line loop reads
+    them, and names what is wrong)."""
+    n = layout.n_fields
+    if b"#" in data:
+        return None
+    arr = np.frombuffer(data, dtype=np.uint8)
+    space = _SPACE[arr]
+    first = ~space
+    first[1:] &= space[:-1]  # the first byte of each field
+    fields = np.cumsum(first, dtype=np.int32 if arr.size < 2**31 else np.int64)
+    before = fields[(arr == 10) | (arr == 13)]  # fields up to each line end
+    per_line = np.diff(before, prepend=0)
+    if fields.size:
+        per_line = np.append(per_line, fields[-1] - (before[-1] if before.size else 0))
+    if not per_line.any() or ((per_line != 0) & (per_line != n)).any():
+        return None
+    tokens = bytes(data).split()
+    out = {}
+    for i, name in enumerate(layout.names):
+        if name is None:
+            continue
+        col = tokens[i::n]
+        if name == layout.number:
+            try:
+                if layout.integer:
+                    values = np.array(list(map(int, col)), dtype=np.int64)
+                else:
+                    values = np.array(list(map(float, col)), dtype=np.float64)
+            except (ValueError, OverflowError):
+                return None
+            if not layout.integer and not np.isfinite(values).all():
+                return None
+            out[name] = values
+            continue
+        try:  # (no field holds a line end)
+            decoded = b"\n".join(col).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        out[name] = decoded.split("\n") if text else col
+    return out
 
 
 _INT64 = (-(2**63), 2**63)
@@ -272,14 +335,14 @@ def parse_number(text, path, lineno, layout, line=None):
 
 
 def build_frame(columns, layout):
+    """The DataFrame of :func:`columns`' output."""
     out = {}
     for name in layout.names:
         if name is None:
             continue
         values = columns[name]
         if name == layout.number:
-            dtype = np.int64 if layout.integer else np.float64
-            out[name] = np.asarray(values, dtype=dtype)
+            out[name] = values
         elif name == "doc_id":
             out[name] = pd.array(values, dtype="str")
         else:

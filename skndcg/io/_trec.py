@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 
 import numpy as np
-import pandas as pd
 
 from . import _tables, _text
+from ._pandas import pd
 
 
 def read_trec_run(path):

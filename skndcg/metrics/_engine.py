@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _blocks as B
 from ._aggregate import Evaluation
+from ._backend import picks_backend
 from ._conventions import CallOptions, call_options
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
@@ -101,6 +102,7 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     return codes.astype(np.int64)
 
 
+@picks_backend
 def evaluate(
     y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
     sample_weight=None, doc_id=None, label_max=None, **given,

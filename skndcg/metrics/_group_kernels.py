@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, numpy_twin
 
 
 @jit
@@ -38,6 +38,17 @@ def scan_keys(t, q, n_chunks):
         hi = max(hi, v)
         prev = v
     return runs, ok, lo, hi
+
+
+@numpy_twin(scan_keys)
+def _scan_keys_numpy(t, q, n_chunks):
+    n = q.shape[0]
+    i0 = n * t // n_chunks
+    part = q[i0 : n * (t + 1) // n_chunks]
+    prev = q[i0 - 1] if i0 > 0 else q[0]
+    steps = np.diff(part, prepend=prev)
+    runs = np.int64(i0 == 0) + np.int64(np.count_nonzero(steps))
+    return runs, bool((steps >= 0).all()), part.min(), part.max()
 
 
 @jit

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, plain
 from .._native._threads import run_chunks
 from . import _blocks as B
+from . import _numpy_blocks
 from ._blocks import (
     AP,
     AP_HITS,
@@ -326,6 +327,11 @@ def evaluate_groups(
     query) is None when every row was retrieved. ``n_hist > 0`` promises that
     every label is an integer in ``[0, n_hist)``.
     """
+    if plain() and not average and _numpy_blocks.fits(starts, ends):
+        return _numpy_blocks.evaluate_groups(
+            y, s, starts, ends, nret, kinds, ks, kdens, params, disc,
+            gain_mode=gain_mode, rel_thr=rel_thr,
+        )  # fmt: skip
     n_groups = starts.shape[0]
     n_metrics = kinds.shape[0]
     values = np.empty((n_groups, n_metrics), dtype=np.float64)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit, native
+from .._native._jit import jit, native, plain
 from . import _tie_orders as T
 from ._rank import argsort_desc
 from ._validate import py
@@ -195,7 +195,7 @@ def evaluate_per_query(
         ry = np.array(ry)
         ideal_arr = ideal if use_ideal else np.empty(0)
         ties = _Ties(rs, average, m, rel_thr)
-        run = _run_compiled if m.compiled else _run_python
+        run = _run_compiled if m.compiled and not plain() else _run_python
         out, calls = run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
         if (calls > T.MAX_CALLS).any():
             g = int(np.flatnonzero(calls > T.MAX_CALLS)[0])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, numpy_twin
 
 # Queries up to this size are ranked whole by insertion sort.
 SMALL = 24
@@ -100,6 +100,18 @@ def argsort_desc(key, m, order, tmp):
 
 
 # --------------------------------------------------------------------- top rows
+
+
+@numpy_twin(argsort_desc)
+def _argsort_desc_numpy(key, m, order, tmp):
+    # numpy's stable sort of the negated keys is the same order; NaN keys,
+    # which the merge sort leaves where comparisons put them, go the slow way.
+    if np.isnan(key[:m]).any():
+        argsort_desc.py_func(key, m, order, tmp)
+    else:
+        order[:m] = np.argsort(-key[:m], kind="stable")
+
+
 @jit
 def rank_top(s, lo, m, kk, order, buf, lanes, cs, ci, rk):
     """The ``kk`` best rows of a query without a branch per row; or -1.

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, numpy_twin
 from .._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
 
 REORDERING_RULES = ("reverse", "docid", "quicksort", "pessimistic")
 
 
-@jit
+@jit(python=False)
 def _quicksort_orders(s, starts, ends, out):
     # numba's default quicksort of the negated scores, in input order: the order
     # in which ranx's Run ranks a query.
@@ -39,6 +39,17 @@ def _in_order(lo, hi, key, unretrieved):
         elif key[i] < key[i - 1]:
             return False
     return True
+
+
+@numpy_twin(_in_order)
+def _in_order_numpy(lo, hi, key, unretrieved):
+    k = key[lo:hi]
+    ok = ~(k[1:] < k[:-1])  # (as the loop compares: NaN keys pass)
+    if unretrieved.shape[0] == 0:
+        return bool(ok.all())
+    u = unretrieved[lo:hi]
+    changed = u[1:] != u[:-1]
+    return not (changed & u[:-1]).any() and bool((changed | ok).all())
 
 
 @jit

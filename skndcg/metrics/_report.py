@@ -114,12 +114,13 @@ def ranking_report(
 
 def report_with_means(
     y_true, y_score, qid, *, metrics=("ndcg@10",), sample_weight=None, doc_id=None,
-    with_means=True, label_max=None, **options,
+    with_means=True, label_max=None, frame=True, **options,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
     evaluation; ``options`` as in :func:`ranking_report`. ``label_max``: the
     largest label of the whole data, when these rows are one piece of it (see
-    :func:`~skndcg.metrics._labels.label_max_of`)."""
+    :func:`~skndcg.metrics._labels.label_max_of`);
+    ``frame=False``: the report's columns as a dict of arrays (no pandas)."""
     opts = call_options(**options)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
@@ -165,9 +166,11 @@ def report_with_means(
                 reasons[mask] = ev.convention.empty_rule.reason(specs[j])
     reasons[ev.excluded] = "nothing retrieved"
     data["skipped"] = reasons
-    import pandas as pd  # here, not at import: scoring alone never needs it
+    if frame:
+        import pandas as pd  # here, not at import: scoring alone never needs it
 
+        data = pd.DataFrame(data)
     if not with_means:
-        return pd.DataFrame(data), None
+        return data, None
     means = ev.means()[: len(names)]
-    return pd.DataFrame(data), {n: float(v) for n, v in zip(names, means, strict=True)}
+    return data, {n: float(v) for n, v in zip(names, means, strict=True)}

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from .._native._jit import jit
+from .._native._jit import jit, numpy_twin
 from .._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
 
 
@@ -182,6 +182,13 @@ def _int_range(t, src, n_chunks):
         lo = min(lo, part[i])
         hi = max(hi, part[i])
     return lo, hi
+
+
+@numpy_twin(_int_range)
+def _int_range_numpy(t, src, n_chunks):
+    n = src.shape[0]
+    part = src[n * t // n_chunks : n * (t + 1) // n_chunks]
+    return part.min(), part.max()
 
 
 # Integer labels in [0, HIST_LABELS) let the kernel find the ideal order by counting.

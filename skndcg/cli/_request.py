@@ -1,0 +1,69 @@
+"""What one ``skndcg score`` (or one run of ``skndcg compare``) asks for.
+
+The parsed arguments are read once into a frozen :class:`ScoreRequest`; what is
+derived later (the files copied from pipes, the default metrics and columns,
+the relevance level a measure name sets) makes a new request with
+:meth:`ScoreRequest.but`, never a change to the old one. The readers
+(``_inputs``) and the trec_eval layer (``_trec``) read only the request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoreRequest:
+    """The options of one scoring, by their command-line names."""
+
+    input: str | None
+    qrels: str | None = None
+    model_qrels: str | None = None
+    qid: str | None = None
+    label: str | None = None
+    score: str | None = None
+    doc: str | None = None
+    metrics: tuple = ()
+    metrics_given: bool = False
+    measure: tuple = ()
+    convention: str | None = None
+    all_judged: bool = False
+    depth: int | None = None
+    per_query: str | None = None
+    format: str = "table"
+    strict: bool = False
+    ci: bool = False
+    fail_under: tuple = ()
+    query_eval: bool = False
+    no_summary: bool = False
+    rel_level: int | None = None
+    num_docs: int | None = None
+    judged_only: bool = False
+    pipe_limit_mb: int | None = None
+    pipe_timeout: float | None = None
+    # Derived once the measures are known (see ``_score``).
+    defaulted: tuple = ()  # the column flags given their default name
+    texts: tuple = ()  # relstring lines, printed per query
+    unjudged_used: bool = False  # a measure tells unjudged documents apart
+
+    @classmethod
+    def from_args(cls, args, default_metrics=(), **changes):
+        """The request of parsed arguments (an ``argparse.Namespace``): its
+        attributes named as a field, ``changes`` over them, and the default
+        metrics when none were given."""
+        given = {
+            f.name: getattr(args, f.name)
+            for f in dataclasses.fields(cls)
+            if hasattr(args, f.name)
+        }
+        given.update(changes)
+        metrics = given.get("metrics")
+        given["metrics_given"] = metrics is not None
+        given["metrics"] = tuple(default_metrics if metrics is None else metrics)
+        for name in ("measure", "fail_under"):
+            given[name] = tuple(given.get(name) or ())
+        return cls(**given)
+
+    def but(self, **changes) -> ScoreRequest:
+        """A copy of the request with ``changes``."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,127 @@
+"""The join of a small TREC run with its qrels, in numpy: no compiler, no pandas.
+
+The same rows as the compiled byte join (``_fastjoin``) and the DataFrame join
+(``_join``) give, for the files a process reads faster than it loads numba and
+pandas (see :func:`skndcg._native._jit.plain_road`). The lines are read by the
+line reader's rules (``_text.columns``). Each query's retrieved rows come in
+descending docno order (``by_docno``) or in run order, then its unretrieved
+judgments. Whatever this road does not decide on its own (a document twice in
+a query, no judgment at all) returns None, and the caller's other roads give
+the result or the error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _text
+from ._data import CodedRanking
+
+
+def _codes(values):
+    """``(sorted distinct values, code of each)`` of a list of strings, or of
+    UTF-8 bytes (whose order is the strings' order)."""
+    kind = bytes if values and isinstance(values[0], bytes) else str
+    names, codes = np.unique(np.array(values, dtype=kind), return_inverse=True)
+    return names, codes.astype(np.int64).ravel()
+
+
+def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged):
+    """A :class:`CodedRanking` of the two files, or None (see the module)."""
+    run = _text.columns(run_path, _text.RUN, text=False)
+    qrels = _text.columns(qrels_path, _text.QRELS, text=False)
+    ids = [run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"]]
+    if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
+        ids = [[_str(v) for v in col] for col in ids]
+    if any(_has_nul(col) for col in ids):
+        return None  # numpy's fixed-width strings drop trailing NULs
+    run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"] = ids
+    n_run, rel = len(run["qid"]), qrels["relevance"]
+    names, q = _codes(run["qid"] + qrels["qid"])
+    _, d = _codes(run["doc_id"] + qrels["doc_id"])
+    if names.dtype.kind == "S":
+        names = np.array([n.decode("utf-8") for n in names.tolist()], dtype=object)
+    r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
+    width = int(d.max()) + 1
+    r_key, j_key = r_q * width + r_d, j_q * width + j_d
+    if _repeats(r_key) or _repeats(j_key):
+        return None  # a document twice in a query: the other roads decide
+    score = run["score"]
+    judged = np.zeros(names.size, dtype=bool)
+    judged[j_q] = True
+    keep = judged[r_q]  # queries nobody judged are dropped
+    if depth is not None:
+        order = np.lexsort((-r_d, -score, r_q))
+        ranked = r_q[order]
+        rank = np.arange(n_run) - np.searchsorted(ranked, ranked)
+        keep[order[rank >= depth]] = False
+    # Labels of the kept run rows, and the judgments they retrieve.
+    by_key = np.argsort(j_key)
+    at = np.minimum(np.searchsorted(j_key[by_key], r_key), rel.size - 1)
+    found = keep & (j_key[by_key][at] == r_key)
+    match = by_key[at]
+    retrieved = np.zeros(rel.size, dtype=bool)
+    retrieved[match[found]] = True
+    rows_q = np.concatenate([r_q[keep], j_q[~retrieved]])
+    doc = np.concatenate([r_d[keep], j_d[~retrieved]])
+    y_score = np.concatenate([score[keep], np.full(int((~retrieved).sum()), np.nan)])
+    label = np.where(found, rel[match], 0)[keep]
+    if unjudged == "zero":
+        y = np.maximum(np.concatenate([label, rel[~retrieved]]), 0)
+    else:
+        judged_row = np.concatenate([found[keep], np.ones((~retrieved).sum(), bool)])
+        y = np.concatenate([label, rel[~retrieved]]).astype(np.float64)
+        if unjudged == "nan":  # a negative judgment reads as unjudged
+            judged_row &= y >= 0
+        y[~judged_row] = np.nan
+    placeholders = 0
+    if judged_only:
+        answered = np.zeros(names.size, dtype=bool)
+        answered[rows_q[~np.isnan(y_score)]] = True
+        scored = answered[rows_q] | all_judged
+        kept = (y >= 0) & scored
+        # A scored query -J leaves no document keeps one row, judged 0 and not
+        # retrieved: it adds nothing to any measure, and the query scores 0.
+        left = np.zeros(names.size, dtype=bool)
+        left[rows_q[kept]] = True
+        lost = scored & ~left[rows_q]
+        first = np.flatnonzero(lost)[np.unique(rows_q[lost], return_index=True)[1]]
+        y[first], y_score[first], kept[first] = 0.0, np.nan, True
+        placeholders = int(first.size)
+        rows_q, doc, y, y_score = rows_q[kept], doc[kept], y[kept], y_score[kept]
+        y = y.astype(np.int64)
+    # Each query: its retrieved rows (by docno, descending, or in run order),
+    # then the unretrieved ones; the queries with rows first, by name.
+    unretrieved = np.isnan(y_score)
+    within = -doc if by_docno else np.arange(doc.size)
+    order = np.lexsort((within, unretrieved, rows_q))
+    present = np.zeros(names.size, dtype=bool)
+    present[rows_q] = True
+    in_run = np.zeros(names.size, dtype=bool)
+    in_run[r_q] = True
+    recode = np.cumsum(present) - 1
+    out_names = np.concatenate([names[present], names[in_run & ~present]])
+    doc_order = None
+    if not by_docno:
+        doc_order = np.where(unretrieved, width + np.arange(doc.size), doc)[order]
+    coded = CodedRanking(
+        recode[rows_q[order]], out_names.astype(object), None, y[order],
+        y_score[order], doc_order, _str(run["tag"][-1]), bool(by_docno),
+    )  # fmt: skip
+    coded.placeholders = placeholders
+    return coded
+
+
+def _str(field):
+    return field.decode("utf-8") if isinstance(field, bytes) else field
+
+
+def _has_nul(col):
+    nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
+    return nul in nul[:0].join(col)
+
+
+def _repeats(keys):
+    """Whether a key appears twice."""
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
