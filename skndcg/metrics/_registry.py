@@ -133,6 +133,13 @@ class Measure:
         (on an empty list); otherwise such a query scores 0.
     builtin : bool
         Shipped with the library (user measures can be unregistered).
+    tensor : callable, str or None
+        The kernel :mod:`skndcg.torch` runs on tensors, or where to import it
+        from (``"package.module:function"``, imported on first use, so that
+        importing a measure imports no torch): ``tensor(ranked, k, options)
+        -> (values, empty or None)``, one value per query from the rows of
+        ``skndcg.torch._ranked.Ranked``. None: the measure is computed by the
+        numpy engine on a CPU copy of the rows.
     """
 
     name: str
@@ -150,6 +157,7 @@ class Measure:
     builtin: bool = True
     aggregate: Aggregate | None = None
     scores_empty_lists: bool = False
+    tensor: Callable | str | None = None
 
     @property
     def reads_unjudged(self) -> bool:

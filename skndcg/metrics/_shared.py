@@ -3,16 +3,20 @@
 The partial-result driver (``skndcg._partial``) splits a mean over pieces of the
 queries and sums the pieces, which needs more than the public functions: the
 metric-name grammar, the registry of measures (to register user measures again
-in a worker), the conventions and the partial sums of a mean. They are named
+in a worker), the conventions and the partial sums of a mean; the tensor
+backend (``skndcg.torch``) computes through ``evaluate`` what it leaves to the
+engine and takes ranx's tie order from ``quicksort_order``. They are named
 here, once, so that no other package imports the engine's private modules and
 the engine can reorganise them behind this list.
 """
 
 from ._aggregate import finish_mean, piece_sums
 from ._conventions import get_convention
+from ._engine import evaluate
 from ._labels import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered
+from ._reorder import quicksort_order
 from ._report import report_with_means
 from ._validate import discount as discount_weights
 
@@ -20,10 +24,12 @@ __all__ = [
     "check_unique",
     "discount_weights",
     "ensure_registered",
+    "evaluate",
     "finish_mean",
     "get_convention",
     "label_max_of",
     "parse_metric",
     "piece_sums",
+    "quicksort_order",
     "report_with_means",
 ]
