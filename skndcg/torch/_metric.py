@@ -5,11 +5,14 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 
+import numpy as np
 import torch
 
-from ._names import BLOCKS, check_unique, implementation, parse
+from ..metrics._shared import evaluate
+from ._names import blocks, check_unique, implementation, parse
+from ._ops import segment_sum
 from ._options import label_gains, prepare_labels, resolve
-from ._ranked import rank, segment_sum, tie_order
+from ._ranked import rank, tie_order
 
 
 def _check(preds, target, indexes, doc_id, opts):
@@ -232,11 +235,16 @@ def per_query(preds, target, indexes, names, doc_id, opts):
                 empty = torch.zeros_like(r.n_relevant, dtype=torch.bool)
             else:
                 empty = r.n_relevant == 0
+        if r.mixed_ties is not None and bool(r.mixed_ties.any()):
+            values, empty = _tied_on_cpu(
+                preds, target, indexes, doc_id, sp.name, r.mixed_ties, values,
+                empty, label_max, opts,
+            )  # fmt: skip
         yield name, sp, values, empty, r
 
 
 def _group(spec):
-    if spec.measure not in BLOCKS:
+    if not blocks(spec):
         return "rows"
     return "binary" if spec.definition.labels == "binary" else "graded"
 
@@ -283,8 +291,38 @@ class _Context:
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
             pooled=pooled,
             relevance=group != "graded", int_labels=self.int_labels,
+            tie_queries=group == "rows" and self.rule == "average",
         )  # fmt: skip
         return self.done[group]
+
+
+def _tied_on_cpu(preds, target, indexes, doc_id, name, mixed, values, empty,
+                 label_max, opts):  # fmt: skip
+    """A per-query measure under ``ties="average"``, on the queries whose tied
+    rows it can tell apart (other labels or judgments): their values and empty
+    flags are the numpy engine's, computed on a CPU copy of their rows, so
+    that both follow the engine's one rule for such ties."""
+    ids = torch.unique(indexes)  # query i of the tensors is ids[i]
+    rows = torch.isin(indexes, ids[mixed])
+
+    def cpu(t, dtype=None):
+        t = t[rows].detach().cpu()
+        return (t if dtype is None else t.to(dtype)).numpy()
+
+    # The gain and discount of the DCG family (which may be torch code) are
+    # not read by these measures.
+    kwargs = {k: v for k, v in opts.given.items() if k not in ("gain", "discount")}
+    if doc_id is not None:
+        kwargs["doc_id"] = cpu(doc_id)
+    ev = evaluate(cpu(target, torch.float64), cpu(preds, torch.float64),
+                  cpu(indexes), [name], label_max=label_max, **kwargs)  # fmt: skip
+    order = torch.as_tensor(np.argsort(np.asarray(ev.grouping.keys), kind="stable"))
+    at = torch.nonzero(mixed).squeeze(1)
+    raw = torch.as_tensor(ev.raw[:, 0])[order]
+    flags = torch.as_tensor(ev.empty[:, 0])[order]
+    values = values.index_put((at,), raw.to(device=values.device, dtype=values.dtype))
+    empty = empty.index_put((at,), flags.to(device=empty.device))
+    return values, empty
 
 
 def _on_cpu(preds, target, indexes, doc_id, names, opts):

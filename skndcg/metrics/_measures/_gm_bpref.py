@@ -5,7 +5,7 @@ Each query's value is its bpref (see ``_bpref.py``); the summary is
 """
 
 from .._registry import Measure, register
-from ._bpref import bpref
+from ._bpref import bpref, bpref_tensor
 from ._gm_map import GEOMETRIC
 
 register(
@@ -17,6 +17,7 @@ register(
         needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
         unjudged="use",
         per_query=bpref,
+        tensor=bpref_tensor,
         aggregate=GEOMETRIC,
     )
 )
