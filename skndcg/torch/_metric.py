@@ -211,6 +211,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
         deep = k is None or key == "rows" or depth.get(key, 0) is None
         depth[key] = None if deep else max(depth.get(key, 0), k)
     label_max = float(y.max())
+    tied = {}
     for name, sp, k, impl in zip(names, specs, ks, impls, strict=True):
         if impl is None:
             yield name, sp, None, None, None
@@ -236,10 +237,14 @@ def per_query(preds, target, indexes, names, doc_id, opts):
             else:
                 empty = r.n_relevant == 0
         if r.mixed_ties is not None and bool(r.mixed_ties.any()):
-            values, empty = _tied_on_cpu(
-                preds, target, indexes, doc_id, sp.name, r.mixed_ties, values,
-                empty, label_max, opts,
-            )  # fmt: skip
+            if not tied:  # every per-query measure of the call, at once
+                rows = [s.name for s, i in zip(specs, impls, strict=True)
+                        if i is not None and _group(s) == "rows"]  # fmt: skip
+                tied = _tied_on_cpu(preds, target, indexes, doc_id, rows,
+                                    r.mixed_ties, label_max, opts)  # fmt: skip
+            at, raw, flags = tied[sp.name]
+            values = values.index_put((at,), raw.to(values.device, values.dtype))
+            empty = empty.index_put((at,), flags.to(empty.device))
         yield name, sp, values, empty, r
 
 
@@ -296,12 +301,11 @@ class _Context:
         return self.done[group]
 
 
-def _tied_on_cpu(preds, target, indexes, doc_id, name, mixed, values, empty,
-                 label_max, opts):  # fmt: skip
-    """A per-query measure under ``ties="average"``, on the queries whose tied
-    rows it can tell apart (other labels or judgments): their values and empty
-    flags are the numpy engine's, computed on a CPU copy of their rows, so
-    that both follow the engine's one rule for such ties."""
+def _tied_on_cpu(preds, target, indexes, doc_id, names, mixed, label_max, opts):
+    """Per-query measures under ``ties="average"``, on the queries whose tied
+    rows they can tell apart (other labels or judgments): name to ``(queries,
+    values, empty flags)``, the numpy engine's, computed on a CPU copy of those
+    queries' rows, so that both follow the engine's one rule for such ties."""
     ids = torch.unique(indexes)  # query i of the tensors is ids[i]
     rows = torch.isin(indexes, ids[mixed])
 
@@ -315,14 +319,17 @@ def _tied_on_cpu(preds, target, indexes, doc_id, name, mixed, values, empty,
     if doc_id is not None:
         kwargs["doc_id"] = cpu(doc_id)
     ev = evaluate(cpu(target, torch.float64), cpu(preds, torch.float64),
-                  cpu(indexes), [name], label_max=label_max, **kwargs)  # fmt: skip
-    order = torch.as_tensor(np.argsort(np.asarray(ev.grouping.keys), kind="stable"))
+                  cpu(indexes), names, label_max=label_max, **kwargs)  # fmt: skip
+    order = np.argsort(np.asarray(ev.grouping.keys), kind="stable")
     at = torch.nonzero(mixed).squeeze(1)
-    raw = torch.as_tensor(ev.raw[:, 0])[order]
-    flags = torch.as_tensor(ev.empty[:, 0])[order]
-    values = values.index_put((at,), raw.to(device=values.device, dtype=values.dtype))
-    empty = empty.index_put((at,), flags.to(device=empty.device))
-    return values, empty
+    return {
+        name: (
+            at,
+            torch.as_tensor(ev.raw[order, j]),
+            torch.as_tensor(ev.empty[order, j]),
+        )
+        for j, name in enumerate(names)
+    }
 
 
 def _on_cpu(preds, target, indexes, doc_id, names, opts):
