@@ -147,6 +147,13 @@ class Measure:
         plus a part no label changes (``"sum"``: one call per label of each
         tie). A wrong declaration gives wrong values under ``ties="average"``;
         the defaults are always right.
+    tensor : callable, str or None
+        The kernel :mod:`skndcg.torch` runs on tensors, or where to import it
+        from (``"package.module:function"``, imported on first use, so that
+        importing a measure imports no torch): ``tensor(ranked, k, options)
+        -> (values, empty or None)``, one value per query from the rows of
+        ``skndcg.torch._ranked.Ranked``. None: the measure is computed by the
+        numpy engine on a CPU copy of the rows.
     """
 
     name: str
@@ -166,6 +173,7 @@ class Measure:
     scores_empty_lists: bool = False
     depth: str = "all"
     form: str = "any"
+    tensor: Callable | str | None = None
 
     @property
     def binary(self) -> bool:

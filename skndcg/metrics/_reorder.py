@@ -28,6 +28,18 @@ def _quicksort_orders(s, starts, ends, out):
             out[lo + i] = lo + o[i]
 
 
+def quicksort_order(qid, s) -> np.ndarray:
+    """The permutation of the rows (``qid`` and ``s`` in input order) that puts
+    each query's rows together, in query id order, each query in ranx's order
+    (numba's quicksort of the negated scores)."""
+    grouped = np.argsort(qid, kind="stable")
+    sizes = np.unique(qid[grouped], return_counts=True)[1]
+    ends = np.cumsum(sizes)
+    out = np.empty(qid.shape[0], dtype=np.int64)
+    _quicksort_orders(np.ascontiguousarray(s[grouped]), ends - sizes, ends, out)
+    return grouped[out]
+
+
 @jit
 def _in_order(lo, hi, key, unretrieved):
     # Whether rows lo..hi already are in (unretrieved, key) order.

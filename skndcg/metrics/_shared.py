@@ -4,7 +4,9 @@ The partial-result driver (``skndcg._partial``) splits a mean over pieces of the
 queries and sums the pieces, which needs more than the public functions: the
 metric-name grammar, the registry of measures (to register user measures again
 in a worker), the call options and conventions, the engine and the partial sums
-of a mean (:class:`Means`). They are named
+of a mean (:class:`Means`); the tensor backend (``skndcg.torch``) computes
+through ``evaluate`` what it leaves to the engine and takes ranx's tie order
+from ``quicksort_order``. They are named
 here, once, so that no other package imports the engine's private modules and
 the engine can reorganise them behind this list.
 """
@@ -15,6 +17,7 @@ from ._engine import evaluate
 from ._labels import label_max_of
 from ._names import check_unique, parse_metric
 from ._registry import ensure_registered
+from ._reorder import quicksort_order
 from ._report import report_with_means
 from ._validate import discount as discount_weights
 
@@ -29,5 +32,6 @@ __all__ = [
     "evaluate",
     "label_max_of",
     "parse_metric",
+    "quicksort_order",
     "report_with_means",
 ]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import numpy as np
 import torch
 
-from ..metrics._shared import Means, TieRule
-from ._names import BLOCKS, check_unique, implementation, parse
+from ..metrics._shared import Means, TieRule, evaluate
+from ._names import blocks, check_unique, implementation, parse
+from ._ops import segment_sum
 from ._options import resolve
-from ._ranked import rank, segment_sum, tie_order
+from ._ranked import rank, tie_order
 
 
 def _check(preds, target, indexes, doc_id, opts):
@@ -206,6 +208,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
         deep = k is None or key == "rows" or depth.get(key, 0) is None
         depth[key] = None if deep else max(depth.get(key, 0), k)
     label_max = float(y.max())
+    tied = {}
     for name, sp, k, impl in zip(names, specs, ks, impls, strict=True):
         if impl is None:
             yield name, sp, None, None, None
@@ -230,11 +233,20 @@ def per_query(preds, target, indexes, names, doc_id, opts):
                 empty = torch.zeros_like(r.n_relevant, dtype=torch.bool)
             else:
                 empty = r.n_relevant == 0
+        if r.mixed_ties is not None and bool(r.mixed_ties.any()):
+            if not tied:  # every per-query measure of the call, at once
+                rows = [s.name for s, i in zip(specs, impls, strict=True)
+                        if i is not None and _group(s) == "rows"]  # fmt: skip
+                tied = _tied_on_cpu(preds, target, indexes, doc_id, rows,
+                                    r.mixed_ties, label_max, opts)  # fmt: skip
+            at, raw, flags = tied[sp.name]
+            values = values.index_put((at,), raw.to(values.device, values.dtype))
+            empty = empty.index_put((at,), flags.to(empty.device))
         yield name, sp, values, empty, r
 
 
 def _group(spec):
-    if spec.measure not in BLOCKS:
+    if not blocks(spec):
         return "rows"
     return "binary" if spec.definition.binary else "graded"
 
@@ -281,8 +293,40 @@ class _Context:
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
             pooled=pooled,
             relevance=group != "graded", int_labels=self.int_labels,
+            tie_queries=group == "rows" and self.rule == "average",
         )  # fmt: skip
         return self.done[group]
+
+
+def _tied_on_cpu(preds, target, indexes, doc_id, names, mixed, label_max, opts):
+    """Per-query measures under ``ties="average"``, on the queries whose tied
+    rows they can tell apart (other labels or judgments): name to ``(queries,
+    values, empty flags)``, the numpy engine's, computed on a CPU copy of those
+    queries' rows, so that both follow the engine's one rule for such ties."""
+    ids = torch.unique(indexes)  # query i of the tensors is ids[i]
+    rows = torch.isin(indexes, ids[mixed])
+
+    def cpu(t, dtype=None):
+        t = t[rows].detach().cpu()
+        return (t if dtype is None else t.to(dtype)).numpy()
+
+    # The gain and discount of the DCG family (which may be torch code) are
+    # not read by these measures.
+    kwargs = {k: v for k, v in opts.given.items() if k not in ("gain", "discount")}
+    if doc_id is not None:
+        kwargs["doc_id"] = cpu(doc_id)
+    ev = evaluate(cpu(target, torch.float64), cpu(preds, torch.float64),
+                  cpu(indexes), names, label_max=label_max, **kwargs)  # fmt: skip
+    order = np.argsort(np.asarray(ev.grouping.keys), kind="stable")
+    at = torch.nonzero(mixed).squeeze(1)
+    return {
+        name: (
+            at,
+            torch.as_tensor(ev.raw[order, j]),
+            torch.as_tensor(ev.empty[order, j]),
+        )
+        for j, name in enumerate(names)
+    }
 
 
 def _on_cpu(preds, target, indexes, doc_id, names, opts):

@@ -12,42 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from ..metrics._shared import discount_weights as engine_discount
-
-
-def segment_sum(values, segment, n):
-    """Sum of ``values`` per segment id in ``[0, n)``, added in row order."""
-    out = torch.zeros(n, dtype=values.dtype, device=values.device)
-    return out.index_add_(0, segment, values)
-
-
-def running_sum(values, segment, n):
-    """Per row, the sum of ``values`` up to and including it within its
-    (contiguous) segment; for integer values, exact."""
-    cum = torch.cumsum(values, 0)
-    total = segment_sum(values, segment, n)
-    return cum - (torch.cumsum(total, 0) - total)[segment]
-
-
-def take(values, index):
-    """``values[index]`` for a 1-D integer index (index_select: a plain gather)."""
-    return values.index_select(0, index)
-
-
-def _count(segment, flag, n):
-    """Rows with ``flag`` per segment, without boolean-mask indexing."""
-    out = torch.zeros(n, dtype=torch.int64, device=segment.device)
-    return out.index_add_(0, segment, flag.to(torch.int64))
-
-
-def _rank_within(segment, n_segments):
-    """0-based position of each row inside its (contiguous) segment."""
-    counts = torch.bincount(segment, minlength=n_segments)
-    starts = torch.cumsum(counts, 0) - counts
-    return torch.arange(segment.numel(), device=segment.device) - take(starts, segment)
+from ..metrics._shared import quicksort_order
+from . import _ops
+from ._ops import count as _count
+from ._ops import rank_within as _rank_within
+from ._ops import segment_sum, take
 
 
 @dataclass
@@ -78,6 +50,46 @@ class Ranked:
     row_rel: torch.Tensor | None = None
     int_labels: bool = False  # labels known to be integers >= 0
     row_pooled: torch.Tensor | None = None  # judged negative under trec_eval
+    # Queries with tied rows that a measure may tell apart (other labels or
+    # judgment flags); set for rows ranked one by one (``tie_queries``).
+    mixed_ties: torch.Tensor | None = None
+
+    # What a measure's tensor kernel reads besides the fields: the shared
+    # operations, and the per-query steps every per-query kernel takes.
+    ops = _ops
+
+    def kk(self, k):
+        """Ranks read per query: ``min(k, n_retrieved)``."""
+        return self.n_retrieved if k is None else torch.clamp(self.n_retrieved, max=k)
+
+    def inside(self, k):
+        """Per ranked row, whether it is among its query's top ``k``."""
+        return self.row_pos < self.kk(k)[self.row_query]
+
+    def sum(self, values):
+        """Per query, the sum of ``values`` over its ranked rows."""
+        return segment_sum(values, self.row_query, self.n_queries)
+
+    def running(self, flag):
+        """Per ranked row, the rows with ``flag`` up to and including it."""
+        return _ops.running_sum(flag.to(torch.int64), self.row_query, self.n_queries)
+
+    def hits(self, k, dtype, flag=None):
+        """Relevant rows (or rows with ``flag``) among each query's top ``k``."""
+        on = self.inside(k) & (self.row_rel if flag is None else flag)
+        return self.sum(on.to(dtype))
+
+    def ideal_rows(self):
+        """``(query, position, label)`` of every judged row in the ideal order
+        (labels descending within each query)."""
+        order, query, _ = _order(self.all_query, self.all_label, None, stable=False)
+        pos = _rank_within(query, self.n_queries)
+        return query, pos, take(self.all_label, order)
+
+    def retrieved(self, value):
+        """``value``, with 0 for a query that retrieved nothing (the engine's
+        loop does not call a measure for it)."""
+        return torch.where(self.n_retrieved > 0, value, torch.zeros_like(value))
 
 
 def gains(target, gain):
@@ -158,16 +170,9 @@ def tie_order(rule, *, labels, doc_id, preds, indexes):
     if rule == "pessimistic":
         return torch.sort(labels, stable=True).indices
     if rule == "quicksort":
-        from ..metrics._reorder import _quicksort_orders
-
         q = indexes.detach().cpu().numpy()
         s = preds.detach().cpu().to(torch.float64).numpy()
-        grouped = np.argsort(q, kind="stable")
-        sizes = np.unique(q[grouped], return_counts=True)[1]
-        ends = np.cumsum(sizes)
-        out = np.empty(n, dtype=np.int64)
-        _quicksort_orders(np.ascontiguousarray(s[grouped]), ends - sizes, ends, out)
-        return torch.as_tensor(grouped[out], device=device)
+        return torch.as_tensor(quicksort_order(q, s), device=device)
     raise ValueError(f"ties={rule!r} is not a tie rule.")  # pragma: no cover
 
 
@@ -178,7 +183,7 @@ def _keep(mask, *arrays):
 
 def rank(
     preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None,
-    relevance=True, int_labels=False, pooled=None,
+    relevance=True, int_labels=False, pooled=None, tie_queries=False,
 ):  # fmt: skip
     """Group, rank and block a flat batch (see the module docstring).
 
@@ -188,6 +193,8 @@ def rank(
     above that rank are kept: all that measures cut off at ``k <= depth``
     read. ``unjudged`` flags rows whose label nobody gave (NaN targets), and
     ``pooled`` those of them judged negative under trec_eval's label rule.
+    With ``tie_queries``, ``mixed_ties`` flags the queries with tied retrieved
+    rows of other labels or judgments.
     """
     device = preds.device
     indexes = indexes.to(torch.int64)
@@ -212,6 +219,9 @@ def rank(
     if kept is not None and not bool(kept.all()):
         rows, q, rel_rows, skey = _keep(kept, rows, q, rel_rows, skey)
     n_retrieved = torch.bincount(q, minlength=n_queries)
+    mixed = None
+    if tie_queries:
+        mixed = _mixed_ties(rows, q, skey, (y, unjudged, pooled), n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
     if ties == "average" and rows.numel() > 1:
@@ -251,7 +261,22 @@ def rank(
         row_rel=rel_rows,
         int_labels=int_labels,
         row_pooled=None if pooled is None else take(pooled, rows),
+        mixed_ties=mixed,
     )
+
+
+def _mixed_ties(rows, q, skey, columns, n_queries):
+    """Per query, whether two of its ranked rows (``rows``, grouped by query
+    ``q``, scores ``skey`` in rank order) are tied and differ in a column."""
+    if rows.numel() < 2:
+        return torch.zeros(n_queries, dtype=torch.bool, device=q.device)
+    tied = (q[1:] == q[:-1]) & (skey[1:] == skey[:-1])
+    differ = torch.zeros_like(tied)
+    for column in columns:
+        if column is not None:
+            c = take(column, rows)
+            differ |= c[1:] != c[:-1]
+    return _count(q[1:], tied & differ, n_queries) > 0
 
 
 def ideal_dcg(r, k, disc):

@@ -12,12 +12,12 @@ import pytest
 import torch
 from sklearn.exceptions import UndefinedMetricWarning
 
-from skndcg.metrics import _registry as R
+from skndcg.metrics import registry
 from skndcg.metrics._conventions import PRESETS
 from skndcg.metrics._engine import evaluate
 from skndcg.torch import ranking_scores
 from skndcg.torch._metric import per_query
-from skndcg.torch._names import CPU_ONLY, FAMILIES
+from skndcg.torch._names import cpu_only, tensor
 from skndcg.torch._options import resolve
 
 pytestmark = pytest.mark.peers_torch
@@ -44,7 +44,7 @@ def forms(measure):
     return out
 
 
-REGISTERED = [m.name for m in R.measures()]
+REGISTERED = list(registry.names())
 # Fewer than 16 rows per query: ranx's quicksort order is then numba's
 # insertion sort; longer lists are tested below.
 N_MAX = 90
@@ -112,10 +112,14 @@ def engine_and_tensor(names, y, s, q, doc, opts):
     return out
 
 
-def test_every_builtin_has_a_tensor_implementation_or_is_listed_for_the_cpu():
-    builtin = {m.name for m in R.measures() if m.builtin}
-    assert builtin == set(FAMILIES) | CPU_ONLY
-    assert not set(FAMILIES) & CPU_ONLY
+@pytest.mark.parametrize("measure", REGISTERED)
+def test_every_measure_declares_a_kernel_that_loads_or_goes_to_the_cpu(measure):
+    m = registry.describe(measure)
+    if m.tensor is None:
+        assert not m.builtin or measure in cpu_only()
+    else:
+        assert callable(tensor(m))
+        assert measure not in cpu_only()
 
 
 @pytest.mark.parametrize("measure", REGISTERED)
@@ -128,7 +132,7 @@ def test_every_measure_equals_the_engine(measure, convention, seed):
         opts = dict(convention=convention)
         if convention == "torchmetrics":
             opts["ap_denominator"] = "hits"
-    m = R.lookup(measure)
+    m = registry.describe(measure)
     for name, got, empty, want, want_empty, mean, want_mean in engine_and_tensor(
         forms(m), y, s, q, doc, opts
     ):
@@ -148,7 +152,7 @@ def test_every_measure_in_float32_within_1e6(measure, convention):
     q = rng.integers(0, 120, n)
     y = rng.integers(0, 5, n).astype(np.float32)
     s = np.round(rng.normal(size=n), 2).astype(np.float32)  # ties
-    names = forms(R.lookup(measure))
+    names = forms(registry.describe(measure))
     got = ranking_scores(torch.tensor(s), torch.tensor(y), torch.tensor(q), names,
                          convention=convention)  # fmt: skip
     with warnings.catch_warnings():
@@ -165,7 +169,9 @@ def test_every_measure_on_cuda_equals_cpu(convention):
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device on this machine: the CUDA run is not tested here")
     y, s, q, doc = batch(5, n_max=600)
-    names = [name for measure in REGISTERED for name in forms(R.lookup(measure))]
+    names = [
+        name for measure in REGISTERED for name in forms(registry.describe(measure))
+    ]
     opts = dict(nan_score="unretrieved", nan_label="unjudged", convention=convention)
     rows = [torch.tensor(a) for a in (s, y, q, doc)]
     cpu = ranking_scores(*rows[:3], names, doc_id=rows[3], **opts)
@@ -175,3 +181,47 @@ def test_every_measure_on_cuda_equals_cpu(convention):
         assert dev[name].device.type == "cuda"
         torch.testing.assert_close(dev[name].cpu(), cpu[name], rtol=1e-12, atol=0,
                                    equal_nan=True)  # fmt: skip
+
+
+PER_QUERY = [m.name for m in registry.measures() if m.block_kind is None]
+
+
+@pytest.mark.parametrize("measure", PER_QUERY)
+def test_per_query_measures_equal_the_engine_on_tied_rows(measure):
+    # ties="average" with rows of other labels (and judgments) tied: whatever
+    # the engine's rule for such ties, torch gives its numbers.
+    rng = np.random.default_rng(len(measure))
+    n = 400
+    q = rng.integers(0, 30, n)
+    y = rng.integers(0, 4, n).astype(float)
+    y[rng.random(n) < 0.1] = np.nan
+    s = rng.integers(0, 4, n).astype(float)
+    s[rng.random(n) < 0.05] = np.nan
+    doc = rng.permutation(n)
+    names = forms(registry.describe(measure))
+    for name, got, empty, want, want_empty, mean, want_mean in engine_and_tensor(
+        names, y, s, q, doc, dict(ties="average")
+    ):
+        np.testing.assert_array_equal(empty, want_empty, err_msg=name)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_allclose(mean, want_mean, rtol=1e-14, atol=1e-15,
+                                   err_msg=name)  # fmt: skip
+
+
+def test_only_queries_with_such_ties_leave_the_tensors(monkeypatch):
+    import skndcg.torch._metric as M
+
+    def engine(*args, **kwargs):
+        raise AssertionError("the engine was called")
+
+    monkeypatch.setattr(M, "evaluate", engine)
+    q = torch.tensor([1, 1, 1, 2, 2, 2])
+    y = torch.tensor([1.0, 1.0, 0.0, 2.0, 0.0, 0.0])
+    s = torch.tensor([0.5, 0.5, 0.1, 0.9, 0.3, 0.3], dtype=torch.float64)
+    names = ["err", "bpref", "rbp", "ndcg"]
+    assert set(ranking_scores(s, y, q, names)) == set(names)  # equal labels tie
+    with pytest.raises(AssertionError, match="engine was called"):
+        ranking_scores(s, torch.tensor([1.0, 0.0, 0.0, 2.0, 0.0, 0.0]), q, ["err"])
+    ranking_scores(s, torch.tensor([1.0, 0.0, 0.0, 2.0, 0.0, 0.0]), q, ["ndcg"])
+    ranking_scores(s, torch.tensor([1.0, 0.0, 0.0, 2.0, 0.0, 0.0]), q, ["err"],
+                   ties="pessimistic")  # fmt: skip

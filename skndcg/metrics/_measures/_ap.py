@@ -10,5 +10,6 @@ register(
         aliases=("ap",),
         labels="binary",
         block_kind=B.AP,
+        tensor="skndcg.torch._blocks:average_precision",
     )
 )

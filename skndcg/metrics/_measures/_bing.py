@@ -28,6 +28,19 @@ def bin_g(labels, k, n_relevant, rel_threshold):
     return total / n_relevant
 
 
+def bin_g_tensor(r, k, opts):
+    import torch
+
+    on = r.inside(k) & r.row_rel
+    above = r.row_pos - (r.running(on) - on.to(torch.int64))
+    table = r.ops.log2_table(max(r.max_retrieved, 1), r.row_pos.device)
+    term = r.ops.zero_unless(on, 1.0 / table[torch.clamp(above, min=0)])
+    total = r.sum(term)
+    big_r = r.n_relevant.to(torch.float64)
+    value = r.ops.zero_unless(big_r != 0, total / r.ops.den(big_r))
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "bin_g",
@@ -36,5 +49,6 @@ register(
         needs=("n_relevant", "rel_threshold"),
         per_query=bin_g,
         depth="k",
+        tensor=bin_g_tensor,
     )
 )

@@ -34,6 +34,29 @@ def bpref(labels, k, n_relevant, n_nonrelevant, rel_threshold):
     return total / n_relevant
 
 
+def bpref_tensor(r, k, opts):
+    import torch
+
+    dtype = opts["dtype"]
+    on = r.inside(k)
+    judged_row = on if r.row_unjudged is None else on & ~r.row_unjudged
+    rel = judged_row & r.row_rel
+    nonrel = (judged_row & ~rel).to(torch.int64)
+    # Judged non-relevant rows ranked above each row, within its query.
+    above = (r.running(nonrel) - nonrel).to(dtype)
+    n_unjudged = 0 if r.n_unjudged is None else r.n_unjudged
+    n_nonrel = (r.n_rows - r.n_relevant - n_unjudged).to(dtype)
+    n_rel = r.n_relevant.to(dtype)
+    m = torch.minimum(n_rel, n_nonrel)[r.row_query]
+    safe = torch.where(m > 0, m, torch.ones_like(m))
+    term = torch.where(
+        (above > 0) & (m > 0), 1.0 - torch.minimum(above, m) / safe, 1.0
+    ).to(dtype)
+    total = r.sum(torch.where(rel, term, torch.zeros_like(term)))
+    value = torch.where(n_rel > 0, total / torch.clamp(n_rel, min=1.0), 0.0)
+    return r.retrieved(value.to(dtype)), None
+
+
 register(
     Measure(
         "bpref",
@@ -43,5 +66,6 @@ register(
         unjudged="use",
         per_query=bpref,
         depth="k",
+        tensor=bpref_tensor,
     )
 )

@@ -9,6 +9,7 @@ register(
         "Normalised discounted cumulative gain: DCG over the DCG of the ideal order.",
         empty_when="ideal_zero",
         block_kind=B.NDCG,
+        tensor="skndcg.torch._blocks:ndcg",
     )
 )
 register(
@@ -17,6 +18,7 @@ register(
         "Discounted cumulative gain: gains divided by the discount of their rank.",
         empty_when="ideal_zero",
         block_kind=B.DCG,
+        tensor="skndcg.torch._blocks:dcg",
     )
 )
 register(
@@ -25,5 +27,6 @@ register(
         "DCG of the ideal order (every judged row, retrieved or not).",
         empty_when="ideal_zero",
         block_kind=B.IDCG,
+        tensor="skndcg.torch._blocks:idcg",
     )
 )

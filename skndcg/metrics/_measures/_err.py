@@ -43,6 +43,59 @@ def nerr(labels, k, ideal, label_max, g_max):
     return _err(labels, n if k is None else min(k, n), gm) / best
 
 
+def _err_on_tensors(query, pos, label, kk, g_max, n_queries, dtype):
+    # ERR of ranked rows on tensors over the top kk: one step per rank, every
+    # query at once, as _err.
+    import torch
+
+    scale = 2.0**g_max
+    inside = pos < kk[query]
+    if not bool(inside.any()):
+        return torch.zeros(n_queries, dtype=dtype, device=label.device)
+    query, pos, label = query[inside], pos[inside], label[inside]
+    order = torch.sort(pos, stable=True).indices
+    query, label = query[order], label[order]
+    counts = torch.bincount(pos[order]).tolist()
+    g = torch.clamp(torch.clamp(label, min=0.0), max=g_max)
+    stop = (torch.pow(2.0, g) - 1.0) / scale
+    total = torch.zeros(n_queries, dtype=dtype, device=label.device)
+    go_on = torch.ones(n_queries, dtype=dtype, device=label.device)
+    lo = 0
+    for i, n in enumerate(counts):
+        q, st = query[lo : lo + n], stop[lo : lo + n]
+        lo += n
+        here = go_on[q]
+        total.index_add_(0, q, here * st / (i + 1.0))
+        go_on[q] = here * (1.0 - st)
+    return total
+
+
+def _g_max(opts):
+    given = opts["params"].get("g_max")
+    return opts["label_max"] if given is None else float(given)
+
+
+def err_tensor(r, k, opts):
+    value = _err_on_tensors(r.row_query, r.row_pos, r.row_label, r.kk(k),
+                            _g_max(opts), r.n_queries, opts["dtype"])  # fmt: skip
+    return r.retrieved(value), None
+
+
+def nerr_tensor(r, k, opts):
+    import torch
+
+    dtype, gm = opts["dtype"], _g_max(opts)
+    value = _err_on_tensors(r.row_query, r.row_pos, r.row_label, r.kk(k), gm,
+                            r.n_queries, dtype)  # fmt: skip
+    q, pos, labels = r.ideal_rows()
+    mk = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
+    best = _err_on_tensors(q, pos, labels, mk, gm, r.n_queries, dtype)
+    positive = best > 0
+    safe = torch.where(positive, best, torch.ones_like(best))
+    value = torch.where(positive, value / safe, torch.zeros_like(value))
+    return r.retrieved(value), None
+
+
 _G_MAX = Param(
     "g_max",
     None,
@@ -59,6 +112,7 @@ register(
         needs=("label_max",),
         per_query=err,
         depth="k",
+        tensor=err_tensor,
     )
 )
 register(
@@ -69,5 +123,6 @@ register(
         needs=("ideal", "label_max"),
         per_query=nerr,
         depth="k",
+        tensor=nerr_tensor,
     )
 )

@@ -36,6 +36,33 @@ def g(labels, k, ideal):
     return out / total_ideal
 
 
+def g_tensor(r, k, opts):
+    import torch
+
+    lab, ideal, kk = r.ops.grids(r, k)
+    col = r.ops.column
+    total_ideal = torch.zeros(r.n_queries, dtype=torch.float64, device=lab.device)
+    for j in range(ideal.shape[1]):
+        total_ideal = total_ideal + ideal[:, j]
+    steps = int(kk.max()) if kk.numel() else 0
+    cost, gained = torch.zeros_like(total_ideal), torch.zeros_like(total_ideal)
+    args = torch.ones((r.n_queries, max(steps, 1)), dtype=torch.float64,
+                      device=lab.device)  # fmt: skip
+    for t in range(steps):
+        on = t < kk
+        gained = torch.where(on, gained + col(lab, t), gained)
+        cost = torch.where(on, cost + torch.clamp(col(ideal, t), min=1.0), cost)
+        args[:, t] = torch.where(on, 2.0 + cost - gained, 1.0)
+    logs = r.ops.log2(args)
+    out = torch.zeros_like(total_ideal)
+    for t in range(steps):
+        gi = col(lab, t)
+        out = torch.where((t < kk) & (gi != 0), out + gi / logs[:, t], out)
+    safe = torch.where(total_ideal > 0, total_ideal, torch.ones_like(total_ideal))
+    value = torch.where(total_ideal > 0, out / safe, torch.zeros_like(out))
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "g",
@@ -45,5 +72,6 @@ register(
         empty_when="never",  # 0 without an ideal gain, as trec_eval
         per_query=g,
         depth="k",
+        tensor=g_tensor,
     )
 )

@@ -5,7 +5,7 @@ Each query's value is its bpref (see ``_bpref.py``); the summary is
 """
 
 from .._registry import Measure, register
-from ._bpref import bpref
+from ._bpref import bpref, bpref_tensor
 from ._gm_map import GEOMETRIC
 
 register(
@@ -18,6 +18,7 @@ register(
         unjudged="use",
         per_query=bpref,
         depth="k",
+        tensor=bpref_tensor,
         aggregate=GEOMETRIC,
     )
 )

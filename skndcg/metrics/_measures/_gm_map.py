@@ -41,6 +41,22 @@ GEOMETRIC = Aggregate(
     _log_floor, math.exp, f"geometric mean, each value floored at {GM_FLOOR:g}"
 )
 
+
+def precision_sum_tensor(r, k, dtype):
+    """On tensors: per query, the precision at each relevant row of the top
+    ``k``, added in rank order (AP's numerator, as the loop above)."""
+    on = r.inside(k) & r.row_rel
+    hits = r.running(on).to(dtype)
+    return r.sum(r.ops.zero_unless(on, hits / (r.row_pos.to(dtype) + 1.0)))
+
+
+def average_precision_tensor(r, k, opts):
+    dtype = opts["dtype"]
+    total = precision_sum_tensor(r, k, dtype)
+    big_r = r.n_relevant.to(dtype)
+    return r.retrieved(r.ops.zero_unless(big_r != 0, total / r.ops.den(big_r))), None
+
+
 register(
     Measure(
         "gm_map",
@@ -50,6 +66,7 @@ register(
         needs=("n_relevant", "rel_threshold"),
         per_query=average_precision,
         depth="k",
+        tensor=average_precision_tensor,
         aggregate=GEOMETRIC,
     )
 )

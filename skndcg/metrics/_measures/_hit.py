@@ -10,5 +10,6 @@ register(
         aliases=("hit_rate", "hitrate"),
         labels="binary",
         block_kind=B.HIT,
+        tensor="skndcg.torch._blocks:hit_rate",
     )
 )

@@ -48,6 +48,32 @@ def infap(labels, k, n_relevant, rel_threshold):
     return total
 
 
+def infap_tensor(r, k, opts):
+    import torch
+
+    f64 = torch.float64
+    on = r.inside(k)
+    unjudged = torch.zeros_like(on) if r.row_unjudged is None else r.row_unjudged
+    pooled = torch.zeros_like(on) if r.row_pooled is None else r.row_pooled
+    judged = on & ~unjudged
+    rel = judged & r.row_rel
+    nonrel = judged & ~r.row_rel
+    pool = on & pooled
+    rel_above = r.running(rel) - rel.to(torch.int64)
+    nonrel_above = r.running(nonrel) - nonrel.to(torch.int64)
+    pool_above = r.running(pool) - pool.to(torch.int64)
+    fj = r.row_pos.to(f64)
+    eps = 0.00001
+    frac = (rel_above + nonrel_above + pool_above).to(f64) / r.ops.den(fj)
+    share = (rel_above.to(f64) + eps) / ((rel_above + nonrel_above).to(f64) + 2 * eps)
+    term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * frac * share
+    term = torch.where(r.row_pos == 0, torch.ones_like(term), term)
+    total = r.sum(r.ops.zero_unless(rel, term))
+    big_r = r.n_relevant.to(f64)
+    value = torch.where(big_r > 0, total / r.ops.den(big_r), total)
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "infap",
@@ -59,5 +85,6 @@ register(
         unjudged="pool",
         per_query=infap,
         depth="k",
+        tensor=infap_tensor,
     )
 )

@@ -42,6 +42,35 @@ def iprec(labels, k, n_relevant, rel_threshold, recall):
     return best
 
 
+def iprec_at(r, recall):
+    """On tensors, in float64: interpolated precision at ``recall`` per query,
+    as the loop above finds it from the bottom of the list."""
+    import torch
+
+    device, rel = r.row_pos.device, r.row_rel
+    count = r.running(rel)
+    found = r.sum(rel.to(torch.int64))
+    cut = torch.floor(recall * r.n_relevant.to(torch.float64) + 0.5).to(torch.int64)
+    rank = r.row_pos + 1
+    hit = rel & (count == torch.clamp(cut, min=1)[r.row_query])
+    stop = torch.zeros(r.n_queries, dtype=torch.int64, device=device)
+    stop = stop.scatter_reduce(0, r.row_query, torch.where(hit, rank, 0), "amax")
+    precision = count.to(torch.float64) / rank.to(torch.float64)
+    below = rank >= stop[r.row_query]
+    best = torch.zeros(r.n_queries, dtype=torch.float64, device=device)
+    best = best.scatter_reduce(
+        0, r.row_query, torch.where(below, precision, 0.0), "amax"
+    )
+    n = r.n_retrieved.to(torch.float64)
+    best = torch.maximum(best, found.to(torch.float64) / r.ops.den(n))
+    return torch.where((cut > found) | (found == 0), torch.zeros_like(best), best)
+
+
+def iprec_tensor(r, k, opts):
+    value = iprec_at(r, float(opts["params"]["recall"]))
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "iprec",
@@ -53,5 +82,6 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=iprec,
+        tensor=iprec_tensor,
     )
 )

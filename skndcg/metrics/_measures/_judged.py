@@ -20,6 +20,19 @@ def judged(labels, k):
     return count / kk
 
 
+def judged_tensor(r, k, opts):
+    import torch
+
+    dtype = opts["dtype"]
+    on = r.inside(k)
+    if r.row_unjudged is not None:
+        on = on & ~r.row_unjudged
+    count = r.sum(on.to(torch.int64))
+    kk = r.kk(k)
+    value = torch.where(kk > 0, count.to(dtype) / torch.clamp(kk, min=1).to(dtype), 0.0)
+    return r.retrieved(value.to(dtype)), None
+
+
 register(
     Measure(
         "judged",
@@ -29,5 +42,6 @@ register(
         per_query=judged,
         depth="k",
         form="set",
+        tensor=judged_tensor,
     )
 )

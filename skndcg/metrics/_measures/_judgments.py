@@ -35,6 +35,26 @@ def nonrel_judged(labels, k, rel_threshold):
     return count
 
 
+def unj_tensor(r, k, opts):
+    import torch
+
+    dtype = opts["dtype"]
+    if r.row_unjudged is None:
+        count = torch.zeros(r.n_queries, dtype=dtype, device=r.row_pos.device)
+    else:
+        count = r.hits(k, dtype, flag=r.row_unjudged)
+    den = r.n_retrieved if k is None else torch.full_like(r.n_retrieved, k)
+    value = count.to(torch.float64) / r.ops.den(den).to(torch.float64)
+    return r.retrieved(r.ops.zero_unless(den > 0, value).to(dtype)), None
+
+
+def nonrel_judged_tensor(r, k, opts):
+    flag = ~r.row_rel
+    if r.row_unjudged is not None:
+        flag = flag & ~r.row_unjudged
+    return r.retrieved(r.hits(k, opts["dtype"], flag=flag)), None
+
+
 register(
     Measure(
         "unj",
@@ -44,6 +64,7 @@ register(
         per_query=unj,
         depth="k",
         form="set",
+        tensor=unj_tensor,
         higher_is_better=False,
     )
 )
@@ -57,6 +78,7 @@ register(
         per_query=nonrel_judged,
         depth="k",
         form="set",
+        tensor=nonrel_judged_tensor,
         higher_is_better=False,
     )
 )

@@ -42,6 +42,34 @@ def ndcg_rel(labels, k, ideal):
     return total / m
 
 
+def ndcg_rel_tensor(r, k, opts):
+    import torch
+
+    lab, ideal, kk = r.ops.grids(r, k)
+    dev, col = lab.device, r.ops.column
+    log2 = r.ops.log2_table(ideal.shape[1] + lab.shape[1], dev)
+    m = (ideal > 0).sum(1)
+    idcg_full = torch.zeros(r.n_queries, dtype=torch.float64, device=dev)
+    for j in range(ideal.shape[1]):
+        idcg_full = torch.where(j < m, idcg_full + ideal[:, j] / log2[j], idcg_full)
+    dcg, idcg = torch.zeros_like(idcg_full), torch.zeros_like(idcg_full)
+    total = torch.zeros_like(idcg_full)
+    found = torch.zeros(r.n_queries, dtype=torch.int64, device=dev)
+    for t in range(int(kk.max()) if kk.numel() else 0):
+        on = t < kk
+        gi = col(lab, t)
+        dcg = torch.where(on & (gi != 0), dcg + gi / log2[t], dcg)
+        idcg = torch.where(on & (t < m), idcg + col(ideal, t) / log2[t], idcg)
+        hit = on & (gi > 0)
+        safe = torch.where(idcg > 0, idcg, torch.ones_like(idcg))
+        total = torch.where(hit, total + dcg / safe, total)
+        found = found + hit.to(torch.int64)
+    full = torch.where(idcg_full > 0, idcg_full, torch.ones_like(idcg_full))
+    total = total + (m - found).to(torch.float64) * dcg / full
+    value = r.ops.zero_unless(m > 0, total / torch.clamp(m, min=1).to(torch.float64))
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "ndcg_rel",
@@ -51,5 +79,6 @@ register(
         empty_when="never",  # 0 without a positive gain, as trec_eval
         per_query=ndcg_rel,
         depth="k",
+        tensor=ndcg_rel_tensor,
     )
 )

@@ -10,5 +10,6 @@ register(
         aliases=("precision",),
         labels="binary",
         block_kind=B.PRECISION,
+        tensor="skndcg.torch._blocks:precision",
     )
 )

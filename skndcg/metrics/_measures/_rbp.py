@@ -41,6 +41,38 @@ def rbp_resid(labels, k, p):
     return (1.0 - p) * total + p**depth
 
 
+def rank_weights(r, k, p, dtype):
+    # p**(rank - 1) of the ranks read, and each ranked row's index into them.
+    import torch
+
+    length = max(r.max_retrieved if k is None else min(k, r.max_retrieved), 1)
+    w = r.ops.weights(p, length, dtype, r.row_pos.device)
+    return w, torch.clamp(r.row_pos, max=length - 1)
+
+
+def rbp_tensor(r, k, opts):
+    import torch
+
+    p = opts["params"]["p"]
+    w, pos = rank_weights(r, k, p, opts["dtype"])
+    y = r.row_label
+    on = r.inside(k) & r.row_rel
+    total = r.sum(torch.where(on, y * w[pos], torch.zeros_like(y)))
+    return r.retrieved((1.0 - p) * total), None
+
+
+def rbp_resid_tensor(r, k, opts):
+    import torch
+
+    dtype, p = opts["dtype"], opts["params"]["p"]
+    w, pos = rank_weights(r, k, p, dtype)
+    on = r.inside(k)
+    on = on & r.row_unjudged if r.row_unjudged is not None else torch.zeros_like(on)
+    total = r.sum(torch.where(on, w[pos], torch.zeros_like(r.row_label)))
+    depth = r.n_retrieved if k is None else torch.full_like(r.n_retrieved, k)
+    return r.retrieved((1.0 - p) * total + r.ops.power(p, depth, dtype)), None
+
+
 _P = Param(
     "p", 0.8, "Persistence: the chance of going on to the next rank.", 0.0, 1.0,
     open_low=True, open_high=True,
@@ -55,6 +87,7 @@ register(
         per_query=rbp,
         depth="k",
         form="sum",
+        tensor=rbp_tensor,
     )
 )
 register(
@@ -67,6 +100,7 @@ register(
         per_query=rbp_resid,
         depth="k",
         form="sum",
+        tensor=rbp_resid_tensor,
         higher_is_better=False,
     )
 )

@@ -10,5 +10,6 @@ register(
         aliases=("recall",),
         labels="binary",
         block_kind=B.RECALL,
+        tensor="skndcg.torch._blocks:recall",
     )
 )

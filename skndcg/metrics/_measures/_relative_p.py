@@ -22,6 +22,15 @@ def relative_p(labels, k, n_relevant, rel_threshold):
     return hits / best
 
 
+def relative_p_tensor(r, k, opts):
+    import torch
+
+    dtype = opts["dtype"]
+    big_r, h = r.n_relevant.to(dtype), r.hits(k, dtype)
+    best = big_r if k is None else torch.clamp(big_r, max=float(k))
+    return r.retrieved(r.ops.zero_unless(big_r != 0, h / r.ops.den(best))), None
+
+
 register(
     Measure(
         "relative_p",
@@ -31,5 +40,6 @@ register(
         per_query=relative_p,
         depth="k",
         form="set",
+        tensor=relative_p_tensor,
     )
 )

@@ -68,6 +68,54 @@ def rndcg(labels, k, ideal, n_relevant):
     return total / count if count > 0 else 0.0
 
 
+def rndcg_tensor(r, k, opts):
+    # The three loops above as modes, one rank at a time over every query: 1
+    # ranks and the ideal together, 2 the rest of the ranks, 3 the rest of the
+    # ideal order; 4 done.
+    import torch
+
+    lab, ideal, kk = r.ops.grids(r, k)
+    dev, col = lab.device, r.ops.column
+    p = (ideal > 0).sum(1)
+    steps = max(int(kk.max()) if kk.numel() else 0, ideal.shape[1]) + 2
+    log2 = r.ops.log2_table(steps + 1, dev)
+    zero = torch.zeros_like(ideal[:, 0])
+    old = torch.where(p > 0, ideal[:, 0], zero)
+    current = old.clone()
+    dcg, idcg, total = zero, zero, zero
+    count = torch.zeros(r.n_queries, dtype=torch.int64, device=dev)
+    mode = torch.ones(r.n_queries, dtype=torch.int64, device=dev)
+
+    def flush(cond, total, count):
+        safe = torch.where(idcg > 0, idcg, torch.ones_like(idcg))
+        add = cond & (idcg > 0)
+        return (torch.where(add, total + dcg / safe, total),
+                count + add.to(torch.int64))  # fmt: skip
+
+    for t in range(steps):
+        inside = t < kk
+        end1 = (mode == 1) & ~(inside & (current > 0))
+        mode = torch.where(end1, torch.where(inside, 2, 3), mode)
+        end2 = (mode == 2) & ~inside
+        total, count = flush(end2, total, count)
+        mode = torch.where(end2, 3, mode)
+        mode = torch.where((mode == 3) & ~(current > 0), 4, mode)
+        m1, m2, m3 = mode == 1, mode == 2, mode == 3
+        cur = torch.where(t < p, col(ideal, t), zero)
+        change = (m1 | m3) & (cur != old)
+        total, count = flush(change, total, count)
+        old = torch.where(change, cur, old)
+        gi = col(lab, t)
+        dcg = torch.where((m1 | m2) & (gi != 0), dcg + gi / log2[t], dcg)
+        idcg = torch.where((m1 | m3) & (cur > 0), idcg + cur / log2[t], idcg)
+        current = torch.where(m1 | m3, cur, current)
+    value = r.ops.zero_unless(
+        count > 0, total / torch.clamp(count, min=1).to(torch.float64)
+    )
+    value = r.ops.zero_unless(r.n_relevant != 0, value)
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
 register(
     Measure(
         "rndcg",
@@ -75,5 +123,6 @@ register(
         needs=("ideal", "n_relevant"),
         per_query=rndcg,
         depth="k",
+        tensor=rndcg_tensor,
     )
 )

@@ -16,6 +16,19 @@ def rprec(labels, k, n_relevant, rel_threshold):
     return hits / r
 
 
+def rprec_tensor(r, k, opts):
+    import torch
+
+    dtype = opts["dtype"]
+    n_rel = r.n_relevant
+    on = (r.row_pos < n_rel[r.row_query]) & r.row_rel
+    hits = r.sum(on.to(torch.int64))
+    value = torch.where(
+        n_rel > 0, hits.to(dtype) / torch.clamp(n_rel, min=1).to(dtype), 0.0
+    )
+    return r.retrieved(value.to(dtype)), None
+
+
 register(
     Measure(
         "rprec",
@@ -26,5 +39,6 @@ register(
         needs=("n_relevant", "rel_threshold"),
         per_query=rprec,
         form="sum",
+        tensor=rprec_tensor,
     )
 )

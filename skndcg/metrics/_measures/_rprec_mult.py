@@ -12,7 +12,7 @@ levels 0, 0.1, ..., 1 (see ``_iprec.py``).
 
 from .._jit import jit
 from .._registry import Measure, Param, register
-from ._iprec import iprec
+from ._iprec import iprec, iprec_at
 
 
 @jit
@@ -35,6 +35,27 @@ def iprec_11pt(labels, k, n_relevant, rel_threshold):
     return total / 11.0
 
 
+def rprec_mult_tensor(r, k, opts):
+    import torch
+
+    mult = float(opts["params"]["mult"])
+    # int(mult * R + 0.9), in float64 as the engine computes it.
+    cut = (mult * r.n_relevant.to(torch.float64) + 0.9).to(torch.int64)
+    on = (r.row_pos < cut[r.row_query]) & r.row_rel
+    hits = r.sum(on.to(torch.int64))
+    value = hits.to(torch.float64) / r.ops.den(cut).to(torch.float64)
+    return r.retrieved(r.ops.zero_unless(cut > 0, value).to(opts["dtype"])), None
+
+
+def iprec_11pt_tensor(r, k, opts):
+    import torch
+
+    total = torch.zeros(r.n_queries, dtype=torch.float64, device=r.row_pos.device)
+    for j in range(11):
+        total = total + iprec_at(r, j / 10.0)
+    return r.retrieved((total / 11.0).to(opts["dtype"])), None
+
+
 register(
     Measure(
         "rprec_mult",
@@ -45,6 +66,7 @@ register(
         needs=("n_relevant", "rel_threshold"),
         per_query=rprec_mult,
         form="sum",
+        tensor=rprec_mult_tensor,
     )
 )
 register(
@@ -56,5 +78,6 @@ register(
         labels="binary",
         needs=("n_relevant", "rel_threshold"),
         per_query=iprec_11pt,
+        tensor=iprec_11pt_tensor,
     )
 )

@@ -10,5 +10,6 @@ register(
         aliases=("rr",),
         labels="binary",
         block_kind=B.RR,
+        tensor="skndcg.torch._blocks:reciprocal_rank",
     )
 )

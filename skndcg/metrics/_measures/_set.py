@@ -63,6 +63,48 @@ def set_f(labels, k, n_relevant, rel_threshold, beta):
     return (beta + 1.0) * p * r / (beta * p + r)
 
 
+def _set_counts(r, k, dtype):
+    # Rows read, relevant rows and relevant rows read, per query.
+    return r.kk(k).to(dtype), r.n_relevant.to(dtype), r.hits(k, dtype)
+
+
+def _set_p_tensor(r, k, opts):
+    n, _, h = _set_counts(r, k, opts["dtype"])
+    return r.retrieved(r.ops.zero_unless(n > 0, h / r.ops.den(n))), None
+
+
+def _set_recall_tensor(r, k, opts):
+    _, big_r, h = _set_counts(r, k, opts["dtype"])
+    return r.retrieved(r.ops.zero_unless(big_r > 0, h / r.ops.den(big_r))), None
+
+
+def _set_map_tensor(r, k, opts):
+    n, big_r, h = _set_counts(r, k, opts["dtype"])
+    value = h * h / r.ops.den(n * big_r)
+    return r.retrieved(r.ops.zero_unless((n > 0) & (big_r > 0), value)), None
+
+
+def _set_relative_p_tensor(r, k, opts):
+    import torch
+
+    n, big_r, h = _set_counts(r, k, opts["dtype"])
+    value = h / r.ops.den(torch.minimum(n, big_r))
+    return r.retrieved(r.ops.zero_unless((n > 0) & (big_r > 0), value)), None
+
+
+def _set_f_tensor(r, k, opts):
+    beta, den = float(opts["params"]["beta"]), r.ops.den
+    n, big_r, h = _set_counts(r, k, opts["dtype"])
+    p, rr = h / den(n), h / den(big_r)
+    value = (beta + 1.0) * p * rr / den(beta * p + rr)
+    return r.retrieved(r.ops.zero_unless(h != 0, value)), None
+
+
+_TENSOR = {"set_p": _set_p_tensor, "set_recall": _set_recall_tensor,
+           "set_map": _set_map_tensor, "set_relative_p": _set_relative_p_tensor,
+           "set_f": _set_f_tensor}  # fmt: skip
+
+
 _NEEDS = ("n_relevant", "rel_threshold")
 for _name, _text, _needs, _kernel, _params in (
     ("set_p", "Set precision: the share of the retrieved rows that is relevant.",
@@ -86,5 +128,6 @@ for _name, _text, _needs, _kernel, _params in (
             per_query=_kernel,
             depth="k",
             form="set",
+            tensor=_TENSOR[_name],
         )
     )

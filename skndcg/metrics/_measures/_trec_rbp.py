@@ -21,6 +21,7 @@ computes them) in three ways, all trec_eval's:
 
 from .._jit import jit
 from .._registry import Measure, Param, register
+from ._rbp import rank_weights
 
 
 @jit
@@ -55,6 +56,39 @@ def trec_rbp_resid(labels, k, p):
     return w + (1.0 - p) * total
 
 
+def trec_rbp_tensor(r, k, opts):
+    import torch
+
+    dtype, p = opts["dtype"], opts["params"]["p"]
+    w, pos = rank_weights(r, k, p, dtype)
+    labels = torch.nan_to_num(r.all_label.to(torch.float64), nan=0.0)
+    top = torch.zeros(r.n_queries, dtype=torch.float64, device=labels.device)
+    top = top.scatter_reduce(0, r.all_query, labels, "amax", include_self=True)
+    scale = torch.where(top > 1.0, top, torch.ones_like(top)).to(dtype)
+    y = r.row_label
+    on = r.inside(k) & (y > 0)
+    gain = y / scale[r.row_query]
+    total = r.sum(torch.where(on, gain * w[pos], torch.zeros_like(y)))
+    return r.retrieved((1.0 - p) * total), None
+
+
+def trec_rbp_resid_tensor(r, k, opts):
+    import torch
+
+    dtype, p = opts["dtype"], opts["params"]["p"]
+    y = r.row_label
+    if r.row_unjudged is None:
+        return torch.zeros(r.n_queries, dtype=dtype, device=y.device), None
+    w = r.ops.weights(p, r.max_retrieved + 1, dtype, r.row_pos.device)
+    on = r.row_unjudged
+    pos = torch.clamp(r.row_pos, max=r.max_retrieved)
+    total = r.sum(torch.where(on, w[pos], torch.zeros_like(y)))
+    value = w[r.n_retrieved] + (1.0 - p) * total
+    return torch.where(
+        r.sum(on.to(torch.int64)) > 0, value, torch.zeros_like(value)
+    ), None
+
+
 _P = Param(
     "p", 0.9, "Persistence: the chance of going on to the next rank.", 0.0, 1.0,
     open_low=True, open_high=True,
@@ -70,6 +104,7 @@ register(
         per_query=trec_rbp,
         depth="k",
         form="sum",
+        tensor=trec_rbp_tensor,
     )
 )
 register(
@@ -82,6 +117,7 @@ register(
         unjudged="use",
         empty_when="never",
         per_query=trec_rbp_resid,
+        tensor=trec_rbp_resid_tensor,
         higher_is_better=False,
     )
 )

@@ -24,6 +24,16 @@ def utility(labels, k, n_relevant, rel_threshold, a, b, c, d, n_docs):
     )
 
 
+def utility_tensor(r, k, opts):
+    dtype, prm = opts["dtype"], opts["params"]
+    a, b, c, d = (float(prm[n]) for n in
+                  ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"))  # fmt: skip
+    n_docs = float(prm["n_docs"])
+    kk, big_r, h = r.kk(k).to(dtype), r.n_relevant.to(dtype), r.hits(k, dtype)
+    value = a * h + b * (kk - h) + c * (big_r - h) + d * (n_docs + h - kk - big_r)
+    return r.retrieved(value), None
+
+
 register(
     Measure(
         "utility",
@@ -48,5 +58,6 @@ register(
         per_query=utility,
         depth="k",
         form="set",
+        tensor=utility_tensor,
     )
 )

@@ -12,6 +12,7 @@ import math
 
 from .._jit import jit
 from .._registry import Measure, register
+from ._gm_map import precision_sum_tensor
 
 
 @jit
@@ -27,6 +28,14 @@ def yaap(labels, k, n_relevant, rel_threshold):
     return math.log((1.0 + total) / (1.0 + n_relevant - total))
 
 
+def yaap_tensor(r, k, opts):
+    import torch
+
+    total = precision_sum_tensor(r, k, torch.float64)
+    big_r = r.n_relevant.to(torch.float64)
+    return r.ops.log((1.0 + total) / (1.0 + big_r - total)).to(opts["dtype"]), None
+
+
 register(
     Measure(
         "yaap",
@@ -37,5 +46,6 @@ register(
         scores_empty_lists=True,
         per_query=yaap,
         depth="k",
+        tensor=yaap_tensor,
     )
 )

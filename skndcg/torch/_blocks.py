@@ -1,4 +1,5 @@
-"""One tensor implementation per measure family, from ranked blocks.
+"""The tensor kernels of the block families (``skndcg/metrics/_blocks.py``),
+named by their measures' ``tensor`` declarations: ranked blocks of tied rows.
 
 Each function returns ``(values, empty)``: one value per query, and which
 queries are empty for that family (ideal DCG <= 0 for the DCG family, no
@@ -9,24 +10,17 @@ operations, in the same order, as :mod:`skndcg.metrics`' kernels.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
-from ._ranked import discount_weights, ideal_dcg, running_sum, segment_sum
-
-
-def _cutoff(r, k):
-    """Ranked positions that count, per query: min(k, n_retrieved)."""
-    if k is None:
-        return r.n_retrieved
-    return torch.clamp(r.n_retrieved, max=k)
+from ._ops import lgamma_table, running_sum, segment_sum
+from ._ranked import discount_weights, ideal_dcg
 
 
 def _dcg_parts(r, k, opts):
     dtype, device = opts["dtype"], r.block_gain.device
     length = max(r.max_rows if k is None else min(k, r.max_rows), 1)
     disc = discount_weights(opts["discount"], length, opts["label"], dtype, device)
-    kk = _cutoff(r, k)
+    kk = r.kk(k)
     row_q = r.block_query[r.row_block]
     inside = r.row_pos < kk[row_q]
     pos = torch.clamp(r.row_pos, max=length - 1)
@@ -57,7 +51,7 @@ def ndcg(r, k, opts):
 
 def _taken(r, k):
     """Rows of each block above the cut-off."""
-    kk = _cutoff(r, k)[r.block_query]
+    kk = r.kk(k)[r.block_query]
     return torch.clamp(torch.minimum(kk - r.block_start, r.block_size), min=0)
 
 
@@ -70,10 +64,9 @@ def _hits(r, k, dtype):
     return segment_sum(part, r.block_query, r.n_queries)
 
 
-def _binary(r, value, dtype):
+def _binary(r, value):
     """Nothing retrieved scores 0; no relevant row is the empty case."""
-    zero = torch.zeros((), dtype=dtype, device=value.device)
-    return torch.where(r.n_retrieved > 0, value, zero), r.n_relevant == 0
+    return r.retrieved(value), r.n_relevant == 0
 
 
 def precision(r, k, opts):
@@ -82,7 +75,7 @@ def precision(r, k, opts):
     kf = mr if k is None else torch.full_like(mr, float(k))
     den = kf if opts["p_denominator"] == "k" else torch.minimum(kf, mr)
     den = torch.where(den > 0, den, torch.ones_like(den))
-    return _binary(r, _hits(r, k, dtype) / den, dtype)
+    return _binary(r, _hits(r, k, dtype) / den)
 
 
 def recall(r, k, opts):
@@ -90,7 +83,7 @@ def recall(r, k, opts):
     n_rel = r.n_relevant.to(dtype)
     hits = _hits(r, k, dtype)
     value = torch.where(n_rel > 0, hits / torch.clamp(n_rel, min=1), 0 * hits)
-    return _binary(r, value, dtype)
+    return _binary(r, value)
 
 
 def _first_relevant(r, k):
@@ -137,7 +130,7 @@ def hit_rate(r, k, opts):
     rel = r.block_rel[first].to(dtype)
     j = _taken(r, k)[first].to(dtype)
     value = segment_sum(1.0 - _p_none(c, rel, j), r.block_query[first], r.n_queries)
-    return _binary(r, value, dtype)
+    return _binary(r, value)
 
 
 def reciprocal_rank(r, k, opts):
@@ -146,7 +139,7 @@ def reciprocal_rank(r, k, opts):
     c = r.block_size[first].to(dtype)
     rel = r.block_rel[first].to(dtype)
     p = r.block_start[first].to(dtype)
-    kk = _cutoff(r, k)[r.block_query[first]].to(dtype)
+    kk = r.kk(k)[r.block_query[first]].to(dtype)
     last = torch.minimum(c - rel + 1.0, kk - p)
     steps = int(last.max()) if last.numel() else 0
     if steps > _EXACT_SLOTS:
@@ -166,7 +159,7 @@ def reciprocal_rank(r, k, opts):
             total = torch.where(on, total + term, total)
             miss = torch.where(on, miss * ((c - rel - i + 1.0) / (c - i + 1.0)), miss)
     value = segment_sum(total, r.block_query[first], r.n_queries)
-    return _binary(r, value, dtype)
+    return _binary(r, value)
 
 
 def _ap_blocks(r, k, dtype):
@@ -192,7 +185,7 @@ def _ap_blocks(r, k, dtype):
 def average_precision(r, k, opts):
     dtype = opts["dtype"]
     if opts["ap_denominator"] == "hits":
-        return _binary(r, _ap_hits(r, k, dtype), dtype)
+        return _binary(r, _ap_hits(r, k, dtype))
     block, _, _ = _ap_blocks(r, k, dtype)
     num = segment_sum(block, r.block_query, r.n_queries)
     n_rel = r.n_relevant.to(dtype)
@@ -201,34 +194,7 @@ def average_precision(r, k, opts):
     else:
         den = torch.clamp(n_rel, max=float(k))
     value = torch.where(n_rel > 0, num / torch.clamp(den, min=1e-300), 0 * num)
-    return _binary(r, value, dtype)
-
-
-_LGAMMA = {}
-
-
-def _lgamma_table(n, dtype, device):
-    """``lgamma(i)`` for ``i = 0..n``, from the same compiled ``math.lgamma`` the
-    engine calls (torch's ``lgamma`` differs from it in the last bit, which
-    the differences of log-binomials turn into a visible error)."""
-    key = (n, dtype, device)
-    if key not in _LGAMMA:
-        if "fn" not in _LGAMMA:
-            import math
-
-            from numba import njit
-
-            @njit
-            def table(m):
-                out = np.empty(m + 1)
-                for i in range(m + 1):
-                    out[i] = math.lgamma(float(i)) if i > 0 else np.inf
-                return out
-
-            _LGAMMA["fn"] = table
-        values = _LGAMMA["fn"](n)
-        _LGAMMA[key] = torch.as_tensor(values, device=device).to(dtype)
-    return _LGAMMA[key]
+    return _binary(r, value)
 
 
 def _log_comb(table, n, k):
@@ -264,7 +230,7 @@ def _ap_hits(r, k, dtype):
         jmax = int(upto[part].max())
         u = torch.arange(1, jmax + 1, device=c.device, dtype=dtype)[None, :]
         total = torch.zeros_like(c)
-        lg = _lgamma_table(int(r.block_size[part].max()) + 1, dtype, c.device)
+        lg = lgamma_table(int(r.block_size[part].max()) + 1, dtype, c.device)
         for x in range(int(r.block_rel[part].max()) + 1):
             xf = torch.full_like(c, float(x))
             low = torch.clamp(j - (c - rr), min=0.0)
