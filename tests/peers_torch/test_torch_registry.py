@@ -189,10 +189,11 @@ PER_QUERY = [m.name for m in registry.measures() if m.block_kind is None]
 @pytest.mark.parametrize("measure", PER_QUERY)
 def test_per_query_measures_equal_the_engine_on_tied_rows(measure):
     # ties="average" with rows of other labels (and judgments) tied: whatever
-    # the engine's rule for such ties, torch gives its numbers.
+    # the engine's rule for such ties, torch gives its numbers. Queries of
+    # about seven rows keep every tie within the engine's budget of orders.
     rng = np.random.default_rng(len(measure))
     n = 400
-    q = rng.integers(0, 30, n)
+    q = rng.integers(0, 60, n)
     y = rng.integers(0, 4, n).astype(float)
     y[rng.random(n) < 0.1] = np.nan
     s = rng.integers(0, 4, n).astype(float)

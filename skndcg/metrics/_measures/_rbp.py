@@ -8,6 +8,8 @@ rank below the depth evaluated, ``(1 - p) * sum_{unjudged i} p**(i - 1) + p**d``
 (the uncertainty of a binary RBP).
 """
 
+import math
+
 from .._jit import jit
 from .._registry import Measure, Param, register
 
@@ -26,6 +28,21 @@ def rbp(labels, k, rel_threshold, p):
 
 
 @jit
+def _int_power(base, n):
+    # base**n for an integer n >= 0 as numba's compiled ** computes it (by
+    # squaring), so that the kernel run as Python gives the same bits.
+    if n > 0x10000:
+        return math.pow(base, float(n))
+    out = 1.0
+    while n != 0:
+        if n & 1:
+            out *= base
+        n >>= 1
+        base *= base
+    return out
+
+
+@jit
 def rbp_resid(labels, k, p):
     n = labels.shape[0]
     kk = n if k is None else min(k, n)
@@ -38,7 +55,7 @@ def rbp_resid(labels, k, p):
     # The ranks below the depth: p**kk of the weight, or below the list when
     # the cut-off goes deeper than the ranking.
     depth = kk if k is None else k
-    return (1.0 - p) * total + p**depth
+    return (1.0 - p) * total + _int_power(p, depth)
 
 
 def rank_weights(r, k, p, dtype):
