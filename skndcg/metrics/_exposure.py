@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._beyond import _catalog_size
+from ._beyond import catalog_size
 from ._listwise import top_k_lists
 
 _WEIGHTINGS = ("uniform", "log2")
@@ -25,7 +25,7 @@ def item_exposure(
             f"{list(_WEIGHTINGS)}."
         )
     lists = top_k_lists(item_id, y_score, qid, k, ties)
-    n_catalog = _catalog_size(catalog, lists.uniques)
+    n_catalog = catalog_size(catalog, lists.uniques)
     if weighting == "uniform":
         w = lists.prob
     else:
