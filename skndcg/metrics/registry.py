@@ -61,7 +61,12 @@ def measures() -> tuple[Measure, ...]:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered measure's canonical name, in :func:`measures` order."""
+    """Every registered measure's canonical name, in :func:`measures` order.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(m.name for m in _measures())
 
 
