@@ -12,7 +12,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "skndcg"
 # The numbered layers of docs/architecture.rst, lowest first: a package imports
-# only packages of lower layers.
+# only packages of lower layers (the top-level modules, layer 9, are TOP_LEVEL).
 LAYERS = [
     {"utils", "_native"},
     {"metrics", "io"},
