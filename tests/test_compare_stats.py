@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from skndcg.evaluation import _resampling, compare
-from skndcg.evaluation._resampling import as_generator, multinomial_counts
-from skndcg.evaluation._stats import adjust_p_values
+from skndcg.evaluation import compare
+from skndcg.evaluation._stats import _resampling
+from skndcg.evaluation._stats._resampling import as_generator, multinomial_counts
+from skndcg.evaluation._stats._significance import adjust_p_values
 
 
 def _long(values, qids=None):

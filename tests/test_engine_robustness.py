@@ -121,7 +121,7 @@ def test_bootstrap_counts_do_not_depend_on_the_thread_count():
     code = """
         import hashlib
         import numpy as np
-        from skndcg.evaluation._resampling import multinomial_counts
+        from skndcg.evaluation._stats._resampling import multinomial_counts
         c = multinomial_counts(np.random.default_rng(3), 600, 2000)
         digest = hashlib.sha256(c.tobytes()).hexdigest()
         print(c.sum(axis=1).min(), c.sum(axis=1).max(), digest)

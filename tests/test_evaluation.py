@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skndcg.evaluation import _bootstrap, bootstrap_ci, paired_bootstrap
+from skndcg.evaluation import bootstrap_ci, paired_bootstrap
+from skndcg.evaluation._stats import _bootstrap
 
 
 def _by_hand(values, n_resamples, confidence, seed):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LinearRegression
 
-import skndcg.evaluation._catalogue_blocks as blocks
+import skndcg.evaluation._protocols._catalogue_blocks as blocks
 from skndcg.evaluation import full_catalogue_report
 
 METRICS = ["ndcg@5", "recall@5", "map@5", "p@3", "mrr@4", "err@5"]

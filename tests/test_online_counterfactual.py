@@ -354,10 +354,10 @@ def test_estimated_examination_may_exceed_one():
 
 
 def test_cascade_bootstrap_equals_a_refit_on_each_resampled_log():
+    from skndcg.evaluation._shared import as_generator, multinomial_counts
     from skndcg.online._cascade import cascade_estimate
     from skndcg.online._clicklog import check_click_log
     from skndcg.online._estimators import item_codes
-    from skndcg.online._resample import as_generator, multinomial_counts
 
     sim = simulate_click_log(
         8, 6, 4, click_model="cascade", impressions_per_query=3, random_state=5

@@ -13,7 +13,7 @@ from skndcg.evaluation import (
     compare_scores,
     prediction_powered_report,
 )
-from skndcg.evaluation._stats import adjust_p_values
+from skndcg.evaluation._stats._significance import adjust_p_values
 
 METRICS = ["ndcg@10", "p@10"]
 
@@ -134,7 +134,7 @@ def test_no_flip_no_warning(sim):
 
 def test_compare_takes_per_query_frames(sim):
     """compare(human_frames, y_model=model_frames) gives the same numbers."""
-    from skndcg.evaluation._ppi_compare import reports_two_sources
+    from skndcg.evaluation._ppi._comparison import reports_two_sources
 
     runs = {"a": sim["score_a"], "b": sim["score_b"]}
     human, model = reports_two_sources(
@@ -147,7 +147,7 @@ def test_compare_takes_per_query_frames(sim):
 
 
 def test_bad_input(sim):
-    from skndcg.evaluation._ppi_compare import reports_two_sources
+    from skndcg.evaluation._ppi._comparison import reports_two_sources
 
     runs = {"a": sim["score_a"], "b": sim["score_b"]}
     human, model = reports_two_sources(

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from skndcg.evaluation import sampled_metric_estimates
-from skndcg.evaluation._sampled import correction_table, metric_of_rank
+from skndcg.evaluation._protocols._sampled import correction_table, metric_of_rank
 
 
 def _pmf(j, K, N, m):

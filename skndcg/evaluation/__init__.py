@@ -25,27 +25,36 @@
 Per-query values come from :func:`skndcg.metrics.ranking_report`.
 """
 
-from ._bootstrap import BootstrapCI, PairedBootstrap, bootstrap_ci, paired_bootstrap
-from ._compare import compare, compare_scores
-from ._comparison import Comparison
-from ._cross_val import cross_val_ranking_report
-from ._explain import explain_change
-from ._full_catalogue import full_catalogue_report
-from ._judge import (
+from ._compare._api import compare, compare_scores
+from ._compare._result import Comparison
+from ._compare._segment_rules import (
+    cold_item_segments,
+    frequency_segments,
+    history_segments,
+)
+from ._compare._segmented_result import SegmentedComparison
+from ._monitor._explain import explain_change
+from ._monitor._over_time import metric_over_time
+from ._monitor._shadow import compare_over_time
+from ._position._bias import PositionBias, estimate_position_bias
+from ._ppi._comparison import PredictionPoweredComparison
+from ._ppi._judge import (
     choose_queries_to_judge,
     judge_agreement,
     prediction_powered_queries,
 )
-from ._monitor import metric_over_time
-from ._planning import minimum_detectable_effect, required_queries
-from ._position_bias import PositionBias, estimate_position_bias
-from ._ppi_compare import PredictionPoweredComparison
-from ._prediction_powered import prediction_powered_report
-from ._rules import cold_item_segments, frequency_segments, history_segments
-from ._sampled import sampled_metric_estimates
-from ._segmented import SegmentedComparison
-from ._shadow import compare_over_time
-from ._small import SmallSampleWarning
+from ._ppi._report import prediction_powered_report
+from ._protocols._cross_val import cross_val_ranking_report
+from ._protocols._full_catalogue import full_catalogue_report
+from ._protocols._sampled import sampled_metric_estimates
+from ._stats._bootstrap import (
+    BootstrapCI,
+    PairedBootstrap,
+    bootstrap_ci,
+    paired_bootstrap,
+)
+from ._stats._planning import minimum_detectable_effect, required_queries
+from ._stats._small_sample import SmallSampleWarning
 
 __all__ = [
     "BootstrapCI",

@@ -1,11 +1,26 @@
 """What other layers may use of the evaluation package's internals.
 
-The online package's tests (A/B tests of ranking metrics) correct their
-p-values and intervals for several comparisons exactly as :func:`compare`
-does; the corrections are named here, once, so that no other package imports
-the evaluation package's private modules.
+The online package resamples queries and users with the count-matrix bootstrap
+of :func:`compare` (counterfactual estimates and interleaving deltas are ratios
+of sums over resampling units, as compare's statistics are), and its A/B tests
+correct p-values and intervals for several comparisons as :func:`compare` does.
+These are named here, once, so that no other package imports the evaluation
+package's private modules.
 """
 
-from ._stats import adjust_p_values, corrected_confidence
+from ._stats._resampling import (
+    as_generator,
+    bootstrap_ratios,
+    multinomial_counts,
+    percentile_interval,
+)
+from ._stats._significance import adjust_p_values, corrected_confidence
 
-__all__ = ["adjust_p_values", "corrected_confidence"]
+__all__ = [
+    "adjust_p_values",
+    "as_generator",
+    "bootstrap_ratios",
+    "corrected_confidence",
+    "multinomial_counts",
+    "percentile_interval",
+]

@@ -90,14 +90,14 @@ def catalog_coverage_score(
     ties = check_ties(ties)
     ks, single = cutoffs(k)
     codes, uniques = item_codes(item_id)
-    n_items = _catalog_size(catalog, uniques)
+    n_items = catalog_size(catalog, uniques)
     r = rank(y_score, qid, codes.shape[0], ties)
     item = codes[r.rows]
     out = np.array([_covered(r, item, kk, uniques.shape[0]) / n_items for kk in ks])
     return float(out[0]) if single else out
 
 
-def _catalog_size(catalog, uniques: np.ndarray) -> int:
+def catalog_size(catalog, uniques: np.ndarray) -> int:
     n_seen = uniques.shape[0]
     if catalog is None:
         return n_seen

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._beyond import _catalog_size
+from ._beyond import catalog_size
 from ._listwise import top_k_lists
 
 
@@ -38,7 +38,7 @@ def item_exposure(
             f"{list(_WEIGHTINGS)}."
         )
     lists = top_k_lists(item_id, y_score, qid, k, ties)
-    n_catalog = _catalog_size(catalog, lists.uniques)
+    n_catalog = catalog_size(catalog, lists.uniques)
     w = _WEIGHTINGS[weighting](lists, k)
     exposure = np.bincount(lists.item, weights=w, minlength=lists.uniques.shape[0])
     return np.concatenate([exposure, np.zeros(n_catalog - lists.uniques.shape[0])])

@@ -136,6 +136,11 @@ def parse_metric(name) -> MetricSpec:
         stripped, rel = _trec_names.split_rel(name)
         if rel is not None:
             raise ValueError(_rel_message(name, stripped, rel))
+        from ._beyond_names import lookup
+
+        beyond = lookup(match.group(1) if match else name)
+        if beyond is not None:
+            raise ValueError(beyond.refusal(name))
         raise ValueError(
             f"unknown metric {name!r}; valid forms are {VALID_FORMS}, and "
             f"trec_eval's or ir_measures' names.{_trec_names.suggestion(name)}"

@@ -23,11 +23,11 @@ from ._listwise import (
     popularity_of,
     top_k_lists,
 )
-from ._popularity_docs import _doc
+from ._popularity_docs import popularity_doc
 from ._validate import as_1d
 
 
-@_doc
+@popularity_doc
 def novelty_score(
     item_id,
     y_score,
@@ -130,7 +130,7 @@ def _name(base, k):
 _MEASURES = ("arp", "aplt", "aclt")
 
 
-@_doc
+@popularity_doc
 def average_popularity_score(
     item_id,
     y_score,
@@ -212,7 +212,7 @@ def average_popularity_score(
     return finish(values, lists.keys, _name(measure, k), per_query, "empty lists")
 
 
-@_doc
+@popularity_doc
 def long_tail_recall_score(
     y_true,
     y_score,
@@ -293,7 +293,7 @@ def _all_codes(item_id, uniques):
     return pd.Index(uniques).get_indexer(as_1d(item_id, "item_id", allow_object=True))
 
 
-@_doc
+@popularity_doc
 def serendipity_score(
     y_true,
     y_score,

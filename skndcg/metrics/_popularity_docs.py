@@ -24,7 +24,7 @@ _NOVELTY_MISSING = """
         a warning gives how many."""
 
 
-def _doc(f):
+def popularity_doc(f):
     common = _COMMON_PARAMS.strip("\n")
     if f.__name__ == "novelty_score":
         start = common.index("    missing :")

@@ -1,7 +1,9 @@
-"""The ranking step shared by the beyond-accuracy metrics: who enters each top k.
+"""Who enters each top k, for the beyond-accuracy metrics.
 
-Rows are grouped by query as the grouped metrics group them, then ordered by
-decreasing score with the tie rule deciding among equal scores. Under
+Rows are grouped and ranked by the engine's own routines: grouped by query as
+the grouped metrics group them (``_group``), reordered by the tie rule
+(``_reorder``) and ranked best score first, ties in row order, by the ranked
+order of the per-query measures (``_perquery.ranked_order``). Under
 ``ties="average"`` each row gets the exact probability that it enters the top
 ``k`` when the tied rows of each query are ordered uniformly at random,
 independently across queries.
@@ -16,8 +18,11 @@ import numpy as np
 
 from ._conventions import TieRule
 from ._group import Grouping, group_rows
+from ._perquery import ranked_order
+from ._reorder import order_within_queries
 from ._validate import as_1d, check_finite, check_k
 
+# The engine's tie rules that need nothing but the scores.
 TIES = ("average", "stable", "reverse")
 
 
@@ -36,7 +41,11 @@ class Ranked:
 
 def check_ties(ties) -> TieRule:
     if not isinstance(ties, str) or ties not in TIES:
-        raise ValueError(f"ties={ties!r} is not valid; expected one of {list(TIES)}.")
+        raise ValueError(
+            f"ties={ties!r} is not valid here; expected one of {list(TIES)} "
+            "(these measures rank by score alone: 'docid' and 'pessimistic' "
+            "need document ids or labels)."
+        )
     return TieRule.of(ties)
 
 
@@ -68,22 +77,22 @@ def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
         )
     grouping = group_rows(qid, n)
     rows_g = grouping.take(np.arange(n))
-    neg = -s.astype(np.float64)[rows_g]
-    by_start = np.argsort(grouping.starts, kind="stable")
-    gid_g = np.repeat(by_start, grouping.sizes[by_start])
-    # Within a query, grouped positions follow the input order.
+    s_g = np.ascontiguousarray(s.astype(np.float64)[rows_g])
     if ties.reverse:
-        order = np.lexsort((-np.arange(n), neg, gid_g))
-    else:
-        order = np.lexsort((neg, gid_g))
-    gid = gid_g[order]
-    neg = neg[order]
+        perm = order_within_queries(grouping, s_g, rule=ties.reordering)
+        if perm is not None:
+            rows_g, s_g = rows_g[perm], s_g[perm]
+    ranked, _ = ranked_order(s_g, grouping)
+    # Queries in canonical order: query g's span starts at grouping.starts[g].
     qsize = grouping.sizes.astype(np.int64)
     qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))
+    gid = np.repeat(np.arange(qsize.shape[0]), qsize)
     pos = np.arange(n) - qstart[gid]
+    order = ranked[grouping.starts[gid] + pos]
     if ties.average:
+        score = s_g[order]
         new = np.ones(n, dtype=bool)
-        new[1:] = (gid[1:] != gid[:-1]) | (neg[1:] != neg[:-1])
+        new[1:] = (gid[1:] != gid[:-1]) | (score[1:] != score[:-1])
         first = np.flatnonzero(new)
         block = np.cumsum(new) - 1
         block_pos = pos[first][block]

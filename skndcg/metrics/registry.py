@@ -1,7 +1,10 @@
 """The measure registry, read-only: which measures exist and what they need.
 
 Every measure skndcg knows, built in or added with
-:func:`skndcg.metrics.define_measure`, is one :class:`Measure` here. Other
+:func:`skndcg.metrics.define_measure`, is one :class:`Measure` here. The
+beyond-accuracy measures, which read items (popularity, features, the
+catalogue) rather than ``(y_true, y_score, qid)`` alone, are listed by
+:func:`beyond_accuracy` with the function that computes each. Other
 packages (the command line, the tensor backend, the scale-out driver) and users
 read the registry through these functions rather than through the engine's
 modules.
@@ -16,11 +19,15 @@ True
 ('rbp(p=0.9)@10', 10, (('p', 0.9),))
 >>> "err" in registry.names()
 True
+>>> [m.function for m in registry.beyond_accuracy() if m.name == "novelty"]
+['novelty_score']
 """
 
 from __future__ import annotations
 
 from . import _names
+from ._beyond_names import BEYOND_ACCURACY, BeyondAccuracy
+from ._beyond_names import lookup as _beyond_lookup
 from ._names import MetricSpec
 from ._registry import Aggregate, Measure, Param
 from ._registry import lookup as _lookup
@@ -28,9 +35,11 @@ from ._registry import measures as _measures
 
 __all__ = [
     "Aggregate",
+    "BeyondAccuracy",
     "Measure",
     "MetricSpec",
     "Param",
+    "beyond_accuracy",
     "describe",
     "measures",
     "names",
@@ -52,7 +61,12 @@ def measures() -> tuple[Measure, ...]:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered measure's canonical name, in :func:`measures` order."""
+    """Every registered measure's canonical name, in :func:`measures` order.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(m.name for m in _measures())
 
 
@@ -71,17 +85,40 @@ def describe(name: str) -> Measure:
     Raises
     ------
     ValueError
-        When no registered measure has that name.
+        When no registered measure has that name; for a beyond-accuracy
+        measure, the message names the function that computes it.
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string such as 'ndcg', got {name!r}.")
     m = _lookup(name.strip().lower())
     if m is None:
+        beyond = _beyond_lookup(name)
+        if beyond is not None:
+            raise ValueError(beyond.refusal(name))
         raise ValueError(
             f"no measure is registered as {name!r}; registered measures are "
             f"{list(names())}."
         )
     return m
+
+
+def beyond_accuracy() -> tuple[BeyondAccuracy, ...]:
+    """The beyond-accuracy measures, which are not in the registry.
+
+    They read item popularity, item features or categories, a user's history
+    or the catalogue, so each is computed by its own function rather than by
+    name from ``(y_true, y_score, qid)``; a name such as ``"novelty@10"``
+    given as a metric is refused with a message naming that function.
+
+    Returns
+    -------
+    tuple of BeyondAccuracy
+        Each with its ``name``, ``aliases``, the ``function`` of
+        :mod:`skndcg.metrics` that computes it, what it ``needs``, and whether
+        it is ``per_query`` (a mean of one value per query) or one value for
+        all the lists together.
+    """
+    return BEYOND_ACCURACY
 
 
 def parse(name) -> MetricSpec:

@@ -19,8 +19,8 @@ import numpy as np
 
 from .._native._jit import jit
 from .._native._threads import num_threads, run_chunks
+from ..evaluation._shared import multinomial_counts
 from ._ranking import rank_rows
-from ._resample import multinomial_counts
 
 _PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..evaluation._shared import as_generator, bootstrap_ratios, percentile_interval
 from ..utils._docstrings import with_references
 from ._cascade import cascade_estimate
 from ._clicklog import (
@@ -19,7 +20,6 @@ from ._clicklog import (
 )
 from ._estimators import default_relevance, item_codes, kish, pbm_terms
 from ._ranking import rank_weights
-from ._resample import as_generator, bootstrap_ratios, percentile_interval
 
 ESTIMATORS = ("ips", "snips", "dr", "cascade")
 _COLUMNS = [

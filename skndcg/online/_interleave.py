@@ -10,9 +10,9 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
+from ..evaluation._shared import as_generator
 from ._clicklog import column
 from ._ranking import group_order, query_codes
-from ._resample import as_generator
 
 _TEAMS = np.array(["a", "b"])
 
@@ -67,7 +67,7 @@ def _interleave(
                 out_team[o + j] = team
 
 
-def _check_distinct(codes, item):
+def check_distinct(codes, item):
     """No item twice in one query (an interleaved list shows each item once)."""
     it = np.asarray(item)
     if it.dtype.kind in "iu" and it.size:
@@ -90,7 +90,7 @@ def _check_distinct(codes, item):
         )
 
 
-def _slots(codes, n_q, k):
+def list_slots(codes, n_q, k):
     """Where each query's candidates and its shown list lie.
 
     Returns ``sizes`` and ``starts`` (each query's candidates, rows sorted by
@@ -108,7 +108,7 @@ def _slots(codes, n_q, k):
     return sizes, starts, offsets, position
 
 
-def _score(values, name, n):
+def score_column(values, name, n):
     score = column(values, name, n, np.float64)
     if np.isnan(score).any():
         raise ValueError(
@@ -214,13 +214,13 @@ def interleave(
         raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
     n = q.size
     it = column(item, "item", n)
-    sa = _score(score_a, "score_a", n)
-    sb = _score(score_b, "score_b", n)
+    sa = score_column(score_a, "score_a", n)
+    sb = score_column(score_b, "score_b", n)
     codes, n_q = query_codes(q)
-    _check_distinct(codes, it)
+    check_distinct(codes, it)
     oa = group_order(codes, n_q, -sa)
     ob = group_order(codes, n_q, -sb)
-    sizes, starts, offsets, position = _slots(codes, n_q, k)
+    sizes, starts, offsets, position = list_slots(codes, n_q, k)
     total = position.size
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)

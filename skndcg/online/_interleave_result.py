@@ -10,9 +10,9 @@ import pandas as pd
 from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..evaluation._shared import as_generator, bootstrap_ratios
 from ._clicklog import column
 from ._ranking import query_codes
-from ._resample import as_generator, bootstrap_ratios
 
 
 class InterleavingResult(NamedTuple):

@@ -11,10 +11,10 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
+from ..evaluation._shared import as_generator
 from ._clicklog import column
-from ._interleave import _check_distinct, _score, _slots
+from ._interleave import check_distinct, list_slots, score_column
 from ._ranking import group_order, query_codes
-from ._resample import as_generator
 
 
 @jit
@@ -115,13 +115,13 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
             f"per ranker, got shape {sc.shape}."
         )
     for r in range(sc.shape[1]):
-        _score(sc[:, r], f"scores[:, {r}]", n)
+        score_column(sc[:, r], f"scores[:, {r}]", n)
     it = column(item, "item", n)
     codes, n_q = query_codes(q)
-    _check_distinct(codes, it)
+    check_distinct(codes, it)
     n_rankers = sc.shape[1]
     orders = np.stack([group_order(codes, n_q, -sc[:, r]) for r in range(n_rankers)])
-    sizes, starts, offsets, position = _slots(codes, n_q, k)
+    sizes, starts, offsets, position = list_slots(codes, n_q, k)
     total = position.size
     rounds = -(-k // n_rankers)
     keys = as_generator(random_state).random((n_q, rounds, n_rankers))

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ._inputs import Scores
-from ._resampling import (
+from .._stats._resampling import (
     as_generator,
     bca_interval,
     bootstrap_ratios,
     jackknife_ratios,
     percentile_interval,
 )
-from ._stats import (
+from .._stats._significance import (
     adjust_p_values,
     bootstrap_p_value,
     corrected_confidence,
@@ -21,6 +20,7 @@ from ._stats import (
     t_test,
     wilcoxon_test,
 )
+from ._inputs import Scores
 
 
 def _unit_sums(x, codes, n_units):
@@ -56,7 +56,7 @@ def expanded_confidence(confidence, n_units):
     return np.where(n > 1, 1.0 - 2.0 * stats.norm.sf(z), np.nan)
 
 
-def _interval(dist, estimate, jack, confidence, method, n_units=None):
+def interval_of(dist, estimate, jack, confidence, method, n_units=None):
     if method == "bca":
         return bca_interval(dist, estimate, jack, confidence)
     if method == "expanded":
@@ -101,7 +101,7 @@ def run(
     if interval == "bca":
         jack = jackknife_ratios(num.reshape(G, M * K), den[:, den_index])
         jack = jack.reshape(G, M, K)
-    low, high = _interval(
+    low, high = interval_of(
         dist.reshape(n_resamples, M * K),
         means.reshape(-1),
         None if jack is None else jack.reshape(G, M * K),
@@ -125,10 +125,10 @@ def run(
             diff_jack = (jack[:, a_idx] - jack[:, b_idx]).reshape(G, P * K)
             lift_jack = diff_jack / jack[:, b_idx].reshape(G, P * K)
     n_units_pk = np.tile(n_units_k, P)
-    d_low, d_high = _interval(
+    d_low, d_high = interval_of(
         diff_dist, diff.reshape(-1), diff_jack, confidence, interval, n_units_pk
     )
-    l_low, l_high = _interval(
+    l_low, l_high = interval_of(
         lift_dist, lift.reshape(-1), lift_jack, confidence, interval, n_units_pk
     )
 
@@ -150,7 +150,7 @@ def run(
         p[small_pk] = rand
     p_adj = adjust_p_values(p, correction)
     conf_adj = corrected_confidence(p_adj, correction, confidence)
-    a_low, a_high = _interval(
+    a_low, a_high = interval_of(
         diff_dist, diff.reshape(-1), diff_jack, conf_adj, interval, n_units_pk
     )
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native._jit import jit
+from ..._native._jit import jit
 
 
 @jit

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..utils._docstrings import with_references
+from ...utils._docstrings import with_references
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
 

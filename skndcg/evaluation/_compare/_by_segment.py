@@ -8,17 +8,24 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ._engine import _interval, run
-from ._inputs import Scores, _examples, _frames, _per_query, _py, _sorted
-from ._small import warn_small
-from ._stats import adjust_p_values, corrected_confidence
+from .._stats._significance import adjust_p_values, corrected_confidence
+from .._stats._small_sample import warn_small
+from ._inputs import (
+    Scores,
+    examples_text,
+    model_frames,
+    per_query_input,
+    plain_value,
+    sorted_order,
+)
+from ._numbers import interval_of, run
 
 
 def segment_labels(by, scores, s: Scores) -> np.ndarray:
     """One segment label per query of ``s`` (in the order of ``s.qids``)."""
-    frames = _frames(scores)
+    frames = model_frames(scores)
     first_raw = next(iter(frames.values()))
-    order = _sorted(first_raw["qid"].to_numpy())
+    order = sorted_order(first_raw["qid"].to_numpy())
     first = first_raw.iloc[order]
     if callable(by) and not isinstance(by, (Mapping, pd.Series)):
         labels = np.asarray(by(s.qids.copy()))
@@ -28,12 +35,12 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
                 f"{s.qids.size} queries; a rule returns one label per query."
             )
     else:
-        labels = _per_query(by, "by", s.qids, first, order)
+        labels = per_query_input(by, "by", s.qids, first, order)
     if pd.isna(labels).any():
         bad = s.qids[pd.isna(labels)]
         raise ValueError(
-            f"by gives no segment (missing label) for the queries {_examples(bad)}; "
-            "give every query a segment."
+            "by gives no segment (missing label) for the queries "
+            f"{examples_text(bad)}; give every query a segment."
         )
     return labels
 
@@ -63,9 +70,9 @@ def _segments_in_order(labels):
 
 def compare_segments(s: Scores, labels, settings, flags, random_state):
     """A :class:`SegmentedComparison`: one run per segment, one correction."""
-    from ._comparison import Comparison
-    from ._resampling import as_generator
-    from ._segmented import SegmentedComparison
+    from .._stats._resampling import as_generator
+    from ._result import Comparison
+    from ._segmented_result import SegmentedComparison
 
     rng = as_generator(random_state)
     correction = settings["correction"]
@@ -94,7 +101,7 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         start += size
         r["confidence_adjusted"] = conf_adj
         r["n_corrected"] = int(p_all.size)
-        low, high = _interval(
+        low, high = interval_of(
             r["diff_dist"],
             r["diff"].reshape(-1),
             r["diff_jack"],
@@ -109,7 +116,9 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         r["diff_high_adjusted"] = high.reshape(r["diff"].shape)
         del r["diff_dist"], r["diff_jack"]
         if r["small"].any():
-            small_any.append(f"{_py(g)!r} ({int(r['n_units'][r['small']].max())})")
+            small_any.append(
+                f"{plain_value(g)!r} ({int(r['n_units'][r['small']].max())})"
+            )
         options = {k: v for k, v in settings.items() if k != "min_queries"}
         comparisons[g] = Comparison(sub, r, **options, **flags)
     if small_any:

@@ -8,15 +8,15 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ..metrics import ranking_report
-from ..utils._docstrings import with_references
-from ._comparison import Comparison
-from ._engine import run
+from ...metrics import ranking_report
+from ...utils._docstrings import with_references
+from .._stats._resampling import check_confidence, check_n_resamples
+from .._stats._significance import CORRECTIONS, TESTS
+from .._stats._small_sample import n_queries_text, warn_small
+from ._by_segment import compare_segments, segment_labels
 from ._inputs import gather
-from ._resampling import check_confidence, check_n_resamples
-from ._segments import compare_segments, segment_labels
-from ._small import n_queries_text, warn_small
-from ._stats import CORRECTIONS, TESTS
+from ._numbers import run
+from ._result import Comparison
 
 _REFERENCES = """
     References
@@ -249,7 +249,7 @@ default=None
     )
     flags = dict(clustered=cluster is not None, weighted=sample_weight is not None)
     if y_model is not None:
-        from ._ppi_compare import two_sources
+        from .._ppi._comparison import two_sources
 
         extra = dict(sample_weight=sample_weight, cluster=cluster, by=by)
         return two_sources(scores, y_model, metrics, nan_policy, settings,
@@ -354,7 +354,7 @@ def compare_scores(
         )
     options = dict(metric_options or {})
     if y_model is not None:
-        from ._ppi_compare import reports_two_sources
+        from .._ppi._comparison import reports_two_sources
 
         names = [metrics] if isinstance(metrics, str) else list(metrics)
         human, model = reports_two_sources(

@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..utils._docstrings import with_references
-from ._ppi import METHODS, estimate, model_only
-from ._ppi_inputs import (
+from ...utils._docstrings import with_references
+from .._stats._resampling import as_generator, check_confidence, check_n_resamples
+from ._estimator import METHODS, estimate, model_only
+from ._inputs import (
     check_labels,
     inclusion_per_query,
     per_query_values,
     ratio_parts,
 )
-from ._resampling import as_generator, check_confidence, check_n_resamples
 
 REFERENCES = """
     References

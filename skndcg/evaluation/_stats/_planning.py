@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import stats
 
-from ..utils._docstrings import with_references
+from ...utils._docstrings import with_references
 
 _REFERENCES = """
     References

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._stats import adjust_p_values
+from .._stats._significance import adjust_p_values
 
 _WEEK = pd.Timedelta("7D")
 _COLUMNS = [

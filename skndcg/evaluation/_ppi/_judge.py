@@ -11,9 +11,9 @@ import pandas as pd
 from scipy import stats
 from sklearn.utils import Bunch
 
-from ..metrics import ranking_report
-from ._ppi_inputs import check_labels
-from ._resampling import as_generator
+from ...metrics import ranking_report
+from .._stats._resampling import as_generator
+from ._inputs import check_labels
 
 
 def _weighted_kappa(confusion, weights):

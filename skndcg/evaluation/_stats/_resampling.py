@@ -28,8 +28,8 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from sklearn.utils import check_random_state
 
-from .._native._jit import jit
-from .._native._threads import num_threads, run_chunks
+from ..._native._jit import jit
+from ..._native._threads import num_threads, run_chunks
 
 _BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32

@@ -33,7 +33,7 @@ _LATEX_SPECIALS = {
 }
 
 
-def _latex_escape(text):
+def latex_escape(text):
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
 
 
@@ -145,14 +145,14 @@ def latex(cmp, digits):
     """The pair table of ``cmp`` as a booktabs ``tabular``."""
     header, rows, floor = pair_rows(cmp, digits, latex=True)
     out = ["\\begin{tabular}{llrrrr}", "\\toprule"]
-    out.append(" & ".join(_latex_escape(h) if "\\" not in h else h
+    out.append(" & ".join(latex_escape(h) if "\\" not in h else h
                           for h in header) + r" \\")  # fmt: skip
     out.append("\\midrule")
     for row in rows:
-        cells = [_latex_escape(c) if i < 2 else c for i, c in enumerate(row)]
+        cells = [latex_escape(c) if i < 2 else c for i, c in enumerate(row)]
         out.append(" & ".join(cells) + r" \\")
     out.append("\\bottomrule")
-    note = _latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
+    note = latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
     out.append(f"\\multicolumn{{6}}{{l}}{{\\footnotesize {note}}} \\\\")
     out.append("\\end{tabular}")
     return "\n".join(out) + "\n"

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ._resampling import multinomial_counts, percentile_interval
+from .._stats._resampling import multinomial_counts, percentile_interval
 
 METHODS = ("ppi++", "ppi", "human")
 

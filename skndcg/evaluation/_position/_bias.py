@@ -9,9 +9,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..utils._docstrings import with_references
-from ._position_em import regression_em, warn_sparse_em
-from ._position_intervals import intervals
+from ...utils._docstrings import with_references
+from ._em import regression_em, warn_sparse_em
+from ._intervals import intervals
 
 _REFERENCES = """
     References

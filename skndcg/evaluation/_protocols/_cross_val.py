@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics import make_ranking_scorer, ranking_report
-from ..utils._query_ids import resolve_qid
+from ...metrics import make_ranking_scorer, ranking_report
+from ...utils._query_ids import resolve_qid
 
 
 def _n_rows(X):

@@ -38,17 +38,17 @@ class Scores:
     clusters: np.ndarray | None  # unit code of every query, or None
 
 
-def _examples(items, n=5):
+def examples_text(items, n=5):
     items = list(items)
-    shown = ", ".join(repr(_py(x)) for x in items[:n])
+    shown = ", ".join(repr(plain_value(x)) for x in items[:n])
     return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
 
 
-def _py(x):
+def plain_value(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _frames(scores):
+def model_frames(scores):
     """``{model: DataFrame}`` from a mapping of reports or a long DataFrame."""
     if isinstance(scores, pd.DataFrame):
         for col in ("model", "qid"):
@@ -113,7 +113,7 @@ def _default_metrics(frames, exclude):
     return cols
 
 
-def _per_query(spec, name, qids, first, order):
+def per_query_input(spec, name, qids, first, order):
     """Weights or cluster ids given as a column name, array or mapping."""
     n_queries = order.size
     if isinstance(spec, str) and spec in first.columns:
@@ -123,7 +123,7 @@ def _per_query(spec, name, qids, first, order):
         missing = [q for q in qids if q not in mapping]
         if missing:
             raise ValueError(
-                f"{name} gives no value for the queries {_examples(missing)}."
+                f"{name} gives no value for the queries {examples_text(missing)}."
             )
         return np.array([mapping[q] for q in qids])
     if isinstance(spec, str):
@@ -140,7 +140,7 @@ def _per_query(spec, name, qids, first, order):
     return arr[order]
 
 
-def _sorted(qids):
+def sorted_order(qids):
     """Order that sorts the query ids (first-seen order when they do not sort)."""
     try:
         return np.argsort(qids, kind="stable")
@@ -158,7 +158,7 @@ def _check_qids(frames):
         if q.has_duplicates:
             raise ValueError(
                 f"model {name!r} has several rows for the queries "
-                f"{_examples(q[q.duplicated()].unique())}; give one row per query "
+                f"{examples_text(q[q.duplicated()].unique())}; give one row per query "
                 "(for out-of-fold reports whose folds share query ids, make the id "
                 "unique, for example from the fold and the query)."
             )
@@ -166,9 +166,9 @@ def _check_qids(frames):
         if len(missing) or len(extra):
             parts = []
             if len(missing):
-                parts.append(f"lacks the queries {_examples(missing)}")
+                parts.append(f"lacks the queries {examples_text(missing)}")
             if len(extra):
-                parts.append(f"has queries {_examples(extra)} that the others lack")
+                parts.append(f"has queries {examples_text(extra)} that the others lack")
             raise ValueError(
                 f"models must be scored on the same queries: model {name!r} "
                 f"{' and '.join(parts)} (compared with model {models[0]!r})."
@@ -177,7 +177,7 @@ def _check_qids(frames):
 
 
 def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scores:
-    frames = _frames(scores)
+    frames = model_frames(scores)
     models = list(frames)
     if len(models) < 2:
         raise ValueError(
@@ -186,7 +186,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
         )
     rows = _check_qids(frames)
     # Queries in sorted order, so the resampling does not depend on row order.
-    order = _sorted(rows)
+    order = sorted_order(rows)
     qids = rows[order]
     first = frames[models[0]].iloc[order]
     exclude = {c for c in (sample_weight, cluster, by) if isinstance(c, str)}
@@ -219,7 +219,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
                 bad = qids[np.isinf(values[i, :, j])]
                 raise ValueError(
                     f"metric {m!r} of model {name!r} is infinite for the queries "
-                    f"{_examples(bad)}."
+                    f"{examples_text(bad)}."
                 )
     nan = np.isnan(values)
     if nan.any() and nan_policy == "raise":
@@ -227,7 +227,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
         bad = qids[nan[i, :, j]]
         raise ValueError(
             f"metric {metrics[j]!r} of model {models[i]!r} is NaN for the queries "
-            f"{_examples(bad)} (for example queries the metric skipped because "
+            f"{examples_text(bad)} (for example queries the metric skipped because "
             "nothing in them is relevant); pass nan_policy='omit' to leave such "
             "queries out of that metric for every model."
         )
@@ -235,7 +235,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
     if sample_weight is None:
         weights = np.ones(n_q)
     else:
-        weights = _per_query(sample_weight, "sample_weight", qids, first, order)
+        weights = per_query_input(sample_weight, "sample_weight", qids, first, order)
         try:
             weights = weights.astype(np.float64)
         except (TypeError, ValueError):
@@ -245,7 +245,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
         if not np.isfinite(weights).all() or (weights < 0).any():
             raise ValueError(
                 "sample_weight must be finite and >= 0, got values such as "
-                f"{_examples(weights[~np.isfinite(weights) | (weights < 0)])}."
+                f"{examples_text(weights[~np.isfinite(weights) | (weights < 0)])}."
             )
     for j, m in enumerate(metrics):
         if not (weights[keep[:, j]] > 0).any():
@@ -255,7 +255,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
             )
     codes = None
     if cluster is not None:
-        ids = _per_query(cluster, "cluster", qids, first, order)
+        ids = per_query_input(cluster, "cluster", qids, first, order)
         if pd.isna(ids).any():
             raise ValueError("cluster has missing ids; give every query a cluster.")
         codes = pd.factorize(ids, sort=False)[0]

@@ -8,7 +8,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from ..metrics import ranking_report
+from ...metrics import ranking_report
 
 
 def _examples(items, n=5):

@@ -6,7 +6,7 @@ import re
 import time
 from numbers import Integral
 
-from ..utils._interactions import check_frame
+from ...utils._interactions import check_frame
 from ._catalogue_blocks import evaluate_blocks
 from ._catalogue_plan import make_plan, unique
 from ._catalogue_sources import make_source, model_kind

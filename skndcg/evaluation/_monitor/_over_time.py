@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..metrics import ranking_report
+from ...metrics import ranking_report
 from ._windows import TIME_UNITS, as_times, check_freq, windowed
 
 _NOT_OPTIONS = ("sample_weight", "queries")
@@ -31,7 +31,7 @@ def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
 
 
 def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
-    from ..dask import ranking_report as dask_report
+    from ...dask import ranking_report as dask_report
 
     for name, col in (
         ("y_true", y_true),

@@ -3,7 +3,7 @@
 The per-query values under the humans' labels (judged queries) and under the
 model's labels (every query) are checked by the same ``gather`` as any
 comparison; each mean, paired difference and lift is a prediction-powered
-estimate (:mod:`._ppi`), and the p-values go through the same corrections.
+estimate (:mod:`._estimator`), and the p-values go through the same corrections.
 """
 
 from __future__ import annotations
@@ -14,14 +14,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..metrics import ranking_report
-from ._comparison import Comparison
-from ._engine import pairs_of
-from ._inputs import gather
-from ._ppi import estimate, model_only
-from ._ppi_inputs import check_labels, judged_options
-from ._resampling import as_generator, percentile_interval
-from ._stats import adjust_p_values, bootstrap_p_value, corrected_confidence
+from ...metrics import ranking_report
+from .._compare._inputs import gather
+from .._compare._numbers import pairs_of
+from .._compare._result import Comparison
+from .._stats._resampling import as_generator, percentile_interval
+from .._stats._significance import (
+    adjust_p_values,
+    bootstrap_p_value,
+    corrected_confidence,
+)
+from ._estimator import estimate, model_only
+from ._inputs import check_labels, judged_options
 
 
 def _align(human, model):

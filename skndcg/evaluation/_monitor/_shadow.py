@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..metrics import ranking_report
-from ._compare import compare
+from ...metrics import ranking_report
+from .._compare._api import compare
 from ._windows import as_times, check_freq
 
 

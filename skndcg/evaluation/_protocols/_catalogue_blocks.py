@@ -9,8 +9,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._native._threads import PARALLEL_ROWS, num_threads, run_chunks
-from ..metrics._shared import label_max_of, parse_metric, report_with_means
+from ..._native._threads import PARALLEL_ROWS, num_threads, run_chunks
+from ...metrics._shared import label_max_of, parse_metric, report_with_means
 from . import _catalogue_kernels as K
 from ._catalogue_sources import plain
 

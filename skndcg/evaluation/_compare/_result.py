@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import _comparison_pairs as _pairs
-from ._comparison_pairs import _latex_escape
+from . import _pairs_table as _pairs
+from ._pairs_table import latex_escape
 
 
 def _letters(n):
@@ -332,15 +332,15 @@ class Comparison:
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
         out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-        out.append(" & ".join(_latex_escape(h) for h in header) + r" \\")
+        out.append(" & ".join(latex_escape(h) for h in header) + r" \\")
         out.append("\\midrule")
         for row in rows:
-            cells = [_latex_escape(row[0])] + [
+            cells = [latex_escape(row[0])] + [
                 c.replace("[", "[").replace("%", r"\%") for c in row[1:]
             ]
             out.append(" & ".join(cells) + r" \\")
         out.append("\\bottomrule")
-        note = _latex_escape(self._footnote()).replace(r"\$", "$")
+        note = latex_escape(self._footnote()).replace(r"\$", "$")
         out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
         out.append("\\end{tabular}")
         return "\n".join(out) + "\n\n" + _pairs.latex(self, digits)
