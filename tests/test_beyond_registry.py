@@ -89,7 +89,7 @@ def test_top_k_rank_is_the_engines_ranked_order():
     # Per query (canonical order): the engine's order of the grouped rows.
     s_g = r.grouping.take(score)
     rows_g = r.grouping.take(np.arange(n))
-    engine = ranked_order(s_g, s_g, r.grouping, pessimistic=False)
+    engine, _ = ranked_order(s_g, r.grouping)
     for g in range(r.grouping.n_groups):
         lo, hi = r.grouping.starts[g], r.grouping.ends[g]
         assert np.array_equal(r.rows[r.gid == g], rows_g[engine[lo:hi]])

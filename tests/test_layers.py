@@ -205,23 +205,16 @@ KNOWN_PRIVATE_NAMES = {
     ("metrics/_trec_params.py", "metrics._trec_table"): {
         "_DOUBLE", "_FAMILIES", "_PAIRS", "_VECTOR",
     },
-    # the engine's option checks and weights, until one call object holds them
+    # the engine's query weights
     ("metrics/_beyond.py", "metrics._engine"): {"_query_weights"},
-    ("metrics/_scorer_options.py", "metrics._engine"): {"_check_options"},
-    ("metrics/_engine.py", "metrics._conventions"): {"_plain"},
     ("metrics/_binary.py", "metrics._ranking"): {"_doc", "_score"},
     ("metrics/_scorer.py", "utils._query_ids"): {"_has_column"},
     # the columnar reader's checks, shared by the chunked reader
     ("io/_chunks.py", "io._columns"): {
         "_check_flat", "_check_pairs", "_numbers", "_read_schema", "_where",
     },
-    # the tensor backend's ranked rows and ranx's order
+    # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
-    ("torch/_perquery.py", "torch._ranked"): {"_order", "_rank_within"},
-    ("torch/_ranked.py", "metrics._reorder"): {"_quicksort_orders"},
-    ("torch/_trec_curves.py", "torch._perquery"): {"_kk", "_retrieved"},
-    ("torch/_trec_curves.py", "torch._ranked"): {"_rank_within"},
-    ("torch/_trec_families.py", "torch._perquery"): {"_inside", "_kk", "_retrieved"},
     # the ranker's column and routing helpers
     ("ranker/_columns.py", "utils._query_ids"): {
         "_columns", "_is_pandas_df", "_is_polars_df",

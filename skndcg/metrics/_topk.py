@@ -62,6 +62,7 @@ def cutoffs(k, name: str = "k"):
 
 
 def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
+    ties = ties if isinstance(ties, TieRule) else check_ties(ties)
     s = as_1d(y_score, "y_score")
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
