@@ -21,7 +21,7 @@ DOCS = Path(__file__).resolve().parent
 
 # The table of measures, written from the measure registry at every build
 # (included by user_guide/metrics.rst).
-from skndcg.metrics._table import measure_table_rst
+from skndcg.metrics._catalogue._table import measure_table_rst
 
 (DOCS / "user_guide" / "measures_table.inc").write_text(measure_table_rst())
 

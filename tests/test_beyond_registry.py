@@ -8,8 +8,8 @@ import pytest
 
 import skndcg.metrics as M
 from skndcg.metrics import registry
-from skndcg.metrics._perquery import ranked_order
-from skndcg.metrics._topk import rank
+from skndcg.metrics._beyond._topk import rank
+from skndcg.metrics._core._perquery import ranked_order
 
 BEYOND_MODULES = {"_beyond", "_popularity", "_exposure", "_calibration"}
 

@@ -230,7 +230,7 @@ def client():
 
 def _forget_user_measures():
     """Empty a worker's registry of user measures (what a fresh worker has)."""
-    from skndcg.metrics._registry import unregister, user_measures
+    from skndcg.metrics._catalogue._registry import unregister, user_measures
 
     for m in user_measures():
         unregister(m.name)
@@ -238,7 +238,7 @@ def _forget_user_measures():
 
 
 def _knows_w_above():
-    from skndcg.metrics._registry import lookup
+    from skndcg.metrics._catalogue._registry import lookup
 
     return lookup("w_above") is not None
 

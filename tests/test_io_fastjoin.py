@@ -143,8 +143,8 @@ def _check_by_docno(run_path, qrels_path, depth=None):
     """by_docno=True: the same rows, each query's in descending doc_order (so
     the engine's docid reordering moves nothing), and the same scores."""
     from skndcg.metrics import grouped_ranking_scores
-    from skndcg.metrics._group import group_rows
-    from skndcg.metrics._reorder import order_within_queries
+    from skndcg.metrics._core._group import group_rows
+    from skndcg.metrics._core._reorder import order_within_queries
 
     plain = _fastjoin.join_files(run_path, qrels_path, depth=depth)[0]
     ranked = _fastjoin.join_files(run_path, qrels_path, depth=depth, by_docno=True)[0]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from test_metrics_reference import ranking_data
 
 from skndcg.metrics import grouped_ranking_scores, ranking_report
-from skndcg.metrics._group import group_rows
+from skndcg.metrics._core._group import group_rows
 
 NAMES = ["ndcg@3", "dcg@2", "map@3", "mrr", "p@2", "r@3", "hit@1", "ndcg"]
 
@@ -110,7 +110,7 @@ def test_mixed_type_ids_group_in_an_order_independent_of_rows():
 def _small_is_large(monkeypatch):
     # Take the compiled whole-array paths (and several chunks) for small input.
     from skndcg._native import _threads
-    from skndcg.metrics import _group, _validate
+    from skndcg.metrics._core import _group, _validate
 
     monkeypatch.setattr(_group, "PARALLEL_ROWS", 0)
     monkeypatch.setattr(_validate, "PARALLEL_ROWS", 0)
@@ -121,7 +121,7 @@ def _small_is_large(monkeypatch):
 def test_chunked_scatter_is_the_stable_counting_sort(n_chunks):
     # Rows land where a stable sort by key puts them, whatever the number of
     # chunks (threads): rows of one query keep their input order.
-    from skndcg.metrics import _group_kernels as GK
+    from skndcg.metrics._core import _group_kernels as GK
 
     rng = np.random.default_rng(n_chunks)
     q = rng.integers(0, 40, size=1_000)
@@ -156,7 +156,7 @@ def test_bucketed_scatter_is_the_stable_counting_sort(
     # Many bins go through buckets of consecutive bins and a second pass; the
     # result is still the stable sort by key, for any bucket width (one bin per
     # bucket, capped widths, a single bucket).
-    from skndcg.metrics import _group
+    from skndcg.metrics._core import _group
 
     _small_is_large(monkeypatch)
     monkeypatch.setattr(_group, "_BUCKET_BITS", bucket_bits)
@@ -184,7 +184,7 @@ def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
     # Force the per-thread offsets on for any data size and compare the shuffled
     # input's per-query values with those of the same rows sorted by query.
     from skndcg._native._threads import num_threads
-    from skndcg.metrics import _group
+    from skndcg.metrics._core import _group
 
     _small_is_large(monkeypatch)
     monkeypatch.setattr(_group, "_MAX_OFFSETS_PER_ROW", 0)
@@ -206,7 +206,7 @@ def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
 @pytest.mark.parametrize("layout", ["sorted", "contiguous", "shuffled", "one run"])
 def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
     # Runs that cross chunk borders, chunks inside one run, unsorted keys.
-    from skndcg.metrics import _group_kernels as GK
+    from skndcg.metrics._core import _group_kernels as GK
 
     rng = np.random.default_rng(n_chunks)
     if layout == "one run":
@@ -235,7 +235,7 @@ def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
 @pytest.mark.parametrize("n_chunks", [1, 2, 5])
 @pytest.mark.parametrize("bad_at", [None, 0, 17, 99])
 def test_chunked_finite_check_finds_the_first_bad_row(n_chunks, bad_at):
-    from skndcg.metrics._validate import _first_nonfinite
+    from skndcg.metrics._core._validate import _first_nonfinite
 
     x = np.linspace(-3.0, 3.0, 100)
     if bad_at is not None:

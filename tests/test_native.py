@@ -55,7 +55,7 @@ def test_the_engine_and_the_readers_share_one_compiler_and_pool():
     from skndcg._native import _jit
     from skndcg.io import _fastjoin, _scan
     from skndcg.metrics import _jit as metrics_jit
-    from skndcg.metrics import _validate
+    from skndcg.metrics._core import _validate
 
     assert metrics_jit.jit is _jit.jit and _scan.jit is _jit.jit
     assert _fastjoin.run_chunks is _threads.run_chunks

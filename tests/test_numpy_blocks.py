@@ -1,7 +1,7 @@
 """The no-compile backend gives the compiled engine's numbers to the last bit.
 
 Under ``no_compile`` the engine runs the kernels' Python functions, and the
-block measures' numpy twin (``skndcg/metrics/_numpy_blocks.py``) for the tie
+block measures' numpy twin (``skndcg/metrics/_core/_numpy_blocks.py``) for the tie
 rules that rank rows one by one. Random inputs: ties, graded, negative and
 fractional labels, unretrieved rows, every block measure with and without a
 cut-off, both gains and every denominator.
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from skndcg._native._jit import no_compile
-from skndcg.metrics import _numpy_blocks
-from skndcg.metrics._engine import evaluate
+from skndcg.metrics._core import _numpy_blocks
+from skndcg.metrics._core._engine import evaluate
 
 BLOCK = ["ndcg", "ndcg@3", "dcg@5", "map", "map@4", "p@1", "p@7", "r@2", "r",
          "mrr", "mrr@3", "hit@2", "hit_rate@5"]  # fmt: skip

@@ -13,7 +13,7 @@ from scale_cases import local_cluster
 
 import skndcg.dask as sd
 from skndcg.metrics import grouped_ranking_scores, ranking_report
-from skndcg.metrics._registry import measures
+from skndcg.metrics._catalogue._registry import measures
 from skndcg.streaming import score_parquet
 
 BLOCK = {"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"}
@@ -118,7 +118,7 @@ def test_dask_matches_in_memory(client):
 
 
 def test_docs_table_lists_every_measure():
-    from skndcg.metrics._table import measure_table_rst
+    from skndcg.metrics._catalogue._table import measure_table_rst
 
     table = measure_table_rst()
     for m in measures():

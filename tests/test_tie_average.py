@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import skndcg.metrics  # noqa: F401  (registers the measures)
-from skndcg.metrics import _tie_orders as T
 from skndcg.metrics import (
     define_measure,
     grouped_ranking_scores,
@@ -20,7 +19,8 @@ from skndcg.metrics import (
     undefine_measure,
 )
 from skndcg.metrics._conventions import PRESETS
-from skndcg.metrics._engine import evaluate
+from skndcg.metrics._core import _tie_orders as T
+from skndcg.metrics._core._engine import evaluate
 
 PER_QUERY = [m for m in registry.measures() if m.per_query is not None and m.builtin]
 TREC = replace(PRESETS["trec_eval"], ties="average", doc_ties=False)

@@ -4,8 +4,8 @@ inputs gives exactly the permutation of the numpy one used on small inputs."""
 import numpy as np
 import pytest
 
-from skndcg.metrics import _reorder
-from skndcg.metrics._group import group_rows
+from skndcg.metrics._core import _reorder
+from skndcg.metrics._core._group import group_rows
 
 
 @pytest.mark.parametrize("rule", ["reverse", "docid", "pessimistic", "quicksort", None])

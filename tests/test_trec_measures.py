@@ -215,7 +215,7 @@ def test_set_f_beta_by_name():
 
 
 def test_ndcg_custom_gains_in_python():
-    from skndcg.metrics._trec_names import gain_function, parse_gains
+    from skndcg.metrics._catalogue._trec_names import gain_function, parse_gains
 
     gains = parse_gains("1=5,3=0", "ndcg.1=5,3=0")
     assert gains == ((1, 5.0), (3, 0.0))

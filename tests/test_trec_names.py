@@ -3,8 +3,8 @@
 import pytest
 
 from skndcg.metrics import grouped_ranking_scores
-from skndcg.metrics._names import parse_metric
-from skndcg.metrics._trec_names import (
+from skndcg.metrics._catalogue._names import parse_metric
+from skndcg.metrics._catalogue._trec_names import (
     NICKNAMES,
     TABLE_ORDER,
     closest,

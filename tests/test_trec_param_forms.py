@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from cli_calls import call, write_run_qrels
 
-from skndcg.metrics._trec_params import c_number
+from skndcg.metrics._catalogue._trec_params import c_number
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 from skndcg.cli import main
 from skndcg.io import join_run_qrels
 from skndcg.metrics import grouped_ranking_scores, ranking_report
-from skndcg.metrics._trec_names import translate
+from skndcg.metrics._catalogue._trec_names import translate
 
 pytestmark = pytest.mark.peers
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -7,7 +7,7 @@ once here:
    options and convention and the column mapping (a :class:`Spec`);
 2. :func:`piece_sums` scores one piece of whole queries with the in-memory
    engine and keeps the sums its means are made of (a
-   :class:`~skndcg.metrics._aggregate.Means`, as a row of floats);
+   :class:`~skndcg.metrics._core._aggregate.Means`, as a row of floats);
 3. :func:`whole_queries` turns batches read in order into pieces of whole
    queries, carrying the last (maybe unfinished) query to the next batch;
 4. :func:`finish` adds the sums up into the means (under the convention's

@@ -34,7 +34,7 @@ def is_parquet(path) -> bool:
 
 
 def read_columns(path, columns):
-    """The named columns of a CSV or Parquet file, as a DataFrame.
+    r"""The named columns of a CSV or Parquet file, as a DataFrame.
 
     The file is read as :func:`read_predictions` reads it: Parquet by its
     ending, else delimited text whose separator (``,``, tab, ``;`` or ``|``)

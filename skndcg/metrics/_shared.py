@@ -11,15 +11,15 @@ here, once, so that no other package imports the engine's private modules and
 the engine can reorganise them behind this list.
 """
 
-from ._aggregate import Means
+from ._api._report import report_with_means
+from ._catalogue._names import check_unique, parse_metric
+from ._catalogue._registry import ensure_registered
 from ._conventions import Convention, TieRule, call_options
-from ._engine import evaluate
-from ._labels import label_max_of
-from ._names import check_unique, parse_metric
-from ._registry import ensure_registered
-from ._reorder import quicksort_order
-from ._report import report_with_means
-from ._validate import discount as discount_weights
+from ._core._aggregate import Means
+from ._core._engine import evaluate
+from ._core._labels import label_max_of
+from ._core._reorder import quicksort_order
+from ._core._validate import discount as discount_weights
 
 __all__ = [
     "Convention",

@@ -25,13 +25,13 @@ True
 
 from __future__ import annotations
 
-from . import _names
-from ._beyond_names import BEYOND_ACCURACY, BeyondAccuracy
-from ._beyond_names import lookup as _beyond_lookup
-from ._names import MetricSpec
-from ._registry import Aggregate, Measure, Param
-from ._registry import lookup as _lookup
-from ._registry import measures as _measures
+from ._beyond._names import BEYOND_ACCURACY, BeyondAccuracy
+from ._beyond._names import lookup as _beyond_lookup
+from ._catalogue import _names
+from ._catalogue._names import MetricSpec
+from ._catalogue._registry import Aggregate, Measure, Param
+from ._catalogue._registry import lookup as _lookup
+from ._catalogue._registry import measures as _measures
 
 __all__ = [
     "Aggregate",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 
 from skndcg.metrics import define_measure, grouped_ranking_scores, undefine_measure
-from skndcg.metrics._engine import evaluate
+from skndcg.metrics._core._engine import evaluate
 from skndcg.torch import RankingMetric, ranking_scores
 from skndcg.torch._metric import per_query
 from skndcg.torch._options import resolve

@@ -14,7 +14,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from skndcg.metrics import registry
 from skndcg.metrics._conventions import PRESETS
-from skndcg.metrics._engine import evaluate
+from skndcg.metrics._core._engine import evaluate
 from skndcg.torch import ranking_scores
 from skndcg.torch._metric import per_query
 from skndcg.torch._names import cpu_only, tensor

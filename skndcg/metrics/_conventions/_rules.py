@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validate import check_finite
+from .._core._validate import check_finite
 
 # Exponential gain: 2**label - 1 stays an exact integer up to this label.
 MAX_EXP_LABEL = 53

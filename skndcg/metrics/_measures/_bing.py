@@ -8,8 +8,8 @@ loses only for the non-relevant rows above it.
 
 import math
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

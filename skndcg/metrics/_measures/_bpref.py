@@ -7,8 +7,8 @@ scores 1 when ``n`` or ``m`` is 0); the sum is divided by ``R``. Unjudged rows
 are ignored.
 """
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

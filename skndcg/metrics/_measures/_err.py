@@ -8,8 +8,8 @@ once they get there; ERR is the expected reciprocal of the rank where they stop.
 
 import math
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 
 
 @jit

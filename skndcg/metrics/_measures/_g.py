@@ -9,8 +9,8 @@ gain (0 when there is none). A row loses only for the gain missing above it.
 
 import math
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

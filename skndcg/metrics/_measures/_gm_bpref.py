@@ -4,7 +4,7 @@ Each query's value is its bpref (see ``_bpref.py``); the summary is
 ``exp(mean(log(max(bpref, 1e-5))))``, with trec_eval's floor (as gm_map).
 """
 
-from .._registry import Measure, register
+from .._catalogue._registry import Measure, register
 from ._bpref import bpref, bpref_tensor
 from ._gm_map import GEOMETRIC
 

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
+from .._catalogue._registry import Aggregate, Measure, register
 from .._jit import jit
-from .._registry import Aggregate, Measure, register
 
 #: trec_eval's floor of a query's AP in the geometric mean (``MIN_GEO_MEAN``).
 GM_FLOOR = 1e-5

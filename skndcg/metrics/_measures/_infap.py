@@ -11,8 +11,8 @@ above it in the pool, judged relevant and judged not relevant, and
 ``pooled/(r-1)``). The sum is divided by the number of judged relevant rows.
 """
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 EPSILON = 0.00001
 

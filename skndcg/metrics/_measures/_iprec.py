@@ -13,8 +13,8 @@ second. skndcg follows 10.0.
 
 import math
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 
 
 @jit

@@ -3,8 +3,8 @@
 As ir_measures' ``Judged@k``: a list shorter than k is divided by its length.
 """
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

@@ -7,8 +7,8 @@ rows judged not relevant; trec_eval prints it as an integer and sums it over
 queries.
 """
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

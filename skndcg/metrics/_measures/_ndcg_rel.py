@@ -9,8 +9,8 @@ rows with a positive gain (retrieved or not). 0 when nothing has a gain.
 
 import math
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

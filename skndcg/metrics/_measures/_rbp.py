@@ -10,8 +10,8 @@ rank below the depth evaluated, ``(1 - p) * sum_{unjudged i} p**(i - 1) + p**d``
 
 import math
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 
 
 @jit

@@ -4,8 +4,8 @@ The relevant rows in the top ``k`` over the most there could be,
 ``min(R, k)`` (``R`` relevant rows in the query); 0 when ``R`` is 0.
 """
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

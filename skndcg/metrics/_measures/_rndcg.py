@@ -10,8 +10,8 @@ values. 0 for a query with nothing relevant at the relevance level.
 
 import math
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

@@ -1,7 +1,7 @@
 """R-precision: precision at R, the number of relevant rows of the query."""
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 
 
 @jit

@@ -10,8 +10,8 @@ shorter than ``c`` as filled with non-relevant rows; 0 when ``c`` is 0.
 levels 0, 0.1, ..., 1 (see ``_iprec.py``).
 """
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 from ._iprec import iprec, iprec_at
 
 

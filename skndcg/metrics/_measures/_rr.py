@@ -1,7 +1,7 @@
 """Reciprocal rank (MRR), from the fused block kernel."""
 
-from .. import _blocks as B
-from .._registry import Measure, register
+from .._catalogue._registry import Measure, register
+from .._core import _blocks as B
 
 register(
     Measure(

@@ -10,8 +10,8 @@ denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
 ``-M k``).
 """
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 
 
 @jit

@@ -19,8 +19,8 @@ computes them) in three ways, all trec_eval's:
   rows; a query with none prints 0 (skndcg's ``rbp_resid`` prints ``p**n``).
 """
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 from ._rbp import rank_weights
 
 

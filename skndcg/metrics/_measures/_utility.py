@@ -7,8 +7,8 @@ query and ``N`` documents in the collection (``n_docs``; trec_eval ``-N``):
 filtering track's linear utility); ``nonrel_missed`` needs ``n_docs``.
 """
 
+from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
-from .._registry import Measure, Param, register
 
 
 @jit

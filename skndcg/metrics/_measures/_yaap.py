@@ -10,8 +10,8 @@ as trec_eval prints it.
 
 import math
 
+from .._catalogue._registry import Measure, register
 from .._jit import jit
-from .._registry import Measure, register
 from ._gm_map import precision_sum_tensor
 
 

@@ -1,0 +1,2 @@
+"""The public functions of :mod:`skndcg.metrics`: grouped scores, reports,
+scorers and the option helpers."""

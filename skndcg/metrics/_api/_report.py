@@ -1,0 +1,176 @@
+"""Per-query breakdown of the grouped metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...utils._docstrings import with_references
+from .._catalogue._names import MetricSpec, check_unique, parse_metric
+from .._conventions import call_options, pick
+from .._core import _blocks as K
+from .._core._engine import evaluate
+from ._docstrings import REFERENCES
+
+
+@with_references(REFERENCES)
+def ranking_report(
+    y_true,
+    y_score,
+    qid,
+    *,
+    metrics=("ndcg@10",),
+    gain=None,
+    discount="log2",
+    ties=None,
+    empty=None,
+    sample_weight=None,
+    convention=None,
+    rel_threshold=None,
+    ap_denominator=None,
+    p_denominator=None,
+    doc_id=None,
+    nan_score=None,
+    queries=None,
+    nan_label=None,
+    by=None,
+    return_means=False,
+):
+    """One row per query: sizes, DCG and ideal DCG, and every requested metric.
+
+    The breakdown to debug a grouped score with: which queries pull the mean down,
+    which ones were skipped and why. The mean of a metric column over the rows that
+    are not skipped (weighted by ``weight`` when given) is what the matching
+    ``grouped_*_score`` function returns under the default ``"mean"`` weighting.
+
+    Parameters
+    ----------
+    y_true, y_score, qid : array-like of shape (n_samples,)
+        Labels, scores and query ids, as in
+        :func:`~skndcg.metrics.grouped_ndcg_score`.
+    metrics : str or sequence of str, default=("ndcg@10",)
+        Metric names (``"ndcg@10"``, ``"map@5"``, ``"mrr"``, ``"p@5"``, ...). For
+        each ``ndcg@k`` (or ``dcg@k``) the columns ``dcg@k`` and ``idcg@k`` are
+        added.
+    gain, discount, ties, empty, sample_weight, convention, rel_threshold
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    ap_denominator, p_denominator : str, default=None
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    doc_id, nan_score, queries, nan_label : default=None
+        As in :func:`~skndcg.metrics.grouped_ranking_scores`.
+    by : array-like of shape (n_samples,), mapping or callable, default=None
+        Segment of each query, added as a ``segment`` column: one label per
+        row (constant within a query), a mapping from query id, or a rule
+        such as :func:`skndcg.evaluation.history_segments`.
+        ``skndcg.evaluation.compare(reports, by="segment")`` then compares
+        models within each segment.
+    return_means : bool, default=False
+        Also return the mean of each metric, from the same evaluation (the
+        rows are read and ranked once).
+
+    Returns
+    -------
+    report : pandas.DataFrame
+        One row per query in canonical order (sorted by query id), with columns
+        ``qid``, ``n_items``, ``n_relevant`` (with ``nan_score="unretrieved"``
+        also ``n_retrieved`` and ``n_relevant_retrieved``: the rows with a score),
+        then per metric its value (NaN when
+        the query is skipped) and, for the DCG family, ``dcg@k`` and ``idcg@k``;
+        ``weight`` when ``sample_weight`` is given; and ``skipped``: empty when the
+        query counts, else why it was left out.
+    means : dict of str to float
+        Only with ``return_means=True``: each metric's value as
+        :func:`~skndcg.metrics.grouped_ranking_scores` returns it for the same
+        arguments.
+
+    {references}
+
+    Examples
+    --------
+    >>> from skndcg.metrics import ranking_report
+    >>> report = ranking_report([3, 2, 0, 0, 0], [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...                         ["a", "a", "a", "b", "b"], metrics="ndcg@3")
+    >>> report[["qid", "n_items", "dcg@3", "idcg@3", "ndcg@3"]].round(4)
+      qid  n_items   dcg@3  idcg@3  ndcg@3
+    0   a        3  3.5000  4.2619  0.8212
+    1   b        2  0.0000  0.0000     NaN
+    >>> report["skipped"].tolist()
+    ['', 'no relevant item: ideal DCG@3 is 0']
+    >>> report, means = ranking_report([3, 2, 0, 0, 0], [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...                                ["a", "a", "a", "b", "b"],
+    ...                                metrics="ndcg@3", return_means=True)
+    >>> round(means["ndcg@3"], 4)
+    0.8212
+    """
+    report, means = report_with_means(
+        y_true, y_score, qid, metrics=metrics, sample_weight=sample_weight,
+        doc_id=doc_id, with_means=bool(return_means), **pick(locals()),
+    )  # fmt: skip
+    if by is not None:
+        from ._segment_column import with_segment
+
+        report = with_segment(report, by, qid)
+    return (report, means) if return_means else report
+
+
+def report_with_means(
+    y_true, y_score, qid, *, metrics=("ndcg@10",), sample_weight=None, doc_id=None,
+    with_means=True, label_max=None, frame=True, **options,
+):  # fmt: skip
+    """:func:`ranking_report` and the means of its metrics (or None), from one
+    evaluation; ``options`` as in :func:`ranking_report`. ``label_max``: the
+    largest label of the whole data, when these rows are one piece of it (see
+    :func:`~skndcg.metrics._core._labels.label_max_of`);
+    ``frame=False``: the report's columns as a dict of arrays (no pandas)."""
+    opts = call_options(**options)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    specs = [parse_metric(m) for m in names]
+    check_unique(names, specs)
+    # Add the DCG and ideal DCG behind every member of the DCG family.
+    wanted: list[MetricSpec] = []
+    for sp in specs:
+        if sp.measure in ("ndcg", "dcg"):
+            for kind in (K.DCG, K.IDCG):
+                extra = MetricSpec(kind, sp.k)
+                if extra not in wanted and extra not in specs:
+                    wanted.append(extra)
+    all_specs = [*specs, *wanted]
+    ev = evaluate(
+        y_true, y_score, qid, all_specs, opts, sample_weight=sample_weight,
+        doc_id=doc_id, label_max=label_max,
+    )  # fmt: skip
+    grouping = ev.grouping
+    data = {
+        "qid": grouping.keys,
+        "n_items": grouping.sizes.astype(np.int64),
+        "n_relevant": ev.n_relevant,
+    }
+    if opts.unretrieved:
+        data["n_retrieved"] = ev.n_retrieved
+        data["n_relevant_retrieved"] = ev.n_relevant_retrieved
+    order: list[tuple[str, np.ndarray]] = []
+    for j, sp in enumerate(all_specs):
+        label = names[j] if j < len(names) else sp.name
+        col = ev.raw[:, j] if sp.measure in ("dcg", "idcg") else ev.values[:, j]
+        order.append((label, col))
+    # dcg@k, idcg@k first, then the metrics in the order asked.
+    extras = [(lbl, c) for lbl, c in order[len(names) :]]
+    for label, col in extras + order[: len(names)]:
+        data[label] = col
+    if ev.weights is not None:
+        data["weight"] = ev.weights
+    reasons = np.full(grouping.n_groups, "", dtype=object)
+    if ev.convention.empty.skips:
+        for j in range(len(names) - 1, -1, -1):
+            mask = ev.empty[:, j]
+            if mask.any():
+                reasons[mask] = ev.convention.empty_rule.reason(specs[j])
+    reasons[ev.excluded] = "nothing retrieved"
+    data["skipped"] = reasons
+    if frame:
+        import pandas as pd  # here, not at import: scoring alone never needs it
+
+        data = pd.DataFrame(data)
+    if not with_means:
+        return data, None
+    means = ev.means()[: len(names)]
+    return data, {n: float(v) for n, v in zip(names, means, strict=True)}

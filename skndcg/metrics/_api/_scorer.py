@@ -1,0 +1,401 @@
+"""Group-aware scorers usable as ``scoring=`` in scikit-learn model selection.
+
+A scorer made by :func:`make_ranking_scorer` is called like every scikit-learn
+scorer, ``scorer(estimator, X, y_true)``, and finds the query id of each row in
+one of two channels:
+
+1. a ``qid`` argument, routed by scikit-learn when metadata routing is enabled
+   (the scorer requests ``qid`` by default) or passed in a direct call;
+2. otherwise the ``qid_col`` column of a pandas or polars DataFrame ``X``;
+   without a ``qid_col`` of its own, the scorer takes the ``qid_col`` of the
+   estimator it scores (a :class:`~skndcg.ranker.QueryRanker`), else ``"qid"``.
+
+A ``make_scorer`` scorer never receives ``X``, so it cannot read the column:
+that is why this is a small scorer class of its own rather than
+``sklearn.metrics.make_scorer``, with the scorer interface scikit-learn relies
+on (``set_score_request``, ``get_metadata_routing``, pickling, deep copies).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn import get_config
+from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
+
+from skndcg.utils._query_ids import _has_column, resolve_qid
+
+from ...utils._docstrings import with_references
+from ...utils._leak import check_query_overlap
+from .._catalogue._names import parse_metric
+from .._catalogue._registry import ensure_registered
+from .._core._engine import check_k
+from ._docstrings import REFERENCES
+from ._ranking import grouped_ranking_scores
+from ._scorer_options import check_metric_options, check_metrics
+
+__all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
+
+#: Metadata a scorer consumes, with its default request.
+_DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
+
+
+def _routing_enabled() -> bool:
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _hint_no_ids() -> str:
+    if _routing_enabled():
+        return (
+            "Metadata routing is on: pass qid= to the search's fit (or in "
+            "params= of cross_validate), and check that this scorer requests it "
+            "(set_score_request(qid=True), the default)."
+        )
+    return (
+        "Metadata routing is off, so a qid passed to a search's fit reaches the "
+        "model but never a scorer: keep the query ids in the X column."
+    )
+
+
+class _OneMetricScores(dict):
+    """The dict of a one-metric list scorer; printed with how to get a number.
+
+    scikit-learn's cross_val_score and GridSearchCV(refit=True) need a number
+    and report a dict they got with ``%s``: the message then says what to do.
+    """
+
+    def __str__(self):
+        (name,) = self
+        return (
+            f"{dict.__repr__(self)} (a scorer made from a list of metrics returns "
+            f"a dict; for a single number pass the name alone: "
+            f"make_ranking_scorer({name!r}))"
+        )
+
+
+def _qid_col_of(estimator, qid_col):
+    """The scorer's own ``qid_col``, else the estimator's, else ``"qid"``."""
+    if qid_col is not None:
+        return qid_col
+    declared = getattr(estimator, "qid_col", None)
+    if isinstance(declared, str) or (
+        isinstance(declared, Integral) and not isinstance(declared, bool)
+    ):
+        return declared
+    return "qid"
+
+
+def _uses_column(estimator, qid_col) -> bool:
+    """Whether ``estimator`` was fitted with ``qid_col`` among its features."""
+    try:
+        names = estimator.feature_names_in_
+    except AttributeError:
+        return False
+    return qid_col in list(names)
+
+
+class _RankingScorer:
+    """Callable ``scorer(estimator, X, y_true, *, qid=None, sample_weight=None)``.
+
+    Built by :func:`make_ranking_scorer` and :func:`make_ndcg_scorer`, which
+    document it.
+    """
+
+    def __init__(self, metrics, single, qid_col, options, signature):
+        self._metrics = metrics
+        self._single = single
+        self._qid_col = qid_col
+        self._options = options
+        self._signature = signature
+        self._requests = dict(_DEFAULT_REQUESTS)
+        # The measures added with define_measure that the names use: pickled
+        # with the scorer, registered again in a worker process.
+        self._measures = tuple(
+            dict.fromkeys(
+                m
+                for m in (parse_metric(n).definition for n in metrics)
+                if not m.builtin
+            )
+        )
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        ensure_registered(self.__dict__.get("_measures", ()))
+
+    def __repr__(self):
+        return self._signature
+
+    def _routing_repr(self):
+        return repr(self)
+
+    def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
+        """Score the predictions of a fitted ``estimator`` on ``X``, per query.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted model with a ``predict`` method.
+        X : pandas.DataFrame, polars.DataFrame or array-like
+            Test data. Must hold the ``qid_col`` column unless ``qid`` is given.
+        y_true : array-like of shape (n_samples,)
+            Relevance labels.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row (routed when metadata routing is enabled);
+            wins over the column.
+        sample_weight : array-like of shape (n_samples,) or mapping, default=None
+            Query weights, as in :func:`grouped_ranking_scores`.
+
+        Returns
+        -------
+        score : float or dict
+            The metric's mean over queries, or ``{name: mean}`` for a list.
+        """
+        caller = repr(self)
+        qid_col = _qid_col_of(estimator, self._qid_col)
+        try:
+            X_model, qid = resolve_qid(
+                X,
+                qid,
+                qid_col=qid_col,
+                caller=caller,
+                drop_col=not _uses_column(estimator, qid_col),
+            )
+        except ValueError as exc:
+            if qid is None and not _has_column(X, qid_col):
+                raise ValueError(f"{exc} {_hint_no_ids()}") from None
+            raise
+        check_query_overlap(estimator, qid, caller=caller)
+        n_rows = qid.shape[0]
+        n_labels = len(y_true)
+        if n_labels != n_rows:
+            raise ValueError(
+                f"{caller}: y_true has {n_labels} entries but X has {n_rows} rows; "
+                "pass one relevance label per row."
+            )
+        y_score = np.asarray(estimator.predict(X_model))
+        if y_score.ndim == 2 and y_score.shape[1] == 1:
+            y_score = y_score[:, 0]
+        if y_score.shape != (n_rows,):
+            raise ValueError(
+                f"{caller}: {type(estimator).__name__}.predict returned an array of "
+                f"shape {y_score.shape}, but ranking needs one score per row, shape "
+                f"({n_rows},). Score with a model that predicts a single value "
+                "per row (a regressor or a ranker)."
+            )
+        scores = grouped_ranking_scores(
+            y_true,
+            y_score,
+            qid,
+            self._metrics,
+            sample_weight=sample_weight,
+            **self._options,
+        )
+        # scikit-learn maximises scores: a measure where lower is better is
+        # negated, as scikit-learn's own "neg_*" scorers are.
+        for name in self._metrics:
+            if not parse_metric(name).definition.higher_is_better:
+                scores[name] = -scores[name]
+        if self._single:
+            return scores[self._metrics[0]]
+        return _OneMetricScores(scores) if len(scores) == 1 else scores
+
+    def _accept_sample_weight(self):
+        # Without routing, GridSearchCV forwards fit's sample_weight to scorers
+        # that accept it; per-row training weights are rarely the per-query
+        # weights a ranking metric averages with, so the scorer declines them.
+        return False
+
+    def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
+        """Set how ``qid`` and ``sample_weight`` are routed to this scorer.
+
+        Only available with ``sklearn.set_config(enable_metadata_routing=True)``.
+
+        Parameters
+        ----------
+        qid : bool, str or None, default=sklearn.utils.metadata_routing.UNCHANGED
+            ``True`` (the default request) routes ``qid``; ``False`` ignores it
+            (the column is used); a string routes the metadata of that name,
+            for example ``"groups"`` to reuse the splitter's groups; ``None``
+            raises if it is passed.
+        sample_weight : bool, str or None, \
+default=sklearn.utils.metadata_routing.UNCHANGED
+            The same for ``sample_weight`` (query weights), which is not
+            requested by default.
+
+        Returns
+        -------
+        self : object
+            The scorer, with updated requests.
+        """
+        if not _routing_enabled():
+            raise RuntimeError(
+                "This method is only available when metadata routing is enabled. "
+                "You can enable it using "
+                "sklearn.set_config(enable_metadata_routing=True)."
+            )
+        for name, alias in (("qid", qid), ("sample_weight", sample_weight)):
+            if alias is UNCHANGED:
+                continue
+            # Validated by scikit-learn (True, False, None or an identifier).
+            MetadataRequest(owner=self).score.add_request(param=name, alias=alias)
+            self._requests[name] = alias
+        return self
+
+    def get_metadata_routing(self):
+        """Get the metadata this scorer requests.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRequest
+            ``qid`` requested by default, ``sample_weight`` on request.
+        """
+        request = MetadataRequest(owner=self)
+        for name, alias in self._requests.items():
+            request.score.add_request(param=name, alias=alias)
+        return request
+
+
+@with_references(REFERENCES)
+def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
+    """Make a group-aware ranking scorer for ``scoring=`` in scikit-learn.
+
+    The scorer is called as ``scorer(estimator, X, y_true, *, qid=None,
+    sample_weight=None)``. It predicts once, then evaluates every metric per
+    query with :func:`grouped_ranking_scores`. Query ids come from ``qid``
+    (routed by scikit-learn when metadata routing is enabled: the scorer
+    requests it by default) or else from the ``qid_col`` column of a pandas or
+    polars DataFrame ``X``: the scorer's own ``qid_col`` if given, else the
+    ``qid_col`` of the estimator it scores (so ``QueryRanker(...,
+    qid_col="query")`` declares the column for its scorers too), else
+    ``"qid"``. The column is dropped before ``predict`` unless the
+    estimator was fitted with it (its ``feature_names_in_`` lists it).
+
+    Parameters
+    ----------
+    metrics : str or list of str
+        A metric name, ir-measures style and case-insensitive (``"ndcg@10"``,
+        ``"dcg@5"``, ``"map@10"``, ``"mrr"``, ``"p@5"``, ``"r@20"``,
+        ``"hit@10"``): the scorer returns a float. A list of names: the scorer
+        returns a dict keyed by those names (use it with ``refit="ndcg@10"``),
+        computed from one ``predict`` call.
+    qid_col : str, int or None, default=None
+        DataFrame column holding the query ids, read when no ``qid`` is passed.
+        ``None`` reads the ``qid_col`` attribute of the scored estimator (a
+        :class:`~skndcg.ranker.QueryRanker`), falling back to ``"qid"``.
+    **metric_options : dict
+        Passed to :func:`grouped_ranking_scores`: ``gain``, ``discount``,
+        ``ties``, ``empty``, ``convention``, ``rel_threshold``,
+        ``ap_denominator``, ``p_denominator``.
+
+    Returns
+    -------
+    scorer : callable
+        A scorer object with ``set_score_request`` and
+        ``get_metadata_routing``; picklable and safe to deep-copy.
+
+    See Also
+    --------
+    make_ndcg_scorer : The NDCG@k scorer.
+    grouped_ranking_scores : The metrics on flat arrays.
+
+    Notes
+    -----
+    Inside ``GridSearchCV`` or ``cross_validate``, scikit-learn turns an error
+    raised by a scorer into a ``nan`` score and a warning unless
+    ``error_score="raise"`` is set; set it so that a missing query id stops
+    the search.
+
+    {references}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skndcg.metrics import make_ranking_scorer
+    >>> X = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "f": [3, 1, 2, 1, 2]})
+    >>> y = [2, 0, 1, 0, 1]
+    >>> model = LinearRegression().fit(X[["f"]], y)
+    >>> scorer = make_ranking_scorer(["ndcg@2", "mrr"])
+    >>> scorer
+    make_ranking_scorer(['ndcg@2', 'mrr'])
+    >>> {name: round(value, 3) for name, value in scorer(model, X, y).items()}
+    {'ndcg@2': 1.0, 'mrr': 1.0}
+    """
+    names, single = check_metrics(metrics)
+    if qid_col is not None and (
+        isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral))
+    ):
+        raise TypeError(
+            f"qid_col must be None or a column name (str or int), got {qid_col!r} "
+            f"({type(qid_col).__name__})."
+        )
+    check_metric_options(metric_options)
+    args = [repr(metrics if single else list(names))]
+    if qid_col is not None:
+        args.append(f"qid_col={qid_col!r}")
+    args += [f"{key}={value!r}" for key, value in metric_options.items()]
+    signature = f"make_ranking_scorer({', '.join(args)})"
+    return _RankingScorer(names, single, qid_col, dict(metric_options), signature)
+
+
+@with_references(REFERENCES)
+def make_ndcg_scorer(k=10, *, qid_col=None, **options):
+    """Make a group-aware NDCG@k scorer for ``scoring=`` in scikit-learn.
+
+    Shortcut for ``make_ranking_scorer(f"ndcg@{k}", qid_col=qid_col,
+    **options)``; the scorer returns
+    ``grouped_ndcg_score(y_true, estimator.predict(X), qid, k=k, **options)``.
+
+    Parameters
+    ----------
+    k : int or None, default=10
+        Cut-off; ``None`` counts the whole list.
+    qid_col : str, int or None, default=None
+        DataFrame column holding the query ids, read when no ``qid`` is passed;
+        ``None`` takes the scored estimator's ``qid_col``, else ``"qid"``.
+    **options : dict
+        ``gain``, ``discount``, ``ties``, ``empty``, ``convention``, as in
+        :func:`grouped_ndcg_score`.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y_true, *, qid=None, sample_weight=None)``
+        returning a float; see :func:`make_ranking_scorer`.
+
+    See Also
+    --------
+    make_ranking_scorer : Any metric, or several in one pass.
+    grouped_ndcg_score : The metric on flat arrays.
+
+    {references}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skndcg.metrics import make_ndcg_scorer
+    >>> X = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "f": [3, 1, 2, 2, 1]})
+    >>> y = [2, 0, 1, 0, 1]
+    >>> model = LinearRegression().fit(X[["f"]], y)
+    >>> scorer = make_ndcg_scorer(k=2)
+    >>> scorer
+    make_ndcg_scorer(k=2)
+    >>> round(scorer(model, X, y), 4)
+    0.8155
+
+    The query ids can also be passed (or routed) as an array:
+
+    >>> round(scorer(model, X[["f"]], y, qid=X["qid"]), 4)
+    0.8155
+    """
+    k = check_k(k)
+    name = "ndcg" if k is None else f"ndcg@{k}"
+    scorer = make_ranking_scorer(name, qid_col=qid_col, **options)
+    args = [f"k={k!r}"]
+    if qid_col is not None:
+        args.append(f"qid_col={qid_col!r}")
+    args += [f"{key}={value!r}" for key, value in options.items()]
+    scorer._signature = f"make_ndcg_scorer({', '.join(args)})"
+    return scorer

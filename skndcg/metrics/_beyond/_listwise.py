@@ -1,0 +1,240 @@
+"""Shared steps of the per-user beyond-accuracy measures.
+
+Each measure is a mean over the top ``k`` of a user's list of a value per
+item (its self-information, its popularity, whether it is in the long tail),
+or a count over it. The ranking step is the one of the other beyond-accuracy
+metrics (:mod:`._topk`); under ``ties="average"`` a row of a tied block that
+straddles the cut-off counts with its probability of entering the top ``k``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._core._validate import as_1d, check_k
+from ._items import item_codes, py
+from ._topk import Ranked, check_ties, membership, rank
+
+MISSING = ("error", "zero")
+
+
+@dataclass
+class Lists:
+    """The top ``k`` of every query, as weighted (query, item) entries."""
+
+    ranked: Ranked
+    keys: np.ndarray  # query ids, canonical order
+    gid: np.ndarray  # query of each entry
+    item: np.ndarray  # item code of each entry
+    row: np.ndarray  # input row of each entry
+    prob: np.ndarray  # probability the entry is in the top k
+    uniques: np.ndarray  # item id of each code
+    length: np.ndarray  # (expected) list length of every query
+
+
+def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
+    ties = check_ties(ties)
+    k = check_k(k)
+    codes, uniques = item_codes(item_id)
+    r = rank(y_score, qid, codes.shape[0], ties)
+    prob, _ = membership(r, k)
+    keep = prob > 0
+    gid = r.gid[keep]
+    n_q = r.grouping.n_groups
+    length = np.bincount(gid, weights=prob[keep], minlength=n_q)
+    return Lists(
+        r,
+        np.asarray(r.grouping.keys),
+        gid,
+        codes[r.rows[keep]],
+        r.rows[keep],
+        prob[keep],
+        uniques,
+        length,
+    )
+
+
+def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
+    """Mean of ``value`` (one per entry) over each query's top k."""
+    n_q = lists.length.shape[0]
+    total = np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(lists.length > 0, total / lists.length, np.nan)
+
+
+def per_query_sum(lists: Lists, value: np.ndarray) -> np.ndarray:
+    n_q = lists.length.shape[0]
+    return np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
+
+
+def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSING):
+    """Training popularity of every item code, and the table it came from.
+
+    ``popularity`` is either explicit counts, a mapping (dict) from item id to
+    its number of training interactions (or users), or the training log
+    itself, one item id per interaction (a list, array, pandas Series or
+    Index: only its values are read), counted here.
+    """
+    if missing not in allowed:
+        raise ValueError(
+            f"missing={missing!r} is not valid; expected one of {list(allowed)}."
+        )
+    table = popularity_table(popularity, name)
+    found = table.reindex(pd.Index(uniques))
+    absent = found.isna().to_numpy()
+    fill = {"zero": 0.0, "one": 1.0}.get(missing, 0.0)
+    if absent.any():
+        first = py(uniques[np.flatnonzero(absent)[0]])
+        if missing == "error":
+            fix = next(m for m in allowed if m != "error")
+            raise ValueError(
+                f"{int(absent.sum())} recommended item(s) are missing from {name} "
+                f"(first {first!r}); {name} must count every item of the training "
+                "log, so an item it lacks was never seen in training. Pass "
+                f"missing={fix!r} to count such items as "
+                + ("seen once." if fix == "one" else "never interacted with.")
+                + _looks_like_counts(popularity, uniques[absent], name)
+            )
+        warnings.warn(
+            f"{int(absent.sum())} recommended item(s) are missing from {name} "
+            f"(first {first!r}); they count with popularity {fill:g} "
+            f"(missing={missing!r}).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return found.fillna(fill).to_numpy(dtype=np.float64), table
+
+
+def _looks_like_counts(popularity, absent, name) -> str:
+    """A hint when a Series read as a log holds the missing items in its index."""
+    if (
+        isinstance(popularity, pd.Series)
+        and pd.Index(absent).isin(popularity.index).all()
+    ):
+        return (
+            f" {name} is a pandas Series, read as the training log (its values "
+            "are item ids); its index holds the missing items, so it may be "
+            f"counts by item: pass those as a dict, {name}=counts.to_dict()."
+        )
+    return ""
+
+
+# Names pandas gives the result of value_counts(): counts, not a log.
+_COUNT_NAMES = ("count", "proportion")
+
+
+def popularity_table(popularity, name="popularity") -> pd.Series:
+    """Item id -> count, from a mapping of counts or a training log of item ids.
+
+    A mapping is counts; a list, array, pandas Series or Index is a log of ids
+    (a Series by its values, whatever its index), so ids and counts cannot be
+    confused. A Series that comes from ``value_counts()`` is refused.
+    """
+    if isinstance(popularity, Mapping):
+        table = pd.Series(dict(popularity), dtype=object)
+    elif isinstance(popularity, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be the training log's item ids (one column, for example "
+            f"log['item_id']) or a dict of counts by item, got a DataFrame."
+        )
+    elif isinstance(popularity, (str, bytes, numbers.Number)) or popularity is None:
+        raise TypeError(
+            f"{name} must be a dict mapping item id to count, or the training "
+            f"log's item ids (list, array or pandas Series), got {popularity!r}."
+        )
+    else:
+        if isinstance(popularity, pd.Series) and popularity.name in _COUNT_NAMES:
+            raise ValueError(
+                f"{name} is a pandas Series named {popularity.name!r}, as "
+                "value_counts() returns: counts by item, not a log. A Series is "
+                "read as the training log (one item id per interaction); pass "
+                f"counts as a dict, {name}=counts.to_dict(), or pass the log "
+                "itself."
+            )
+        log = as_1d(popularity, name, allow_object=True)
+        if log.shape[0] == 0:
+            raise ValueError(f"{name} is an empty training log.")
+        return pd.Series(log).value_counts().astype(np.float64)
+    if not table.index.is_unique:
+        dup = py(table.index[table.index.duplicated()][0])
+        raise ValueError(f"{name} has the item {dup!r} more than once.")
+    try:
+        values = table.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} is a mapping, read as counts by item, but its values are not "
+            "all numbers; to pass the training log, give its item ids as a list, "
+            "array or pandas Series."
+        ) from None
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} counts must be finite and >= 0, got {values[i]!r} for item "
+            f"{py(table.index[i])!r}."
+        )
+    return pd.Series(values, index=table.index)
+
+
+def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
+    """Whether each item code is in the long tail.
+
+    ``long_tail`` is the head's share of the items (the ``ceil(share * n)``
+    most popular items of the table, ties at the cut all in the head), or a
+    collection of the long-tail item ids.
+    """
+    if isinstance(long_tail, numbers.Real) and not isinstance(long_tail, bool):
+        if not 0 < long_tail < 1:
+            raise ValueError(
+                f"long_tail={long_tail!r} must be the head's share of the items, "
+                "strictly between 0 and 1, or the long-tail item ids."
+            )
+        counts = table.to_numpy(dtype=np.float64)
+        n_head = int(np.ceil(long_tail * counts.shape[0]))
+        cut = np.sort(counts)[::-1][n_head - 1]
+        head = pd.Index(table.index[counts >= cut])
+        return ~pd.Index(uniques).isin(head)
+    if isinstance(long_tail, (str, bytes)) or long_tail is None:
+        raise TypeError(
+            "long_tail must be the head's share of the items (a float) or a "
+            f"collection of long-tail item ids, got {long_tail!r}."
+        )
+    tail = pd.Index(as_1d(list(long_tail), "long_tail", allow_object=True))
+    return pd.Index(uniques).isin(tail)
+
+
+def finish(values: np.ndarray, keys, name, per_query, what):
+    """The mean over the queries that have a value, or the per-query frame."""
+    if per_query:
+        return pd.DataFrame({"qid": keys, name: values})
+    ok = ~np.isnan(values)
+    if not ok.any():
+        from sklearn.exceptions import UndefinedMetricWarning
+
+        warnings.warn(
+            f"{name} is undefined for every query ({what}); nan is returned.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return float("nan")
+    return float(values[ok].mean())
+
+
+def labels_of(y_true, n, name="y_true"):
+    y = as_1d(y_true, name)
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}.")
+    if y.shape[0] != n:
+        raise ValueError(
+            f"{name} has {y.shape[0]} rows but item_id has {n}; they must match."
+        )
+    y = y.astype(np.float64)
+    if not np.isfinite(y).all():
+        raise ValueError(f"{name} must be finite.")
+    return y

@@ -1,0 +1,340 @@
+"""trec_eval's and ir_measures' names for the registry's measures.
+
+The registry (``_registry.py``) says which measures exist and the grammar
+(``_names.py``) how skndcg writes them; this module only translates:
+
+- trec_eval's measure names (``P_10``, ``ndcg_cut_10``, ``recip_rank``,
+  ``iprec_at_recall_0.10``), its ``-m`` families with parameters (``P.5,10``,
+  ``ndcg_cut.10``) and nicknames (``official``, ``all_trec``, ``set``);
+- ir_measures' names (``nDCG@10``, ``AP``, ``RR``, ``IPrec@0.1``,
+  ``P(rel=2)@5``), most of which the grammar already reads since it ignores
+  case;
+- skndcg names back to trec_eval's, for ``skndcg score --format trec``, with
+  the order in which trec_eval prints its measures.
+
+The parameters of a family (``P.5,10``, ``rbp.p=0.95``) are read by
+``_trec_params.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from . import _registry as R
+from ._trec_params import (  # noqa: F401  (gains re-exported for the command line)
+    GAINED,
+    _cut_name,
+    _metric,
+    _pairs_metric,
+    _params,
+    _plain,
+    _text_length,
+    _vector_metric,
+    gain_function,
+    parse_gains,
+    parse_levels,
+)
+from ._trec_table import (  # noqa: F401  (re-exported for the command line)
+    _DOUBLE,
+    _FAMILIES,
+    _IR_MEASURES,
+    _PAIRS,
+    _VECTOR,
+    COUNTS,
+    LEVELS,
+    NICKNAMES,
+    SUMMED,
+    TABLE_ORDER,
+    TEXT,
+)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One line of trec_eval's output: its name, the skndcg metric behind it
+    (None for the counts) and its place in trec_eval's order."""
+
+    trec_name: str
+    metric: str | None
+    order: tuple
+    gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
+    length: int | None = None  # relstring's number of documents, or None
+    levels: tuple = ()  # 11pt_avg's recall levels, averaged per query, or ()
+
+
+def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
+    """What one trec_eval ``-m`` argument asks for, and the families of a
+    nickname that skndcg does not compute (to report).
+
+    ``arg`` is a family with optional parameters (``P``, ``P.5,10``), one
+    measure (``P_10``, ``recip_rank``) or a nickname (``official``).
+
+    Examples
+    --------
+    >>> from skndcg.metrics._catalogue._trec_names import expand
+    >>> [(m.trec_name, m.metric) for m in expand("P.5,10")[0]]
+    [('P_5', 'p@5'), ('P_10', 'p@10')]
+    """
+    if arg in NICKNAMES:
+        out, missing = [], []
+        for family in NICKNAMES[arg]:
+            if family in COUNTS or family in _FAMILIES or family in TEXT:
+                out.extend(expand(family)[0])
+            else:
+                missing.append(family)
+        return out, missing
+    family, dot, text = arg.partition(".")
+    if family in COUNTS and not dot:
+        return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
+    if family in TEXT:
+        length = _text_length(family, text, arg) if dot else TEXT[family]
+        name = f"{family}_{text}" if dot else family
+        order = (TABLE_ORDER.index(family), 0)
+        return [TrecMeasure(name, None, order, length=length)], []
+    if family in _FAMILIES:
+        how = _FAMILIES[family][1]
+        base = TABLE_ORDER.index(family)
+        if family in GAINED and dot:
+            gains = parse_gains(text, arg)
+            metric = _metric(family)
+            return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
+        if family in LEVELS and dot:
+            levels = parse_levels(family, text, arg)
+            name, metric = f"{family}_{text}", _metric(family)
+            return [TrecMeasure(name, metric, (base, 0), levels=levels)], []
+        if how in ("vector", "pairs"):
+            name = f"{family}_{text}" if dot else family
+            given = _vector_metric if how == "vector" else _pairs_metric
+            metric = given(family, text, arg) if dot else _metric(family)
+            return [TrecMeasure(name, metric, (base, 0))], []
+        values = _params(family, text, arg) if dot else _FAMILIES[family][2]
+        if how == "none":
+            return [TrecMeasure(family, _metric(family), (base, 0))], []
+        return [
+            TrecMeasure(_cut_name(family, v), _metric(family, v), (base, v))
+            for v in values
+        ], []
+    single = _single(arg)
+    if single is not None:
+        return [single], []
+    raise ValueError(unknown_message(arg))
+
+
+def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
+    """What several ``-m`` arguments ask for, as trec_eval reads them: each
+    family once, with the parameters of its first ``-m`` that gives some
+    (``-m official -m P.10`` is ``P_10`` alone), else its defaults.
+
+    Examples
+    --------
+    >>> from skndcg.metrics._catalogue._trec_names import resolve
+    >>> [m.trec_name for m in resolve(["P.5", "map", "P.10"])[0]]
+    ['map', 'P_5']
+    """
+    params: dict = {}
+    order: list = []
+    singles: list = []
+    missing: list = []
+    for arg in args:
+        family, dot, _ = arg.partition(".")
+        if arg in NICKNAMES:
+            for f in NICKNAMES[arg]:
+                if f in COUNTS or f in _FAMILIES or f in TEXT:
+                    order.append(f)
+                elif f not in missing:
+                    missing.append(f)
+        elif family in COUNTS or family in _FAMILIES or family in TEXT:
+            if dot:
+                expand(arg)  # checks the parameters
+                params.setdefault(family, arg)
+            order.append(family)
+        else:
+            singles += expand(arg)[0]
+    out = []
+    for family in dict.fromkeys(order):
+        out += expand(params.get(family, family))[0]
+    out += singles
+    out.sort(key=lambda m: m.order)
+    return out, missing
+
+
+_SINGLE = re.compile(r"^([A-Za-z_]+?)_(\d+(?:\.\d+)?)$")
+
+
+def _single(name: str) -> TrecMeasure | None:
+    """One trec_eval measure name (``P_10``, ``iprec_at_recall_0.10``)."""
+    match = _SINGLE.match(name)
+    if match is None:
+        return None
+    family, value = match.groups()
+    if family not in _FAMILIES or _FAMILIES[family][1] in ("none", "vector"):
+        return None
+    how = _FAMILIES[family][1]
+    if how == "cut":
+        if "." in value or int(value) < 1:
+            return None
+        v = int(value)
+    else:
+        v = float(value)
+        low, high = _DOUBLE[how]
+        if not low <= v <= high:
+            return None
+    return TrecMeasure(
+        _cut_name(family, v), _metric(family, v), (TABLE_ORDER.index(family), v)
+    )
+
+
+def translate(name: str) -> str | None:
+    """The skndcg name of a trec_eval or ir_measures name, or None.
+
+    Examples
+    --------
+    >>> from skndcg.metrics._catalogue._trec_names import translate
+    >>> translate("ndcg_cut_10"), translate("recip_rank"), translate("IPrec@0.1")
+    ('ndcg@10', 'mrr', 'iprec(recall=0.1)')
+    """
+    text = name.strip()
+    for family in _FAMILIES:
+        if text.lower() == family.lower() and _FAMILIES[family][1] in (
+            "none",
+            "vector",
+            "pairs",
+        ):
+            return _metric(family)
+    single = _single(text) or _single(_case_family(text))
+    if single is not None:
+        return single.metric
+    family, dot, params = text.partition(".")
+    family = _case_family(family)
+    if dot and family in _VECTOR:
+        return _vector_metric(family, params, name)
+    if dot and family in _PAIRS:
+        return _pairs_metric(family, params, name)
+    if dot and family in GAINED:
+        raise ValueError(
+            f"metric {name!r}: {family}'s gains apply to a whole call: ask for "
+            f"{_metric(family)!r} with gain=a function of the labels (skndcg "
+            f"score: -m {family}.1=0.5,2=3)."
+        )
+    if dot and family in _FAMILIES and _FAMILIES[family][1] != "none":
+        values = _params(family, params, name)
+        if len(values) == 1:
+            return _metric(family, values[0])
+        names = ", ".join(_cut_name(family, v) for v in values)
+        raise ValueError(
+            f"metric {name!r} names {len(values)} metrics ({names}); give them "
+            "one by one."
+        )
+    low = text.lower()
+    match = re.match(r"^iprec@\s*([0-9.]+)$", low)
+    if match:
+        return f"iprec(recall={float(match.group(1)):g})"
+    base, at, k = low.partition("@")
+    if base in _IR_MEASURES:
+        return _IR_MEASURES[base] + (f"@{k}" if at else "")
+    return None
+
+
+def _case_family(text: str) -> str:
+    """``text`` with its family spelled as trec_eval does (``p_10`` -> ``P_10``)."""
+    for family in sorted(_FAMILIES, key=len, reverse=True):
+        if text.lower().startswith(family.lower()):
+            return family + text[len(family) :]
+    return text
+
+
+def split_rel(name: str) -> tuple[str, float | None]:
+    """An ir_measures name without its ``rel=`` parameter, and that level.
+
+    Examples
+    --------
+    >>> from skndcg.metrics._catalogue._trec_names import split_rel
+    >>> split_rel("P(rel=2)@5")
+    ('P@5', 2.0)
+    """
+    match = re.match(r"^(.*?)\((.*)\)(.*)$", name.strip())
+    if match is None:
+        return name, None
+    head, inner, tail = match.groups()
+    parts = [p.strip() for p in inner.split(",") if p.strip()]
+    rel = [p for p in parts if p.replace(" ", "").lower().startswith("rel=")]
+    if not rel:
+        return name, None
+    value = rel[0].partition("=")[2].strip()
+    try:
+        level = float(value)
+    except ValueError:
+        raise ValueError(
+            f"metric {name!r}: rel={value!r} must be a number (the relevance level)."
+        ) from None
+    rest = [p for p in parts if p not in rel]
+    return head + (f"({', '.join(rest)})" if rest else "") + tail, level
+
+
+def to_trec(spec) -> tuple[str, tuple] | None:
+    """trec_eval's name of a parsed metric and its place in trec_eval's order,
+    or None when trec_eval has no such measure."""
+    m, k = spec.measure, spec.k
+    for family, (measure, how, _) in _FAMILIES.items():
+        if measure != m:
+            continue
+        base = TABLE_ORDER.index(family)
+        if how == "vector" and k is None:
+            values = [spec.param(p) for p in _VECTOR[family]]
+            defaults = [spec.definition.param(p).default for p in _VECTOR[family]]
+            text = ",".join(_plain(v) for v in values)
+            return (family if values == defaults else f"{family}_{text}"), (base, 0)
+        if how == "none" and k is None and not spec.params:
+            return family, (base, 0)
+        if how == "pairs" and k is None:
+            given = [
+                (p, spec.param(p)) for p in _PAIRS[family]
+                if spec.param(p) != spec.definition.param(p).default
+            ]  # fmt: skip
+            text = ",".join(f"{p}={_plain(v)}" for p, v in given)
+            return (f"{family}_{text}" if given else family), (base, 0)
+        if how == "cut" and k is not None:
+            return _cut_name(family, k), (base, k)
+        if how in _DOUBLE:
+            v = spec.param(how)
+            return _cut_name(family, v), (base, v)
+    return None
+
+
+def known_names() -> list[str]:
+    """Every name a suggestion can point to."""
+    names = [n for m in R.measures() for n in (m.name, *m.aliases)]
+    names += list(_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
+    for family, (_, how, defaults) in _FAMILIES.items():
+        if how != "none":
+            names += [_cut_name(family, v) for v in defaults]
+    return names
+
+
+def closest(name: str) -> str | None:
+    """The valid name nearest to ``name`` (a cut-off ``@k`` kept), or None."""
+    family, dot, params = name.strip().partition(".")
+    if dot and family not in _FAMILIES:  # a family with parameters: P.5,10
+        near = difflib.get_close_matches(family, list(_FAMILIES), n=1, cutoff=0.6)
+        return f"{near[0]}.{params}" if near else None
+    base, at, k = name.strip().partition("@")
+    names = known_names()
+    by_lower = {n.lower(): n for n in names}
+    hit = difflib.get_close_matches(base.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[hit[0]] + at + k if hit else None
+
+
+def suggestion(name: str) -> str:
+    """``" Did you mean 'ndcg_cut_10'?"`` for a name that is not valid, or ""."""
+    near = closest(name)
+    return f" Did you mean {near!r}?" if near else ""
+
+
+def unknown_message(name: str) -> str:
+    return (
+        f"unknown measure {name!r}.{suggestion(name)} trec_eval's names look like "
+        "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
+        "ir_measures' like 'nDCG@10'."
+    )

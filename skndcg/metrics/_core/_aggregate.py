@@ -1,0 +1,217 @@
+"""Per-query values to the reported means: the empty rule, covered queries, weights.
+
+The kernels give each query's raw value of each metric. What a query with nothing
+relevant scores (``empty``), whether a query with nothing retrieved counts
+(``queries``), and how query weights combine (a weighted mean, or the LightGBM and
+XGBoost way) are decided here, once for every metric, by the rules of the
+convention. :class:`Means` holds the sums a mean is made of: they add up over
+pieces of the queries (the scale-out driver, torch), and give the means once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._conventions import Convention
+from ._group import Grouping
+from ._validate import py
+
+
+@dataclass
+class Evaluation:
+    """Per-query results of one evaluation.
+
+    ``values[g, j]`` is metric ``j`` of query ``g`` after the empty rule and the
+    query coverage (NaN where the query is left out of the mean); ``raw`` is the
+    value before them (the same array when neither changed anything; neither is
+    modified once built); ``empty[g, j]`` marks queries without a relevant item
+    and ``excluded[g]`` queries left out because nothing of theirs was retrieved.
+    """
+
+    specs: list
+    grouping: Grouping
+    values: np.ndarray
+    raw: np.ndarray
+    aux: np.ndarray
+    empty: np.ndarray
+    excluded: np.ndarray
+    n_relevant: np.ndarray
+    n_retrieved: np.ndarray
+    n_relevant_retrieved: np.ndarray
+    weights: np.ndarray | None
+    convention: Convention
+
+    @classmethod
+    def build(
+        cls, *, specs, grouping, raw, aux, n_relevant, label_sum, n_retrieved,
+        n_relevant_retrieved, weights, convention, retrieved_only,
+    ):  # fmt: skip
+        conv = convention
+        empty = conv.empty_rule.mask(aux, label_sum)
+        values = raw  # nothing to change: one array serves as both
+        if empty.any():
+
+            def error():
+                g, j = np.argwhere(empty)[0]
+                return (
+                    f"query {py(grouping.keys[g])!r} has no relevant item, so "
+                    f"{specs[j].name} is undefined for it (empty='error'); pass "
+                    "empty='skip', 'zero' or 'one' to handle such queries."
+                )
+
+            values = conv.empty.apply(raw, empty, np, error)
+        # A judged query with nothing retrieved scores 0 (set by the kernel); it
+        # counts in the mean only when every judged query does.
+        excluded = (n_retrieved == 0) & retrieved_only
+        if excluded.any():
+            if values is raw:
+                values = raw.copy()
+            values[excluded, :] = np.nan
+        return cls(
+            specs=specs,
+            grouping=grouping,
+            values=values,
+            raw=raw,
+            aux=aux,
+            empty=empty,
+            excluded=excluded,
+            n_relevant=n_relevant,
+            n_retrieved=np.asarray(n_retrieved, dtype=np.int64),
+            n_relevant_retrieved=n_relevant_retrieved,
+            weights=weights,
+            convention=conv,
+        )
+
+    def means(self) -> np.ndarray:
+        """The average of each metric over queries, as the convention defines it."""
+        return Means.of(self).result(self.convention, stacklevel=4)
+
+
+@dataclass
+class Means:
+    """The sums the means of several metrics are made of, over some queries.
+
+    Per metric: the numerator, the denominator (the weights, or the count) and
+    the number of queries kept, as the convention's weighting makes them
+    (``sums[j]``). They add up over a partition of the queries (:meth:`merge`),
+    and :meth:`result` turns them into the means, applying the all-skipped rule
+    once. Values of a metric with its own aggregate (gm_map) enter as their
+    terms and leave through its ``back``.
+    """
+
+    specs: list  # the parsed metrics
+    # (n_metrics, 3): numerator, denominator, queries kept (from torch: one
+    # triple of 0-d tensors per metric, in the values' dtype and device)
+    sums: np.ndarray
+    n_queries: int = 0  # queries of the pieces
+    n_counted: int = 0  # of which with a retrieved row (the others are left out)
+    weighted: bool = False
+
+    #: Floats per metric in :meth:`row`.
+    N_SUMS = 3
+
+    @classmethod
+    def of(cls, ev: Evaluation) -> Means:
+        """The sums of an :class:`Evaluation`'s queries."""
+        # Every query counts unless some were excluded: then no masks are built.
+        keep_q = slice(None) if not ev.excluded.any() else ~ev.excluded
+        w = None if ev.weights is None else ev.weights[keep_q]
+        sums = np.zeros((len(ev.specs), cls.N_SUMS))
+        for j, sp in enumerate(ev.specs):
+            v = np.ascontiguousarray(ev.values[keep_q, j])
+            agg = sp.definition.aggregate
+            if agg is not None:
+                v = np.asarray(agg.term(v), dtype=np.float64)
+            sums[j] = ev.convention.weighting.sums(v, w, ev.empty[keep_q, j])
+        n = ev.grouping.n_groups
+        return cls(ev.specs, sums, n, n - int(ev.excluded.sum()), w is not None)
+
+    @classmethod
+    def of_values(cls, specs, values, counted, xp) -> Means:
+        """The sums of per-query ``values`` (one array per metric, in ``xp``:
+        numpy or torch), of which the ``counted`` queries (one mask per
+        metric) enter the mean; unweighted. The sums keep the values' dtype."""
+        sums = []
+        for sp, v, c in zip(specs, values, counted, strict=True):
+            agg = sp.definition.aggregate
+            if agg is not None:
+                # gm_map, gm_bpref: the registry writes them with numpy.
+                v = _like(agg.term(_to_numpy(v).astype(np.float64)), v, xp)
+            n = c.sum()
+            total = xp.where(c, v, xp.zeros_like(v)).sum()
+            sums.append((total, n.to(v.dtype) if xp is not np else float(n), int(n)))
+        n_queries = int(counted[0].shape[0]) if counted else 0
+        return cls(list(specs), sums, n_queries, n_queries, False)
+
+    @classmethod
+    def merge(cls, parts) -> Means:
+        """The sums of the union of the queries of ``parts`` (each exactly
+        summed, so the order of the pieces does not matter)."""
+        parts = list(parts)
+        first = parts[0]
+        stack = np.stack([p.sums for p in parts])
+        sums = np.array(
+            [[math.fsum(stack[:, j, i]) for i in range(cls.N_SUMS)]
+             for j in range(len(first.specs))]
+        ).reshape(len(first.specs), cls.N_SUMS)  # fmt: skip
+        return cls(
+            first.specs,
+            sums,
+            sum(p.n_queries for p in parts),
+            sum(p.n_counted for p in parts),
+            any(p.weighted for p in parts),
+        )
+
+    def row(self) -> np.ndarray:
+        """The sums as one row of floats (a table's row, in the scale-out);
+        whether the queries are weighted is known to the front end."""
+        counts = [self.n_queries, self.n_counted]
+        return np.concatenate([np.asarray(self.sums, dtype=np.float64).ravel(), counts])
+
+    @classmethod
+    def width(cls, n_metrics: int) -> int:
+        """The length of :meth:`row` for ``n_metrics`` metrics."""
+        return cls.N_SUMS * n_metrics + 2
+
+    @classmethod
+    def from_row(cls, specs, row, weighted: bool) -> Means:
+        """The sums of :meth:`row`, for the parsed metrics ``specs``."""
+        row = np.asarray(row, dtype=np.float64)
+        n = cls.N_SUMS * len(specs)
+        sums = row[:n].reshape(len(specs), cls.N_SUMS)
+        return cls(list(specs), sums, int(row[n]), int(row[n + 1]), weighted)
+
+    def result(self, conv, *, stacklevel: int = 4, xp=np) -> list:
+        """The mean of each metric under ``conv`` (its weighting and its
+        all-skipped rule), as floats (numpy) or 0-d tensors (torch)."""
+        why = (
+            "no query has a relevant item"
+            if self.n_counted or not self.n_queries
+            else "no query has a retrieved row"
+        )
+        out = []
+        for sp, (num, den, kept) in zip(self.specs, self.sums, strict=True):
+            mean = conv.weighting.finish(
+                num, den, kept, all_skipped=conv.all_skipped,
+                weighted=self.weighted, name=sp.name, why=why,
+                stacklevel=stacklevel + 1,
+            )  # fmt: skip
+            agg = sp.definition.aggregate
+            if agg is not None and kept:
+                mean = float(agg.back(mean))
+            out.append(mean if xp is np else _like(np.float64(mean), num, xp))
+        return np.array(out) if xp is np else out
+
+
+def _to_numpy(v):
+    return v if isinstance(v, np.ndarray) else v.detach().cpu().numpy()
+
+
+def _like(a: np.ndarray, ref, xp):
+    """``a`` in the array module, device and dtype of ``ref``."""
+    if xp is np:
+        return np.asarray(a, dtype=np.float64)
+    return xp.as_tensor(np.asarray(a), device=ref.device).to(ref.dtype)

@@ -1,0 +1,273 @@
+"""From user input to per-query metric values: the engine's driver.
+
+One call runs the four steps in order: validate (``_validate.py``), group by query
+(``_group.py``), rank each query's rows (``_rank.py``) and score the blocks
+(``_blocks.py``), the last two inside one compiled loop per chunk of queries
+(``_kernel.py``). The public functions in ``_ranking.py`` and ``ranking_report``
+are thin layers over :func:`evaluate`, so every metric shares the same input
+handling, options and conventions, and several metrics group and rank once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._catalogue._names import (
+    BINARY_KINDS,
+    CUSTOM,
+    MetricSpec,
+    check_unique,
+    parse_metric,
+)
+from .._conventions import CallOptions, call_options
+from . import _blocks as B
+from ._aggregate import Evaluation
+from ._backend import picks_backend
+from ._group import Grouping, chunk_bounds, group_constant, group_rows
+from ._kernel import evaluate_groups
+from ._labels import labels_in
+from ._perquery import evaluate_per_query
+from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
+from ._reorder import order_within_queries
+from ._validate import (
+    as_1d,
+    check_finite,
+    check_k,  # noqa: F401  (re-exported for the scorers)
+    isna,
+    missing_error,
+    py,
+    scores,
+)
+from ._validate import discount as discount_weights
+
+_AP_DENOMINATORS = {
+    "relevant": B.AP_RELEVANT,
+    "min_k_relevant": B.AP_MIN_K_RELEVANT,
+    "hits": B.AP_HITS,
+}
+_P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
+
+
+def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
+    if isinstance(sample_weight, dict) or (
+        hasattr(sample_weight, "index") and hasattr(sample_weight, "reindex")
+    ):
+        mapping = dict(sample_weight.items())
+        missing = [k for k in grouping.keys if k not in mapping]
+        if missing:
+            raise ValueError(
+                f"sample_weight given per query lacks a weight for query "
+                f"{py(missing[0])!r}; every query needs one."
+            )
+        w = as_1d([mapping[k] for k in grouping.keys], "sample_weight")
+        w = w.astype(np.float64)
+    else:
+        rows = as_1d(sample_weight, "sample_weight")
+        if rows.shape[0] != n_rows:
+            raise ValueError(
+                f"sample_weight has {rows.shape[0]} rows but y_true has {n_rows}; "
+                "pass one weight per row (constant within a query) or a mapping "
+                "from query id to weight."
+            )
+        if rows.dtype.kind not in "biuf":
+            raise TypeError(f"sample_weight must be numeric, got dtype {rows.dtype}.")
+        rows = rows.astype(np.float64, copy=False)
+        check_finite(rows, "sample_weight")
+        w = group_constant(rows, grouping, "sample_weight")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(
+            f"sample_weight must be finite and >= 0, got min {py(np.nanmin(w))!r}."
+        )
+    return w
+
+
+def _doc_rank(doc_id, n: int) -> np.ndarray:
+    d = as_1d(doc_id, "doc_id", allow_object=True)
+    if d.shape[0] != n:
+        raise ValueError(
+            f"doc_id has {d.shape[0]} rows but y_true has {n}; they must match."
+        )
+    missing = isna(d)
+    if missing.any():
+        raise missing_error("doc_id", missing, "a document id")
+    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8:
+        # Integer ids order themselves: no need to rank them.
+        if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
+            pass
+        else:
+            return d.astype(np.int64, copy=False)
+    import pandas as pd
+
+    try:
+        codes, _ = pd.factorize(d, sort=True)
+    except TypeError:
+        raise TypeError(
+            "doc_id values must be mutually orderable (all strings or all numbers) "
+            "to break ties by document id."
+        ) from None
+    return codes.astype(np.int64)
+
+
+@picks_backend
+def evaluate(
+    y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
+    sample_weight=None, doc_id=None, label_max=None, **given,
+) -> Evaluation:  # fmt: skip
+    """Evaluate several metrics in one grouping and one kernel pass.
+
+    ``options``: the call's checked options; without them, the keyword
+    options in ``given`` (see ``_conventions.OPTIONS``) are checked here.
+    """
+    # Step 1: options, labels and scores.
+    specs = [parse_metric(m) for m in metrics]
+    if not specs:
+        raise ValueError("metrics is empty; ask for at least one metric.")
+    if all(isinstance(m, str) for m in metrics):
+        check_unique(list(metrics), specs)
+    opts = call_options(**given) if options is None else options
+    conv = opts.conv
+    if conv.k_none is not None:
+        specs_eval = [
+            MetricSpec(sp.kind, conv.k_none, sp.measure, sp.params)
+            if sp.k is None
+            else sp
+            for sp in specs
+        ]
+    else:
+        specs_eval = specs
+    ties = opts.tie_rule(doc_id is not None)
+
+    y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
+    s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)
+    n = y.shape[0]
+    if s.shape[0] != n:
+        raise ValueError(
+            f"y_score has {s.shape[0]} rows but y_true has {n}; they must match."
+        )
+    s = conv.cast_scores(s)
+    # Under trec_eval's label rule a negative judgment is "in the pool, not
+    # judged": measures that use unjudged rows see it as such (see _perquery).
+    pooled_rows = None if known_nonnegative else conv.labels.pooled(y)
+    # Labels fit for the histogram are known to be small and >= 0.
+    y = conv.check_labels(y, nonnegative=known_nonnegative)
+    conv.gain.check_labels(y)
+    if conv.gain.custom or conv.labels.rewrites:
+        n_hist = 0
+    # Kernel types: int64 labels with the histogram, float64 otherwise.
+    y = y.astype(np.int64 if n_hist else np.float64, copy=False)
+
+    # Step 2: rows grouped by query, and the tie rule as a reordering.
+    grouping = group_rows(qid, n)
+    weights = None
+    if sample_weight is not None:
+        weights = _query_weights(sample_weight, grouping, n)
+        weights = conv.weighting.weights(weights)
+    y_g, s_g = grouping.take_pair(y, s)
+    unretrieved = None if nan_mask is None else grouping.take(nan_mask)
+    doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None
+    perm = order_within_queries(
+        grouping,
+        s_g,
+        rule=ties.reordering,
+        doc_rank=doc_rank,
+        unretrieved=unretrieved,
+        labels=y_g,
+    )
+    if perm is not None:
+        y_g, s_g = y_g[perm], s_g[perm]
+    nret = None
+    if unretrieved is not None:
+        # Each query's rows are one span of the grouped arrays: find the span
+        # of each (rare) unretrieved row.
+        by_start = np.argsort(grouping.starts, kind="stable")
+        rows = np.flatnonzero(unretrieved)
+        span = np.searchsorted(grouping.starts[by_start], rows, side="right") - 1
+        missed = np.bincount(by_start[span], minlength=grouping.n_groups)
+        nret = np.ascontiguousarray(grouping.sizes - missed)
+
+    # Steps 3 and 4: rank and score, in one compiled pass per chunk of queries,
+    # for the measures with a block kernel; the others query by query after.
+    custom = [j for j, sp in enumerate(specs_eval) if sp.kind == CUSTOM]
+    all_specs, specs_eval = specs_eval, [sp for sp in specs_eval if sp.kind != CUSTOM]
+    max_size = int(grouping.sizes.max())
+    ks = [max_size if sp.k is None else min(sp.k, max_size) for sp in specs_eval]
+    k_label = "k=None" if any(sp.k is None for sp in specs_eval) else "k"
+    disc = discount_weights(opts.discount, max(ks, default=1), k_label)
+    # Relevant means label > 0 by default, label >= rel_threshold when given; the
+    # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
+    rel_thr = conv.relevance_threshold()
+    kinds = np.array([sp.kind for sp in specs_eval], dtype=np.int64)
+    kvec = np.array([-1 if sp.k is None else min(sp.k, max_size) for sp in specs_eval])
+    kdens = np.array([-1.0 if sp.k is None else float(sp.k) for sp in specs_eval])
+    params = np.array(
+        [
+            _AP_DENOMINATORS[conv.ap_denominator]
+            if sp.kind == B.AP
+            else _P_DENOMINATORS[conv.p_denominator]
+            for sp in specs_eval
+        ],
+        dtype=np.int64,
+    )
+    chunks = chunk_bounds(grouping.starts, grouping.ends)
+    average = ties.average
+    gain_mode = GAIN_EXPONENTIAL if conv.gain.exponential else GAIN_LINEAR
+
+    def run(lab, mask, hist):
+        return evaluate_groups(
+            lab, s_g, grouping.starts, grouping.ends, nret, chunks, kinds[mask],
+            kvec[mask].astype(np.int64), kdens[mask], params[mask], disc,
+            gain_mode=gain_mode, rel_thr=float(rel_thr), n_hist=hist, average=average,
+        )  # fmt: skip
+
+    if conv.gain.custom:
+        gains = conv.gain.gains(y, np)
+        gains_g = grouping.take(gains)
+        if perm is not None:
+            gains_g = gains_g[perm]
+        raw = np.empty((grouping.n_groups, len(specs_eval)))
+        aux = np.empty_like(raw)
+        binary = np.array([k in BINARY_KINDS for k in kinds], dtype=bool)
+        if (~binary).any():
+            v, a, *_ = run(gains_g, ~binary, 0)
+            raw[:, ~binary], aux[:, ~binary] = v, a
+        # Relevance (and the label totals) always come from the labels themselves.
+        mask = binary if binary.any() else ~binary
+        v, a, n_rel, lsum, rel_ret = run(y_g, mask, 0)
+        if binary.any():
+            raw[:, binary], aux[:, binary] = v, a
+    else:
+        raw, aux, n_rel, lsum, rel_ret = run(y_g, np.ones(len(kinds), bool), n_hist)
+    if custom:
+        unjudged_g, pooled_g = (
+            None
+            if rows is None
+            else grouping.take(rows)[perm]
+            if perm is not None
+            else grouping.take(rows)
+            for rows in (unjudged_rows, pooled_rows)
+        )
+        cv, ca = evaluate_per_query(
+            [all_specs[j] for j in custom], y_g, s_g, unjudged_g, grouping, nret,
+            n_rel, rel_thr, average=average, label_max=label_max,
+            pooled_g=pooled_g, convention=conv,
+        )  # fmt: skip
+        fused = np.setdiff1d(np.arange(len(all_specs)), custom)
+        full = np.empty((grouping.n_groups, len(all_specs)))
+        full_aux = np.empty_like(full)
+        full[:, fused], full_aux[:, fused] = raw, aux
+        full[:, custom], full_aux[:, custom] = cv, ca
+        raw, aux = full, full_aux
+
+    return Evaluation.build(
+        specs=specs,
+        grouping=grouping,
+        raw=raw,
+        aux=aux,
+        n_relevant=n_rel,
+        label_sum=lsum,
+        n_retrieved=grouping.sizes if nret is None else nret,
+        n_relevant_retrieved=rel_ret,
+        weights=weights,
+        convention=conv,
+        retrieved_only=opts.retrieved_only,
+    )

@@ -1,0 +1,330 @@
+"""Step 2 of the engine: rows grouped by query (kernels in ``_group_kernels.py``).
+
+``qid`` may be of any hashable dtype and need not be sorted or contiguous. The result
+lists the queries in a canonical order (sorted by query id when the ids are mutually
+orderable, else by first appearance), so that per-query results, and the order in
+which they are summed, do not depend on the order of the rows.
+
+Three paths, from cheapest to dearest:
+
+1. ``qid`` sorted (non-decreasing): group bounds from one pass, no copy.
+2. ``qid`` contiguous but not sorted: bounds of the runs, reordered; no copy.
+3. Otherwise a stable counting sort scatters each array into grouped order (rows of
+   one query keep their input order, which the ``"stable"`` tie rule relies on). With
+   several threads each scatters a contiguous chunk of rows from its own offsets.
+   Past 128 queries the rows go first to at most 128 buckets of consecutive queries,
+   then each bucket's rows to their queries: few write streams at a time, so the
+   writes stay in cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from ..._native._threads import PARALLEL_ROWS, num_threads, row_chunks, run_chunks
+from . import _group_kernels as GK
+from ._validate import as_1d, is_categorical, isna, missing_error, py
+
+# A counting sort over raw integer keys is used while the key range stays below
+# this many bins per row (plus a constant); wider ranges are factorised first.
+_MAX_BINS_PER_ROW = 0.5
+# The parallel scatter keeps one offset per (thread, bin); it is used while there is
+# at most one such offset per eight rows, so its memory stays small.
+_MAX_OFFSETS_PER_ROW = 8
+# A counting sort scatters straight into at most 2**_BUCKET_BITS bins (so many
+# write streams stay cheap); more bins go through as many buckets of consecutive
+# bins first. A row's bin within its bucket is kept as uint16: 2**16 bins at most.
+_BUCKET_BITS = 7
+_MAX_SHIFT = 16
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Bounds of each query in the grouped arrays, in canonical query order."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    keys: np.ndarray
+    # Permutation of the rows into grouped order, applied lazily by ``take``;
+    # ``None`` when the input arrays are already grouped. Row ``i`` goes to bin
+    # ``_codes[i] - _base``; bins are scattered in buckets of ``2**_shift`` bins.
+    _codes: np.ndarray | None = None
+    _base: int = 0
+    _shift: int = 0
+    # Where each row chunk writes each bucket, and the first row of each bin.
+    _offsets: np.ndarray | None = None
+    _bin_start: np.ndarray | None = None
+    # Small input: the permutation itself (numpy, nothing to compile).
+    _perm: np.ndarray | None = None
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.starts.shape[0])
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """Rows of each query (computed once, then kept)."""
+        return self.ends - self.starts
+
+    def take(self, a: np.ndarray) -> np.ndarray:
+        """``a`` (one value per row, input order) laid out in grouped order."""
+        if self._perm is not None:
+            return a[self._perm]
+        if self._codes is None:
+            return a
+        if a.dtype.itemsize != 8 or a.dtype.kind not in "iuf":
+            return a[self.take(np.arange(a.shape[0], dtype=np.int64))]
+        return self._scatter(a)[0]
+
+    def take_pair(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(take(a), take(b))``, in one pass over the rows when both are scattered."""
+        if (
+            self._codes is None
+            or self._perm is not None
+            or any(x.dtype.itemsize != 8 or x.dtype.kind not in "iuf" for x in (a, b))
+        ):
+            return self.take(a), self.take(b)
+        return self._scatter(a, b)
+
+    def _scatter(self, a, b=None):
+        """The compiled counting sort of ``a`` (and ``b``): 8-byte values, moved
+        as int64. Without ``b``, the kernels get an empty array in its place."""
+        a = np.ascontiguousarray(a)
+        out_a = np.empty(a.shape[0], dtype=a.dtype)
+        if b is None:
+            b = out_b = np.empty(0, dtype=np.int64)
+        else:
+            b = np.ascontiguousarray(b)
+            out_b = np.empty(b.shape[0], dtype=b.dtype)
+        src_a, src_b = a.view(np.int64), b.view(np.int64)
+        dst_a, dst_b = out_a.view(np.int64), out_b.view(np.int64)
+        sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
+        n_chunks = self._offsets.shape[0]
+        run_chunks(
+            GK.scatter, n_chunks, self._codes, n_chunks, self._base,
+            self._shift, self._offsets, src_a, src_b, dst_a, dst_b, sub,
+        )  # fmt: skip
+        if self._shift:
+            n_sort = row_chunks(a.shape[0])
+            run_chunks(
+                GK.sort_buckets, n_sort, n_sort, dst_a, dst_b, sub,
+                self._shift, self._bin_start,
+            )  # fmt: skip
+        return out_a, out_b
+
+    @cached_property
+    def row_query(self) -> np.ndarray:
+        """Canonical query index of each grouped row (computed once, then kept)."""
+        order = np.argsort(self.starts, kind="stable")
+        out = np.empty(int(self.sizes.sum()), dtype=np.int64)
+        out[:] = np.repeat(order, self.sizes[order])
+        return out
+
+
+def _missing_error(name: str, mask: np.ndarray) -> ValueError:
+    return missing_error(name, mask, "a query id")
+
+
+def _scan(q: np.ndarray):
+    if q.shape[0] < PARALLEL_ROWS:
+        # Small input: numpy, so a first call compiles nothing for the grouping.
+        step = q[1:] != q[:-1]
+        runs = np.array([1 + int(np.count_nonzero(step))], dtype=np.int64)
+        return bool((q[1:] >= q[:-1]).all()), runs, q.min(), q.max()
+    n_chunks = row_chunks(q.shape[0])
+    parts = run_chunks(GK.scan_keys, n_chunks, q, n_chunks)
+    runs = np.array([p[0] for p in parts], dtype=np.int64)
+    ok = all(p[1] for p in parts)
+    return ok, runs, min(p[2] for p in parts), max(p[3] for p in parts)
+
+
+def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    if q.shape[0] < PARALLEL_ROWS:
+        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        return np.append(starts, q.shape[0]).astype(np.int64)
+    n_chunks = runs.shape[0]
+    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    first[1:] = np.cumsum(runs)
+    out = np.empty(first[-1] + 1, dtype=np.int64)
+    out[0] = 0
+    out[-1] = q.shape[0]
+    run_chunks(GK.run_starts, n_chunks, q, n_chunks, first, out)
+    return out
+
+
+def _from_runs(q: np.ndarray, runs: np.ndarray) -> Grouping:
+    bounds = _bounds(q, runs)
+    starts, ends = bounds[:-1], bounds[1:]
+    return Grouping(starts, ends, q[starts])
+
+
+def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
+    # Each thread counts and scatters a contiguous chunk of rows with its own
+    # counts and offsets; one chunk when its counts per bin would cost too much.
+    n = q.shape[0]
+    if n < PARALLEL_ROWS:
+        counts = np.bincount(q - base, minlength=n_bins)
+        used = np.flatnonzero(counts)
+        bin_start = np.zeros(n_bins, dtype=np.int64)
+        np.cumsum(counts[:-1], out=bin_start[1:])
+        starts = bin_start[used]
+        perm = np.argsort(q, kind="stable")
+        return Grouping(starts, starts + counts[used], keys_of_bins(used), _perm=perm)
+    n_chunks = row_chunks(n)
+    if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
+        n_chunks = 1
+    per_chunk = np.zeros((n_chunks, n_bins), dtype=np.int64)
+    run_chunks(GK.count_keys, n_chunks, q, n_chunks, base, per_chunk)
+    counts = per_chunk.sum(axis=0)
+    bin_start = np.zeros(n_bins, dtype=np.int64)
+    np.cumsum(counts[:-1], out=bin_start[1:])
+    used = np.flatnonzero(counts)
+    starts = bin_start[used]
+    ends = starts + counts[used]
+    # Past a hundred or so bins, rows go first to buckets of consecutive bins.
+    shift = min(_MAX_SHIFT, max(0, (n_bins - 1).bit_length() - _BUCKET_BITS))
+    firsts = np.arange(0, n_bins, 1 << shift)
+    per_bucket = np.add.reduceat(per_chunk, firsts, axis=1)
+    # Chunk t writes bucket c after the rows of c in the earlier chunks.
+    offsets = np.cumsum(per_bucket, axis=0) - per_bucket + bin_start[firsts]
+    return Grouping(
+        starts,
+        ends,
+        keys_of_bins(used),
+        q,
+        base,
+        shift,
+        np.ascontiguousarray(offsets),
+        bin_start if shift else None,
+    )
+
+
+def _factorized(values: np.ndarray) -> Grouping:
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:
+        # Ids that cannot be ordered among themselves: first-appearance order.
+        codes, uniques = pd.factorize(values, sort=False)
+    uniques = np.asarray(uniques)
+    # The codes take the integer paths: sorted or contiguous ids move nothing.
+    g = _group_int(codes.astype(np.int64, copy=False), dense=True)
+    return replace(g, keys=uniques[g.keys])
+
+
+def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
+    """Group the row indices ``0..n_rows-1`` by ``qid``.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_rows,)
+        Query id of each row, of any hashable dtype.
+    n_rows : int
+        Expected length, checked against ``qid``.
+    name : str
+        Argument name used in error messages.
+    """
+    if is_categorical(qid):
+        codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
+        _check_length(name, codes.shape[0], n_rows)
+        if (codes < 0).any():
+            raise _missing_error(name, codes < 0)
+        cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
+        g = _group_int(codes.astype(np.int64))
+        return replace(g, keys=cats[g.keys])
+    q = as_1d(qid, name, allow_object=True, what="a query id")
+    _check_length(name, q.shape[0], n_rows)
+    kind = q.dtype.kind
+    if kind == "b":
+        q = q.astype(np.int64)
+        kind = "i"
+    if kind == "u":
+        if q.max() > np.iinfo(np.int64).max:
+            return _factorized(q)
+        return _group_int(q.astype(np.int64), keys_dtype=q.dtype)
+    if kind == "i":
+        return _group_int(q.astype(np.int64, copy=False), keys_dtype=q.dtype)
+    if kind in "Mm":
+        ints = q.view(np.int64)
+        if (ints == np.iinfo(np.int64).min).any():
+            raise _missing_error(name, ints == np.iinfo(np.int64).min)
+        g = _group_int(ints)
+        return replace(g, keys=g.keys.view(q.dtype))
+    if kind == "f":
+        nan = np.isnan(q)
+        if nan.any():
+            raise _missing_error(name, nan)
+        return _factorized(q)
+    missing = isna(q)
+    if missing.any():
+        raise _missing_error(name, missing)
+    return _factorized(q)
+
+
+def _check_length(name: str, n: int, n_rows: int) -> None:
+    if n != n_rows:
+        raise ValueError(
+            f"{name} has {n} rows but y_true has {n_rows}; they must match."
+        )
+
+
+def _group_int(q: np.ndarray, keys_dtype=None, *, dense: bool = False) -> Grouping:
+    """Group integer keys; ``dense`` keys (codes ``0..n_keys-1``) never refactorise."""
+    n = q.shape[0]
+    ok, runs, lo, hi = _scan(q)
+    n_runs = int(runs.sum())
+    if ok:
+        g = _from_runs(q, runs)
+    else:
+        g = None
+        if n_runs * 4 <= n:
+            # Possibly contiguous: each run a distinct query?
+            bounds = _bounds(q, runs)
+            run_keys = q[bounds[:-1]]
+            perm = np.argsort(run_keys, kind="stable")
+            sorted_keys = run_keys[perm]
+            if n_runs < 2 or (sorted_keys[1:] != sorted_keys[:-1]).all():
+                g = Grouping(bounds[:-1][perm], bounds[1:][perm], sorted_keys)
+        if g is None:
+            span = int(hi) - int(lo) + 1
+            if dense or span <= _MAX_BINS_PER_ROW * n + 4096:
+                g = _counting(q, int(lo), span, lambda used: used + lo)
+            else:
+                g = _factorized(q)
+    if keys_dtype is not None and g.keys.dtype != keys_dtype:
+        g = replace(g, keys=g.keys.astype(keys_dtype))
+    return g
+
+
+def group_constant(values: np.ndarray, grouping: Grouping, name: str) -> np.ndarray:
+    """The per-query value of a per-row array that must be constant in a query."""
+    grouped = grouping.take(values)
+    per_query = grouped[grouping.starts]
+    owner = grouping.row_query
+    bad = np.flatnonzero(grouped != per_query[owner])
+    if bad.size:
+        g = int(owner[bad[0]])
+        raise ValueError(
+            f"{name} varies within query {py(grouping.keys[g])!r}; it is per "
+            "query, so give every row of a query the same value."
+        )
+    return per_query
+
+
+def chunk_bounds(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Split the queries into contiguous chunks of about equal row counts."""
+    n_groups = starts.shape[0]
+    n_threads = num_threads()
+    # A few chunks per thread balance uneven queries; each chunk is one call.
+    n_chunks = max(1, min(n_groups, 8 * n_threads)) if n_threads > 1 else 1
+    if n_chunks == 1:
+        return np.array([0, n_groups], dtype=np.int64)
+    cum = np.cumsum(ends - starts)
+    targets = np.linspace(0, cum[-1], n_chunks + 1)[1:-1]
+    inner = np.searchsorted(cum, targets, side="left") + 1
+    bounds = np.concatenate(([0], inner, [n_groups])).astype(np.int64)
+    return np.unique(bounds)

@@ -1,0 +1,64 @@
+"""The labels as the engine reads them, before any convention's rule, and the
+largest label of a table (what a front end scoring pieces gives each piece)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._conventions import resolve_convention
+from ._validate import as_1d, hist_size, label_range, labels
+
+
+def labels_in(y_true, nan_label):
+    """``(labels, unjudged rows or None, histogram size, known >= 0)`` of
+    ``y_true``, before the convention's own label rules."""
+    y_in = as_1d(y_true, "y_true")
+    unjudged_rows = None
+    if nan_label == "unjudged" and y_in.dtype.kind == "f":
+        isnan = np.isnan(y_in)
+        if isnan.any():
+            # Unjudged rows are not relevant to every measure but those that
+            # use them (``Measure.unjudged``), which see them as NaN.
+            unjudged_rows = isnan
+            y_in = np.where(isnan, 0.0, y_in)
+    if y_in.dtype.kind in "biu":
+        y, n_hist = label_range(y_in)
+        known_nonnegative = n_hist > 0
+    else:
+        try:
+            y = labels(y_in)
+        except ValueError as exc:
+            if nan_label is None and np.isnan(y_in).any():
+                raise ValueError(
+                    f"{exc} A NaN label can mark a row nobody judged: pass "
+                    "nan_label='unjudged'."
+                ) from None
+            raise
+        # Float labels stay float64 for the float kernels: an int64 copy for
+        # the histogram kernels would add a third of the inputs to the peak
+        # memory (benchmarks/bench_memory.py). Their range still tells the
+        # label checks they are >= 0.
+        n_hist = 0
+        known_nonnegative = hist_size(y) > 0
+    return y, unjudged_rows, n_hist, known_nonnegative
+
+
+def label_max_of(y_true, *, convention=None, gain=None, nan_label=None, **_):
+    """The largest label the engine sees in ``y_true``, or None (no rows, or
+    labels the engine refuses: scoring them raises the located error).
+
+    Measures that need ``label_max`` (ERR's default ``g_max``) read it off the
+    whole data; a front end scoring piece by piece passes it to every piece.
+    The label rules of the conventions keep the order of labels, so the largest
+    of a few candidates (each piece's largest, and 0 for an unjudged row)
+    gives the largest of the data.
+    """
+    try:
+        y, _, _, known_nonnegative = labels_in(y_true, nan_label)
+        if y.shape[0] == 0:
+            return None
+        conv = resolve_convention(convention, gain=gain)
+        y = conv.check_labels(y, nonnegative=known_nonnegative)
+    except (TypeError, ValueError):
+        return None
+    return float(np.max(y.astype(np.float64)))

@@ -1,0 +1,345 @@
+"""Measures without a block kernel: one call of ``per_query`` per query.
+
+The rows of each query are ranked once for all such measures (after the tie rule
+has reordered them): query ``g`` keeps the span ``starts[g]:ends[g]`` of the
+grouped arrays, its retrieved rows first, best score first, tied rows in row
+order. Under ``ties="average"`` a query whose tied rows hold labels the measure
+tells apart gets the expectation over their orders (``_tie_orders.py``).
+
+A numba-compiled ``per_query`` runs inside a compiled loop over the queries (one
+loop per arity, built from source and compiled once per measure); a plain
+Python one is called from Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._native._jit import jit, native, plain
+from . import _tie_orders as T
+from ._rank import argsort_desc
+from ._validate import py
+
+_loops: dict = {}
+
+_AVERAGE = """\
+    m = 0
+    for g in tied:
+        m = max(m, nret[g])
+    ws = workspace(m)
+    for g in tied:
+        lo = starts[g]
+        n = nret[g]
+        lab = ry[lo:lo + n]
+        kk = depth(k, n, by_k)
+        nb = find_blocks(lab, rs[lo:lo + n], kk, form, binary, thr, ws)
+        calls[g] = prepare(lab, nb, kk, form, binary, thr, ws, cap)
+        if calls[g] > cap:
+            continue
+        buf = lab.copy()
+        w = first(buf, lab, nb, form, ws)
+        total = 0.0
+        while w == w:
+            total += w * f(buf, k{call})
+            w = advance(buf, lab, nb, form, ws)
+        out[g] = total
+"""
+_HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
+
+
+def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = False):
+    """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query
+    (with nothing retrieved: 0, or ``f`` on the empty list when ``empty``);
+    with ``average``, the expectation over the orders of tied rows for the
+    queries ``tied`` (compiled only when a call has some)."""
+    key = (n_args, use_ideal, empty, average)
+    if key not in _loops:
+        from numba import njit
+
+        names = [f"a{i}" for i in range(n_args)]
+        call = ", ideal[lo:ends[g]]" if use_ideal else ""
+        call += "".join(f", {a}[g]" for a in names)
+        src = (
+            f"def loop(f, ry, starts, nret, k{''.join(', ' + a for a in names)}, "
+            "ideal, ends, out"
+        )
+        if average:
+            src += ", tied, rs, by_k, form, binary, thr, cap, calls):\n"
+            src += _AVERAGE.format(call=call)
+        else:
+            src += (
+                "):\n"
+                "    for g in range(starts.shape[0]):\n"
+                "        lo = starts[g]\n"
+                f"        if nret[g] == 0 and not {empty}:\n"
+                "            out[g] = 0.0\n"
+                "        else:\n"
+                f"            out[g] = f(ry[lo:lo + nret[g]], k{call})\n"
+            )
+        scope = {name: native(getattr(T, name)) for name in _HELPERS}
+        exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
+        _loops[key] = njit(scope["loop"])
+    return _loops[key]
+
+
+def ranked_order(s_g, grouping) -> tuple[np.ndarray, np.ndarray]:
+    """Row order putting each query's rows, best score first, in its own span
+    (unretrieved rows, NaN scores, last; ties in row order), and the scores in
+    that order (NaN as -inf)."""
+    out = np.empty(s_g.shape[0], dtype=np.int64)
+    ranked = np.empty(s_g.shape[0], dtype=np.float64)
+    _rank_spans(s_g, grouping.starts, grouping.ends, out, ranked)
+    return out, ranked
+
+
+@jit
+def _rank_spans(s, starts, ends, out, ranked):
+    mmax = 0
+    for g in range(starts.shape[0]):
+        mmax = max(mmax, ends[g] - starts[g])
+    order = np.empty(mmax, dtype=np.int64)
+    tmp = np.empty(mmax, dtype=np.int64)
+    key = np.empty(mmax, dtype=np.float64)
+    for g in range(starts.shape[0]):
+        lo = starts[g]
+        m = ends[g] - lo
+        for i in range(m):
+            v = s[lo + i]
+            key[i] = -np.inf if v != v else v
+        argsort_desc(key, m, order, tmp)
+        for i in range(m):
+            out[lo + i] = lo + order[i]
+            ranked[lo + i] = key[order[i]]
+
+
+def _span_start(grouping) -> np.ndarray:
+    """Per grouped row, the first row of its query's span."""
+    by_start = np.argsort(grouping.starts, kind="stable")
+    return np.repeat(grouping.starts[by_start], grouping.sizes[by_start])
+
+
+def evaluate_per_query(
+    specs,
+    y_g,
+    s_g,
+    unjudged_g,
+    grouping,
+    nret,
+    n_rel,
+    rel_thr,
+    *,
+    average,
+    label_max=None,
+    pooled_g=None,
+    convention=None,
+):
+    """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
+
+    With ``average``, a query's value is its expectation over the orders of its
+    tied rows; one that would take more than ``MAX_CALLS`` calls of a measure
+    is refused, naming the tie rules ``convention`` allows instead.
+
+    ``label_max`` is the largest label of the whole data when these rows are
+    one piece of it (default: the largest label of these rows). ``pooled_g``
+    marks the rows judged negative under trec_eval's rule ("in the pool, not
+    judged"): a measure that uses unjudged rows (``"use"``) sees them as
+    unjudged (NaN), like the rows nobody judged; one that reads the pool
+    (``"pool"``) sees them as -1 and the rows nobody judged as NaN.
+    """
+    pool_marks, refused = None, unjudged_g  # negative labels are not refused
+    if pooled_g is not None:
+        pool_marks = pooled_g if unjudged_g is None else pooled_g & ~unjudged_g
+        unjudged_g = pooled_g if unjudged_g is None else unjudged_g | pooled_g
+    n_groups = grouping.n_groups
+    values = np.empty((n_groups, len(specs)))
+    aux = np.empty_like(values)
+    nret_arr = grouping.sizes if nret is None else nret
+    nret_arr = np.ascontiguousarray(nret_arr, dtype=np.int64)
+    y0 = y_g.astype(np.float64)
+    order, rs = ranked_order(s_g, grouping)
+    ranked = y0[order]
+    ranked_nan = ranked_pool = ranked
+    if unjudged_g is not None:
+        ranked_nan = np.where(unjudged_g[order], np.nan, ranked)
+        ranked_pool = ranked_nan
+        if pool_marks is not None:
+            ranked_pool = np.where(pool_marks[order], -1.0, ranked_nan)
+    ideal = None
+    n_unjudged = 0 if unjudged_g is None else _per_group(unjudged_g, grouping)
+    for j, sp in enumerate(specs):
+        m = sp.definition
+        if m.unjudged == "refuse" and refused is not None:
+            g = int(np.flatnonzero(_per_group(refused, grouping))[0])
+            raise ValueError(
+                f"{sp.name} cannot use unjudged rows (NaN labels), and query "
+                f"{py(grouping.keys[g])!r} has some; drop them, or judge them."
+            )
+        extras = []
+        use_ideal = "ideal" in m.needs
+        if use_ideal and ideal is None:
+            ideal = y0[np.lexsort((-y0, _span_start(grouping)))]
+        for need in m.needs:
+            if need == "n_relevant":
+                extras.append(n_rel.astype(np.float64))
+            elif need == "n_nonrelevant":
+                extras.append((grouping.sizes - n_rel - n_unjudged).astype(np.float64))
+            elif need == "label_max":
+                if label_max is None:
+                    label_max = float(y0.max()) if y0.size else 0.0
+                extras.append(np.full(n_groups, float(label_max)))
+            elif need == "rel_threshold":
+                extras.append(np.full(n_groups, float(rel_thr)))
+        for _, v in sp.params:
+            extras.append(np.full(n_groups, np.nan if v is None else float(v)))
+        ry = {"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked)
+        ry = np.array(ry)
+        ideal_arr = ideal if use_ideal else np.empty(0)
+        ties = _Ties(rs, average, m, rel_thr)
+        run = _run_compiled if m.compiled and not plain() else _run_python
+        out, calls = run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
+        if (calls > T.MAX_CALLS).any():
+            g = int(np.flatnonzero(calls > T.MAX_CALLS)[0])
+            raise ValueError(_refusal(sp.name, grouping.keys[g], convention))
+        bad = ~np.isfinite(out)
+        if bad.any():
+            g = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"measure {sp.name!r} returned {float(out[g])!r} for query "
+                f"{py(grouping.keys[g])!r}; a measure must return a finite number."
+            )
+        values[:, j] = out
+        if m.empty_when == "never":
+            aux[:, j] = 1.0
+        else:
+            aux[:, j] = n_rel
+    return values, aux
+
+
+def _per_group(mask, grouping) -> np.ndarray:
+    """How many rows of each query are set in ``mask`` (grouped rows)."""
+    by_start = np.argsort(grouping.starts, kind="stable")
+    gid = np.repeat(by_start, grouping.sizes[by_start])
+    return np.bincount(gid, weights=mask, minlength=grouping.n_groups).astype(np.int64)
+
+
+class _Ties:
+    """What ``ties="average"`` needs: the ranked scores and the measure's
+    declarations (``depth``, ``form``, ``labels``)."""
+
+    def __init__(self, rs, average, m, rel_thr):
+        self.rs, self.average = rs, bool(average)
+        self.by_k = m.depth == "k"
+        self.form = T.FORMS.index(m.form)
+        self.binary = m.labels == "binary"
+        self.thr = float(rel_thr)
+
+    def tied(self, ry, grouping, nret, k) -> np.ndarray:
+        """The queries whose tied rows change the value (none without average)."""
+        if not self.average:
+            return np.empty(0, dtype=np.int64)
+        blocks = np.zeros(grouping.n_groups, dtype=np.int64)
+        T.tied_queries(
+            ry, self.rs, grouping.starts, nret, k, self.by_k, self.form,
+            self.binary, self.thr, blocks,
+        )  # fmt: skip
+        return np.flatnonzero(blocks)
+
+    def args(self, calls):
+        return (
+            self.rs,
+            self.by_k,
+            self.form,
+            self.binary,
+            self.thr,
+            T.MAX_CALLS,
+            calls,
+        )
+
+
+def _refusal(name, key, convention) -> str:
+    rules = "ties='stable', 'reverse', 'pessimistic' or 'docid' (with doc_id)"
+    free = getattr(convention, "free", None)
+    if free is not None and "ties" not in free:
+        rules = f"convention='skndcg' with {rules} (convention={convention.name!r} "
+        rules += "fixes ties='average')"
+    elif free is not None and free["ties"] is not None:
+        rules = "ties=" + " or ".join(repr(t) for t in free["ties"] if t != "average")
+    return (
+        f"{name} cannot average over the orders of tied rows (ties='average') "
+        f"for query {py(key)!r}: its tied rows with different labels take more "
+        f"than {T.MAX_CALLS:,} label orders to average exactly, one call of the "
+        f"measure each; break the ties by a rule instead: {rules}."
+    )
+
+
+def _run_compiled(sp, m, ry, grouping, nret, extras, ideal, ties):
+    from numba.core.errors import TypingError
+
+    out = np.empty(grouping.n_groups)
+    calls = np.zeros(grouping.n_groups)
+    use_ideal = ideal.size > 0
+    f = native(m.per_query)
+    head = (f, ry, grouping.starts, nret, sp.k, *extras, ideal, grouping.ends, out)
+    try:
+        _loop(len(extras), use_ideal, m.scores_empty_lists)(*head)
+        tied = ties.tied(ry, grouping, nret, sp.k)
+        if tied.size:
+            loop = _loop(len(extras), use_ideal, m.scores_empty_lists, True)
+            loop(*head, tied, *ties.args(calls))
+    except TypingError as exc:
+        first = " ".join(str(exc).split())[:600]
+        raise TypeError(
+            f"measure {sp.name!r}: its compiled per_query could not be called "
+            f"as per_query(ranked_labels, k{', ...' if extras else ''}) returning "
+            f"a float ({first})."
+        ) from None
+    return out, calls
+
+
+def _run_python(sp, m, ry, grouping, nret, extras, ideal, ties):
+    out = np.empty(grouping.n_groups)
+    calls = np.zeros(grouping.n_groups)
+    f = m.per_query
+    tied = np.zeros(grouping.n_groups, dtype=bool)
+    tied[ties.tied(ry, grouping, nret, sp.k)] = True
+    if tied.any():
+        ws = T.workspace(int(nret[tied].max()))
+    for g in range(grouping.n_groups):
+        lo = grouping.starts[g]
+        if nret[g] == 0 and not m.scores_empty_lists:
+            out[g] = 0.0
+            continue
+        args = [ry[lo : lo + nret[g]], sp.k]
+        if ideal.size > 0:
+            args.append(ideal[lo : grouping.ends[g]])
+        args.extend(e[g] for e in extras)
+        if not tied[g]:
+            out[g] = _value(sp, f(*args), grouping.keys[g])
+            continue
+        lab, n = args[0], nret[g]
+        kk = T.depth(sp.k, n, ties.by_k)
+        rs = ties.rs[lo : lo + n]
+        nb = T.find_blocks(lab, rs, kk, ties.form, ties.binary, ties.thr, ws)
+        calls[g] = T.prepare(
+            lab, nb, kk, ties.form, ties.binary, ties.thr, ws, T.MAX_CALLS
+        )
+        if calls[g] > T.MAX_CALLS:
+            break
+        args[0] = buf = lab.copy()
+        total = 0.0
+        w = T.first(buf, lab, nb, ties.form, ws)
+        while w == w:
+            total += w * _value(sp, f(*args), grouping.keys[g])
+            w = T.advance(buf, lab, nb, ties.form, ws)
+        out[g] = total
+    return out, calls
+
+
+def _value(sp, v, key) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"measure {sp.name!r} returned {v!r} ({type(v).__name__}) for "
+            f"query {py(key)!r}; per_query must return a float."
+        ) from None

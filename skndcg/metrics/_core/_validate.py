@@ -1,0 +1,363 @@
+"""Step 1 of the engine: user input to canonical arrays, or a clear error.
+
+Everything that reaches a kernel leaves this step as a native-byte-order array of
+one canonical dtype (float64 labels and scores), so each kernel is compiled for
+one set of types. Errors name the argument, the offending value (as a plain
+Python value) and what was expected.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+
+import numpy as np
+
+from ..._native._jit import jit, numpy_twin
+from ..._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
+
+
+def py(value):
+    """A numpy scalar as the Python value it holds, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ------------------------------------------------------------------ array-likes
+def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
+    """The error for missing entries of ``name``: how many, the first row, and
+    that every row needs ``what``."""
+    first = int(np.flatnonzero(mask)[0])
+    return ValueError(
+        f"{name} has {int(mask.sum())} missing value(s) (first at row {first}); "
+        f"every row needs {what}."
+    )
+
+
+def is_categorical(x) -> bool:
+    """Whether ``x`` is a pandas categorical (pandas is only imported by its users)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(getattr(x, "dtype", None), pd.CategoricalDtype)
+
+
+def isna(arr: np.ndarray) -> np.ndarray:
+    """Missing values (None, NaN, pandas' NA) of an object array."""
+    import pandas as pd
+
+    return np.asarray(pd.isna(arr))
+
+
+def _from_pandas(x, name: str, what: str) -> np.ndarray:
+    if is_categorical(x):
+        return np.asarray(x)
+    pd = sys.modules.get("pandas")
+    if (
+        pd is not None
+        and hasattr(x, "isna")
+        and isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype)
+    ):
+        missing = np.asarray(x.isna())
+        if missing.any():
+            raise missing_error(name, missing, what)
+    return x.to_numpy()
+
+
+def _from_sequence(x) -> np.ndarray:
+    arr = np.asarray(x)
+    # numpy turns [1, "1"] into two equal strings: keep the element types.
+    if arr.dtype.kind in "US" and arr.ndim == 1:
+        kinds = {type(v) for v in x}
+        if len(kinds) > 1:
+            out = np.empty(len(x), dtype=object)
+            out[:] = list(x)
+            return out
+    return arr
+
+
+def as_1d(
+    x, name: str, *, allow_object: bool = False, what: str = "a value"
+) -> np.ndarray:
+    """A 1-D numpy array of ``x`` in native byte order, refusing 2-D and empty input.
+
+    Numeric arguments (``allow_object=False``) refuse strings and bytes, numeric
+    or not, as scikit-learn does; ids (``allow_object=True``) keep them.
+    """
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        arr = _from_pandas(x, name, what)
+    elif isinstance(x, (list, tuple)):
+        arr = _from_sequence(x)
+    else:
+        arr = np.asarray(x)
+    if arr.ndim == 0:
+        raise ValueError(
+            f"{name} must be a 1-D array-like, got a scalar {type(x).__name__}."
+        )
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D (one value per row), got an array of shape "
+            f"{arr.shape}; flatten it or pass one column."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one row is required.")
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    if allow_object:
+        return arr
+    if arr.dtype.kind in "USV":
+        raise TypeError(
+            f"{name} must be numeric, got dtype {arr.dtype} (first value "
+            f"{py(arr[0])!r}); convert it to numbers explicitly."
+        )
+    if arr.dtype.kind == "O":
+        missing = isna(arr)
+        if missing.any():
+            raise missing_error(name, missing, what)
+        for i, v in enumerate(arr):
+            if isinstance(v, (str, bytes)) or not isinstance(
+                v, (numbers.Number, np.generic)
+            ):
+                raise TypeError(
+                    f"{name} must be numeric, got {v!r} ({type(v).__name__}) at "
+                    f"row {i}; convert it to numbers explicitly."
+                )
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got complex dtype {arr.dtype}.")
+    return arr
+
+
+# ------------------------------------------------------------------ finiteness
+@jit
+def _first_nonfinite(t, x, n_chunks):
+    """First row of chunk ``t`` holding NaN or infinity, or -1.
+
+    ``abs(v) < inf`` is false exactly for NaN and infinity; OR-ing its negation
+    over the chunk is an integer reduction, which vectorises (a sum of floats
+    would be one long chain of dependent additions). Only a chunk that has a
+    bad value is then searched for the first one.
+    """
+    n = x.shape[0]
+    part = x[n * t // n_chunks : n * (t + 1) // n_chunks]
+    bad = np.int64(0)
+    for i in range(part.shape[0]):
+        bad |= np.int64(not abs(part[i]) < np.inf)
+    if bad == 0:
+        return -1
+    for i in range(part.shape[0]):
+        if not np.isfinite(part[i]):
+            return n * t // n_chunks + i
+    return -1
+
+
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """Raise if a float array holds NaN or infinity, naming the first bad row."""
+    if arr.dtype.kind != "f":
+        return
+    if arr.shape[0] < PARALLEL_ROWS:
+        # Small input: numpy, so a first call compiles nothing for this check.
+        nonfinite = np.flatnonzero(~np.isfinite(arr))
+        bad = int(nonfinite[0]) if nonfinite.size else -1
+    elif arr.dtype == np.float64 and arr.flags.c_contiguous:
+        n_chunks = row_chunks(arr.shape[0])
+        found = [b for b in run_chunks(_first_nonfinite, n_chunks, arr, n_chunks)]
+        bad = next((b for b in found if b >= 0), -1)
+    else:
+        nonfinite = np.flatnonzero(~np.isfinite(arr))
+        bad = int(nonfinite[0]) if nonfinite.size else -1
+    if bad >= 0:
+        n_bad = int((~np.isfinite(arr)).sum())
+        raise ValueError(
+            f"{name} contains {n_bad} NaN or infinite value(s) (first at row "
+            f"{bad}: {py(arr[bad])!r}); every {name} value must be finite."
+        )
+
+
+@jit
+def _int_range(t, src, n_chunks):
+    """(min, max) of chunk ``t`` of integer labels."""
+    n = src.shape[0]
+    part = src[n * t // n_chunks : n * (t + 1) // n_chunks]
+    lo = part[0]
+    hi = part[0]
+    for i in range(part.shape[0]):
+        lo = min(lo, part[i])
+        hi = max(hi, part[i])
+    return lo, hi
+
+
+@numpy_twin(_int_range)
+def _int_range_numpy(t, src, n_chunks):
+    n = src.shape[0]
+    part = src[n * t // n_chunks : n * (t + 1) // n_chunks]
+    return part.min(), part.max()
+
+
+# Integer labels in [0, HIST_LABELS) let the kernel find the ideal order by counting.
+HIST_LABELS = 256
+
+
+def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer labels for the kernel, and the histogram size it may use (or 0).
+
+    Small non-negative integers stay int64 (no copy when they already are) and let
+    the kernel build each ideal ranking with a histogram; other integers become
+    float64.
+    """
+    src = np.ascontiguousarray(y.astype(np.int64, copy=False))
+    if src.shape[0] < PARALLEL_ROWS:
+        lo, hi = src.min(), src.max()
+    else:
+        n_chunks = row_chunks(src.shape[0])
+        parts = run_chunks(_int_range, n_chunks, src, n_chunks)
+        lo = min(p[0] for p in parts)
+        hi = max(p[1] for p in parts)
+    if lo < -(2**53) or hi > 2**53:
+        raise ValueError(
+            f"y_true has integer labels beyond 2**53 (min {py(lo)!r}, max "
+            f"{py(hi)!r}), which float64 cannot hold exactly; rescale them."
+        )
+    if lo >= 0 and hi < HIST_LABELS:
+        return src, int(hi) + 1
+    return src.astype(np.float64), 0
+
+
+@jit
+def _float_label_range(t, y, n_chunks):
+    """(min, max, all integers) of chunk ``t`` of float64 labels."""
+    n = y.shape[0]
+    part = y[n * t // n_chunks : n * (t + 1) // n_chunks]
+    lo = part[0]
+    hi = part[0]
+    # An integer OR, not a float sum: the loop vectorises.
+    frac = np.int64(0)
+    for i in range(part.shape[0]):
+        v = part[i]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        frac |= np.int64(v != np.floor(v))
+    return lo, hi, frac == 0
+
+
+def hist_size(y: np.ndarray) -> int:
+    """The histogram size the kernel may use for float64 labels, or 0.
+
+    Non-zero for float labels that hold small non-negative integers; the
+    engine reads it to know such labels are >= 0, and keeps them float64 (an
+    int64 copy for the integer kernels would cost memory).
+    """
+    if y.shape[0] < PARALLEL_ROWS:
+        lo, hi = y.min(), y.max()
+        integral = bool((y == np.floor(y)).all())
+    else:
+        n_chunks = row_chunks(y.shape[0])
+        parts = run_chunks(_float_label_range, n_chunks, y, n_chunks)
+        lo = min(p[0] for p in parts)
+        hi = max(p[1] for p in parts)
+        integral = all(p[2] for p in parts)
+    return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
+
+
+# ------------------------------------------------------------ cut-offs, options
+# Cut-offs beyond this are the whole list for every query an array can hold.
+_K_HUGE = 1 << 62
+
+
+def check_k(k, name: str = "k", *, allow_none: bool = True):
+    """Validate a cut-off: an int >= 1 (not a bool) or None.
+
+    Any ``k`` beyond every query (``10**30`` included) means the whole list;
+    only precision keeps ``k`` itself as its denominator.
+    """
+    if k is None and allow_none:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an int >= 1{' or None' if allow_none else ''}, got "
+            f"{py(k)!r} ({type(k).__name__})."
+        )
+    if k < 1:
+        raise ValueError(f"{name} must be >= 1, got {py(k)!r}.")
+    return int(k)
+
+
+def check_choice(name: str, value, options) -> None:
+    if value is not None and value not in options:
+        raise ValueError(
+            f"{name}={value!r} is not valid; expected one of {list(options)}."
+        )
+
+
+# ----------------------------------------------------------- labels and scores
+def labels(y_true) -> np.ndarray:
+    """Labels as float64 (integers stay exact up to 2**53)."""
+    y = as_1d(y_true, "y_true")
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"y_true must be numeric, got dtype {y.dtype}.")
+    if y.dtype.kind == "f":
+        check_finite(y, "y_true")
+    return y.astype(np.float64, copy=False)
+
+
+def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores as float64, and the mask of NaN rows when ``allow_nan``."""
+    s = as_1d(y_score, "y_score")
+    if s.dtype.kind not in "biuf":
+        raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
+    s = s.astype(np.float64, copy=False)
+    nan = None
+    if allow_nan:
+        isnan = np.isnan(s)
+        if isnan.any():
+            nan = isnan
+            inf = np.isinf(s)
+            if inf.any():
+                check_finite(np.where(isnan, 0.0, s), "y_score")
+            return s, nan
+    try:
+        check_finite(s, "y_score")
+    except ValueError as exc:
+        if not np.isnan(s).any():
+            raise
+        raise ValueError(
+            f"{exc} If NaN marks judged documents the run did not retrieve (as "
+            "in the output of skndcg.io.join_run_qrels), pass "
+            'nan_score="unretrieved".'
+        ) from None
+    return s, nan
+
+
+def discount(disc, length: int, k_label: str) -> np.ndarray:
+    """Per-position weights for the first ``length`` positions."""
+    if isinstance(disc, str):
+        if disc != "log2":
+            raise ValueError(
+                f"discount={disc!r} is not valid; expected 'log2', an array of "
+                "per-position weights or a callable of the 1-based ranks."
+            )
+        return 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+    if callable(disc):
+        d = np.asarray(disc(np.arange(1, length + 1)), dtype=np.float64)
+        if d.shape != (length,):
+            raise ValueError(
+                f"the discount callable must return one weight per rank: expected "
+                f"shape ({length},), got {d.shape}."
+            )
+        what = "the discount callable"
+    else:
+        d = np.asarray(disc, dtype=np.float64)
+        if d.ndim != 1:
+            raise ValueError(
+                f"discount must be a 1-D array of per-position weights, got shape "
+                f"{d.shape}."
+            )
+        if d.shape[0] < length:
+            raise ValueError(
+                f"discount has {d.shape[0]} weights but {k_label} needs at least "
+                f"{length} (one per ranked position)."
+            )
+        d = d[:length]
+        what = "discount"
+    if not np.isfinite(d).all() or (d < 0).any():
+        raise ValueError(
+            f"{what} weights must be finite and >= 0, got min {py(d.min())!r}."
+        )
+    return np.ascontiguousarray(d)
