@@ -29,7 +29,7 @@ def load(args):
         convention = get_convention(convention_of(args, trec=True))
         unjudged = "zero"
         if args.judged_only or args.unjudged_used:
-            unjudged = "pool" if convention.labels == "trec_eval" else "nan"
+            unjudged = convention.labels.unjudged_rule()
         coded = join_trec_files(
             args.input, args.qrels, depth=args.depth, by_docno=convention.doc_ties,
             unjudged=unjudged, judged_only=args.judged_only,

@@ -14,7 +14,7 @@ the engine can reorganise them behind this list.
 from ._api._report import report_with_means
 from ._catalogue._names import check_unique, parse_metric
 from ._catalogue._registry import ensure_registered
-from ._conventions import Convention, TieRule, call_options
+from ._conventions import Convention, Gain, TieRule, call_options
 from ._core._aggregate import Means
 from ._core._engine import evaluate
 from ._core._labels import label_max_of
@@ -23,6 +23,7 @@ from ._core._validate import discount as discount_weights
 
 __all__ = [
     "Convention",
+    "Gain",
     "Means",
     "TieRule",
     "call_options",

@@ -134,7 +134,7 @@ def stream_trec_run(
     # judged" under trec_eval's label rule (NaN under the others).
     unjudged = "zero"
     if any(parse_metric(n).definition.reads_unjudged for n in spec.names):
-        unjudged = "pool" if get_convention(convention).labels == "trec_eval" else "nan"
+        unjudged = get_convention(convention).labels.unjudged_rule()
         spec.columns["options"].setdefault("nan_label", "unjudged")
     where = str(run)
     reader = read_trec_run_chunks(run, chunk_lines=batch_lines)  # checks the path

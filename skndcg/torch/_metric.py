@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
-from ..metrics._shared import Means, TieRule, evaluate
+from ..metrics._shared import Gain, Means, TieRule, evaluate
 from ._names import blocks, check_unique, implementation, parse
 from ._ops import segment_sum
 from ._options import resolve
@@ -275,9 +275,9 @@ class _Context:
             return self.done[group]
         y, conv = self.y, self.conv
         if group == "graded":
-            g, gain = conv.gain.gains(y, torch, arg="target"), conv.gain.name
+            g, gain = conv.gain.gains(y, torch, arg="target"), conv.gain
         else:
-            g, gain = y, "linear"
+            g, gain = y, Gain.of("linear")
         rule = self.rule
         if group == "rows" and rule.average:
             # tied rows reach per-query measures this way
@@ -289,11 +289,11 @@ class _Context:
         scores, y, g, indexes, unjudged, pooled = args
         self.done[group] = rank(
             scores, y, g, indexes, gain=gain,
-            ties="average" if rule.average else "stable",
+            average=rule.average,
             rel_threshold=conv.rel_threshold, depth=depth, unjudged=unjudged,
             pooled=pooled,
             relevance=group != "graded", int_labels=self.int_labels,
-            tie_queries=group == "rows" and self.rule == "average",
+            tie_queries=group == "rows" and self.rule.average,
         )  # fmt: skip
         return self.done[group]
 

@@ -40,7 +40,7 @@ class Ranked:
     all_query: torch.Tensor  # every judged row, grouped by query
     all_label: torch.Tensor
     all_gain: torch.Tensor
-    gain: str
+    gain: object  # the convention's Gain rule
     max_rows: int
     max_retrieved: int
     row_query: torch.Tensor | None = None  # per ranked row
@@ -93,7 +93,7 @@ class Ranked:
 
 
 def gains(target, gain):
-    if gain == "exponential":
+    if gain.exponential:
         return torch.exp2(target) - 1.0
     return target
 
@@ -182,14 +182,15 @@ def _keep(mask, *arrays):
 
 
 def rank(
-    preds, y, g, indexes, *, gain, ties, rel_threshold, depth=None, unjudged=None,
+    preds, y, g, indexes, *, gain, average, rel_threshold, depth=None, unjudged=None,
     relevance=True, int_labels=False, pooled=None, tie_queries=False,
 ):  # fmt: skip
     """Group, rank and block a flat batch (see the module docstring).
 
     ``y`` holds the labels the measures read and ``g`` their gains (both of
-    the computation's dtype); ``gain`` names how ``g`` was made ("linear",
-    "exponential" or "custom"). With ``depth``, only the blocks that start
+    the computation's dtype); ``gain`` is the convention's gain rule that made
+    ``g``; ``average``: tied rows form blocks (otherwise each row is its own
+    block, in input order). With ``depth``, only the blocks that start
     above that rank are kept: all that measures cut off at ``k <= depth``
     read. ``unjudged`` flags rows whose label nobody gave (NaN targets), and
     ``pooled`` those of them judged negative under trec_eval's label rule.
@@ -204,7 +205,7 @@ def rank(
     # Every op below runs over all rows, and each one is a fork and a join of
     # torch's intra-op threads: the NaN-free case skips the retrieved mask.
     retrieved = None if not bool(torch.isnan(preds).any()) else ~torch.isnan(preds)
-    rows, qkey, skey = _order(indexes, preds, retrieved, stable=ties == "stable")
+    rows, qkey, skey = _order(indexes, preds, retrieved, stable=not average)
     rows_all = rows
     query_all = _codes(qkey)
     n_queries = int(query_all[-1]) + 1
@@ -224,7 +225,7 @@ def rank(
         mixed = _mixed_ties(rows, q, skey, (y, unjudged, pooled), n_queries)
     pos = _rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
-    if ties == "average" and rows.numel() > 1:
+    if average and rows.numel() > 1:
         new[1:] = (q[1:] != q[:-1]) | (skey[1:] != skey[:-1])
     block = torch.cumsum(new.to(torch.int64), 0) - 1
     if depth is not None and rows.numel():
@@ -286,7 +287,7 @@ def ideal_dcg(r, k, disc):
     labels = r.all_label
     levels = int(labels.max()) + 1 if labels.numel() else 1
     small = (
-        r.gain in ("linear", "exponential")
+        not r.gain.custom
         and n_pos <= 64
         and levels <= 64
         and (

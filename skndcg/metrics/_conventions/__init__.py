@@ -13,7 +13,7 @@ checked once, by :func:`call_options` (``_options.py``).
 from ._convention import Convention
 from ._options import DATA_OPTIONS, OPTIONS, CallOptions, call_options, pick
 from ._presets import PRESETS, TREC_RUN_CONVENTION, get_convention, resolve_convention
-from ._rules import TieRule
+from ._rules import Gain, TieRule
 
 __all__ = [
     "DATA_OPTIONS",
@@ -22,6 +22,7 @@ __all__ = [
     "TREC_RUN_CONVENTION",
     "CallOptions",
     "Convention",
+    "Gain",
     "TieRule",
     "call_options",
     "get_convention",

@@ -230,7 +230,7 @@ class _Ties:
         self.rs, self.average = rs, bool(average)
         self.by_k = m.depth == "k"
         self.form = T.FORMS.index(m.form)
-        self.binary = m.labels == "binary"
+        self.binary = m.binary
         self.thr = float(rel_thr)
 
     def tied(self, ry, grouping, nret, k) -> np.ndarray:
