@@ -176,6 +176,8 @@ def test_read_only_install_without_any_writable_cache_still_scores(tmp_path):
         XDG_CACHE_HOME=str(blocker / "cache"),
         PYTHONPATH=str(archive),
         PYTHONDONTWRITEBYTECODE="1",
+        # the compiled road even for these four rows (small inputs run as Python)
+        SKNDCG_PLAIN_CELLS="0",
     )
     code = textwrap.dedent(
         """

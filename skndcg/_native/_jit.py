@@ -172,7 +172,7 @@ def no_compile(on: bool = True):
 #: Work (rows times the passes over them) up to which a process that has not
 #: loaded numba runs the kernels as Python (:func:`plain_road`);
 #: SKNDCG_PLAIN_CELLS sets another limit (0: always compiled).
-PLAIN_CELLS = 500_000
+PLAIN_CELLS = 1_200_000
 
 
 def plain_road(cells: int) -> bool:
