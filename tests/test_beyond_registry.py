@@ -11,7 +11,8 @@ from skndcg.metrics import registry
 from skndcg.metrics._beyond._topk import rank
 from skndcg.metrics._core._perquery import ranked_order
 
-BEYOND_MODULES = {"_beyond", "_popularity", "_exposure", "_calibration"}
+BEYOND_MODULES = {"_beyond._coverage", "_beyond._popularity", "_beyond._exposure",
+                  "_beyond._calibration"}  # fmt: skip
 
 
 def _function(entry):
