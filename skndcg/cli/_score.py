@@ -168,11 +168,10 @@ def _score(args):
             "give the run with --qrels"
         )
     # relstring is printed per query only, as trec_eval prints it.
-    if not (args.query_eval or args.per_query is not None):
-        texts = []
-    args = args.but(texts=tuple(texts))
+    per_query = args.query_eval or args.per_query is not None
+    args = args.but(texts=tuple(texts) if per_query else ())
     asked = [a for a in [*args.measure, *args.metrics] if a.startswith("relstring")]
-    if asked and not args.texts:  # (a nickname's relstring goes unsaid)
+    if asked and texts and not per_query:  # (a nickname's relstring goes unsaid)
         _language.note(
             f"{texts[0].trec_name} is shown per query only (-q, or --per-query)"
         )
