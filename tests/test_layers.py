@@ -144,8 +144,8 @@ KNOWN_PRIVATE = {
 }
 
 
-def _private_targets(path, root=PKG):
-    """``package.module`` of every private module of skndcg ``path`` imports."""
+def _from_imports(path, root=PKG):
+    """``(node, module parts)`` of every ``from ... import`` of skndcg in ``path``."""
     rel = path.relative_to(root).parts
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
@@ -158,6 +158,12 @@ def _private_targets(path, root=PKG):
             module = node.module.split(".")[1:]
         else:
             continue
+        yield node, module
+
+
+def _private_targets(path, root=PKG):
+    """``package.module`` of every private module of skndcg ``path`` imports."""
+    for node, module in _from_imports(path, root):
         names = [alias.name for alias in node.names]
         targets = [[*module, n] for n in names] if len(module) == 1 else [module]
         for target in targets:
@@ -242,18 +248,7 @@ KNOWN_PRIVATE_NAMES = {
 def _private_names(path, root=PKG):
     """``(module, name)`` of every private name ``path`` imports from another
     module of skndcg (a private module imported as a name does not count)."""
-    rel = path.relative_to(root).parts
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            base = list(rel[:-1])[: len(rel) - node.level]
-            module = base + (node.module.split(".") if node.module else [])
-        elif (node.module or "").startswith("skndcg."):
-            module = node.module.split(".")[1:]
-        else:
-            continue
+    for node, module in _from_imports(path, root):
         where = root.joinpath(*module)
         for alias in node.names:
             name = alias.name
