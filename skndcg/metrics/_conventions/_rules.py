@@ -39,17 +39,19 @@ class Rule:
     """A named rule: shown as its name, equal to it, pickled by it.
 
     A kind of rule is a subclass, made a frozen dataclass here; ``kind`` is
-    the option or field it is read from, for messages.
+    the option or ``Convention`` field it is read from (``KINDS``).
     """
 
     name: str
 
     KIND: ClassVar[str] = ""
     TABLE: ClassVar[dict] = {}
+    KINDS: ClassVar[dict] = {}  # every kind of rule, by its kind
 
     def __init_subclass__(cls, kind: str = "", **kwargs):
         super().__init_subclass__(**kwargs)
         cls.KIND = kind
+        Rule.KINDS[kind] = cls
         dataclass(frozen=True, eq=False, repr=False)(cls)
 
     def __repr__(self) -> str:
