@@ -90,12 +90,10 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     missing = isna(d)
     if missing.any():
         raise missing_error("doc_id", missing, "a document id")
-    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8:
-        # Integer ids order themselves: no need to rank them.
-        if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
-            pass
-        else:
-            return d.astype(np.int64, copy=False)
+    # Integer ids order themselves (those int64 holds): no need to rank them.
+    big = d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63
+    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8 and not big:
+        return d.astype(np.int64, copy=False)
     import pandas as pd
 
     try:
