@@ -157,7 +157,7 @@ def no_compile(on: bool = True):
     Notes
     -----
     The engine takes this road for inputs too small to pay numba's loading
-    (see ``metrics/_backend.py``): the same code, no compiler. Kernels called
+    (see ``metrics/_core/_backend.py``): the same code, no compiler. Kernels called
     by kernels follow, as long as numba has not replaced them in their
     module's namespace by its dispatchers (then they run compiled).
     """

@@ -28,14 +28,10 @@ VALID_FORMS = (
 )
 
 
-def _binary_kinds() -> frozenset:
-    return frozenset(
-        m.block_kind for m in R.measures() if m.block_kind is not None and m.binary
-    )
-
-
 # Metrics read from binary relevance (label above a threshold).
-BINARY_KINDS = _binary_kinds()
+BINARY_KINDS = frozenset(
+    m.block_kind for m in R.measures() if m.block_kind is not None and m.binary
+)
 
 
 @dataclass(frozen=True)
@@ -155,18 +151,14 @@ def parse_metric(name) -> MetricSpec:
         if k < 1:
             raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
     if match.group(2) is not None and "rel" in match.group(2).replace(" ", ""):
-        stripped, rel = _trec_names_split(name)
+        from ._trec_names import split_rel
+
+        stripped, rel = split_rel(name)
         if rel is not None and not any(p.name == "rel" for p in measure.params):
             raise ValueError(_rel_message(name, stripped, rel))
     params = _params(measure, match.group(2), name)
     kind = CUSTOM if measure.block_kind is None else measure.block_kind
     return MetricSpec(kind, k, measure.name, params)
-
-
-def _trec_names_split(name):
-    from ._trec_names import split_rel
-
-    return split_rel(name)
 
 
 def _rel_message(name, stripped, rel) -> str:

@@ -12,21 +12,11 @@ from ._rules import (
     EmptyScore,
     Gain,
     LabelRule,
+    Rule,
     ScorePrecision,
     TieRule,
     Weighting,
 )
-
-_RULES = {
-    "gain": Gain,
-    "ties": TieRule,
-    "empty": EmptyScore,
-    "score_dtype": ScorePrecision,
-    "labels": LabelRule,
-    "empty_rule": EmptyRule,
-    "weighting": Weighting,
-    "all_skipped": AllSkipped,
-}
 
 
 @dataclass(frozen=True)
@@ -92,7 +82,7 @@ class Convention:
 
     def __post_init__(self):
         for f in fields(self):
-            rule = _RULES.get(f.name)
+            rule = Rule.KINDS.get(f.name)
             if rule is not None:
                 object.__setattr__(self, f.name, rule.of(getattr(self, f.name)))
 

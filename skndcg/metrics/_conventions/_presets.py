@@ -103,12 +103,6 @@ PRESETS: dict[str, Convention] = {
 TREC_RUN_CONVENTION = next(name for name, c in PRESETS.items() if c.trec_runs)
 
 
-def resolve_convention(convention=None, **options) -> Convention:
-    """The one resolver: ``convention=`` (None, a preset name or a Convention)
-    with the explicit options (not None) laid over it, conflicts refused."""
-    return apply_options(get_convention(convention), **options)
-
-
 def get_convention(convention=None):
     """The convention a ``convention=`` argument names, resolved as the metrics
     resolve it.
@@ -161,8 +155,10 @@ def get_convention(convention=None):
     )
 
 
-def apply_options(conv: Convention, **options) -> Convention:
-    """Overlay explicit options (not None) on a convention, refusing conflicts."""
+def resolve_convention(convention=None, **options) -> Convention:
+    """The one resolver: ``convention=`` (None, a preset name or a Convention)
+    with the explicit options (not None) laid over it, conflicts refused."""
+    conv = get_convention(convention)
     changes = {}
     for key, value in options.items():
         if value is None:

@@ -34,11 +34,25 @@ def _astype(a, dtype):
     return a.astype(dtype) if hasattr(a, "astype") else a.to(dtype)
 
 
+@dataclass(frozen=True, eq=False, repr=False)
 class Rule:
-    """A named rule: shown as its name, equal to it, pickled by it."""
+    """A named rule: shown as its name, equal to it, pickled by it.
 
-    KIND = ""  # the option or field it is read from, for messages
+    A kind of rule is a subclass, made a frozen dataclass here; ``kind`` is
+    the option or ``Convention`` field it is read from (``KINDS``).
+    """
+
+    name: str
+
+    KIND: ClassVar[str] = ""
     TABLE: ClassVar[dict] = {}
+    KINDS: ClassVar[dict] = {}  # every kind of rule, by its kind
+
+    def __init_subclass__(cls, kind: str = "", **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.KIND = kind
+        Rule.KINDS[kind] = cls
+        dataclass(frozen=True, eq=False, repr=False)(cls)
 
     def __repr__(self) -> str:
         return repr(self.name)
@@ -70,14 +84,10 @@ def _table(*rules) -> dict:
     return {r.name: r for r in rules}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Gain(Rule):
+class Gain(Rule, kind="gain"):
     """The gain of a label: linear, exponential (``2**label - 1``) or a callable."""
 
-    name: str
     fn: object = None  # the callable of a custom gain
-
-    KIND = "gain"
 
     @classmethod
     def of(cls, value):
@@ -157,19 +167,15 @@ class Gain(Rule):
 Gain.TABLE = _table(Gain("linear"), Gain("exponential"))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class LabelRule(Rule):
+class LabelRule(Rule, kind="labels"):
     """Which labels a convention accepts and how it reads them."""
 
-    name: str
     refuse_negative: bool = False  # negative labels refused (unless gain says)
     integer: bool = False  # labels must be integers
     max_label: int | None = None  # and at most this
     exp_only: bool = False  # the two checks above only with gain='exponential'
     pools: bool = False  # negative: "in the pool, not judged", gain 0 (trec_eval)
     truncate: bool = False  # labels truncated to int, below 1 no gain (ranx)
-
-    KIND = "labels"
 
     @property
     def rewrites(self) -> bool:
@@ -256,14 +262,10 @@ LabelRule.TABLE = _table(
 )
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class TieRule(Rule):
+class TieRule(Rule, kind="ties"):
     """How rows with equal scores are ordered."""
 
-    name: str
     reorders: bool = False  # realised by reordering the rows, then "stable"
-
-    KIND = "ties"
 
     @property
     def average(self) -> bool:
@@ -297,13 +299,8 @@ TieRule.TABLE = _table(
 TIES_OPTIONS = ("average", "stable", "reverse", "docid", "pessimistic")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ScorePrecision(Rule):
+class ScorePrecision(Rule, kind="score_dtype"):
     """The precision scores are compared in."""
-
-    name: str
-
-    KIND = "score_dtype"
 
     def cast(self, s, xp):
         """Scores at this precision: float32 ones as float32, others as given."""
@@ -313,14 +310,9 @@ class ScorePrecision(Rule):
 ScorePrecision.TABLE = _table(ScorePrecision("float64"), ScorePrecision("float32"))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class EmptyRule(Rule):
+class EmptyRule(Rule, kind="empty_rule"):
     """When a query is empty: its ideal DCG@k (or relevant count) is 0, or its
     labels sum to 0 (torchmetrics)."""
-
-    name: str
-
-    KIND = "empty_rule"
 
     @property
     def by_label_sum(self) -> bool:
@@ -346,14 +338,10 @@ class EmptyRule(Rule):
 EmptyRule.TABLE = _table(EmptyRule("ideal"), EmptyRule("label_sum"))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class EmptyScore(Rule):
+class EmptyScore(Rule, kind="empty"):
     """What an empty query scores: skipped (NaN), 0, 1, or an error."""
 
-    name: str
     fill: float = math.nan
-
-    KIND = "empty"
 
     @property
     def skips(self) -> bool:
@@ -376,13 +364,8 @@ EmptyScore.TABLE = _table(
 EMPTY_OPTIONS = tuple(EmptyScore.TABLE)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class AllSkipped(Rule):
+class AllSkipped(Rule, kind="all_skipped"):
     """The mean when no query is left: NaN with a warning, or 0."""
-
-    name: str
-
-    KIND = "all_skipped"
 
     def result(self, name: str, why: str, stacklevel: int) -> float:
         if self.name == "zero":
@@ -402,17 +385,13 @@ class AllSkipped(Rule):
 AllSkipped.TABLE = _table(AllSkipped("nan"), AllSkipped("zero"))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Weighting(Rule):
+class Weighting(Rule, kind="weighting"):
     """How query weights combine: a weighted mean, or LightGBM's and XGBoost's
     rule, where an empty query adds its value without its weight (XGBoost then
     refuses a result above 1 and clamps rounding noise to 1)."""
 
-    name: str
     empty_unweighted: bool = False
     clamped: bool = False
-
-    KIND = "weighting"
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         """Query weights as this rule reads them (float32 for LightGBM/XGBoost)."""

@@ -12,11 +12,8 @@ pass for the block measures (more under averaged ties, see
 
 from __future__ import annotations
 
-import functools
-
 from ..._native._jit import no_compile, plain_road
-from .._catalogue._names import CUSTOM, parse_metric
-from .._conventions import OPTIONS, call_options
+from .._catalogue._names import CUSTOM
 
 #: Passes one row of the fused block kernel costs when it runs as Python under
 #: averaged ties (it has no numpy version there: the tie blocks are walked row
@@ -24,37 +21,16 @@ from .._conventions import OPTIONS, call_options
 AVERAGED_BLOCK_PASSES = 30
 
 
-def _work(args, kwargs) -> int:
-    """Rows times passes of an ``evaluate(y_true, y_score, qid, metrics)`` call
-    (a large number when the arguments are not what it takes: it says so)."""
+def road(y_true, specs, average: bool):
+    """The context a call scoring the parsed ``specs`` on ``y_true`` runs in:
+    :func:`~skndcg._native._jit.no_compile` when it is small enough (see the
+    module); ``average``: whether its tie rule is ``"average"``."""
+    custom = sum(sp.kind == CUSTOM for sp in specs)
+    passes = 1 + custom
+    if custom < len(specs) and average:
+        passes += AVERAGED_BLOCK_PASSES
     try:
-        y_true = args[0] if args else kwargs["y_true"]
-        metrics = args[3] if len(args) > 3 else kwargs["metrics"]
-        kinds = [parse_metric(m).kind for m in metrics]
-        passes = 1 + sum(kind == CUSTOM for kind in kinds)
-        if any(kind != CUSTOM for kind in kinds) and _averaged(args, kwargs):
-            passes += AVERAGED_BLOCK_PASSES
-        return len(y_true) * passes
+        work = len(y_true) * passes
     except Exception:  # (the engine names what is wrong)
-        return 1 << 62
-
-
-def _averaged(args, kwargs) -> bool:
-    """Whether the call's tie rule is ``"average"``."""
-    options = args[4] if len(args) > 4 else kwargs.get("options")
-    if options is None:
-        given = {k: v for k, v in kwargs.items() if k in OPTIONS}
-        options = call_options(**given)
-    return options.tie_rule(kwargs.get("doc_id") is not None).average
-
-
-def picks_backend(evaluate):
-    """``evaluate``, run under :func:`~skndcg._native._jit.no_compile` when the
-    call is small enough (see the module)."""
-
-    @functools.wraps(evaluate)
-    def run(*args, **kwargs):
-        with no_compile(plain_road(_work(args, kwargs))):
-            return evaluate(*args, **kwargs)
-
-    return run
+        work = 1 << 62
+    return no_compile(plain_road(work))

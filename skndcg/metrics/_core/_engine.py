@@ -22,7 +22,7 @@ from .._catalogue._names import (
 from .._conventions import CallOptions, call_options
 from . import _blocks as B
 from ._aggregate import Evaluation
-from ._backend import picks_backend
+from ._backend import road
 from ._group import Grouping, chunk_bounds, group_constant, group_rows
 from ._kernel import evaluate_groups
 from ._labels import labels_in
@@ -90,12 +90,10 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     missing = isna(d)
     if missing.any():
         raise missing_error("doc_id", missing, "a document id")
-    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8:
-        # Integer ids order themselves: no need to rank them.
-        if d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63:
-            pass
-        else:
-            return d.astype(np.int64, copy=False)
+    # Integer ids order themselves (those int64 holds): no need to rank them.
+    big = d.dtype.kind == "u" and d.dtype.itemsize == 8 and d.max() >= 2**63
+    if d.dtype.kind in "iu" and d.dtype.itemsize <= 8 and not big:
+        return d.astype(np.int64, copy=False)
     import pandas as pd
 
     try:
@@ -108,7 +106,6 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-@picks_backend
 def evaluate(
     y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
     sample_weight=None, doc_id=None, label_max=None, **given,
@@ -125,6 +122,16 @@ def evaluate(
     if all(isinstance(m, str) for m in metrics):
         check_unique(list(metrics), specs)
     opts = call_options(**given) if options is None else options
+    ties = opts.tie_rule(doc_id is not None)
+    with road(y_true, specs, ties.average):
+        return _evaluate(
+            y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max
+        )
+
+
+def _evaluate(
+    y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max
+) -> Evaluation:
     conv = opts.conv
     if conv.k_none is not None:
         specs_eval = [
@@ -135,7 +142,6 @@ def evaluate(
         ]
     else:
         specs_eval = specs
-    ties = opts.tie_rule(doc_id is not None)
 
     y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
     s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)

@@ -14,19 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import (
-    AP,
-    AP_HITS,
-    AP_RELEVANT,
-    DCG,
-    HIT,
-    IDCG,
-    NDCG,
-    P_K,
-    PRECISION,
-    RECALL,
-    RR,
-)
+from . import _blocks as B
 from ._rank import GAIN_EXPONENTIAL
 
 
@@ -83,7 +71,7 @@ def evaluate_groups(
     for j in range(n_metrics):
         kind = kinds[j]
         kj = mr if ks[j] < 0 else np.minimum(ks[j], mr)
-        if kind in (NDCG, DCG, IDCG):
+        if kind in (B.NDCG, B.DCG, B.IDCG):
             if dcg_sums is None:
                 gains = _gain(r_labels.astype(np.float64), gain_mode) * filled
                 dcg_sums = np.cumsum(gains * _cut(disc, ranked_width), axis=1)
@@ -95,11 +83,11 @@ def evaluate_groups(
                 ideal_sums = np.cumsum(ideal * _cut(disc, width), axis=1)
             ki = m if ks[j] < 0 else np.minimum(ks[j], m)
             aux[:, j] = _at(ideal_sums, ki)
-            if kind == IDCG:
+            if kind == B.IDCG:
                 values[:, j] = aux[:, j]
                 continue
             d = _at(dcg_sums, kj)
-            if kind == DCG:
+            if kind == B.DCG:
                 values[:, j] = d
             else:
                 values[:, j] = np.where(aux[:, j] > 0.0, d / np.where(
@@ -107,25 +95,25 @@ def evaluate_groups(
             continue
         aux[:, j] = n_rel
         found = _at(hits, kj)
-        if kind == PRECISION:
+        if kind == B.PRECISION:
             kf = mr if kdens[j] < 0 else np.full(n_groups, kdens[j])
-            den = kf if params[j] == P_K else np.minimum(kf, mr)
+            den = kf if params[j] == B.P_K else np.minimum(kf, mr)
             out = found / np.where(den > 0, den, 1)
-        elif kind == RECALL:
+        elif kind == B.RECALL:
             out = np.where(n_rel > 0, found / np.maximum(n_rel, 1), 0.0)
-        elif kind == HIT:
+        elif kind == B.HIT:
             out = (found > 0).astype(np.float64)
-        elif kind == RR:
+        elif kind == B.RR:
             first = np.argmax(rel, axis=1) if ranked_width else np.zeros(n_groups, int)
             seen = rel.any(axis=1) & (first < kj)
             out = np.where(seen, 1.0 / (first + 1.0), 0.0)
-        elif kind == AP:
+        elif kind == B.AP:
             before = hits - rel  # relevant rows ranked above each position
             terms = np.where(rel, (before + 1.0) / (col + 1.0), 0.0)
             num = _at(np.cumsum(terms, axis=1), kj)
-            if params[j] == AP_HITS:
+            if params[j] == B.AP_HITS:
                 out = np.where(found > 0, num / np.maximum(found, 1), 0.0)
-            elif params[j] == AP_RELEVANT:
+            elif params[j] == B.AP_RELEVANT:
                 out = num / np.maximum(n_rel, 1)
             else:
                 kden = np.inf if kdens[j] < 0 else kdens[j]

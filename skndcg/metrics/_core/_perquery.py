@@ -112,12 +112,6 @@ def _rank_spans(s, starts, ends, out, ranked):
             ranked[lo + i] = key[order[i]]
 
 
-def _span_start(grouping) -> np.ndarray:
-    """Per grouped row, the first row of its query's span."""
-    by_start = np.argsort(grouping.starts, kind="stable")
-    return np.repeat(grouping.starts[by_start], grouping.sizes[by_start])
-
-
 def evaluate_per_query(
     specs,
     y_g,
@@ -177,7 +171,7 @@ def evaluate_per_query(
         extras = []
         use_ideal = "ideal" in m.needs
         if use_ideal and ideal is None:
-            ideal = y0[np.lexsort((-y0, _span_start(grouping)))]
+            ideal = y0[np.lexsort((-y0, grouping.starts[grouping.row_query]))]
         for need in m.needs:
             if need == "n_relevant":
                 extras.append(n_rel.astype(np.float64))
@@ -217,9 +211,8 @@ def evaluate_per_query(
 
 def _per_group(mask, grouping) -> np.ndarray:
     """How many rows of each query are set in ``mask`` (grouped rows)."""
-    by_start = np.argsort(grouping.starts, kind="stable")
-    gid = np.repeat(by_start, grouping.sizes[by_start])
-    return np.bincount(gid, weights=mask, minlength=grouping.n_groups).astype(np.int64)
+    q = grouping.row_query
+    return np.bincount(q, weights=mask, minlength=grouping.n_groups).astype(np.int64)
 
 
 class _Ties:

@@ -101,10 +101,11 @@ def _binom(n, r):
 
 
 @jit
-def _orders(cnt, off, d, size, t, cap):
-    """Distinct label sequences of the first ``t`` positions of a block (its
-    class counts ``cnt[off:off + d]``), capped just above ``cap``."""
-    if t == size:  # the multinomial size! / prod(count!)
+def _count(cnt, off, d, size, t, cap, ordered):
+    """Distinct label sequences (``ordered``) or class counts of the first
+    ``t`` positions drawn from a block (its class counts ``cnt[off:off + d]``),
+    capped just above ``cap``."""
+    if ordered and t == size:  # the multinomial size! / prod(count!)
         out = 1.0
         run = 0
         for q in range(d):
@@ -114,6 +115,8 @@ def _orders(cnt, off, d, size, t, cap):
             if out > cap:
                 return cap + 1.0
         return out
+    # i positions of class q joining s - i others: binom(s, i) sequences, one
+    # composition.
     ways = np.zeros(t + 1)
     ways[0] = 1.0
     for q in range(d):
@@ -123,24 +126,8 @@ def _orders(cnt, off, d, size, t, cap):
             acc = 0.0
             for i in range(min(c, s) + 1):
                 if ways[s - i] > 0.0:
-                    acc += min(_binom(s, i), cap + 1.0) * ways[s - i]
-            nxt[s] = min(acc, cap + 1.0)
-        ways = nxt
-    return ways[t]
-
-
-@jit
-def _compositions(cnt, off, d, t, cap):
-    """Class counts of ``t`` positions drawn from a block, capped above ``cap``."""
-    ways = np.zeros(t + 1)
-    ways[0] = 1.0
-    for q in range(d):
-        c = cnt[off + q]
-        nxt = np.zeros(t + 1)
-        for s in range(t + 1):
-            acc = 0.0
-            for i in range(min(c, s) + 1):
-                acc += ways[s - i]
+                    w = min(_binom(s, i), cap + 1.0) if ordered else 1.0
+                    acc += w * ways[s - i]
             nxt[s] = min(acc, cap + 1.0)
         ways = nxt
     return ways[t]
@@ -175,10 +162,8 @@ def prepare(lab, nb, kk, form, binary, thr, ws, cap):
         blk[_B * j + 4] = d
         if form == SUM:
             calls += d
-        elif form == SET:
-            calls *= _compositions(cnt, off, d, t, cap)
         else:
-            calls *= _orders(cnt, off, d, b - a, t, cap)
+            calls *= _count(cnt, off, d, b - a, t, cap, form == ANY)
         calls = min(calls, cap + 1.0)
         off += d
     return calls

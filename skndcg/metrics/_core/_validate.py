@@ -256,11 +256,7 @@ def hist_size(y: np.ndarray) -> int:
     return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
 
 
-# ------------------------------------------------------------ cut-offs, options
-# Cut-offs beyond this are the whole list for every query an array can hold.
-_K_HUGE = 1 << 62
-
-
+# ------------------------------------------------------------ cut-offs
 def check_k(k, name: str = "k", *, allow_none: bool = True):
     """Validate a cut-off: an int >= 1 (not a bool) or None.
 
@@ -277,13 +273,6 @@ def check_k(k, name: str = "k", *, allow_none: bool = True):
     if k < 1:
         raise ValueError(f"{name} must be >= 1, got {py(k)!r}.")
     return int(k)
-
-
-def check_choice(name: str, value, options) -> None:
-    if value is not None and value not in options:
-        raise ValueError(
-            f"{name}={value!r} is not valid; expected one of {list(options)}."
-        )
 
 
 # ----------------------------------------------------------- labels and scores
