@@ -80,10 +80,8 @@ def _group_ids(qid, n: int):
     if q.shape[0] != n:
         raise ValueError(f"qid has {q.shape[0]} rows but y has {n}; they must match.")
     grouping = group_rows(qid, n)
-    rows = grouping.take(np.arange(n))
-    by_start = np.argsort(grouping.starts, kind="stable")
     gid = np.empty(n, dtype=np.int64)
-    gid[rows] = np.repeat(by_start, grouping.sizes[by_start])
+    gid[grouping.take(np.arange(n))] = grouping.row_query
     return grouping, gid
 
 
