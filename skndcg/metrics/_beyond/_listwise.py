@@ -36,6 +36,7 @@ class Lists:
     prob: np.ndarray  # probability the entry is in the top k
     uniques: np.ndarray  # item id of each code
     length: np.ndarray  # (expected) list length of every query
+    codes: np.ndarray  # item code of every input row
 
 
 def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
@@ -57,13 +58,13 @@ def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
         prob[keep],
         uniques,
         length,
+        codes,
     )
 
 
 def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
     """Mean of ``value`` (one per entry) over each query's top k."""
-    n_q = lists.length.shape[0]
-    total = np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
+    total = per_query_sum(lists, value)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(lists.length > 0, total / lists.length, np.nan)
 
@@ -209,8 +210,10 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
     return pd.Index(uniques).isin(tail)
 
 
-def finish(values: np.ndarray, keys, name, per_query, what):
-    """The mean over the queries that have a value, or the per-query frame."""
+def finish(values: np.ndarray, keys, base, k, per_query, what):
+    """The mean over the queries that have a value, or the per-query frame;
+    the measure is named ``base@k`` (``base`` without a cut-off)."""
+    name = base if k is None else f"{base}@{k}"
     if per_query:
         return pd.DataFrame({"qid": keys, name: values})
     ok = ~np.isnan(values)
