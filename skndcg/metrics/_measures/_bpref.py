@@ -57,7 +57,7 @@ def bpref_tensor(r, k, opts):
     return r.retrieved(value.to(dtype)), None
 
 
-register(
+BPREF = register(
     Measure(
         "bpref",
         "Binary preference: relevant rows ranked above judged non-relevant ones.",
