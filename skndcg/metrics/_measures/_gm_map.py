@@ -19,9 +19,8 @@ GM_FLOOR = 1e-5
 
 
 @jit
-def average_precision(labels, k, n_relevant, rel_threshold):
-    if n_relevant == 0.0:
-        return 0.0
+def precision_sum(labels, k, rel_threshold):
+    # The precision at each relevant row of the top k, added in rank order.
     n = labels.shape[0]
     kk = n if k is None else min(k, n)
     hits = 0.0
@@ -30,7 +29,14 @@ def average_precision(labels, k, n_relevant, rel_threshold):
         if labels[i] >= rel_threshold:
             hits += 1.0
             total += hits / (i + 1.0)
-    return total / n_relevant
+    return total
+
+
+@jit
+def average_precision(labels, k, n_relevant, rel_threshold):
+    if n_relevant == 0.0:
+        return 0.0
+    return precision_sum(labels, k, rel_threshold) / n_relevant
 
 
 def _log_floor(values):

@@ -12,19 +12,12 @@ import math
 
 from .._catalogue._registry import Measure, register
 from .._jit import jit
-from ._gm_map import precision_sum_tensor
+from ._gm_map import precision_sum, precision_sum_tensor
 
 
 @jit
 def yaap(labels, k, n_relevant, rel_threshold):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
-    found = 0
-    total = 0.0
-    for i in range(kk):
-        if labels[i] >= rel_threshold:
-            found += 1
-            total += found / (i + 1.0)
+    total = precision_sum(labels, k, rel_threshold)
     return math.log((1.0 + total) / (1.0 + n_relevant - total))
 
 
