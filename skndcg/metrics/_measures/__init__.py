@@ -6,7 +6,6 @@ line below (see the contributor page "Adding a measure").
 """
 
 from . import (  # noqa: F401
-    _bing,
     _blocks,
     _bpref,
     _err,
@@ -22,7 +21,6 @@ from . import (  # noqa: F401
     _rprec,
     _rprec_mult,
     _set,
-    _trec_rbp,
     _utility,
     _yaap,
 )
