@@ -6,11 +6,11 @@ line below (see the contributor page "Adding a measure").
 """
 
 from . import (  # noqa: F401
+    _ap_variants,
     _blocks,
     _bpref,
     _err,
     _g,
-    _gm_map,
     _infap,
     _iprec,
     _judgments,
@@ -22,5 +22,4 @@ from . import (  # noqa: F401
     _rprec_mult,
     _set,
     _utility,
-    _yaap,
 )

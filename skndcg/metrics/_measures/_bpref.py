@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from .._catalogue._registry import Measure, register
 from .._jit import jit
-from ._gm_map import GEOMETRIC
+from ._ap_variants import GEOMETRIC
 
 
 @jit
