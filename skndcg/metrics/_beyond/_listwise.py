@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._validate import as_1d, check_k
-from ._items import item_codes, py
+from ._items import item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
 MISSING = ("error", "zero")
@@ -229,15 +229,10 @@ def finish(values: np.ndarray, keys, base, k, per_query, what):
     return float(values[ok].mean())
 
 
-def labels_of(y_true, n, name="y_true"):
-    y = as_1d(y_true, name)
-    if y.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}.")
+def labels_of(y_true, n):
+    y = numeric(y_true, "y_true")
     if y.shape[0] != n:
         raise ValueError(
-            f"{name} has {y.shape[0]} rows but item_id has {n}; they must match."
+            f"y_true has {y.shape[0]} rows but item_id has {n}; they must match."
         )
-    y = y.astype(np.float64)
-    if not np.isfinite(y).all():
-        raise ValueError(f"{name} must be finite.")
     return y
