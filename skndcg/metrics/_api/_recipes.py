@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import with_references
-from .._beyond._items import mapping_index, numeric, py
+from .._beyond._items import check_choice, mapping_index, numeric, py
 from .._core._group import group_constant, group_rows
 from .._core._validate import as_1d
 from ._docstrings import REFERENCES
@@ -111,10 +111,7 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     >>> minmax_labels_per_query(y, qid)
     array([0. , 1. , 0.5, 0. , 1. , 0.5])
     """
-    if constant not in _CONSTANT:
-        raise ValueError(
-            f"constant={constant!r} is not valid; expected one of {list(_CONSTANT)}."
-        )
+    check_choice("constant", constant, _CONSTANT)
     arr = numeric(y, "y")
     grouping, gid = _group_ids(qid, arr.shape[0])
     n_q = grouping.n_groups

@@ -21,7 +21,7 @@ from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
 from .._core._engine import _query_weights
 from .._core._validate import as_1d
-from ._items import item_categories_csr, item_codes, item_vectors, py
+from ._items import check_choice, item_categories_csr, item_codes, item_vectors, py
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 
 _METRICS = ("jaccard", "mismatch", "cosine")
@@ -248,10 +248,7 @@ def intra_list_diversity_score(
     0.916...
     """
     ties = check_ties(ties)
-    if metric not in _METRICS:
-        raise ValueError(
-            f"metric={metric!r} is not valid; expected one of {list(_METRICS)}."
-        )
+    check_choice("metric", metric, _METRICS)
     ks, single = cutoffs(k)
     codes, uniques = item_codes(item_id)
     n = codes.shape[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._coverage import catalog_size
+from ._items import check_choice
 from ._listwise import top_k_lists
 
 
@@ -32,11 +33,7 @@ def item_exposure(
     item_id, y_score, qid, *, k=10, catalog=None, weighting="uniform", ties="average"
 ):
     """Exposure of every catalogue item (zeros for items never shown)."""
-    if not isinstance(weighting, str) or weighting not in _WEIGHTINGS:
-        raise ValueError(
-            f"weighting={weighting!r} is not valid; expected one of "
-            f"{list(_WEIGHTINGS)}."
-        )
+    check_choice("weighting", weighting, _WEIGHTINGS)
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     n_catalog = catalog_size(catalog, lists.uniques)
     w = _WEIGHTINGS[weighting](lists, k)

@@ -21,6 +21,14 @@ def py(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def check_choice(name: str, value, allowed) -> None:
+    """Refuse ``value`` for the option ``name`` unless it is one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"{name}={value!r} is not valid; expected one of {list(allowed)}."
+        )
+
+
 def numeric(x, name: str) -> np.ndarray:
     """``x`` as finite float64 values, refusing other dtypes, NaN and infinity."""
     arr = as_1d(x, name)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._validate import as_1d, check_k
-from ._items import item_codes, numeric, py
+from ._items import check_choice, item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
 MISSING = ("error", "zero")
@@ -82,10 +82,7 @@ def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSI
     itself, one item id per interaction (a list, array, pandas Series or
     Index: only its values are read), counted here.
     """
-    if missing not in allowed:
-        raise ValueError(
-            f"missing={missing!r} is not valid; expected one of {list(allowed)}."
-        )
+    check_choice("missing", missing, allowed)
     table = popularity_table(popularity, name)
     found = table.reindex(pd.Index(uniques))
     absent = found.isna().to_numpy()

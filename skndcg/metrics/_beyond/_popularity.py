@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._items import py, qid_item_pairs
+from ._items import check_choice, py, qid_item_pairs
 from ._listwise import (
     finish,
     labels_of,
@@ -190,10 +190,7 @@ def average_popularity_score(
     ...                          measure="aplt", long_tail=0.25)
     0.5
     """
-    if measure not in _MEASURES:
-        raise ValueError(
-            f"measure={measure!r} is not valid; expected one of {list(_MEASURES)}."
-        )
+    check_choice("measure", measure, _MEASURES)
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     pop, table = popularity_of(popularity, lists.uniques, missing)
     tail = long_tail_of(long_tail, table, lists.uniques).astype(np.float64)
