@@ -213,7 +213,6 @@ KNOWN_PRIVATE_NAMES = {
     },
     # the engine's query weights
     ("metrics/_beyond/_coverage.py", "metrics._core._engine"): {"_query_weights"},
-    ("metrics/_api/_binary.py", "metrics._api._ranking"): {"_doc", "_score"},
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
     # the columnar reader's checks, shared by the chunked reader
     ("io/_chunks.py", "io._columns"): {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._core import _blocks as K
-from ._ranking import _doc, _score
+from ._ranking import doc, score
 
 _BINARY_OPTIONS = """
     rel_threshold : float or None, default=None
@@ -14,7 +14,7 @@ _BINARY_OPTIONS = """
 
 def _doc_binary(fn):
     fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip())
-    return _doc(fn)
+    return doc(fn)
 
 
 @_doc_binary
@@ -74,7 +74,7 @@ def grouped_map_score(
     >>> round(grouped_map_score(y_true, y_score, qid, k=3, denominator="hits"), 4)
     0.8333
     """
-    return _score(K.AP, denominator_of="ap_denominator", **locals())
+    return score(K.AP, denominator_of="ap_denominator", **locals())
 
 
 @_doc_binary
@@ -124,7 +124,7 @@ def grouped_mrr_score(
     >>> grouped_mrr_score(y_true, y_score, qid, k=2)
     0.25
     """
-    return _score(K.RR, **locals())
+    return score(K.RR, **locals())
 
 
 @_doc_binary
@@ -178,7 +178,7 @@ def grouped_precision_score(
     ...                               denominator="min_k_items"), 4)
     0.6667
     """
-    return _score(K.PRECISION, denominator_of="p_denominator", **locals())
+    return score(K.PRECISION, denominator_of="p_denominator", **locals())
 
 
 @_doc_binary
@@ -220,7 +220,7 @@ def grouped_recall_score(
     >>> grouped_recall_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.1], [1, 1, 1, 1], k=2)
     0.33333...
     """
-    return _score(K.RECALL, **locals())
+    return score(K.RECALL, **locals())
 
 
 @_doc_binary
@@ -268,4 +268,4 @@ def grouped_hit_rate_score(
     >>> grouped_hit_rate_score([0, 1, 0], [1, 1, 1], [1, 1, 1], k=1)
     0.33333...
     """
-    return _score(K.HIT, **locals())
+    return score(K.HIT, **locals())

@@ -62,7 +62,7 @@ _OPTIONS = """
 """
 
 
-def _doc(fn):
+def doc(fn):
     # Placeholders stand indented in the docstrings: the first inserted line
     # takes that indentation, the others carry their own.
     fn.__doc__ = fn.__doc__.format(
@@ -73,7 +73,7 @@ def _doc(fn):
     return fn
 
 
-def _score(kind, y_true, y_score, qid, k, *, sample_weight=None, doc_id=None,
+def score(kind, y_true, y_score, qid, k, *, sample_weight=None, doc_id=None,
            denominator=None, denominator_of=None, **options):  # fmt: skip
     """The body of a public one-metric function, called with its arguments:
     metric ``kind`` at ``k``; ``denominator`` sets option ``denominator_of``."""
@@ -93,7 +93,7 @@ def _score(kind, y_true, y_score, qid, k, *, sample_weight=None, doc_id=None,
     return float(means[0]) if single else means
 
 
-@_doc
+@doc
 def grouped_ndcg_score(
     y_true,
     y_score,
@@ -159,10 +159,10 @@ def grouped_ndcg_score(
     >>> grouped_ndcg_score(y_true, y_score, qid, k=[1, 3])
     array([0.5       , 0.7139...])
     """
-    return _score(K.NDCG, **locals())
+    return score(K.NDCG, **locals())
 
 
-@_doc
+@doc
 def grouped_dcg_score(
     y_true,
     y_score,
@@ -216,10 +216,10 @@ def grouped_dcg_score(
     >>> round(grouped_dcg_score(y_true, y_score, qid, k=5), 4)
     6.1487
     """
-    return _score(K.DCG, **locals())
+    return score(K.DCG, **locals())
 
 
-@_doc
+@doc
 def grouped_ranking_scores(
     y_true,
     y_score,

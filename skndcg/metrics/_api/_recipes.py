@@ -11,21 +11,12 @@ import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import with_references
-from .._beyond._items import mapping_index, py
+from .._beyond._items import check_choice, mapping_index, numeric, py
 from .._core._group import group_constant, group_rows
-from .._core._validate import as_1d, check_finite
+from .._core._validate import as_1d
 from ._docstrings import REFERENCES
 
 _CONSTANT = ("zero", "one", "error")
-
-
-def _numeric(x, name: str) -> np.ndarray:
-    arr = as_1d(x, name)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    check_finite(arr, name)
-    return arr
 
 
 @with_references(REFERENCES)
@@ -65,7 +56,7 @@ def sqrt_gain(y):
     >>> round(grouped_ndcg_score(y_true, y_score, qid, k=4, gain=sqrt_gain), 4)
     0.9296
     """
-    arr = _numeric(y, "y")
+    arr = numeric(y, "y")
     if (arr < 0).any():
         raise ValueError(
             f"sqrt_gain needs non-negative labels, got min {py(arr.min())!r}; shift or "
@@ -80,10 +71,8 @@ def _group_ids(qid, n: int):
     if q.shape[0] != n:
         raise ValueError(f"qid has {q.shape[0]} rows but y has {n}; they must match.")
     grouping = group_rows(qid, n)
-    rows = grouping.take(np.arange(n))
-    by_start = np.argsort(grouping.starts, kind="stable")
     gid = np.empty(n, dtype=np.int64)
-    gid[rows] = np.repeat(by_start, grouping.sizes[by_start])
+    gid[grouping.take(np.arange(n))] = grouping.row_query
     return grouping, gid
 
 
@@ -122,11 +111,8 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     >>> minmax_labels_per_query(y, qid)
     array([0. , 1. , 0.5, 0. , 1. , 0.5])
     """
-    if constant not in _CONSTANT:
-        raise ValueError(
-            f"constant={constant!r} is not valid; expected one of {list(_CONSTANT)}."
-        )
-    arr = _numeric(y, "y")
+    check_choice("constant", constant, _CONSTANT)
+    arr = numeric(y, "y")
     grouping, gid = _group_ids(qid, arr.shape[0])
     n_q = grouping.n_groups
     lo = np.full(n_q, np.inf)
@@ -206,9 +192,9 @@ def log_frequency_weights(qid, frequency):
             raise ValueError(
                 f"frequency lacks query {py(missing)!r}; every query of qid needs one."
             )
-        freq = _numeric(frequency.to_numpy()[pos], "frequency")[gid]
+        freq = numeric(frequency.to_numpy()[pos], "frequency")[gid]
     else:
-        freq = _numeric(frequency, "frequency")
+        freq = numeric(frequency, "frequency")
         if freq.shape[0] != n:
             raise ValueError(
                 f"frequency has {freq.shape[0]} rows but qid has {n}; give one value "

@@ -147,15 +147,11 @@ def report_with_means(
     if opts.unretrieved:
         data["n_retrieved"] = ev.n_retrieved
         data["n_relevant_retrieved"] = ev.n_relevant_retrieved
-    order: list[tuple[str, np.ndarray]] = []
-    for j, sp in enumerate(all_specs):
-        label = names[j] if j < len(names) else sp.name
-        col = ev.raw[:, j] if sp.measure in ("dcg", "idcg") else ev.values[:, j]
-        order.append((label, col))
     # dcg@k, idcg@k first, then the metrics in the order asked.
-    extras = [(lbl, c) for lbl, c in order[len(names) :]]
-    for label, col in extras + order[: len(names)]:
-        data[label] = col
+    for j in [*range(len(names), len(all_specs)), *range(len(names))]:
+        sp = all_specs[j]
+        label = names[j] if j < len(names) else sp.name
+        data[label] = ev.raw[:, j] if sp.measure in ("dcg", "idcg") else ev.values[:, j]
     if ev.weights is not None:
         data["weight"] = ev.weights
     reasons = np.full(grouping.n_groups, "", dtype=object)

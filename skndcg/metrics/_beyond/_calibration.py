@@ -170,5 +170,6 @@ def calibration_score(
     values = terms.sum(1)
     has = np.bincount(hu, minlength=n_q) > 0
     values = np.where(has & (lists.length > 0), values, np.nan)
-    name = "miscalibration" if k is None else f"miscalibration@{k}"
-    return finish(values, lists.keys, name, per_query, "no user has a history")
+    return finish(
+        values, lists.keys, "miscalibration", k, per_query, "no user has a history"
+    )

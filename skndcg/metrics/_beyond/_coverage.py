@@ -21,7 +21,7 @@ from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
 from .._core._engine import _query_weights
 from .._core._validate import as_1d
-from ._items import item_categories_csr, item_codes, item_vectors, py
+from ._items import check_choice, item_categories_csr, item_codes, item_vectors, py
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 
 _METRICS = ("jaccard", "mismatch", "cosine")
@@ -248,10 +248,7 @@ def intra_list_diversity_score(
     0.916...
     """
     ties = check_ties(ties)
-    if metric not in _METRICS:
-        raise ValueError(
-            f"metric={metric!r} is not valid; expected one of {list(_METRICS)}."
-        )
+    check_choice("metric", metric, _METRICS)
     ks, single = cutoffs(k)
     codes, uniques = item_codes(item_id)
     n = codes.shape[0]
@@ -264,6 +261,7 @@ def intra_list_diversity_score(
         if item_features is None:
             raise ValueError("metric='cosine' needs item_features; got None.")
         unit, vectors = item_vectors(item_features, item_id, codes, uniques)
+        indptr = labels = np.zeros(1, dtype=np.int64)  # no label sets
     else:
         if item_features is not None:
             raise ValueError(
@@ -275,6 +273,7 @@ def intra_list_diversity_score(
         unit, indptr, labels = item_categories_csr(
             item_categories, item_id, codes, uniques, single=metric == "mismatch"
         )
+        vectors = np.zeros((0, 0))  # no feature vectors
     r = rank(y_score, qid, n, ties)
     weights = None
     if sample_weight is not None:
@@ -307,10 +306,8 @@ def intra_list_diversity_score(
         args = (bounds, prob[keep], boundary[keep], pair_both, unit_r[keep], sums)
         # Queries in chunks on the engine's thread pool (each writes its own sums).
         n_chunks = max(1, min(n_q, 4 * num_threads()))
-        if metric == "cosine":
-            run_chunks(_ild_vectors, n_chunks, n_chunks, *args, vectors)
-        else:
-            run_chunks(_ild_sets, n_chunks, n_chunks, *args, indptr, labels)
+        cosine = metric == "cosine"
+        run_chunks(_ild, n_chunks, n_chunks, *args, cosine, indptr, labels, vectors)
         n_pairs = length * (length - 1) / 2.0
         with np.errstate(divide="ignore", invalid="ignore"):
             ild = np.where(n_pairs > 0, sums / n_pairs, np.nan)
@@ -343,9 +340,13 @@ def _mean(values: np.ndarray, weights) -> float:
 
 
 @jit
-def _ild_sets(
-    t, n_chunks, bounds, prob, boundary, pair_both, unit, out, indptr, labels
-):
+def _ild(
+    t, n_chunks, bounds, prob, boundary, pair_both, unit, out, cosine, indptr,
+    labels, vectors,
+):  # fmt: skip
+    # The distance of two units: 1 - cos of their vectors, or the Jaccard
+    # distance of their label sets (CSR: indptr, labels).
+    d = vectors.shape[1]
     n_q = bounds.shape[0] - 1
     for q in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
         lo, hi = bounds[q], bounds[q + 1]
@@ -355,6 +356,12 @@ def _ild_sets(
             for j in range(i + 1, hi):
                 w = pair_both[q] if boundary[i] and boundary[j] else prob[i] * prob[j]
                 ub = unit[j]
+                if cosine:
+                    dot = 0.0
+                    for f in range(d):
+                        dot += vectors[ua, f] * vectors[ub, f]
+                    total += w * (1.0 - dot)
+                    continue
                 a, a_end = indptr[ua], indptr[ua + 1]
                 b, b_end = indptr[ub], indptr[ub + 1]
                 union = (a_end - a) + (b_end - b)
@@ -369,23 +376,4 @@ def _ild_sets(
                     else:
                         b += 1
                 total += w * (1.0 - inter / (union - inter))
-        out[q] = total
-
-
-@jit
-def _ild_vectors(t, n_chunks, bounds, prob, boundary, pair_both, unit, out, vectors):
-    d = vectors.shape[1]
-    n_q = bounds.shape[0] - 1
-    for q in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
-        lo, hi = bounds[q], bounds[q + 1]
-        total = 0.0
-        for i in range(lo, hi):
-            ua = unit[i]
-            for j in range(i + 1, hi):
-                w = pair_both[q] if boundary[i] and boundary[j] else prob[i] * prob[j]
-                ub = unit[j]
-                dot = 0.0
-                for f in range(d):
-                    dot += vectors[ua, f] * vectors[ub, f]
-                total += w * (1.0 - dot)
         out[q] = total

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._coverage import catalog_size
+from ._items import check_choice
 from ._listwise import top_k_lists
 
 
@@ -32,11 +33,7 @@ def item_exposure(
     item_id, y_score, qid, *, k=10, catalog=None, weighting="uniform", ties="average"
 ):
     """Exposure of every catalogue item (zeros for items never shown)."""
-    if not isinstance(weighting, str) or weighting not in _WEIGHTINGS:
-        raise ValueError(
-            f"weighting={weighting!r} is not valid; expected one of "
-            f"{list(_WEIGHTINGS)}."
-        )
+    check_choice("weighting", weighting, _WEIGHTINGS)
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     n_catalog = catalog_size(catalog, lists.uniques)
     w = _WEIGHTINGS[weighting](lists, k)
@@ -69,8 +66,17 @@ _PARAMS = """
         orders of tied rows)."""
 
 
+_REFERENCES = """
+    References
+    ----------
+    .. [1] G. Adomavicius and Y. Kwon, "Improving aggregate recommendation
+       diversity using ranking-based techniques", IEEE TKDE 24(5), 2012."""
+
+
 def _doc(f):
-    f.__doc__ = f.__doc__.replace("    {params}", _PARAMS.strip("\n"))
+    f.__doc__ = f.__doc__.replace("    {params}", _PARAMS.strip("\n")).replace(
+        "    {references}", _REFERENCES.strip("\n")
+    )
     return f
 
 
@@ -91,10 +97,7 @@ def exposure_gini_score(
     -------
     gini : float
 
-    References
-    ----------
-    .. [1] G. Adomavicius and Y. Kwon, "Improving aggregate recommendation
-       diversity using ranking-based techniques", IEEE TKDE 24(5), 2012.
+    {references}
 
     Examples
     --------
@@ -103,11 +106,7 @@ def exposure_gini_score(
     >>> exposure_gini_score(item, [2, 1, 2, 1], [1, 1, 2, 2], k=1, catalog=3)
     0.6666666666666666
     """
-    e = np.sort(
-        item_exposure(
-            item_id, y_score, qid, k=k, catalog=catalog, weighting=weighting, ties=ties
-        )
-    )
+    e = np.sort(item_exposure(**locals()))
     n = e.shape[0]
     total = e.sum()
     if total <= 0:
@@ -132,10 +131,7 @@ def exposure_entropy_score(
     -------
     entropy : float
 
-    References
-    ----------
-    .. [1] G. Adomavicius and Y. Kwon, "Improving aggregate recommendation
-       diversity using ranking-based techniques", IEEE TKDE 24(5), 2012.
+    {references}
 
     Examples
     --------
@@ -144,10 +140,7 @@ def exposure_entropy_score(
     ...                        k=2)
     1.5
     """
-    e = item_exposure(
-        item_id, y_score, qid, k=k, catalog=catalog, weighting=weighting, ties=ties
-    )
-    return _entropy(e)
+    return _entropy(item_exposure(**locals()))
 
 
 def _entropy(e):
@@ -174,10 +167,7 @@ def distributional_coverage_score(
     -------
     coverage : float in [0, 1]
 
-    References
-    ----------
-    .. [1] G. Adomavicius and Y. Kwon, "Improving aggregate recommendation
-       diversity using ranking-based techniques", IEEE TKDE 24(5), 2012.
+    {references}
 
     Examples
     --------
@@ -186,9 +176,7 @@ def distributional_coverage_score(
     ...                               [1, 1, 2, 2], k=2, catalog=4)
     0.75
     """
-    e = item_exposure(
-        item_id, y_score, qid, k=k, catalog=catalog, weighting=weighting, ties=ties
-    )
+    e = item_exposure(**locals())
     if e.shape[0] < 2:
         return float("nan")
     return _entropy(e) / float(np.log2(e.shape[0]))

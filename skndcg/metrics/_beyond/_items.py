@@ -13,12 +13,30 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d
+from .._core._validate import as_1d, check_finite
 
 
 def py(value):
     """A numpy scalar as the Python object it stands for (for readable messages)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def check_choice(name: str, value, allowed) -> None:
+    """Refuse ``value`` for the option ``name`` unless it is one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"{name}={value!r} is not valid; expected one of {list(allowed)}."
+        )
+
+
+def numeric(x, name: str) -> np.ndarray:
+    """``x`` as finite float64 values, refusing other dtypes, NaN and infinity."""
+    arr = as_1d(x, name)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    check_finite(arr, name)
+    return arr
 
 
 def item_codes(item_id):

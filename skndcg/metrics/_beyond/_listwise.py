@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._validate import as_1d, check_k
-from ._items import item_codes, py
+from ._items import check_choice, item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
 MISSING = ("error", "zero")
@@ -36,6 +36,7 @@ class Lists:
     prob: np.ndarray  # probability the entry is in the top k
     uniques: np.ndarray  # item id of each code
     length: np.ndarray  # (expected) list length of every query
+    codes: np.ndarray  # item code of every input row
 
 
 def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
@@ -57,13 +58,13 @@ def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
         prob[keep],
         uniques,
         length,
+        codes,
     )
 
 
 def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
     """Mean of ``value`` (one per entry) over each query's top k."""
-    n_q = lists.length.shape[0]
-    total = np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
+    total = per_query_sum(lists, value)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(lists.length > 0, total / lists.length, np.nan)
 
@@ -81,10 +82,7 @@ def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSI
     itself, one item id per interaction (a list, array, pandas Series or
     Index: only its values are read), counted here.
     """
-    if missing not in allowed:
-        raise ValueError(
-            f"missing={missing!r} is not valid; expected one of {list(allowed)}."
-        )
+    check_choice("missing", missing, allowed)
     table = popularity_table(popularity, name)
     found = table.reindex(pd.Index(uniques))
     absent = found.isna().to_numpy()
@@ -209,8 +207,10 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
     return pd.Index(uniques).isin(tail)
 
 
-def finish(values: np.ndarray, keys, name, per_query, what):
-    """The mean over the queries that have a value, or the per-query frame."""
+def finish(values: np.ndarray, keys, base, k, per_query, what):
+    """The mean over the queries that have a value, or the per-query frame;
+    the measure is named ``base@k`` (``base`` without a cut-off)."""
+    name = base if k is None else f"{base}@{k}"
     if per_query:
         return pd.DataFrame({"qid": keys, name: values})
     ok = ~np.isnan(values)
@@ -226,15 +226,10 @@ def finish(values: np.ndarray, keys, name, per_query, what):
     return float(values[ok].mean())
 
 
-def labels_of(y_true, n, name="y_true"):
-    y = as_1d(y_true, name)
-    if y.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}.")
+def labels_of(y_true, n):
+    y = numeric(y_true, "y_true")
     if y.shape[0] != n:
         raise ValueError(
-            f"{name} has {y.shape[0]} rows but item_id has {n}; they must match."
+            f"y_true has {y.shape[0]} rows but item_id has {n}; they must match."
         )
-    y = y.astype(np.float64)
-    if not np.isfinite(y).all():
-        raise ValueError(f"{name} must be finite.")
     return y

@@ -57,13 +57,11 @@ class BeyondAccuracy:
 
 
 _POPULARITY = ("item_id", "popularity")
+_LABELLED = ("y_true", *_POPULARITY)
+_CATALOG = ("item_id", "catalog (optional)")
 BEYOND_ACCURACY = (
     BeyondAccuracy(
-        "coverage",
-        ("catalog_coverage",),
-        "catalog_coverage_score",
-        ("item_id", "catalog (optional)"),
-        False,
+        "coverage", ("catalog_coverage",), "catalog_coverage_score", _CATALOG, False
     ),
     BeyondAccuracy(
         "ild",
@@ -82,16 +80,8 @@ BEYOND_ACCURACY = (
     BeyondAccuracy(
         "aclt", (), "average_popularity_score(measure='aclt')", _POPULARITY, True
     ),
-    BeyondAccuracy(
-        "long_tail_recall",
-        (),
-        "long_tail_recall_score",
-        ("y_true", *_POPULARITY),
-        True,
-    ),
-    BeyondAccuracy(
-        "serendipity", (), "serendipity_score", ("y_true", *_POPULARITY), True
-    ),
+    BeyondAccuracy("long_tail_recall", (), "long_tail_recall_score", _LABELLED, True),
+    BeyondAccuracy("serendipity", (), "serendipity_score", _LABELLED, True),
     BeyondAccuracy(
         "calibration",
         ("miscalibration",),
@@ -99,26 +89,12 @@ BEYOND_ACCURACY = (
         ("item_id", "history", "categories"),
         True,
     ),
+    BeyondAccuracy("exposure_gini", ("gini",), "exposure_gini_score", _CATALOG, False),
     BeyondAccuracy(
-        "exposure_gini",
-        ("gini",),
-        "exposure_gini_score",
-        ("item_id", "catalog (optional)"),
-        False,
+        "exposure_entropy", ("entropy",), "exposure_entropy_score", _CATALOG, False
     ),
     BeyondAccuracy(
-        "exposure_entropy",
-        ("entropy",),
-        "exposure_entropy_score",
-        ("item_id", "catalog (optional)"),
-        False,
-    ),
-    BeyondAccuracy(
-        "distributional_coverage",
-        (),
-        "distributional_coverage_score",
-        ("item_id", "catalog (optional)"),
-        False,
+        "distributional_coverage", (), "distributional_coverage_score", _CATALOG, False
     ),
 )
 _BY_NAME = {n: m for m in BEYOND_ACCURACY for n in (m.name, *m.aliases)}

@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d
-from ._items import py, qid_item_pairs
+from ._items import check_choice, py, qid_item_pairs
 from ._listwise import (
     finish,
     labels_of,
@@ -108,7 +107,7 @@ def novelty_score(
         )
     info = -np.log2(pop / total)
     values = per_query_mean(lists, info[lists.item])
-    return finish(values, lists.keys, _name("novelty", k), per_query, "empty lists")
+    return finish(values, lists.keys, "novelty", k, per_query, "empty lists")
 
 
 def _n_users(n_users, table):
@@ -121,10 +120,6 @@ def _n_users(n_users, table):
             "n_users is the number of training users, so no item can have more."
         )
     return float(n_users)
-
-
-def _name(base, k):
-    return base if k is None else f"{base}@{k}"
 
 
 _MEASURES = ("arp", "aplt", "aclt")
@@ -195,21 +190,17 @@ def average_popularity_score(
     ...                          measure="aplt", long_tail=0.25)
     0.5
     """
-    if measure not in _MEASURES:
-        raise ValueError(
-            f"measure={measure!r} is not valid; expected one of {list(_MEASURES)}."
-        )
+    check_choice("measure", measure, _MEASURES)
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     pop, table = popularity_of(popularity, lists.uniques, missing)
     tail = long_tail_of(long_tail, table, lists.uniques).astype(np.float64)
     if measure == "arp":
         values = per_query_mean(lists, pop[lists.item])
+    elif measure == "aplt":
+        values = per_query_mean(lists, tail[lists.item])
     else:
-        if measure == "aplt":
-            values = per_query_mean(lists, tail[lists.item])
-        else:
-            values = per_query_sum(lists, tail[lists.item])
-    return finish(values, lists.keys, _name(measure, k), per_query, "empty lists")
+        values = per_query_sum(lists, tail[lists.item])
+    return finish(values, lists.keys, measure, k, per_query, "empty lists")
 
 
 @popularity_doc
@@ -269,28 +260,18 @@ def long_tail_recall_score(
     0.25
     """
     lists = top_k_lists(item_id, y_score, qid, k, ties)
-    y = labels_of(y_true, lists.ranked.rows.shape[0])
+    y = labels_of(y_true, lists.codes.shape[0])
     _, table = popularity_of(popularity, lists.uniques, missing)
     tail = long_tail_of(long_tail, table, lists.uniques)
-    codes_all = _all_codes(item_id, lists.uniques)
-    wanted = (y > 0) & tail[codes_all]
+    wanted = (y > 0) & tail[lists.codes]
     n_q = lists.length.shape[0]
     r = lists.ranked
     denom = np.bincount(r.gid, weights=wanted[r.rows].astype(np.float64), minlength=n_q)
     hits = per_query_sum(lists, wanted[lists.row].astype(np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(denom > 0, hits / denom, np.nan)
-    return finish(
-        values,
-        lists.keys,
-        _name("long_tail_recall", k),
-        per_query,
-        "no user has a relevant long-tail item",
-    )
-
-
-def _all_codes(item_id, uniques):
-    return pd.Index(uniques).get_indexer(as_1d(item_id, "item_id", allow_object=True))
+    what = "no user has a relevant long-tail item"
+    return finish(values, lists.keys, "long_tail_recall", k, per_query, what)
 
 
 @popularity_doc
@@ -353,7 +334,7 @@ def serendipity_score(
     0.25
     """
     lists = top_k_lists(item_id, y_score, qid, k, ties)
-    y = labels_of(y_true, lists.ranked.rows.shape[0])
+    y = labels_of(y_true, lists.codes.shape[0])
     _, table = popularity_of(popularity, lists.uniques, missing)
     if isinstance(primitive, str) and primitive == "popular":
         if k is None:
@@ -382,4 +363,4 @@ def serendipity_score(
     size = lists.length if k is None else np.full(n_q, float(k))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(size > 0, hits / size, np.nan)
-    return finish(values, lists.keys, _name("serendipity", k), per_query, "empty lists")
+    return finish(values, lists.keys, "serendipity", k, per_query, "empty lists")

@@ -8,16 +8,16 @@ _COMMON_PARAMS = """
         Which equally scored rows enter the top ``k``; ``"average"`` counts a
         row of a tied block straddling the cut-off with its probability of
         entering (the exact expectation over random orders of the tie).
-    missing : {"error", "zero"}, default="error"
-        A recommended item absent from ``popularity``: an error, or counted
-        with popularity 0 (a warning gives how many).
+    {missing}
     per_query : bool, default=False
         Return a DataFrame with ``qid`` and one value per query (user) instead
         of the mean; pass it to :func:`~skndcg.evaluation.compare`."""
 
+_MISSING = """missing : {"error", "zero"}, default="error"
+        A recommended item absent from ``popularity``: an error, or counted
+        with popularity 0 (a warning gives how many)."""
 
-_NOVELTY_MISSING = """
-    missing : {"error", "one", "zero"}, default="error"
+_NOVELTY_MISSING = """missing : {"error", "one", "zero"}, default="error"
         A recommended item absent from ``popularity``: an error, or counted as
         seen once (``"one"``; the total stays the log's), or with popularity 0
         (``"zero"``, which novelty refuses: its self-information is infinite);
@@ -25,10 +25,7 @@ _NOVELTY_MISSING = """
 
 
 def popularity_doc(f):
-    common = _COMMON_PARAMS.strip("\n")
-    if f.__name__ == "novelty_score":
-        start = common.index("    missing :")
-        end = common.index("    per_query :")
-        common = common[:start] + _NOVELTY_MISSING.strip("\n") + "\n" + common[end:]
+    missing = _NOVELTY_MISSING if f.__name__ == "novelty_score" else _MISSING
+    common = _COMMON_PARAMS.strip("\n").replace("{missing}", missing)
     f.__doc__ = f.__doc__.replace("    {common}", common)
     return f

@@ -5,10 +5,16 @@ judged non-relevant rows ranked above it and ``m = min(R, N)`` (``R`` relevant
 and ``N`` judged non-relevant rows of the query, retrieved or not; the row
 scores 1 when ``n`` or ``m`` is 0); the sum is divided by ``R``. Unjudged rows
 are ignored.
+
+gm_bpref, trec_eval's summary of bpref over queries, is its geometric mean
+``exp(mean(log(max(bpref, 1e-5))))``, with trec_eval's floor (as gm_map).
 """
+
+from dataclasses import replace
 
 from .._catalogue._registry import Measure, register
 from .._jit import jit
+from ._ap_variants import GEOMETRIC
 
 
 @jit
@@ -57,7 +63,7 @@ def bpref_tensor(r, k, opts):
     return r.retrieved(value.to(dtype)), None
 
 
-register(
+bpref_measure = register(
     Measure(
         "bpref",
         "Binary preference: relevant rows ranked above judged non-relevant ones.",
@@ -67,5 +73,14 @@ register(
         per_query=bpref,
         depth="k",
         tensor=bpref_tensor,
+    )
+)
+register(
+    replace(
+        bpref_measure,
+        name="gm_bpref",
+        description="Geometric mean of bpref over queries (trec_eval's floor 1e-5).",
+        cutoff=False,
+        aggregate=GEOMETRIC,
     )
 )

@@ -35,12 +35,10 @@ def err(labels, k, label_max, g_max):
 
 @jit
 def nerr(labels, k, ideal, label_max, g_max):
-    gm = label_max if math.isnan(g_max) else g_max
-    best = _err(ideal, ideal.shape[0] if k is None else min(k, ideal.shape[0]), gm)
+    best = err(ideal, k, label_max, g_max)
     if best <= 0.0:
         return 0.0
-    n = labels.shape[0]
-    return _err(labels, n if k is None else min(k, n), gm) / best
+    return err(labels, k, label_max, g_max) / best
 
 
 def _err_on_tensors(query, pos, label, kk, g_max, n_queries, dtype):

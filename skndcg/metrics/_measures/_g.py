@@ -1,10 +1,15 @@
-"""G, trec_eval's normalised gain (an experimental measure of trec_eval 8.0 on).
+"""G and binG, trec_eval's normalised gains (experimental measures of trec_eval
+8.0 on), between MAP and NDCG: a row loses only for what is missing above it.
 
-Between MAP and NDCG: the row at rank ``i`` with gain ``g_i`` (its label)
-adds ``g_i / log2(2 + C_i - S_i)``, where ``S_i`` sums the gains of the top
-``i`` rows and ``C_i`` sums ``max(I_j, 1)`` over the first ``i`` gains ``I_j``
-of the ideal order (0 past its end); the sum is divided by the total ideal
-gain (0 when there is none). A row loses only for the gain missing above it.
+G: the row at rank ``i`` with gain ``g_i`` (its label) adds
+``g_i / log2(2 + C_i - S_i)``, where ``S_i`` sums the gains of the top ``i``
+rows and ``C_i`` sums ``max(I_j, 1)`` over the first ``i`` gains ``I_j`` of
+the ideal order (0 past its end); the sum is divided by the total ideal gain
+(0 when there is none).
+
+binG, the binary G: each relevant retrieved row scores ``1 / log2(2 + m)``,
+with ``m`` the rows ranked above it that are not relevant (judged or not); the
+sum is divided by ``R``, the relevant rows of the query.
 """
 
 import math
@@ -73,5 +78,47 @@ register(
         per_query=g,
         depth="k",
         tensor=g_tensor,
+    )
+)
+
+
+@jit
+def bin_g(labels, k, n_relevant, rel_threshold):
+    if n_relevant == 0.0:
+        return 0.0
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    above = 0.0
+    total = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            total += 1.0 / math.log2(2.0 + above)
+        else:
+            above += 1.0
+    return total / n_relevant
+
+
+def bin_g_tensor(r, k, opts):
+    import torch
+
+    on = r.inside(k) & r.row_rel
+    above = r.row_pos - (r.running(on) - on.to(torch.int64))
+    table = r.ops.log2_table(max(r.max_retrieved, 1), r.row_pos.device)
+    term = r.ops.zero_unless(on, 1.0 / table[torch.clamp(above, min=0)])
+    total = r.sum(term)
+    big_r = r.n_relevant.to(torch.float64)
+    value = r.ops.zero_unless(big_r != 0, total / r.ops.den(big_r))
+    return r.retrieved(value.to(opts["dtype"])), None
+
+
+register(
+    Measure(
+        "bin_g",
+        "Binary G: 1 / log2(2 + non-relevant rows above) per relevant row, over R.",
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=bin_g,
+        depth="k",
+        tensor=bin_g_tensor,
     )
 )

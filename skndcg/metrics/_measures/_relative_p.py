@@ -6,18 +6,14 @@ The relevant rows in the top ``k`` over the most there could be,
 
 from .._catalogue._registry import Measure, register
 from .._jit import jit
+from ._set import counts
 
 
 @jit
 def relative_p(labels, k, n_relevant, rel_threshold):
     if n_relevant == 0.0:
         return 0.0
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
-    hits = 0.0
-    for i in range(kk):
-        if labels[i] >= rel_threshold:
-            hits += 1.0
+    _, hits = counts(labels, k, rel_threshold)
     best = n_relevant if k is None else min(n_relevant, float(k))
     return hits / best
 

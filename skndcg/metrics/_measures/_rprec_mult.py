@@ -13,6 +13,7 @@ levels 0, 0.1, ..., 1 (see ``_iprec.py``).
 from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
 from ._iprec import iprec, iprec_at
+from ._set import counts
 
 
 @jit
@@ -20,10 +21,7 @@ def rprec_mult(labels, k, n_relevant, rel_threshold, mult):
     cut = int(mult * n_relevant + 0.9)
     if cut <= 0:
         return 0.0
-    hits = 0
-    for i in range(min(cut, labels.shape[0])):
-        if labels[i] >= rel_threshold:
-            hits += 1
+    _, hits = counts(labels, cut, rel_threshold)
     return hits / cut
 
 

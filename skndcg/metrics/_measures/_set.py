@@ -15,7 +15,8 @@ from .._jit import jit
 
 
 @jit
-def _counts(labels, k, rel_threshold):
+def counts(labels, k, rel_threshold):
+    # The rows read (the top k) and the relevant rows among them.
     n = labels.shape[0]
     kk = n if k is None else min(k, n)
     hits = 0.0
@@ -27,19 +28,19 @@ def _counts(labels, k, rel_threshold):
 
 @jit
 def set_p(labels, k, rel_threshold):
-    n, h = _counts(labels, k, rel_threshold)
+    n, h = counts(labels, k, rel_threshold)
     return h / n if n > 0.0 else 0.0
 
 
 @jit
 def set_recall(labels, k, n_relevant, rel_threshold):
-    _, h = _counts(labels, k, rel_threshold)
+    _, h = counts(labels, k, rel_threshold)
     return h / n_relevant if n_relevant > 0.0 else 0.0
 
 
 @jit
 def set_map(labels, k, n_relevant, rel_threshold):
-    n, h = _counts(labels, k, rel_threshold)
+    n, h = counts(labels, k, rel_threshold)
     if n == 0.0 or n_relevant == 0.0:
         return 0.0
     return h * h / (n * n_relevant)
@@ -47,7 +48,7 @@ def set_map(labels, k, n_relevant, rel_threshold):
 
 @jit
 def set_relative_p(labels, k, n_relevant, rel_threshold):
-    n, h = _counts(labels, k, rel_threshold)
+    n, h = counts(labels, k, rel_threshold)
     if n == 0.0 or n_relevant == 0.0:
         return 0.0
     return h / min(n, n_relevant)
@@ -55,7 +56,7 @@ def set_relative_p(labels, k, n_relevant, rel_threshold):
 
 @jit
 def set_f(labels, k, n_relevant, rel_threshold, beta):
-    n, h = _counts(labels, k, rel_threshold)
+    n, h = counts(labels, k, rel_threshold)
     if h == 0.0:
         return 0.0
     p = h / n

@@ -9,16 +9,12 @@ filtering track's linear utility); ``nonrel_missed`` needs ``n_docs``.
 
 from .._catalogue._registry import Measure, Param, register
 from .._jit import jit
+from ._set import counts
 
 
 @jit
 def utility(labels, k, n_relevant, rel_threshold, a, b, c, d, n_docs):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
-    h = 0.0
-    for i in range(kk):
-        if labels[i] >= rel_threshold:
-            h += 1.0
+    kk, h = counts(labels, k, rel_threshold)
     return (
         a * h + b * (kk - h) + c * (n_relevant - h) + d * (n_docs + h - kk - n_relevant)
     )

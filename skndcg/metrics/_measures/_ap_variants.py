@@ -1,0 +1,115 @@
+"""trec_eval's variants of average precision: gm_map and yaap.
+
+gm_map is the geometric mean of average precision. Each query's value is its
+average precision (the mean of the precision at each relevant retrieved row,
+over the query's ``R`` relevant rows); the summary is
+``exp(mean(log(max(AP, 1e-5))))``, trec_eval's ``MIN_GEO_MEAN`` floor keeping a
+query with AP 0 from zeroing the mean. trec_eval prints no per-query value for
+it; ``ranking_report`` shows the query's AP.
+
+yaap ("yet another AP", Robertson 2012; ``m_yaap.c``): with ``S`` the sum of
+the precisions at the relevant rows of the ranking (AP times ``R``),
+``log((1 + S) / (1 + R - S))``: the log-odds of a smoothed AP, monotonic with
+AP on one query but bounded and nearly symmetric, so that its mean over
+queries is less driven by the queries near 0 or 1. A query with nothing
+retrieved is scored too: ``-log(1 + R)``, as trec_eval prints it.
+"""
+
+import math
+
+import numpy as np
+
+from .._catalogue._registry import Aggregate, Measure, register
+from .._jit import jit
+
+#: trec_eval's floor of a query's AP in the geometric mean (``MIN_GEO_MEAN``).
+GM_FLOOR = 1e-5
+
+
+@jit
+def precision_sum(labels, k, rel_threshold):
+    # The precision at each relevant row of the top k, added in rank order.
+    n = labels.shape[0]
+    kk = n if k is None else min(k, n)
+    hits = 0.0
+    total = 0.0
+    for i in range(kk):
+        if labels[i] >= rel_threshold:
+            hits += 1.0
+            total += hits / (i + 1.0)
+    return total
+
+
+@jit
+def average_precision(labels, k, n_relevant, rel_threshold):
+    if n_relevant == 0.0:
+        return 0.0
+    return precision_sum(labels, k, rel_threshold) / n_relevant
+
+
+def _log_floor(values):
+    return np.log(np.maximum(values, GM_FLOOR))
+
+
+GEOMETRIC = Aggregate(
+    _log_floor, math.exp, f"geometric mean, each value floored at {GM_FLOOR:g}"
+)
+
+
+def precision_sum_tensor(r, k, dtype):
+    """On tensors: per query, the precision at each relevant row of the top
+    ``k``, added in rank order (AP's numerator, as the loop above)."""
+    on = r.inside(k) & r.row_rel
+    hits = r.running(on).to(dtype)
+    return r.sum(r.ops.zero_unless(on, hits / (r.row_pos.to(dtype) + 1.0)))
+
+
+def average_precision_tensor(r, k, opts):
+    dtype = opts["dtype"]
+    total = precision_sum_tensor(r, k, dtype)
+    big_r = r.n_relevant.to(dtype)
+    return r.retrieved(r.ops.zero_unless(big_r != 0, total / r.ops.den(big_r))), None
+
+
+register(
+    Measure(
+        "gm_map",
+        "Geometric mean of average precision over queries (trec_eval's floor 1e-5).",
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=average_precision,
+        depth="k",
+        tensor=average_precision_tensor,
+        aggregate=GEOMETRIC,
+    )
+)
+
+
+@jit
+def yaap(labels, k, n_relevant, rel_threshold):
+    total = precision_sum(labels, k, rel_threshold)
+    return math.log((1.0 + total) / (1.0 + n_relevant - total))
+
+
+def yaap_tensor(r, k, opts):
+    import torch
+
+    total = precision_sum_tensor(r, k, torch.float64)
+    big_r = r.n_relevant.to(torch.float64)
+    return r.ops.log((1.0 + total) / (1.0 + big_r - total)).to(opts["dtype"]), None
+
+
+register(
+    Measure(
+        "yaap",
+        "Yet another AP: the log-odds log((1 + S) / (1 + R - S)) of AP's sum S "
+        "of precisions at the relevant rows.",
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        scores_empty_lists=True,
+        per_query=yaap,
+        depth="k",
+        tensor=yaap_tensor,
+    )
+)
