@@ -246,23 +246,17 @@ def bca_interval(dist, estimate, jackknife, confidence):
     return bounds[0], bounds[1]
 
 
-def check_confidence(confidence):
-    """Raise unless ``confidence`` is a number strictly between 0 and 1."""
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, Real)
-        or not 0 < confidence < 1
-    ):
+def check_share(name, value):
+    """``value`` as a float; raise unless it is a number strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
         raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
+            f"{name} must be a number strictly between 0 and 1, got {value!r}."
         )
+    return float(value)
 
 
-def check_n_resamples(n_resamples):
-    """Raise unless ``n_resamples`` is an integer >= 1."""
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, Integral)
-        or n_resamples < 1
-    ):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+def check_integer(name, value, low):
+    """``value`` as an int; raise unless it is an integer (not a bool) >= ``low``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    return int(value)
