@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import _pairs_table as _pairs
+from ._inputs import plain_value
 from ._pairs_table import latex_escape
 
 
@@ -367,10 +368,7 @@ class Comparison:
         def records(frame):
             frame = frame.astype(object).where(frame.notna(), None)
             return [
-                {
-                    k: (v.item() if isinstance(v, np.generic) else v)
-                    for k, v in row.items()
-                }
+                {k: plain_value(v) for k, v in row.items()}
                 for row in frame.to_dict(orient="records")
             ]
 

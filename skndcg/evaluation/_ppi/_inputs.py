@@ -9,14 +9,11 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
+from .._compare._inputs import examples_text
 
 
-def _examples(items, n=5):
-    items = list(items)
-    text = ", ".join(
-        repr(x.item() if isinstance(x, np.generic) else x) for x in items[:n]
-    )
-    return text + (", ..." if len(items) > n else "")
+def _examples(items):
+    return examples_text(items, count=False)
 
 
 def _float(name, values):
