@@ -25,7 +25,7 @@ from .._stats._significance import (
     corrected_confidence,
 )
 from ._estimator import estimate, model_only
-from ._inputs import check_labels, judged_options
+from ._inputs import check_labels, judged_options, ratio_parts
 
 
 def _align(human, model):
@@ -58,15 +58,6 @@ def _align(human, model):
 
 def _one(a_h, d_h, a_f, d_f, judged, pi, opts):
     return estimate(a_h, d_h, a_f, d_f, judged, pi, method="ppi++", **opts)
-
-
-def _parts(h, f):
-    return (
-        np.nan_to_num(h),
-        (~np.isnan(h)) * 1.0,
-        np.nan_to_num(f),
-        (~np.isnan(f)) * 1.0,
-    )
 
 
 def _pair_parts(ha, hb, fa, fb):
@@ -127,13 +118,14 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     r = {k: np.empty((M, K)) for k in ("means", "low", "high", "only")}
     for i in range(M):
         for k in range(K):
-            e = _one(*_parts(H[i, :, k], F[i, :, k]), judged, pi, opts)
+            parts = ratio_parts(F[i, :, k], H[i, :, k])
+            e = _one(*parts, judged, pi, opts)
             r["means"][i, k], r["low"][i, k], r["high"][i, k] = (
                 e["estimate"],
                 e["low"],
                 e["high"],
             )
-            r["only"][i, k] = model_only(*_parts(H[i, :, k], F[i, :, k])[2:], **opts)[0]
+            r["only"][i, k] = model_only(*parts[2:], **opts)[0]
     pairs = pairs_of(human.models, settings["baseline"])
     P = len(pairs)
     keys = ("diff", "diff_low", "diff_high", "lift", "lift_low", "lift_high")
