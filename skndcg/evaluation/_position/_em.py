@@ -7,7 +7,9 @@ import warnings
 import numpy as np
 
 
-def _cells(pos, clk, query, pair, n_pos):
+def cells(pos, clk, query, pair, n_pos):
+    """Impressions and clicks per (pair, position) cell, with the cell's query
+    (a pair belongs to one query)."""
     key = pair * n_pos + (pos - 1)
     cells, first, inv = np.unique(key, return_index=True, return_inverse=True)
     n = np.bincount(inv).astype(np.float64)
@@ -70,7 +72,7 @@ def _em(
 
 def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs):
     """Propensities relative to position 1 and their bootstrap replicates."""
-    cell_pair, cell_pos, n, c, cell_query = _cells(pos, clk, query, pair, n_pos)
+    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     pairs, cell_pair = np.unique(cell_pair, return_inverse=True)
     X_pair = None
     if X is not None:
