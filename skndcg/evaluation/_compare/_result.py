@@ -332,19 +332,13 @@ class Comparison:
         """
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
-        out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-        out.append(" & ".join(latex_escape(h) for h in header) + r" \\")
-        out.append("\\midrule")
-        for row in rows:
-            cells = [latex_escape(row[0])] + [
-                c.replace("[", "[").replace("%", r"\%") for c in row[1:]
-            ]
-            out.append(" & ".join(cells) + r" \\")
-        out.append("\\bottomrule")
+        rows = [
+            [latex_escape(row[0])] + [c.replace("%", r"\%") for c in row[1:]]
+            for row in rows
+        ]
         note = latex_escape(self._footnote()).replace(r"\$", "$")
-        out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
-        out.append("\\end{tabular}")
-        return "\n".join(out) + "\n\n" + _pairs.latex(self, digits)
+        table = _pairs.tabular(spec, [latex_escape(h) for h in header], rows, note)
+        return table + "\n\n" + _pairs.latex(self, digits)
 
     def to_json(self, **kwargs):
         """Every number of the comparison as a JSON document.
