@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...metrics import ranking_report
 from .._compare._inputs import gather
 from .._compare._numbers import pairs_of
 from .._compare._result import Comparison
@@ -25,7 +24,7 @@ from .._stats._significance import (
     corrected_confidence,
 )
 from ._estimator import estimate, model_only
-from ._inputs import check_labels, judged_options, ratio_parts
+from ._inputs import check_labels, ratio_parts, two_reports
 
 
 def _align(human, model):
@@ -54,10 +53,6 @@ def _align(human, model):
     judged = np.zeros(model.qids.size, bool)
     judged[pos] = True
     return F, H, judged
-
-
-def _one(a_h, d_h, a_f, d_f, judged, pi, opts):
-    return estimate(a_h, d_h, a_f, d_f, judged, pi, method="ppi++", **opts)
 
 
 def _pair_parts(ha, hb, fa, fb):
@@ -115,16 +110,14 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     conf = settings["confidence"]
     opts = dict(confidence=conf, bootstrap=settings["n_resamples"] if boot else None)
     opts["rng"] = as_generator(rng)
+    ppi = dict(method="ppi++", **opts)
     r = {k: np.empty((M, K)) for k in ("means", "low", "high", "only")}
     for i in range(M):
         for k in range(K):
             parts = ratio_parts(F[i, :, k], H[i, :, k])
-            e = _one(*parts, judged, pi, opts)
-            r["means"][i, k], r["low"][i, k], r["high"][i, k] = (
-                e["estimate"],
-                e["low"],
-                e["high"],
-            )
+            e = estimate(*parts, judged, pi, **ppi)
+            r["means"][i, k] = e["estimate"]
+            r["low"][i, k], r["high"][i, k] = e["low"], e["high"]
             r["only"][i, k] = model_only(*parts[2:], **opts)[0]
     pairs = pairs_of(human.models, settings["baseline"])
     P = len(pairs)
@@ -134,8 +127,8 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     for p, (a, b) in enumerate(pairs):
         for k in range(K):
             diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
-            d = _one(*diff, judged, pi, opts)
-            li = _one(*lift, judged, pi, opts)
+            d = estimate(*diff, judged, pi, **ppi)
+            li = estimate(*lift, judged, pi, **ppi)
             out["diff"][p, k], out["se"][p, k] = d["estimate"], d["se"]
             out["diff_low"][p, k], out["diff_high"][p, k] = d["low"], d["high"]
             out["lift"][p, k] = li["estimate"] - 1.0
@@ -316,9 +309,6 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
         y_true, y_model, qid, expected_labels=expected
     )
     options = dict(options or {})
-    human_options = judged_options(options, judged)
-    if np.isnan(y_true[judged]).any():
-        human_options.setdefault("nan_label", "unjudged")
     human, model = {}, {}
     for name, score in y_scores.items():
         score = np.asarray(score)
@@ -327,8 +317,7 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
                 f"the scores of {name!r} must have one value per row "
                 f"({qid.shape[0]} rows), got shape {score.shape}."
             )
-        model[name] = ranking_report(y_model, score, qid, metrics=metrics, **options)
-        human[name] = ranking_report(
-            y_true[judged], score[judged], qid[judged], metrics=metrics, **human_options
+        model[name], human[name] = two_reports(
+            y_true, y_model, score, qid, judged, metrics, options
         )
     return human, model
