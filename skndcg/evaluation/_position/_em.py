@@ -42,8 +42,10 @@ class _Relevance:
 
 
 def _em(
-    cell_pair, cell_pos, n, c, n_pos, n_pairs, relevance, theta, max_iter, tol, gamma
+    n, c, theta, gamma, cell_pair, cell_pos, n_pos, n_pairs, relevance, max_iter, tol
 ):
+    """Propensities ``theta`` and relevances ``gamma`` fitted from the given start
+    to the impressions ``n`` and clicks ``c`` of the cells."""
     n_at = np.bincount(cell_pos, weights=n, minlength=n_pos)
     n_pair = np.bincount(cell_pair, weights=n, minlength=n_pairs)
     unclicked = n - c
@@ -80,19 +82,8 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
         X_pair = X[first][np.searchsorted(np.unique(pair), pairs)]
     relevance = _Relevance(X_pair)
     start = 1.0 / np.arange(1, n_pos + 1)
-    theta, gamma = _em(
-        cell_pair,
-        cell_pos,
-        n,
-        c,
-        n_pos,
-        pairs.size,
-        relevance,
-        start,
-        max_iter,
-        tol,
-        np.full(pairs.size, 0.5),
-    )
+    fixed = (cell_pair, cell_pos, n_pos, pairs.size, relevance, max_iter, tol)
+    theta, gamma = _em(n, c, start, np.full(pairs.size, 0.5), *fixed)
     est = theta / theta[0]
     # Each replicate is the whole fit on queries drawn with replacement, run to
     # the same convergence as the estimate; it starts from the estimate's
@@ -105,19 +96,7 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
     n_q = int(cell_q.max()) + 1
     for b in range(n_resamples):
         w = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)[cell_q]
-        t, _ = _em(
-            cell_pair,
-            cell_pos,
-            n * w,
-            c * w,
-            n_pos,
-            pairs.size,
-            relevance,
-            theta.copy(),
-            max_iter,
-            tol,
-            gamma.copy(),
-        )
+        t, _ = _em(n * w, c * w, theta.copy(), gamma.copy(), *fixed)
         boots[b] = t / t[0]
     return est, boots
 
