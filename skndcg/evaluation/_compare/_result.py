@@ -258,11 +258,14 @@ class Comparison:
             rows.append(row)
         return ["model", *map(str, self.metrics)], rows
 
-    def _footnote(self):
+    def _corrected_over(self):
+        """What the p-values are corrected with, and over how many comparisons."""
         # Within a segmented comparison the correction spans every segment.
         n = self._r.get("n_corrected", len(self.pairs) * len(self.metrics))
-        n_text = f"{n} comparison" + ("" if n == 1 else "s")
         corr = self.correction if self.correction is not None else "no"
+        return f"{corr} correction over {n} comparison" + ("" if n == 1 else "s")
+
+    def _footnote(self):
         unit = "clusters" if self.clustered else "queries"
         level = f"{100 * self.confidence:g}%"
         head = (
@@ -271,16 +274,12 @@ class Comparison:
         )
         nq = sorted(set(int(v) for v in self._r["n_queries"]))
         nq_text = " or ".join(map(str, nq))
-        if self.baseline is not None:
-            mark = (
-                f"* differs from {self.baseline} at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n_text})"
-            )
-        else:
-            mark = (
-                f">x: better than model (x) at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n_text})"
-            )
+        mark = (
+            f"* differs from {self.baseline}"
+            if self.baseline is not None
+            else ">x: better than model (x)"
+        )
+        mark += f" at p <= {self.alpha:g} ({self.test} test, {self._corrected_over()})"
         small = self._r.get("small")
         note = ""
         if small is not None and np.any(small):

@@ -272,8 +272,6 @@ class PredictionPoweredComparison(Comparison):
         return frame
 
     def _footnote(self):
-        n = len(self.pairs) * len(self.metrics)
-        corr = self.correction if self.correction is not None else "no"
         how = (
             f"{self.interval} bootstrap, {self.n_resamples} resamples"
             if self.interval != "clt"
@@ -295,7 +293,7 @@ class PredictionPoweredComparison(Comparison):
             )
         return (
             f"{head}; {mark}: differs from {who} at p <= {self.alpha:g} "
-            f"({corr} correction over {n} comparison{'s' if n != 1 else ''})." + flips
+            f"({self._corrected_over()})." + flips
         )
 
     def __repr__(self):
