@@ -143,17 +143,12 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
                 out["p_value"][p, k] = 2 * stats.t.sf(abs(tstat), max(n - 1, 1))
     p_adj = adjust_p_values(out["p_value"].reshape(-1), settings["correction"])
     conf_adj = corrected_confidence(p_adj, settings["correction"], conf)
-    low_adj, high_adj = np.empty((P, K)), np.empty((P, K))
-    q_adj = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1))
-    for p in range(P):
-        for k in range(K):
-            if boot:
-                lo, hi = percentile_interval(dists[p, k][:, None], conf_adj)
-                low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
-            else:
-                half = q_adj * out["se"][p, k]
-                low_adj[p, k] = out["diff"][p, k] - half
-                high_adj[p, k] = out["diff"][p, k] + half
+    # t intervals at the corrected level; with the bootstrap, percentile ones.
+    half = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1)) * out["se"]
+    low_adj, high_adj = out["diff"] - half, out["diff"] + half
+    for (p, k), dist in dists.items():
+        lo, hi = percentile_interval(dist[:, None], conf_adj)
+        low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
     hv = np.where(human.keep[None], human.values, np.nan)
     a_idx = [a for a, _ in pairs]
     b_idx = [b for _, b in pairs]
