@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections import defaultdict
 
 import numpy as np
 import pandas as pd
@@ -228,11 +229,7 @@ class Comparison:
         """Formatted table: one row per model, one column per metric."""
         r = self._r
         letters = _letters(len(self.models))
-        beats = {
-            (i, k): []
-            for i in range(len(self.models))
-            for k in range(len(self.metrics))
-        }
+        beats = defaultdict(list)  # (model, metric): letters of the models it beats
         sig = {}
         for p, (a, b) in enumerate(r["pairs"]):
             for k in range(len(self.metrics)):
