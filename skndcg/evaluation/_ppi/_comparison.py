@@ -156,9 +156,7 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     ok = ~np.isnan(dv)
     result = {
         "pairs": pairs,
-        "means": r["means"],
-        "low": r["low"],
-        "high": r["high"],
+        **{k: r[k] for k in ("means", "low", "high")},
         "n_queries": np.full(K, n),
         "n_units": np.full(K, n),
         "small": np.zeros(K, bool),
