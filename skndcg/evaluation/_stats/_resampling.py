@@ -200,9 +200,7 @@ def jackknife_ratios(num, den):
 def percentile_interval(dist, confidence):
     """Percentile interval of each column of ``dist`` (NaN rows ignored)."""
     alpha = 1.0 - np.asarray(confidence, dtype=float)
-    low = _quantiles(dist, alpha / 2)
-    high = _quantiles(dist, 1 - alpha / 2)
-    return low, high
+    return _quantiles(dist, alpha / 2), _quantiles(dist, 1 - alpha / 2)
 
 
 def _quantiles(dist, q):
@@ -226,9 +224,8 @@ def bca_interval(dist, estimate, jackknife, confidence):
     alpha = 1.0 - np.asarray(confidence, dtype=float)
     valid = ~np.isnan(dist)
     n_valid = valid.sum(0)
-    below = ((dist < estimate) & valid).sum(0) + 0.5 * ((dist == estimate) & valid).sum(
-        0
-    )
+    below = ((dist < estimate) & valid).sum(0)
+    below = below + 0.5 * ((dist == estimate) & valid).sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         # All resampled values on one side: the share is 0 or 1 and z0 would be
         # infinite; it is kept half a resample inside.
@@ -243,7 +240,7 @@ def bca_interval(dist, estimate, jackknife, confidence):
         with np.errstate(invalid="ignore", divide="ignore"):
             adj = ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
         bounds.append(_quantiles(dist, adj))
-    return bounds[0], bounds[1]
+    return tuple(bounds)
 
 
 def check_share(name, value):
