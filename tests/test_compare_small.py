@@ -227,3 +227,26 @@ def test_small_sample_warning_points_at_the_callers_line():
             call()
         small = [w for w in caught if issubclass(w.category, SmallSampleWarning)]
         assert small and {w.filename for w in small} == {__file__}
+
+
+def test_small_sample_warning_skips_every_skndcg_frame():
+    # The demo's metric_curves() calls compare() from outside
+    # skndcg.evaluation but inside skndcg: the warning passes over the demo's
+    # frames too and names this file.
+    from skndcg.demo import _intervals
+    from skndcg.metrics import ranking_report
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(5), 4)
+    y = rng.integers(0, 3, qid.size)
+    reports = {
+        m: ranking_report(y, rng.random(qid.size), qid, metrics="ndcg@3")
+        for m in ("a", "b")
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _intervals.metric_curves(
+            reports, [3], ranker="a", n_resamples=50, confidence=0.9, random_state=0
+        )
+    small = [w for w in caught if issubclass(w.category, SmallSampleWarning)]
+    assert small and {w.filename for w in small} == {__file__}

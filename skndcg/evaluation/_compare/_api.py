@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_confidence, check_n_resamples
+from .._stats._resampling import check_integer, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
@@ -38,15 +37,6 @@ _REFERENCES = """
 """
 
 
-def _check_min_queries(min_queries):
-    if (
-        isinstance(min_queries, bool)
-        or not isinstance(min_queries, Integral)
-        or min_queries < 0
-    ):
-        raise ValueError(f"min_queries must be an integer >= 0, got {min_queries!r}.")
-
-
 def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
     if test not in TESTS:
         raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}.")
@@ -55,8 +45,8 @@ def _check_options(test, correction, confidence, n_resamples, interval, nan_poli
             f"correction must be one of {list(CORRECTIONS)} or None, got "
             f"{correction!r}."
         )
-    check_confidence(confidence)
-    check_n_resamples(n_resamples)
+    check_share("confidence", confidence)
+    check_integer("n_resamples", n_resamples, 1)
     if interval not in ("percentile", "bca", "expanded"):
         raise ValueError(
             f"interval must be 'percentile', 'bca' or 'expanded', got {interval!r}."
@@ -228,7 +218,7 @@ default=None
     (True, True, True)
     """
     _check_options(test, correction, confidence, n_resamples, interval, nan_policy)
-    _check_min_queries(min_queries)
+    check_integer("min_queries", min_queries, 0)
     exclude = by if isinstance(by, str) else None
     s = gather(scores, metrics, sample_weight, cluster, nan_policy, exclude)
     if baseline is not None and baseline not in s.models:

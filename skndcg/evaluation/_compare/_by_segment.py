@@ -18,7 +18,7 @@ from ._inputs import (
     plain_value,
     sorted_order,
 )
-from ._numbers import interval_of, run
+from ._numbers import correct, run
 
 
 def segment_labels(by, scores, s: Scores) -> np.ndarray:
@@ -97,23 +97,10 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
     small_any = []
     for g, (sub, r) in zip(segments, results, strict=True):
         size = r["p_value"].size
-        r["p_adjusted"] = p_adj[start : start + size].reshape(r["p_value"].shape)
+        p_seg = p_adj[start : start + size].reshape(r["p_value"].shape)
+        correct(r, p_seg, conf_adj, settings["interval"])
         start += size
-        r["confidence_adjusted"] = conf_adj
         r["n_corrected"] = int(p_all.size)
-        low, high = interval_of(
-            r["diff_dist"],
-            r["diff"].reshape(-1),
-            r["diff_jack"],
-            conf_adj,
-            settings["interval"],
-            np.tile(r["n_units"], len(r["pairs"])),
-        )
-        small_pk = np.tile(r["small"], len(r["pairs"]))
-        low[small_pk] = np.nan
-        high[small_pk] = np.nan
-        r["diff_low_adjusted"] = low.reshape(r["diff"].shape)
-        r["diff_high_adjusted"] = high.reshape(r["diff"].shape)
         del r["diff_dist"], r["diff_jack"]
         if r["small"].any():
             small_any.append(

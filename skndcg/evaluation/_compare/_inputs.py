@@ -38,13 +38,18 @@ class Scores:
     clusters: np.ndarray | None  # unit code of every query, or None
 
 
-def examples_text(items, n=5):
+def examples_text(items, n=5, count=True):
+    """The first ``n`` of ``items`` for a message, then ``...`` (and, with
+    ``count``, how many there are in all) when there are more."""
     items = list(items)
     shown = ", ".join(repr(plain_value(x)) for x in items[:n])
-    return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
+    if len(items) <= n:
+        return shown
+    return shown + (f", ... ({len(items)} in all)" if count else ", ...")
 
 
 def plain_value(x):
+    """A numpy scalar as the Python value it holds, for messages."""
     return x.item() if isinstance(x, np.generic) else x
 
 

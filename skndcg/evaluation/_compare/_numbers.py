@@ -149,20 +149,15 @@ def run(
         p = p.copy()
         p[small_pk] = rand
     p_adj = adjust_p_values(p, correction)
-    conf_adj = corrected_confidence(p_adj, correction, confidence)
-    a_low, a_high = interval_of(
-        diff_dist, diff.reshape(-1), diff_jack, conf_adj, interval, n_units_pk
-    )
-
     if small.any():
         small_mk = np.tile(small, M)
         for arr in (low, high):
             arr[small_mk] = np.nan
-        for arr in (d_low, d_high, l_low, l_high, a_low, a_high):
+        for arr in (d_low, d_high, l_low, l_high):
             arr[small_pk] = np.nan
     dv = s.values[a_idx] - s.values[b_idx]  # (P, Q, K)
     kept = s.keep[None]
-    return {
+    result = {
         "pairs": pairs,
         "means": means,
         "low": low.reshape(M, K),
@@ -175,15 +170,36 @@ def run(
         "diff": diff,
         "diff_low": d_low.reshape(P, K),
         "diff_high": d_high.reshape(P, K),
-        "diff_low_adjusted": a_low.reshape(P, K),
-        "diff_high_adjusted": a_high.reshape(P, K),
         "lift": lift,
         "lift_low": l_low.reshape(P, K),
         "lift_high": l_high.reshape(P, K),
         "p_value": p.reshape(P, K),
-        "p_adjusted": p_adj.reshape(P, K),
-        "confidence_adjusted": conf_adj,
         "wins": ((dv > 0) & kept).sum(1),
         "ties": ((dv == 0) & kept).sum(1),
         "losses": ((dv < 0) & kept).sum(1),
     }
+    conf_adj = corrected_confidence(p_adj, correction, confidence)
+    correct(result, p_adj.reshape(P, K), conf_adj, interval)
+    return result
+
+
+def correct(r, p_adjusted, conf_adj, interval):
+    """Store in the numbers ``r`` of :func:`run` the corrected p-values, the
+    corrected level and the intervals of the differences at that level (NaN
+    where a metric has too few units)."""
+    r["p_adjusted"] = p_adjusted
+    r["confidence_adjusted"] = conf_adj
+    P = len(r["pairs"])
+    low, high = interval_of(
+        r["diff_dist"],
+        r["diff"].reshape(-1),
+        r["diff_jack"],
+        conf_adj,
+        interval,
+        np.tile(r["n_units"], P),
+    )
+    small_pk = np.tile(r["small"], P)
+    low[small_pk] = np.nan
+    high[small_pk] = np.nan
+    r["diff_low_adjusted"] = low.reshape(r["diff"].shape)
+    r["diff_high_adjusted"] = high.reshape(r["diff"].shape)

@@ -144,15 +144,21 @@ def markdown(header, rows, left):
 def latex(cmp, digits):
     """The pair table of ``cmp`` as a booktabs ``tabular``."""
     header, rows, floor = pair_rows(cmp, digits, latex=True)
-    out = ["\\begin{tabular}{llrrrr}", "\\toprule"]
-    out.append(" & ".join(latex_escape(h) if "\\" not in h else h
-                          for h in header) + r" \\")  # fmt: skip
-    out.append("\\midrule")
-    for row in rows:
-        cells = [latex_escape(c) if i < 2 else c for i, c in enumerate(row)]
-        out.append(" & ".join(cells) + r" \\")
-    out.append("\\bottomrule")
+    header = [latex_escape(h) if "\\" not in h else h for h in header]
+    rows = [
+        [latex_escape(c) if i < 2 else c for i, c in enumerate(row)] for row in rows
+    ]
     note = latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
-    out.append(f"\\multicolumn{{6}}{{l}}{{\\footnotesize {note}}} \\\\")
+    return tabular("llrrrr", header, rows, note) + "\n"
+
+
+def tabular(spec, header, rows, note):
+    """A booktabs ``tabular`` of LaTeX cells, with ``note`` in small type under
+    it."""
+    out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + r" \\"]
+    out.append("\\midrule")
+    out += [" & ".join(row) + r" \\" for row in rows]
+    out.append("\\bottomrule")
+    out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
     out.append("\\end{tabular}")
-    return "\n".join(out) + "\n"
+    return "\n".join(out)

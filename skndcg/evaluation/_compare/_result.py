@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import json
+from collections import defaultdict
 
 import numpy as np
 import pandas as pd
 
 from . import _pairs_table as _pairs
+from ._inputs import plain_value
 from ._pairs_table import latex_escape
 
 
@@ -227,11 +229,7 @@ class Comparison:
         """Formatted table: one row per model, one column per metric."""
         r = self._r
         letters = _letters(len(self.models))
-        beats = {
-            (i, k): []
-            for i in range(len(self.models))
-            for k in range(len(self.metrics))
-        }
+        beats = defaultdict(list)  # (model, metric): letters of the models it beats
         sig = {}
         for p, (a, b) in enumerate(r["pairs"]):
             for k in range(len(self.metrics)):
@@ -257,11 +255,14 @@ class Comparison:
             rows.append(row)
         return ["model", *map(str, self.metrics)], rows
 
-    def _footnote(self):
+    def _corrected_over(self):
+        """What the p-values are corrected with, and over how many comparisons."""
         # Within a segmented comparison the correction spans every segment.
         n = self._r.get("n_corrected", len(self.pairs) * len(self.metrics))
-        n_text = f"{n} comparison" + ("" if n == 1 else "s")
         corr = self.correction if self.correction is not None else "no"
+        return f"{corr} correction over {n} comparison" + ("" if n == 1 else "s")
+
+    def _footnote(self):
         unit = "clusters" if self.clustered else "queries"
         level = f"{100 * self.confidence:g}%"
         head = (
@@ -270,16 +271,12 @@ class Comparison:
         )
         nq = sorted(set(int(v) for v in self._r["n_queries"]))
         nq_text = " or ".join(map(str, nq))
-        if self.baseline is not None:
-            mark = (
-                f"* differs from {self.baseline} at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n_text})"
-            )
-        else:
-            mark = (
-                f">x: better than model (x) at p <= {self.alpha:g} ({self.test} "
-                f"test, {corr} correction over {n_text})"
-            )
+        mark = (
+            f"* differs from {self.baseline}"
+            if self.baseline is not None
+            else ">x: better than model (x)"
+        )
+        mark += f" at p <= {self.alpha:g} ({self.test} test, {self._corrected_over()})"
         small = self._r.get("small")
         note = ""
         if small is not None and np.any(small):
@@ -331,19 +328,13 @@ class Comparison:
         """
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
-        out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-        out.append(" & ".join(latex_escape(h) for h in header) + r" \\")
-        out.append("\\midrule")
-        for row in rows:
-            cells = [latex_escape(row[0])] + [
-                c.replace("[", "[").replace("%", r"\%") for c in row[1:]
-            ]
-            out.append(" & ".join(cells) + r" \\")
-        out.append("\\bottomrule")
+        rows = [
+            [latex_escape(row[0])] + [c.replace("%", r"\%") for c in row[1:]]
+            for row in rows
+        ]
         note = latex_escape(self._footnote()).replace(r"\$", "$")
-        out.append(f"\\multicolumn{{{len(header)}}}{{l}}{{\\footnotesize {note}}} \\\\")
-        out.append("\\end{tabular}")
-        return "\n".join(out) + "\n\n" + _pairs.latex(self, digits)
+        table = _pairs.tabular(spec, [latex_escape(h) for h in header], rows, note)
+        return table + "\n\n" + _pairs.latex(self, digits)
 
     def to_json(self, **kwargs):
         """Every number of the comparison as a JSON document.
@@ -367,10 +358,7 @@ class Comparison:
         def records(frame):
             frame = frame.astype(object).where(frame.notna(), None)
             return [
-                {
-                    k: (v.item() if isinstance(v, np.generic) else v)
-                    for k, v in row.items()
-                }
+                {k: plain_value(v) for k, v in row.items()}
                 for row in frame.to_dict(orient="records")
             ]
 

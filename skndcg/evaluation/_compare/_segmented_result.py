@@ -5,12 +5,9 @@ from __future__ import annotations
 import html
 import json
 
-import numpy as np
 import pandas as pd
 
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
+from ._inputs import plain_value
 
 
 class SegmentedComparison:
@@ -142,7 +139,7 @@ confidence_adjusted, alpha, interval, n_resamples
         """
         doc = {
             "segments": [
-                {"segment": _plain(g), "comparison": json.loads(cmp.to_json())}
+                {"segment": plain_value(g), "comparison": json.loads(cmp.to_json())}
                 for g, cmp in self.comparisons.items()
             ]
         }

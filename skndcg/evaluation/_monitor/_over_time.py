@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...metrics import ranking_report
-from ._windows import TIME_UNITS, as_times, check_freq, windowed
+from ._windows import TIME_UNITS, as_times, check_columns, check_freq, windowed
 
 _NOT_OPTIONS = ("sample_weight", "queries")
 
@@ -33,17 +33,6 @@ def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
 def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
     from ...dask import ranking_report as dask_report
 
-    for name, col in (
-        ("y_true", y_true),
-        ("y_score", y_score),
-        ("qid", qid),
-        ("time", time),
-    ):
-        if not isinstance(col, str) or col not in ddf.columns:
-            raise ValueError(
-                f"with data=, {name} must name one of its columns "
-                f"{list(ddf.columns)}, got {col!r}."
-            )
     report = dask_report(
         ddf,
         metrics=names,
@@ -201,19 +190,15 @@ def metric_over_time(
             raise TypeError(f"metric_over_time does not take {key}=.")
     names = _names(metrics)
     check_freq(freq)
+    if data is not None:
+        cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
+        check_columns(data, cols.items())
     if data is not None and hasattr(data, "map_partitions"):
         per_query = _on_dask(
             data, y_true, y_score, qid, time, names, options, time_unit
         )
     else:
         if data is not None:
-            cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
-            for name, col in cols.items():
-                if not isinstance(col, str) or col not in data.columns:
-                    raise ValueError(
-                        f"with data=, {name} must name one of its columns "
-                        f"{list(data.columns)}, got {col!r}."
-                    )
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
             qid, time = data[qid].to_numpy(), data[time]
         per_query = _in_memory(y_true, y_score, qid, time, names, options, time_unit)

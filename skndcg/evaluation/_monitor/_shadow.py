@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from .._compare._api import compare
-from ._windows import as_times, check_freq
+from ._windows import as_times, check_columns, check_freq
 
 
 def _columns(data, y_true, scores, qid, time):
@@ -21,13 +21,8 @@ def _columns(data, y_true, scores, qid, time):
             )
         return y_true, dict(scores), qid, time
     named = dict(scores) if isinstance(scores, Mapping) else {c: c for c in scores}
-    for name, col in [("y_true", y_true), ("qid", qid), ("time", time),
-                      *((f"scores[{k!r}]", c) for k, c in named.items())]:  # fmt: skip
-        if not isinstance(col, str) or col not in data.columns:
-            raise ValueError(
-                f"with data=, {name} must name one of its columns "
-                f"{list(data.columns)}, got {col!r}."
-            )
+    columns = [("y_true", y_true), ("qid", qid), ("time", time)]
+    check_columns(data, columns + [(f"scores[{k!r}]", c) for k, c in named.items()])
     return (
         data[y_true].to_numpy(),
         {k: data[c].to_numpy() for k, c in named.items()},

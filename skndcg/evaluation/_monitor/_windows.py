@@ -41,6 +41,17 @@ def check_freq(freq):
     return step
 
 
+def check_columns(data, named):
+    """Raise unless every ``(argument, column)`` of ``named`` names a column of
+    ``data``."""
+    for name, col in named:
+        if not isinstance(col, str) or col not in data.columns:
+            raise ValueError(
+                f"with data=, {name} must name one of its columns "
+                f"{list(data.columns)}, got {col!r}."
+            )
+
+
 #: Units a number of a time column may be read in: time since the epoch.
 TIME_UNITS = ("s", "ms", "us", "ns")
 

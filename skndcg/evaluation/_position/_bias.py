@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import norm
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
-from ._em import regression_em, warn_sparse_em
-from ._intervals import intervals
+from ._em import cells, regression_em, warn_sparse_em
 
 _REFERENCES = """
     References
@@ -75,14 +75,18 @@ class PositionBias:
         return len(self.propensity)
 
 
-def _codes(values, name, n):
+def _per_impression(values, name, n):
     arr = np.asarray(values)
     if arr.shape != (n,):
         raise ValueError(
             f"{name} must hold one value per impression ({n} values), got shape "
             f"{arr.shape}."
         )
-    _, codes = np.unique(arr, return_inverse=True)
+    return arr
+
+
+def _codes(values, name, n):
+    _, codes = np.unique(_per_impression(values, name, n), return_inverse=True)
     return codes.ravel()
 
 
@@ -101,37 +105,21 @@ def _check_log(position, click, qid, doc, max_position):
         )
     pos = pos.astype(np.int64)
     n = pos.size
-    clk = np.asarray(click)
-    if clk.shape != (n,):
-        raise ValueError(
-            f"click must hold one value per impression ({n} values), got shape "
-            f"{clk.shape}."
-        )
+    clk = _per_impression(click, "click", n)
     if clk.dtype != bool and not np.isin(clk, (0, 1)).all():
         bad = clk[~np.isin(clk, (0, 1))][0]
         raise ValueError(f"click must be 0/1 or boolean, got {bad.item()!r}.")
     clk = clk.astype(np.float64)
+    query = _codes(qid, "qid", n)
     pair = np.unique(
-        np.stack([_codes(qid, "qid", n), _codes(doc, "doc", n)], axis=1),
+        np.stack([query, _codes(doc, "doc", n)], axis=1),
         axis=0,
         return_inverse=True,
     )[1].ravel()
-    query = _codes(qid, "qid", n)
     keep = pos <= max_position if max_position is not None else np.ones(n, bool)
     if not keep.any():
         raise ValueError(f"no impression at a position <= max_position={max_position}.")
     return pos[keep], clk[keep], query[keep], pair[keep], keep
-
-
-def _cells(pos, clk, query, pair, n_pos):
-    """Impressions and clicks per (pair, position) cell, with the cell's query."""
-    key = pair * n_pos + (pos - 1)
-    cells, inv = np.unique(key, return_inverse=True)
-    n = np.bincount(inv).astype(np.float64)
-    c = np.bincount(inv, weights=clk)
-    cell_query = np.zeros(cells.size, np.int64)
-    cell_query[inv] = query
-    return cells // n_pos, cells % n_pos, n, c, cell_query
 
 
 def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
@@ -195,7 +183,7 @@ def _connected(ii, jj, usable, n_pos):
 
 
 def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
-    cell_pair, cell_pos, n, c, cell_query = _cells(pos, clk, query, pair, n_pos)
+    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     ii, jj, num, den, clicks = _harvest_terms(
         cell_pair, cell_pos, n, c, cell_query, n_pos
     )
@@ -215,6 +203,32 @@ def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
         counts = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)
         boots[b] = _solve(ii, jj, counts @ num, counts @ den, weight, n_pos)
     return est, boots
+
+
+def _intervals(est, boots, confidence):
+    """Pointwise intervals and the simultaneous band, on the log scale."""
+    n_pos = est.shape[0]
+    if boots.shape[0] < 2:
+        nan = np.full(n_pos, np.nan)
+        return nan, nan, nan, nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(boots)
+        sd = np.nanstd(np.where(np.isfinite(logs), logs, np.nan), axis=0, ddof=1)
+        sd = np.nan_to_num(sd, nan=np.inf)
+        sd[0] = 0.0  # position 1 is 1 by definition
+        z = norm.ppf(0.5 + confidence / 2)
+        gap = np.abs(logs[:, 1:] - np.log(est[1:]))
+        # A position every replicate puts at the estimate (sd 0) never moves.
+        dev = np.where(sd[1:] > 0, gap / sd[1:], np.where(gap > 0, np.inf, 0.0))
+    dev = np.where(np.isnan(dev), np.inf, dev)
+    c = float(np.quantile(dev.max(axis=1), confidence)) if n_pos > 1 else z
+    c = max(c, z)
+    return (
+        est * np.exp(-z * sd),
+        est * np.exp(z * sd),
+        est * np.exp(-c * sd),
+        est * np.exp(c * sd),
+    )
 
 
 @validate_params(
@@ -366,5 +380,5 @@ def estimate_position_bias(
         est, boots = regression_em(
             pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs
         )
-    low, high, band_low, band_high = intervals(est, boots, confidence)
+    low, high, band_low, band_high = _intervals(est, boots, confidence)
     return PositionBias(est, low, high, method, counts, band_low, band_high)

@@ -7,7 +7,9 @@ import warnings
 import numpy as np
 
 
-def _cells(pos, clk, query, pair, n_pos):
+def cells(pos, clk, query, pair, n_pos):
+    """Impressions and clicks per (pair, position) cell, with the cell's query
+    (a pair belongs to one query)."""
     key = pair * n_pos + (pos - 1)
     cells, first, inv = np.unique(key, return_index=True, return_inverse=True)
     n = np.bincount(inv).astype(np.float64)
@@ -40,8 +42,10 @@ class _Relevance:
 
 
 def _em(
-    cell_pair, cell_pos, n, c, n_pos, n_pairs, relevance, theta, max_iter, tol, gamma
+    n, c, theta, gamma, cell_pair, cell_pos, n_pos, n_pairs, relevance, max_iter, tol
 ):
+    """Propensities ``theta`` and relevances ``gamma`` fitted from the given start
+    to the impressions ``n`` and clicks ``c`` of the cells."""
     n_at = np.bincount(cell_pos, weights=n, minlength=n_pos)
     n_pair = np.bincount(cell_pair, weights=n, minlength=n_pairs)
     unclicked = n - c
@@ -70,7 +74,7 @@ def _em(
 
 def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs):
     """Propensities relative to position 1 and their bootstrap replicates."""
-    cell_pair, cell_pos, n, c, cell_query = _cells(pos, clk, query, pair, n_pos)
+    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     pairs, cell_pair = np.unique(cell_pair, return_inverse=True)
     X_pair = None
     if X is not None:
@@ -78,19 +82,8 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
         X_pair = X[first][np.searchsorted(np.unique(pair), pairs)]
     relevance = _Relevance(X_pair)
     start = 1.0 / np.arange(1, n_pos + 1)
-    theta, gamma = _em(
-        cell_pair,
-        cell_pos,
-        n,
-        c,
-        n_pos,
-        pairs.size,
-        relevance,
-        start,
-        max_iter,
-        tol,
-        np.full(pairs.size, 0.5),
-    )
+    fixed = (cell_pair, cell_pos, n_pos, pairs.size, relevance, max_iter, tol)
+    theta, gamma = _em(n, c, start, np.full(pairs.size, 0.5), *fixed)
     est = theta / theta[0]
     # Each replicate is the whole fit on queries drawn with replacement, run to
     # the same convergence as the estimate; it starts from the estimate's
@@ -103,19 +96,7 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
     n_q = int(cell_q.max()) + 1
     for b in range(n_resamples):
         w = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)[cell_q]
-        t, _ = _em(
-            cell_pair,
-            cell_pos,
-            n * w,
-            c * w,
-            n_pos,
-            pairs.size,
-            relevance,
-            theta.copy(),
-            max_iter,
-            tol,
-            gamma.copy(),
-        )
+        t, _ = _em(n * w, c * w, theta.copy(), gamma.copy(), *fixed)
         boots[b] = t / t[0]
     return est, boots
 

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...metrics import ranking_report
 from .._compare._inputs import gather
 from .._compare._numbers import pairs_of
 from .._compare._result import Comparison
@@ -25,7 +24,7 @@ from .._stats._significance import (
     corrected_confidence,
 )
 from ._estimator import estimate, model_only
-from ._inputs import check_labels, judged_options
+from ._inputs import check_labels, ratio_parts, two_reports
 
 
 def _align(human, model):
@@ -54,19 +53,6 @@ def _align(human, model):
     judged = np.zeros(model.qids.size, bool)
     judged[pos] = True
     return F, H, judged
-
-
-def _one(a_h, d_h, a_f, d_f, judged, pi, opts):
-    return estimate(a_h, d_h, a_f, d_f, judged, pi, method="ppi++", **opts)
-
-
-def _parts(h, f):
-    return (
-        np.nan_to_num(h),
-        (~np.isnan(h)) * 1.0,
-        np.nan_to_num(f),
-        (~np.isnan(f)) * 1.0,
-    )
 
 
 def _pair_parts(ha, hb, fa, fb):
@@ -124,16 +110,15 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     conf = settings["confidence"]
     opts = dict(confidence=conf, bootstrap=settings["n_resamples"] if boot else None)
     opts["rng"] = as_generator(rng)
+    ppi = dict(method="ppi++", **opts)
     r = {k: np.empty((M, K)) for k in ("means", "low", "high", "only")}
     for i in range(M):
         for k in range(K):
-            e = _one(*_parts(H[i, :, k], F[i, :, k]), judged, pi, opts)
-            r["means"][i, k], r["low"][i, k], r["high"][i, k] = (
-                e["estimate"],
-                e["low"],
-                e["high"],
-            )
-            r["only"][i, k] = model_only(*_parts(H[i, :, k], F[i, :, k])[2:], **opts)[0]
+            parts = ratio_parts(F[i, :, k], H[i, :, k])
+            e = estimate(*parts, judged, pi, **ppi)
+            r["means"][i, k] = e["estimate"]
+            r["low"][i, k], r["high"][i, k] = e["low"], e["high"]
+            r["only"][i, k] = model_only(*parts[2:], **opts)[0]
     pairs = pairs_of(human.models, settings["baseline"])
     P = len(pairs)
     keys = ("diff", "diff_low", "diff_high", "lift", "lift_low", "lift_high")
@@ -142,8 +127,8 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     for p, (a, b) in enumerate(pairs):
         for k in range(K):
             diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
-            d = _one(*diff, judged, pi, opts)
-            li = _one(*lift, judged, pi, opts)
+            d = estimate(*diff, judged, pi, **ppi)
+            li = estimate(*lift, judged, pi, **ppi)
             out["diff"][p, k], out["se"][p, k] = d["estimate"], d["se"]
             out["diff_low"][p, k], out["diff_high"][p, k] = d["low"], d["high"]
             out["lift"][p, k] = li["estimate"] - 1.0
@@ -158,17 +143,12 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
                 out["p_value"][p, k] = 2 * stats.t.sf(abs(tstat), max(n - 1, 1))
     p_adj = adjust_p_values(out["p_value"].reshape(-1), settings["correction"])
     conf_adj = corrected_confidence(p_adj, settings["correction"], conf)
-    low_adj, high_adj = np.empty((P, K)), np.empty((P, K))
-    q_adj = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1))
-    for p in range(P):
-        for k in range(K):
-            if boot:
-                lo, hi = percentile_interval(dists[p, k][:, None], conf_adj)
-                low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
-            else:
-                half = q_adj * out["se"][p, k]
-                low_adj[p, k] = out["diff"][p, k] - half
-                high_adj[p, k] = out["diff"][p, k] + half
+    # t intervals at the corrected level; with the bootstrap, percentile ones.
+    half = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1)) * out["se"]
+    low_adj, high_adj = out["diff"] - half, out["diff"] + half
+    for (p, k), dist in dists.items():
+        lo, hi = percentile_interval(dist[:, None], conf_adj)
+        low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
     hv = np.where(human.keep[None], human.values, np.nan)
     a_idx = [a for a, _ in pairs]
     b_idx = [b for _, b in pairs]
@@ -176,9 +156,7 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     ok = ~np.isnan(dv)
     result = {
         "pairs": pairs,
-        "means": r["means"],
-        "low": r["low"],
-        "high": r["high"],
+        **{k: r[k] for k in ("means", "low", "high")},
         "n_queries": np.full(K, n),
         "n_units": np.full(K, n),
         "small": np.zeros(K, bool),
@@ -287,8 +265,6 @@ class PredictionPoweredComparison(Comparison):
         return frame
 
     def _footnote(self):
-        n = len(self.pairs) * len(self.metrics)
-        corr = self.correction if self.correction is not None else "no"
         how = (
             f"{self.interval} bootstrap, {self.n_resamples} resamples"
             if self.interval != "clt"
@@ -310,7 +286,7 @@ class PredictionPoweredComparison(Comparison):
             )
         return (
             f"{head}; {mark}: differs from {who} at p <= {self.alpha:g} "
-            f"({corr} correction over {n} comparison{'s' if n != 1 else ''})." + flips
+            f"({self._corrected_over()})." + flips
         )
 
     def __repr__(self):
@@ -324,9 +300,6 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
         y_true, y_model, qid, expected_labels=expected
     )
     options = dict(options or {})
-    human_options = judged_options(options, judged)
-    if np.isnan(y_true[judged]).any():
-        human_options.setdefault("nan_label", "unjudged")
     human, model = {}, {}
     for name, score in y_scores.items():
         score = np.asarray(score)
@@ -335,8 +308,7 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
                 f"the scores of {name!r} must have one value per row "
                 f"({qid.shape[0]} rows), got shape {score.shape}."
             )
-        model[name] = ranking_report(y_model, score, qid, metrics=metrics, **options)
-        human[name] = ranking_report(
-            y_true[judged], score[judged], qid[judged], metrics=metrics, **human_options
+        model[name], human[name] = two_reports(
+            y_true, y_model, score, qid, judged, metrics, options
         )
     return human, model

@@ -9,14 +9,11 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
+from .._compare._inputs import examples_text
 
 
-def _examples(items, n=5):
-    items = list(items)
-    text = ", ".join(
-        repr(x.item() if isinstance(x, np.generic) else x) for x in items[:n]
-    )
-    return text + (", ..." if len(items) > n else "")
+def _examples(items):
+    return examples_text(items, count=False)
 
 
 def _float(name, values):
@@ -154,8 +151,7 @@ def inclusion_per_query(inclusion_probability, qids, judged_q, qid_rows):
 
 
 def per_query_values(y_true, y_model, y_score, qid, judged, metrics, options):
-    """Per-query frames under the model's labels (all queries) and the humans'
-    (judged queries; an unlabelled row of a judged query is not relevant)."""
+    """:func:`two_reports` of a ranking, with ``options`` checked."""
     options = dict(options or {})
     for key in ("queries", "sample_weight", "by", "return_means"):
         if key in options:
@@ -163,25 +159,25 @@ def per_query_values(y_true, y_model, y_score, qid, judged, metrics, options):
                 f"metric_options may not hold {key!r} here: a prediction-powered "
                 "estimate weighs every query alike."
             )
+    return two_reports(y_true, y_model, y_score, qid, judged, metrics, options)
+
+
+def two_reports(y_true, y_model, y_score, qid, judged, metrics, options):
+    """Per-query frames under the model's labels (all queries) and the humans'
+    (judged queries; an unlabelled row of a judged query is not relevant)."""
     model = ranking_report(y_model, y_score, qid, metrics=metrics, **options)
     y_h = y_true[judged]
-    options = judged_options(options, judged)
+    # A per-row doc_id is cut to the judged rows.
+    options = dict(options)
+    doc_id = options.get("doc_id")
+    if doc_id is not None and np.asarray(doc_id).shape == judged.shape:
+        options["doc_id"] = np.asarray(doc_id)[judged]
     if np.isnan(y_h).any():
         options.setdefault("nan_label", "unjudged")
     human = ranking_report(
         y_h, y_score[judged], qid[judged], metrics=metrics, **options
     )
     return model, human
-
-
-def judged_options(options, judged):
-    """Metric options for the judged rows: a per-row ``doc_id`` is cut to them."""
-    options = dict(options)
-    if options.get("doc_id") is not None:
-        doc_id = np.asarray(options["doc_id"])
-        if doc_id.shape == judged.shape:
-            options["doc_id"] = doc_id[judged]
-    return options
 
 
 def ratio_parts(model_vals, human_vals):

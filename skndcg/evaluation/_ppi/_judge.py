@@ -12,7 +12,7 @@ from scipy import stats
 from sklearn.utils import Bunch
 
 from ...metrics import ranking_report
-from .._stats._resampling import as_generator
+from .._stats._resampling import as_generator, check_share
 from ._inputs import check_labels
 
 
@@ -194,10 +194,7 @@ def prediction_powered_queries(report, width, *, n_queries=None, confidence=None
     if isinstance(width, bool) or not isinstance(width, Real) or not width > 0:
         raise ValueError(f"width must be a positive number, got {width!r}.")
     confidence = 0.95 if confidence is None else confidence
-    if not isinstance(confidence, Real) or not 0 < confidence < 1:
-        raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
-        )
+    check_share("confidence", confidence)
     need = {"metric", "sd_human", "sd_residual", "n_queries"}
     if not isinstance(report, pd.DataFrame) or not need <= set(report.columns):
         raise ValueError(

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import with_references
-from .._stats._resampling import as_generator, check_confidence, check_n_resamples
+from .._stats._resampling import as_generator, check_integer, check_share
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
@@ -34,10 +34,10 @@ REFERENCES = """
 def check_settings(method, confidence, interval, n_resamples):
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
-    check_confidence(confidence)
+    check_share("confidence", confidence)
     if interval not in ("clt", "bootstrap"):
         raise ValueError(f"interval must be 'clt' or 'bootstrap', got {interval!r}.")
-    check_n_resamples(n_resamples)
+    check_integer("n_resamples", n_resamples, 1)
 
 
 def aligned(model, human, metrics):

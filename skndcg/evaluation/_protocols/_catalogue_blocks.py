@@ -11,8 +11,8 @@ import pandas as pd
 
 from ..._native._threads import PARALLEL_ROWS, num_threads, run_chunks
 from ...metrics._shared import label_max_of, parse_metric, report_with_means
+from .._compare._inputs import plain_value
 from . import _catalogue_kernels as K
-from ._catalogue_sources import plain
 
 #: Kept rows gathered before they are scored into the report (and freed).
 REPORT_ROWS = 1 << 20
@@ -111,8 +111,8 @@ def _check_finite(block, ids, catalogue):
         return
     r, c = bad[0]
     raise ValueError(
-        f"scores must be finite; user {plain(ids[r])!r}, item "
-        f"{plain(catalogue[c])!r} scored {float(block[r, c])}."
+        f"scores must be finite; user {plain_value(ids[r])!r}, item "
+        f"{plain_value(catalogue[c])!r} scored {float(block[r, c])}."
     )
 
 

@@ -94,16 +94,13 @@ def dask_report(scores, train, test, items, options):
     from ._full_catalogue import NOTHING
 
     dask, dd = _import_dask()
-    for frame, name, needed in (
-        (train, "train", ("user_id", "item_id")),
-        (test, "test", ("user_id", "item_id")),
-    ):
+    for frame, name in ((train, "train"), (test, "test")):
         if not isinstance(frame, (dd.DataFrame, pd.DataFrame)):
             raise TypeError(
                 f"{name} must be a pandas or dask DataFrame, got "
                 f"{type(frame).__name__}."
             )
-        _columns(frame, name, needed)
+        _columns(frame, name, ("user_id", "item_id"))
     train, test, train_parts, test_parts = _partitions(train, test, dd)
     # One graph: the partitions by user are made once and read by every step.
     delayed = dask.delayed

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import time
-from numbers import Integral
 
 from ...utils._interactions import check_frame
+from .._stats._resampling import check_integer
 from ._catalogue_blocks import evaluate_blocks
 from ._catalogue_plan import make_plan, unique
 from ._catalogue_sources import make_source, model_kind
@@ -162,8 +162,8 @@ def full_catalogue_report(
     ['metrics', 'prepare', 'scoring', 'top_k', 'total']
     """
     start = time.perf_counter()
-    names = _cutoffs(metrics, _positive_int("top_n", top_n))
-    _positive_int("block_size", block_size)
+    names = _cutoffs(metrics, check_integer("top_n", top_n, 1))
+    check_integer("block_size", block_size, 1)
     model_kind(scores, features)
     options = dict(
         names=names, top_n=top_n, exclude_seen=exclude_seen, features=features,
@@ -234,9 +234,3 @@ def evaluate(
         label_max,
     )  # fmt: skip
     return report, cand, {"prepare": prepared - start, **seconds, **source.seconds}
-
-
-def _positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")
-    return int(value)

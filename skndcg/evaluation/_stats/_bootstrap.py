@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
+from ._significance import bootstrap_p_value
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
 
@@ -324,10 +325,5 @@ def paired_bootstrap(
         return PairedBootstrap(np.nan, np.nan, np.nan, np.nan)
     observed = _weighted_mean(diff, w)
     means = _resampled_means(diff, n_resamples, random_state, w)
-    means = means[~np.isnan(means)]
-    if observed == 0.0:
-        p_value = 1.0
-    else:
-        far = np.sum(means <= 0) if observed > 0 else np.sum(means >= 0)
-        p_value = float(min(1.0, 2.0 * (far + 1) / (means.size + 1)))
+    p_value = float(bootstrap_p_value(means[:, None], np.array([observed]))[0])
     return PairedBootstrap(observed, *_interval(means, confidence), p_value)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy import stats
 
 from ...utils._docstrings import with_references
+from ._resampling import check_integer, check_share
 
 _REFERENCES = """
     References
@@ -21,15 +22,6 @@ _REFERENCES = """
 """
 
 _MAX_QUERIES = 10**9
-
-
-def _check_share(name, value):
-    ok = isinstance(value, Real) and not isinstance(value, bool)
-    if not ok or not 0 < value < 1:
-        raise ValueError(
-            f"{name} must be a number strictly between 0 and 1, got {value!r}."
-        )
-    return float(value)
 
 
 def _check_positive(name, value):
@@ -91,14 +83,7 @@ def _sd(sd, metric, pair):
 
 
 def _alpha_each(alpha, n_comparisons):
-    if (
-        isinstance(n_comparisons, bool)
-        or not isinstance(n_comparisons, Integral)
-        or n_comparisons < 1
-    ):
-        raise ValueError(
-            f"n_comparisons must be an integer >= 1, got {n_comparisons!r}."
-        )
+    check_integer("n_comparisons", n_comparisons, 1)
     return alpha / n_comparisons
 
 
@@ -170,8 +155,8 @@ def required_queries(
     """
     effect = _check_positive("effect", effect)
     sd = _sd(sd, metric, pair)
-    alpha = _check_share("alpha", alpha)
-    power = _check_share("power", power)
+    alpha = check_share("alpha", alpha)
+    power = check_share("power", power)
     sides = _sides(alternative)
     a = _alpha_each(alpha, n_comparisons)
     ratio = sd / effect
@@ -245,15 +230,10 @@ def minimum_detectable_effect(
     >>> round(minimum_detectable_effect(n_queries=199, sd=0.1), 4)
     0.0199
     """
-    if (
-        isinstance(n_queries, bool)
-        or not isinstance(n_queries, Integral)
-        or n_queries < 2
-    ):
-        raise ValueError(f"n_queries must be an integer >= 2, got {n_queries!r}.")
+    check_integer("n_queries", n_queries, 2)
     sd = _sd(sd, metric, pair)
-    alpha = _check_share("alpha", alpha)
-    power = _check_share("power", power)
+    alpha = check_share("alpha", alpha)
+    power = check_share("power", power)
     a = _alpha_each(alpha, n_comparisons)
     return float(
         _t_sum(int(n_queries), a, power, _sides(alternative))

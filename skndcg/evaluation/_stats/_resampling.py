@@ -200,9 +200,7 @@ def jackknife_ratios(num, den):
 def percentile_interval(dist, confidence):
     """Percentile interval of each column of ``dist`` (NaN rows ignored)."""
     alpha = 1.0 - np.asarray(confidence, dtype=float)
-    low = _quantiles(dist, alpha / 2)
-    high = _quantiles(dist, 1 - alpha / 2)
-    return low, high
+    return _quantiles(dist, alpha / 2), _quantiles(dist, 1 - alpha / 2)
 
 
 def _quantiles(dist, q):
@@ -226,9 +224,8 @@ def bca_interval(dist, estimate, jackknife, confidence):
     alpha = 1.0 - np.asarray(confidence, dtype=float)
     valid = ~np.isnan(dist)
     n_valid = valid.sum(0)
-    below = ((dist < estimate) & valid).sum(0) + 0.5 * ((dist == estimate) & valid).sum(
-        0
-    )
+    below = ((dist < estimate) & valid).sum(0)
+    below = below + 0.5 * ((dist == estimate) & valid).sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         # All resampled values on one side: the share is 0 or 1 and z0 would be
         # infinite; it is kept half a resample inside.
@@ -243,26 +240,20 @@ def bca_interval(dist, estimate, jackknife, confidence):
         with np.errstate(invalid="ignore", divide="ignore"):
             adj = ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
         bounds.append(_quantiles(dist, adj))
-    return bounds[0], bounds[1]
+    return tuple(bounds)
 
 
-def check_confidence(confidence):
-    """Raise unless ``confidence`` is a number strictly between 0 and 1."""
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, Real)
-        or not 0 < confidence < 1
-    ):
+def check_share(name, value):
+    """``value`` as a float; raise unless it is a number strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
         raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}."
+            f"{name} must be a number strictly between 0 and 1, got {value!r}."
         )
+    return float(value)
 
 
-def check_n_resamples(n_resamples):
-    """Raise unless ``n_resamples`` is an integer >= 1."""
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, Integral)
-        or n_resamples < 1
-    ):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+def check_integer(name, value, low):
+    """``value`` as an int; raise unless it is an integer (not a bool) >= ``low``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    return int(value)

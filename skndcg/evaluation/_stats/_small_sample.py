@@ -6,6 +6,8 @@ import os
 import sys
 import warnings
 
+import skndcg
+
 
 class SmallSampleWarning(UserWarning):
     """Too few queries for the interval or test asked for.
@@ -59,7 +61,7 @@ def warn_small(subject, settings):
 def _outside_level() -> int:
     """The ``stacklevel`` of the first frame outside the skndcg package, as
     seen from the caller of this function's caller."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    package = os.path.dirname(os.path.abspath(skndcg.__file__)) + os.sep
     frame, level = sys._getframe(2), 2
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
