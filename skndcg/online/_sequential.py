@@ -52,9 +52,3 @@ def mixture_multiplier(r, alpha):
     r = np.asarray(r, dtype=np.float64)
     alpha = np.asarray(alpha, dtype=np.float64)
     return np.sqrt((1.0 + r) / r * (np.log1p(r) - 2.0 * np.log(alpha)))
-
-
-def tuned_units(mixing, alpha):
-    """Units per arm (even split) for which ``mixing`` gives the narrowest interval."""
-    c = -2.0 * np.log(alpha) + np.log(1.0 - 2.0 * np.log(alpha))
-    return 2.0 * c / mixing**2
