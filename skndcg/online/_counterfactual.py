@@ -335,11 +335,9 @@ def counterfactual_report(
         dens = np.column_stack([den[e] for e in pbm])
         est = nums.sum(0) / dens.sum(0)
         unclipped = np.array([raw[e].sum() for e in pbm]) / dens.sum(0)
-        if n_resamples:
-            dist = bootstrap_ratios(nums, dens, n_resamples, rng)
-            low, high = percentile_interval(dist, confidence)
-        else:
-            low = high = np.full(len(pbm), np.nan)
+        # no resamples: no rows, and NaN bounds
+        dist = bootstrap_ratios(nums, dens, n_resamples, rng)
+        low, high = percentile_interval(dist, confidence)
         for j, name in enumerate(pbm):
             rows[name] = [
                 est[j], low[j], high[j], ess, log.n_queries, max_w, unsupported,
@@ -348,11 +346,7 @@ def counterfactual_report(
         weights_attr = _largest(weight * log.shown, qid, item, log)
     if "cascade" in names:
         value, dist, unseen = cascade_estimate(log, items, k, n_resamples, rng)
-        low, high = (
-            percentile_interval(dist[:, None], confidence)
-            if n_resamples
-            else (np.full(1, np.nan),) * 2
-        )
+        low, high = percentile_interval(dist[:, None], confidence)
         rows["cascade"] = [
             value, low[0], high[0], np.nan, log.n_queries, np.nan, unseen, 0.0, 0.0,
         ]  # fmt: skip
