@@ -36,6 +36,31 @@ def column(values, name, n, dtype=None):
     return arr
 
 
+def score_column(values, name, n):
+    """``values`` as ``n`` float scores, none NaN, or an error naming ``name``."""
+    score = column(values, name, n, np.float64)
+    nan = np.isnan(score)
+    if nan.any():
+        raise ValueError(
+            f"{name} contains {int(nan.sum())} NaN value(s), first at row "
+            f"{_first(nan)}; every candidate needs a score."
+        )
+    return score
+
+
+def clicks(click, n):
+    """``click`` as ``n`` floats 0/1 (from 0/1 or boolean values), checked."""
+    clk = column(click, "click", n)
+    if clk.dtype != bool:
+        ok = (clk == 0) | (clk == 1)
+        if not ok.all():
+            i = _first(~ok)
+            raise ValueError(
+                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
+            )
+    return clk.astype(np.float64)
+
+
 def check_click_log(qid, item, position, click, new_score):
     """Check the shared columns of a log; return a :class:`ClickLog`."""
     q = np.asarray(qid)
@@ -58,27 +83,14 @@ def check_click_log(qid, item, position, click, new_score):
             f"position must be a whole number >= 1 (1 for the top slot) or NaN "
             f"where the row was not shown, got {pos[i].item()!r} at row {i}."
         )
-    clk = column(click, "click", n)
-    if clk.dtype != bool:
-        ok = (clk == 0) | (clk == 1)
-        if not ok.all():
-            i = _first(~ok)
-            raise ValueError(
-                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
-            )
-    clk = clk.astype(np.float64)
+    clk = clicks(click, n)
     ghost = (clk > 0) & ~shown
     if ghost.any():
         raise ValueError(
             f"click is 1 on {int(ghost.sum())} row(s) never shown (position NaN), "
             f"first at row {_first(ghost)}: a click needs a logged position."
         )
-    score = column(new_score, "new_score", n, np.float64)
-    if np.isnan(score).any():
-        raise ValueError(
-            f"new_score contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {_first(np.isnan(score))}; every candidate needs a score."
-        )
+    score = score_column(new_score, "new_score", n)
     codes, n_q = query_codes(q)
     ipos = np.where(shown, pos, 0).astype(np.int64)
     if shown.any():

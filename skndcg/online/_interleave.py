@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import column
+from ._clicklog import column, score_column
 from ._ranking import group_order, query_codes
 
 _TEAMS = np.array(["a", "b"])
@@ -106,17 +106,6 @@ def list_slots(codes, n_q, k):
     total = int(shown.sum())
     position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
     return sizes, starts, offsets, position
-
-
-def score_column(values, name, n):
-    score = column(values, name, n, np.float64)
-    if np.isnan(score).any():
-        raise ValueError(
-            f"{name} contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {int(np.flatnonzero(np.isnan(score))[0])}; every candidate needs a "
-            "score."
-        )
-    return score
 
 
 @validate_params(

@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, bootstrap_ratios
-from ._clicklog import column
+from ._clicklog import clicks, column
 from ._ranking import query_codes
 
 
@@ -169,11 +169,7 @@ def interleaving_result(
     n = len(interleaved)
     if n == 0:
         raise ValueError("interleaved has no row.")
-    clk = column(click, "click", n)
-    if clk.dtype != bool and not np.isin(clk, (0, 1)).all():
-        bad = clk[~np.isin(clk, (0, 1))][0]
-        raise ValueError(f"click must be 0/1 or boolean, got {bad!r}.")
-    clk = clk.astype(np.float64)
+    clk = clicks(click, n)
     codes, n_q = query_codes(interleaved["qid"].to_numpy())
     if method == "team_draft":
         ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)

@@ -12,8 +12,8 @@ from sklearn.utils._param_validation import Interval, validate_params
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import column
-from ._interleave import check_distinct, list_slots, score_column
+from ._clicklog import clicks, column, score_column
+from ._interleave import check_distinct, list_slots
 from ._ranking import group_order, query_codes
 
 
@@ -189,17 +189,14 @@ def multileaving_result(multileaved, click):
     n = len(multileaved)
     if n == 0:
         raise ValueError("multileaved has no row.")
-    clk = column(click, "click", n)
-    if clk.dtype != bool and not ((clk == 0) | (clk == 1)).all():
-        bad = clk[~((clk == 0) | (clk == 1))][0]
-        raise ValueError(f"click must be 0/1 or boolean, got {bad.item()!r}.")
+    clk = clicks(click, n)
     team = multileaved["team"].to_numpy()
     if team.dtype.kind not in "iu" or (team < 0).any():
         raise ValueError("multileaved['team'] must hold ranker indices 0, 1, ...")
     codes, n_q = query_codes(multileaved["qid"].to_numpy())
     n_rankers = int(multileaved.attrs.get("n_rankers", team.max() + 1))
     credit = np.bincount(
-        codes * n_rankers + team, weights=clk.astype(np.float64),
+        codes * n_rankers + team, weights=clk,
         minlength=n_q * n_rankers,
     ).reshape(n_q, n_rankers)  # fmt: skip
     rows = []

@@ -10,6 +10,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._clicklog import score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
 
@@ -119,13 +120,7 @@ def _scores(new_score, n):
             f"new_score must hold one score per row of the log ({n} values), got "
             f"shape {score.shape}."
         )
-    if np.isnan(score).any():
-        raise ValueError(
-            f"new_score contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {int(np.flatnonzero(np.isnan(score))[0])}; every candidate needs a "
-            "score."
-        )
-    return score
+    return score_column(score, "new_score", n)
 
 
 def _target_table(target, k, examination):
