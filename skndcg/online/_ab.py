@@ -53,15 +53,8 @@ def _compare_arms(y, n, x, unit_arm, n_arms):
     adj_means = np.array(
         [m - theta * (xa.mean() - grand) for m, xa in zip(means, xs, strict=True)]
     )
-    adj = (
-        np.array(
-            [
-                (d - theta * (xa - xa.mean())).var(ddof=1)
-                for d, xa in zip(devs, xs, strict=True)
-            ]
-        )
-        / sizes
-    )
+    resid = [d - theta * (xa - xa.mean()) for d, xa in zip(devs, xs, strict=True)]
+    adj = np.array([r.var(ddof=1) for r in resid]) / sizes
     return adj_means, adj, raw, sizes
 
 
@@ -301,12 +294,8 @@ def _row(metric, names, t, means, var, raw, sizes, cuped):
 def _finish(rows, alpha, sequential, mixing, correction):
     """The table of every row, with p-values, corrected p-values and intervals."""
     col = {k: np.array([r[k] for r in rows]) for k in rows[0]}
-    se, lift, rel_se, df = (
-        col.pop("_se"),
-        col["lift"],
-        col.pop("_rel_se"),
-        col.pop("_df"),
-    )
+    se, rel_se, df = col.pop("_se"), col.pop("_rel_se"), col.pop("_df")
+    lift = col["lift"]
     r = mixing**2 * col.pop("_r")
     with np.errstate(divide="ignore", invalid="ignore"):
         z = lift / se
