@@ -7,9 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..evaluation._shared import as_generator
 from ._clicklog import score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
@@ -236,8 +236,7 @@ def simulate_click_log(
             f"n_shown={n_shown} is more than n_candidates={n_candidates}: a logged "
             "ranking shows at most every candidate."
         )
-    rs = check_random_state(random_state)
-    rng = np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
+    rng = as_generator(random_state)
     exam = None
     if click_model == "pbm":
         exam = (
