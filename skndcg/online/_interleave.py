@@ -19,7 +19,7 @@ _TEAMS = np.array(["a", "b"])
 
 @jit
 def _interleave(
-    t, n_chunks, starts, sizes, oa, ob, k, coins, balanced, offsets, picked,
+    t, n_chunks, starts, sizes, offsets, k, oa, ob, coins, balanced, picked,
     out_rows, out_team,
 ):  # pragma: no cover - compiled  # fmt: skip
     n_q = starts.size
@@ -90,12 +90,14 @@ def check_distinct(codes, item):
         )
 
 
-def list_slots(codes, n_q, k):
-    """Where each query's candidates and its shown list lie.
+def fill_lists(kernel, codes, n_q, k, *args):
+    """Every query's list of ``min(size, k)`` rows, built by ``kernel``.
 
-    Returns ``sizes`` and ``starts`` (each query's candidates, rows sorted by
-    query), ``offsets`` (where its list of ``min(size, k)`` rows starts in the
-    output) and ``position`` (1-based, of each output row in its list).
+    The kernel runs on the engine's threads as ``kernel(t, n_chunks, starts,
+    sizes, offsets, k, *args, picked, out_rows, out_team)``: ``starts`` and
+    ``sizes`` locate each query's candidates among the rows sorted by query,
+    ``offsets`` its list in the output. Returns the input row and the team of
+    each listed row, its position (1-based), ``starts`` and ``sizes``.
     """
     sizes = np.bincount(codes, minlength=n_q)
     starts = np.zeros(n_q, np.int64)
@@ -105,7 +107,15 @@ def list_slots(codes, n_q, k):
     np.cumsum(shown[:-1], out=offsets[1:])
     total = int(shown.sum())
     position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
-    return sizes, starts, offsets, position
+    picked = np.zeros(codes.size, np.bool_)
+    rows = np.empty(total, np.int64)
+    team = np.empty(total, np.int64)
+    n_chunks = max(1, min(row_chunks(codes.size), num_threads(), n_q))
+    run_chunks(
+        kernel, n_chunks, n_chunks, starts, sizes, offsets, int(k), *args,
+        picked, rows, team,
+    )  # fmt: skip
+    return rows, team, position, starts, sizes
 
 
 @validate_params(
@@ -209,19 +219,11 @@ def interleave(
     check_distinct(codes, it)
     oa = group_order(codes, n_q, -sa)
     ob = group_order(codes, n_q, -sb)
-    sizes, starts, offsets, position = list_slots(codes, n_q, k)
-    total = position.size
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)
-    picked = np.zeros(n, np.bool_)
-    rows = np.empty(total, np.int64)
-    team = np.empty(total, np.int8)
-    n_chunks = row_chunks(n) if n_q > 1 else 1
-    n_chunks = max(1, min(n_chunks, num_threads(), n_q))
-    run_chunks(
-        _interleave, n_chunks, n_chunks, starts, sizes, oa, ob, int(k), coins,
-        method == "balanced", offsets, picked, rows, team,
-    )  # fmt: skip
+    rows, team, position, starts, sizes = fill_lists(
+        _interleave, codes, n_q, k, oa, ob, coins, method == "balanced"
+    )
     rank_a = np.empty(n, np.int64)
     rank_b = np.empty(n, np.int64)
     local = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)

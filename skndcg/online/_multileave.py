@@ -10,16 +10,15 @@ from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .._native._jit import jit
-from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
 from ._clicklog import clicks, column, score_column
-from ._interleave import check_distinct, list_slots
+from ._interleave import check_distinct, fill_lists
 from ._ranking import group_order, query_codes
 
 
 @jit
 def _multileave(
-    t, n_chunks, starts, sizes, orders, k, keys, offsets, picked, out_rows, out_team
+    t, n_chunks, starts, sizes, offsets, k, orders, keys, picked, out_rows, out_team
 ):  # pragma: no cover - compiled
     n_q = starts.size
     n_rankers = orders.shape[0]
@@ -121,18 +120,9 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     check_distinct(codes, it)
     n_rankers = sc.shape[1]
     orders = np.stack([group_order(codes, n_q, -sc[:, r]) for r in range(n_rankers)])
-    sizes, starts, offsets, position = list_slots(codes, n_q, k)
-    total = position.size
     rounds = -(-k // n_rankers)
     keys = as_generator(random_state).random((n_q, rounds, n_rankers))
-    picked = np.zeros(n, np.bool_)
-    rows = np.empty(total, np.int64)
-    team = np.empty(total, np.int64)
-    n_chunks = max(1, min(row_chunks(n), num_threads(), n_q))
-    run_chunks(
-        _multileave, n_chunks, n_chunks, starts, sizes, orders, int(k), keys,
-        offsets, picked, rows, team,
-    )  # fmt: skip
+    rows, team, position, _, _ = fill_lists(_multileave, codes, n_q, k, orders, keys)
     out = pd.DataFrame(
         {"qid": q[rows], "item": it[rows], "position": position, "team": team,
          "row": rows}
