@@ -45,6 +45,15 @@ class InterleavingResult(NamedTuple):
     p_value: float
 
 
+def sign_test(ca, cb):
+    """Queries won by A (more credit ``ca``), by B, tied, and the sign test."""
+    wa, wb = int((ca > cb).sum()), int((cb > ca).sum())
+    decided = wa + wb
+    delta = wa / decided - 0.5 if decided else np.nan
+    p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
+    return InterleavingResult(wa, wb, ca.size - decided, float(delta), float(p))
+
+
 def _team_credit(codes, n_q, team, clk):
     is_a = team == "a"
     if not np.isin(team, ("a", "b")).all():
@@ -182,17 +191,12 @@ def interleaving_result(
             interleaved["rank_b"].to_numpy(),
             clk,
         )
-    win_a = ca > cb
-    win_b = cb > ca
-    wa, wb = int(win_a.sum()), int(win_b.sum())
-    decided = wa + wb
-    delta = wa / decided - 0.5 if decided else np.nan
+    result = sign_test(ca, cb)
     if users is None:
-        p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
-    else:
-        p = _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples,
-                            random_state)  # fmt: skip
-    return InterleavingResult(wa, wb, n_q - decided, float(delta), float(p))
+        return result
+    p = _user_bootstrap(users, n, codes, n_q, ca > cb, cb > ca, result.delta,
+                        n_resamples, random_state)  # fmt: skip
+    return result._replace(p_value=float(p))
 
 
 def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed):

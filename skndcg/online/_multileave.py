@@ -6,13 +6,13 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .._native._jit import jit
 from ..evaluation._shared import as_generator
 from ._clicklog import clicks, column, score_column
 from ._interleave import check_distinct, fill_lists
+from ._interleave_result import sign_test
 from ._ranking import group_order, query_codes
 
 
@@ -192,12 +192,7 @@ def multileaving_result(multileaved, click):
     rows = []
     for a in range(n_rankers):
         for b in range(a + 1, n_rankers):
-            wa = int((credit[:, a] > credit[:, b]).sum())
-            wb = int((credit[:, b] > credit[:, a]).sum())
-            decided = wa + wb
-            delta = wa / decided - 0.5 if decided else np.nan
-            p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
-            rows.append((a, b, wa, wb, n_q - decided, delta, float(p)))
+            rows.append((a, b, *sign_test(credit[:, a], credit[:, b])))
     return pd.DataFrame(
         rows,
         columns=[
