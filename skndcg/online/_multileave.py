@@ -12,7 +12,7 @@ from .._native._jit import jit
 from ..evaluation._shared import as_generator
 from ._clicklog import clicks, column, score_column
 from ._interleave import check_distinct, fill_lists
-from ._interleave_result import sign_test
+from ._interleave_result import InterleavingResult, sign_test
 from ._ranking import group_order, query_codes
 
 
@@ -186,22 +186,11 @@ def multileaving_result(multileaved, click):
     codes, n_q = query_codes(multileaved["qid"].to_numpy())
     n_rankers = int(multileaved.attrs.get("n_rankers", team.max() + 1))
     credit = np.bincount(
-        codes * n_rankers + team, weights=clk,
-        minlength=n_q * n_rankers,
-    ).reshape(n_q, n_rankers)  # fmt: skip
+        codes * n_rankers + team, weights=clk, minlength=n_q * n_rankers
+    ).reshape(n_q, n_rankers)
     rows = []
     for a in range(n_rankers):
         for b in range(a + 1, n_rankers):
             rows.append((a, b, *sign_test(credit[:, a], credit[:, b])))
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "ranker_a",
-            "ranker_b",
-            "wins_a",
-            "wins_b",
-            "ties",
-            "delta",
-            "p_value",
-        ],
-    )
+    columns = ["ranker_a", "ranker_b", *InterleavingResult._fields]
+    return pd.DataFrame(rows, columns=columns)
