@@ -54,7 +54,8 @@ def sign_test(ca, cb):
     return InterleavingResult(wa, wb, ca.size - decided, float(delta), float(p))
 
 
-def _team_credit(codes, n_q, team, clk):
+def _team_credit(codes, n_q, interleaved, clk):
+    team = interleaved["team"].to_numpy()
     is_a = team == "a"
     if not np.isin(team, ("a", "b")).all():
         bad = team[~np.isin(team, ("a", "b"))][0]
@@ -64,7 +65,10 @@ def _team_credit(codes, n_q, team, clk):
     return ca, cb
 
 
-def _balanced_credit(codes, n_q, position, rank_a, rank_b, clk):
+def _balanced_credit(codes, n_q, interleaved, clk):
+    position, rank_a, rank_b = (
+        interleaved[c].to_numpy() for c in ("position", "rank_a", "rank_b")
+    )
     hit = np.flatnonzero(clk > 0)
     ca = np.zeros(n_q)
     cb = np.zeros(n_q)
@@ -180,17 +184,8 @@ def interleaving_result(
         raise ValueError("interleaved has no row.")
     clk = clicks(click, n)
     codes, n_q = query_codes(interleaved["qid"].to_numpy())
-    if method == "team_draft":
-        ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)
-    else:
-        ca, cb = _balanced_credit(
-            codes,
-            n_q,
-            interleaved["position"].to_numpy(),
-            interleaved["rank_a"].to_numpy(),
-            interleaved["rank_b"].to_numpy(),
-            clk,
-        )
+    credit = _team_credit if method == "team_draft" else _balanced_credit
+    ca, cb = credit(codes, n_q, interleaved, clk)
     result = sign_test(ca, cb)
     if users is None:
         return result
@@ -210,7 +205,7 @@ def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed
             "first row of its query."
         )
     ucodes, n_users = query_codes(u[first])
-    if np.isnan(delta):
+    if np.isnan(delta) or delta == 0:
         return 1.0
     wa = np.bincount(ucodes, weights=win_a, minlength=n_users)
     decided = np.bincount(ucodes, weights=win_a | win_b, minlength=n_users)
@@ -219,7 +214,5 @@ def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed
         as_generator(seed),
     )[:, 0]  # fmt: skip
     dist = dist[~np.isnan(dist)]
-    if delta == 0:
-        return 1.0
     far = np.sum(dist <= 0) if delta > 0 else np.sum(dist >= 0)
     return min(1.0, 2.0 * (far + 1) / (dist.size + 1))
