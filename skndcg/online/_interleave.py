@@ -19,52 +19,38 @@ _TEAMS = np.array(["a", "b"])
 
 @jit
 def _interleave(
-    t, n_chunks, starts, sizes, offsets, k, oa, ob, coins, balanced, picked,
+    t, n_chunks, starts, sizes, offsets, k, orders, coins, balanced, picked,
     out_rows, out_team,
 ):  # pragma: no cover - compiled  # fmt: skip
+    # the ranker behind takes the turn, a coin deciding between equals:
+    # behind in picks (team draft, a coin at each pick) or in rows read
+    # (balanced, one coin for who starts); team draft skips the rows already
+    # in the list before it picks, balanced reads such a row and adds nothing
     n_q = starts.size
+    read = np.zeros(2, np.int64)
+    picks = np.zeros(2, np.int64)
     for g in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
         s = starts[g]
         m = min(k, sizes[g])
         o = offsets[g]
-        ia = 0
-        ib = 0
-        if balanced:
-            a_first = coins[g, 0]
-            j = 0
-            while j < m:
-                if ia < ib or (ia == ib and a_first):
-                    r = oa[s + ia]
-                    ia += 1
-                    team = 0
-                else:
-                    r = ob[s + ib]
-                    ib += 1
-                    team = 1
-                if not picked[r]:
-                    picked[r] = True
-                    out_rows[o + j] = r
-                    out_team[o + j] = team
-                    j += 1
-        else:
-            na = 0
-            nb = 0
-            for j in range(m):
-                if na < nb or (na == nb and coins[g, j]):
-                    while picked[oa[s + ia]]:
-                        ia += 1
-                    r = oa[s + ia]
-                    na += 1
-                    team = 0
-                else:
-                    while picked[ob[s + ib]]:
-                        ib += 1
-                    r = ob[s + ib]
-                    nb += 1
-                    team = 1
+        read[:] = 0
+        picks[:] = 0
+        j = 0
+        while j < m:
+            lead = read if balanced else picks
+            coin = coins[g, 0] if balanced else coins[g, j]
+            team = 0 if lead[0] < lead[1] or (lead[0] == lead[1] and coin) else 1
+            if not balanced:
+                while picked[orders[team, s + read[team]]]:
+                    read[team] += 1
+            r = orders[team, s + read[team]]
+            read[team] += 1
+            if not picked[r]:
                 picked[r] = True
+                picks[team] += 1
                 out_rows[o + j] = r
                 out_team[o + j] = team
+                j += 1
 
 
 def check_distinct(codes, item):
@@ -221,8 +207,9 @@ def interleave(
     ob = group_order(codes, n_q, -sb)
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)
+    orders = np.stack([oa, ob])
     rows, team, position, starts, sizes = fill_lists(
-        _interleave, codes, n_q, k, oa, ob, coins, method == "balanced"
+        _interleave, codes, n_q, k, orders, coins, method == "balanced"
     )
     rank_a = np.empty(n, np.int64)
     rank_b = np.empty(n, np.int64)
