@@ -299,7 +299,7 @@ def counterfactual_report(
     items = item_codes(item) if need_items else None
     rng = as_generator(random_state)
     rows = {}
-    weights_attr = None
+    attrs = {"target": target, "k": k}
     if pbm:
         e = _examination(examination, log, item, k, target)
         exam_at = np.where(log.shown, e[np.maximum(log.position, 1) - 1], 0.0)
@@ -330,7 +330,7 @@ def counterfactual_report(
         ess = kish(
             np.bincount(log.codes, weights=weight * log.shown, minlength=log.n_queries)
         )
-        max_w = float(weight[log.shown].max()) if log.shown.any() else 0.0
+        max_w = float(weight[log.shown].max())
         nums = np.column_stack([num[e] for e in pbm])
         dens = np.column_stack([den[e] for e in pbm])
         est = nums.sum(0) / dens.sum(0)
@@ -343,7 +343,7 @@ def counterfactual_report(
                 est[j], low[j], high[j], ess, log.n_queries, max_w, unsupported,
                 clipped, 0.0 if clip is None else est[j] - unclipped[j],
             ]  # fmt: skip
-        weights_attr = _largest(weight * log.shown, qid, item, log)
+        attrs["largest_weights"] = _largest(weight * log.shown, qid, item, log)
     if "cascade" in names:
         value, dist, unseen = cascade_estimate(log, items, k, n_resamples, rng)
         low, high = percentile_interval(dist[:, None], confidence)
@@ -355,8 +355,5 @@ def counterfactual_report(
     )
     report.index.name = "estimator"
     report["n_queries"] = report["n_queries"].astype(np.int64)
-    report.attrs["target"] = target
-    report.attrs["k"] = k
-    if weights_attr is not None:
-        report.attrs["largest_weights"] = weights_attr
+    report.attrs.update(attrs)
     return report

@@ -56,15 +56,12 @@ def _interleave(
 def check_distinct(codes, item):
     """No item twice in one query (an interleaved list shows each item once)."""
     it = np.asarray(item)
+    key = None
     if it.dtype.kind in "iu" and it.size:
         lo, hi = int(it.min()), int(it.max())
         span = hi - lo + 1
         if span * (int(codes.max()) + 1) < 2**62:
             key = codes * span + (it.astype(np.int64) - lo)
-        else:
-            key = None
-    else:
-        key = None
     if key is None:
         key = codes * (codes.size + 1) + np.unique(it, return_inverse=True)[1].ravel()
     key = np.sort(key)
