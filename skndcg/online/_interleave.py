@@ -53,9 +53,14 @@ def _interleave(
                 j += 1
 
 
-def check_distinct(codes, item):
-    """No item twice in one query (an interleaved list shows each item once)."""
-    it = np.asarray(item)
+def rank_candidates(q, it, scores):
+    """Query codes, their number and each ranker's order of the rows.
+
+    ``scores`` holds one column per ranker; each order (a row of ``orders``)
+    runs by query, best score first, ties in row order. An item twice in one
+    query raises: an interleaved list shows each item once.
+    """
+    codes, n_q = query_codes(q)
     key = None
     if it.dtype.kind in "iu" and it.size:
         lo, hi = int(it.min()), int(it.max())
@@ -71,6 +76,8 @@ def check_distinct(codes, item):
             f"{dup.size} (qid, item) pair(s) appear on more than one row; each "
             "candidate of a query must be one row."
         )
+    orders = np.stack([group_order(codes, n_q, -s) for s in scores])
+    return codes, n_q, orders
 
 
 def fill_lists(kernel, codes, n_q, k, *args):
@@ -198,21 +205,17 @@ def interleave(
     it = column(item, "item", n)
     sa = score_column(score_a, "score_a", n)
     sb = score_column(score_b, "score_b", n)
-    codes, n_q = query_codes(q)
-    check_distinct(codes, it)
-    oa = group_order(codes, n_q, -sa)
-    ob = group_order(codes, n_q, -sb)
+    codes, n_q, orders = rank_candidates(q, it, (sa, sb))
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)
-    orders = np.stack([oa, ob])
     rows, team, position, starts, sizes = fill_lists(
         _interleave, codes, n_q, k, orders, coins, method == "balanced"
     )
     rank_a = np.empty(n, np.int64)
     rank_b = np.empty(n, np.int64)
     local = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
-    rank_a[oa] = local + 1
-    rank_b[ob] = local + 1
+    rank_a[orders[0]] = local + 1
+    rank_b[orders[1]] = local + 1
     out = pd.DataFrame(
         {
             "qid": q[rows],

@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval, validate_params
 from .._native._jit import jit
 from ..evaluation._shared import as_generator
 from ._clicklog import clicks, column, score_column
-from ._interleave import check_distinct, fill_lists
+from ._interleave import fill_lists, rank_candidates
 from ._interleave_result import InterleavingResult, sign_test
-from ._ranking import group_order, query_codes
+from ._ranking import query_codes
 
 
 @jit
@@ -116,10 +116,8 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     for r in range(sc.shape[1]):
         score_column(sc[:, r], f"scores[:, {r}]", n)
     it = column(item, "item", n)
-    codes, n_q = query_codes(q)
-    check_distinct(codes, it)
+    codes, n_q, orders = rank_candidates(q, it, sc.T)
     n_rankers = sc.shape[1]
-    orders = np.stack([group_order(codes, n_q, -sc[:, r]) for r in range(n_rankers)])
     rounds = -(-k // n_rankers)
     keys = as_generator(random_state).random((n_q, rounds, n_rankers))
     rows, team, position, _, _ = fill_lists(_multileave, codes, n_q, k, orders, keys)
