@@ -150,11 +150,9 @@ def cascade_estimate(log, items, k, n_resamples, rng):
     top = order[rank <= k]
     tgt_q = codes[top]
     tgt_item = items[top]
-    n_items = int(items.max()) + 1
-    seen = np.zeros(n_items, bool)
-    seen[obs_item] = True
-    unseen = float(1.0 - seen[tgt_item].mean()) if tgt_item.size else 0.0
-    stats = _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item)
+    stats = _statistics(n_q, int(items.max()) + 1, obs_q, obs_item, obs_c, tgt_item)
+    seen = stats[-1] >= 0  # per row of the new top k: its item was examined
+    unseen = float(1.0 - seen.mean()) if tgt_item.size else 0.0
     est = np.empty(1)
     _estimates(np.ones((n_q, 1)), stats, tgt_q, est)
     out = np.empty(n_resamples)
