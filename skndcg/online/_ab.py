@@ -15,13 +15,14 @@ from ._ab_result import ABTestResult
 from ._sequential import mixture_multiplier, mixture_p_value
 
 
-def _arm_stats(y, n, x, unit_arm, n_arms):
-    """Per-arm means, linearised unit deviations and CUPED's slope.
+def _compare_arms(y, n, x, unit_arm, n_arms):
+    """Adjusted means, their variances (raw and adjusted) and units per arm.
 
     A unit's metric is ``y / n`` (the sum of its values over their number);
     an arm's mean is the ratio of sums ``R = sum(y) / sum(n)``, whose
     delta-method variance is that of ``(y - R n) / mean(n)`` over units,
-    divided by their number (Deng et al., 2018).
+    divided by their number (Deng et al., 2018). With ``x``, CUPED's slope
+    of those deviations on ``x`` within arms adjusts the means and variances.
     """
     has = n > 0
     means, devs, xs = [], [], []
@@ -32,28 +33,19 @@ def _arm_stats(y, n, x, unit_arm, n_arms):
         means.append(r)
         devs.append((ya - r * na) / na.mean())
         xs.append(None if x is None else x[sel])
-    theta = 0.0
-    if x is not None:
-        num = sum(
-            float(np.dot(d, xa - xa.mean())) for d, xa in zip(devs, xs, strict=True)
-        )
-        den = sum(float(np.sum((xa - xa.mean()) ** 2)) for xa in xs)
-        theta = num / den if den > 0 else 0.0
-    return np.array(means), devs, xs, theta
-
-
-def _compare_arms(y, n, x, unit_arm, n_arms):
-    """Adjusted means, their variances (raw and adjusted) and units per arm."""
-    means, devs, xs, theta = _arm_stats(y, n, x, unit_arm, n_arms)
     sizes = np.array([d.size for d in devs], dtype=np.float64)
     raw = np.array([d.var(ddof=1) for d in devs]) / sizes
     if x is None:
-        return means, raw, raw, sizes
+        return np.array(means), raw, raw, sizes
+    centred = [xa - xa.mean() for xa in xs]
+    num = sum(float(np.dot(d, c)) for d, c in zip(devs, centred, strict=True))
+    den = sum(float(np.sum(c**2)) for c in centred)
+    theta = num / den if den > 0 else 0.0
     grand = np.concatenate(xs).mean()
     adj_means = np.array(
         [m - theta * (xa.mean() - grand) for m, xa in zip(means, xs, strict=True)]
     )
-    resid = [d - theta * (xa - xa.mean()) for d, xa in zip(devs, xs, strict=True)]
+    resid = [d - theta * c for d, c in zip(devs, centred, strict=True)]
     adj = np.array([r.var(ddof=1) for r in resid]) / sizes
     return adj_means, adj, raw, sizes
 
