@@ -212,9 +212,7 @@ def ab_test(
     x_rows = None if pre is None else inputs.column(pre, "pre", frame, n)
     cov = _covariate_rows(covariates, frame, n)
     data, chosen = inputs.metric_frame(values, metrics, named | set(cov))
-    names, _, unit_code, unit_names, unit_arm = inputs.arms_and_units(
-        arm, unit, control
-    )
+    names, unit_code, unit_names, unit_arm = inputs.arms_and_units(arm, unit, control)
     n_arms, n_units = len(names), len(unit_names)
     x = None
     if x_rows is not None:
@@ -251,7 +249,7 @@ def ab_test(
         units={a: int(c) for a, c in zip(names, counts, strict=True)},
         split={a: float(s) for a, s in zip(names, shares, strict=True)},
         srm_p_value=srm,
-        balance=_balance(cov, names, unit_code, n_units, unit_arm, unit_names),
+        balance=_balance(cov, names, unit_code, n_units, unit_arm),
         alpha=float(alpha),
         sequential=bool(sequential),
         mixing=float(mixing) if sequential else None,
@@ -326,7 +324,7 @@ def _covariate_rows(covariates, frame, n):
     }
 
 
-def _balance(cov, names, unit_code, n_units, unit_arm, unit_names):
+def _balance(cov, names, unit_code, n_units, unit_arm):
     """Two-sample Kolmogorov-Smirnov test of each covariate, treatment vs control."""
     if not cov:
         return None

@@ -135,7 +135,6 @@ def sample_rankings(log_weight, m, rng):
 
     Gumbel-max: sorting ``log_weight + Gumbel noise`` draws the ranking.
     """
-    keys = np.asarray(log_weight, dtype=np.float64) + rng.gumbel(
-        size=np.shape(log_weight)
-    )
+    lw = np.asarray(log_weight, dtype=np.float64)
+    keys = lw + rng.gumbel(size=lw.shape)
     return np.argsort(-keys, axis=1, kind="stable")[:, :m]
