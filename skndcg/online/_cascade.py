@@ -31,19 +31,18 @@ def _boot(
     t, n_chunks, cnt, c0, c1, ptr, row_q, row_c, cq, xq, tgt_q, tgt_c, a, out
 ):  # pragma: no cover
     # count columns c0..c1 (of cnt, one row per query), this chunk's share;
-    # every sum of counts is a sum of integers, exact in any order
+    # every sum of counts is a sum of integers, exact in any order, and each
+    # column counts n_q queries in all
     lo = c0 + (c1 - c0) * t // n_chunks
     nb = c0 + (c1 - c0) * (t + 1) // n_chunks - lo
     n_q = cnt.shape[0]
     tc = np.zeros(nb)
     tx = np.zeros(nb)
-    tw = np.zeros(nb)
     for q in range(n_q):
         for b in range(nb):
             w = cnt[q, lo + b]
             tc[b] += w * cq[q]
             tx[b] += w * xq[q]
-            tw[b] += w
     abar = np.zeros(nb)
     for b in range(nb):
         abar[b] = tc[b] / tx[b] if tx[b] > 0 else 0.0
@@ -81,7 +80,7 @@ def _boot(
         for b in range(nb):
             total[b] += cnt[q, lo + b] * (1.0 - miss[b])
     for b in range(nb):
-        out[lo + b] = total[b] / tw[b]
+        out[lo + b] = total[b] / n_q
 
 
 _BLOCK_CELLS = 8_000_000  # bootstrap counts held at once
