@@ -96,15 +96,15 @@ def check_click_log(qid, item, position, click, new_score):
     if shown.any():
         depth = int(ipos.max())
         key = codes[shown] * (depth + 1) + ipos[shown]
-        if key.size and n_q * (depth + 1) <= 8 * n:
-            count = np.bincount(key)
-            twice = count > 1
-            dup = int(np.flatnonzero(twice)[0]) if twice.any() else None
+        # the repeated keys, smallest first: by counting when the keys are
+        # dense, else by sorting
+        if n_q * (depth + 1) <= 8 * n:
+            repeated = np.flatnonzero(np.bincount(key) > 1)
         else:
             ordered = np.sort(key)
-            same = ordered[1:] == ordered[:-1]
-            dup = int(ordered[1:][same][0]) if same.any() else None
-        if dup is not None:
+            repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        if repeated.size:
+            dup = int(repeated[0])
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
                 f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "

@@ -211,19 +211,17 @@ def interleave(
     rows, team, position, starts, sizes = fill_lists(
         _interleave, codes, n_q, k, orders, coins, method == "balanced"
     )
-    rank_a = np.empty(n, np.int64)
-    rank_b = np.empty(n, np.int64)
+    rank = np.empty_like(orders)  # each ranker's rank of each row
     local = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
-    rank_a[orders[0]] = local + 1
-    rank_b[orders[1]] = local + 1
+    np.put_along_axis(rank, orders, local + 1, axis=1)
     out = pd.DataFrame(
         {
             "qid": q[rows],
             "item": it[rows],
             "position": position,
             "team": _TEAMS[team],
-            "rank_a": rank_a[rows],
-            "rank_b": rank_b[rows],
+            "rank_a": rank[0, rows],
+            "rank_b": rank[1, rows],
             "row": rows,
         }
     )
