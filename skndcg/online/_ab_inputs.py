@@ -66,8 +66,7 @@ def metric_frame(values, metrics, named):
                 )
         frame = values[cols]
     else:
-        arr = values.to_numpy() if isinstance(values, pd.Series) else values
-        arr = np.asarray(arr)
+        arr = np.asarray(values)
         if arr.ndim != 1:
             raise ValueError(
                 "values must be one-dimensional (one metric value per row) or a "

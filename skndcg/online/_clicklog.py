@@ -149,10 +149,9 @@ def check_examination(examination, depth, k, target):
 
 def check_logging_probability(logging_probability, log):
     """Probability the logger showed each row's item; 1/0 for a fixed logger."""
-    n = log.shown.size
     if logging_probability is None:
         return log.shown.astype(np.float64)
-    p = column(logging_probability, "logging_probability", n, np.float64)
+    p = column(logging_probability, "logging_probability", log.shown.size, np.float64)
     bad = np.isnan(p) | (p < 0) | (p > 1)
     if bad.any():
         i = _first(bad)

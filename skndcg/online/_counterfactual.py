@@ -290,7 +290,6 @@ def counterfactual_report(
     log = check_click_log(qid, item, position, click, new_score)
     if not log.shown.any():
         raise ValueError("position is NaN on every row: the log shows nothing.")
-    n = log.codes.size
     p = check_logging_probability(logging_probability, log)
     pbm = [e for e in names if e != "cascade"]
     if "cascade" in names and target != "clicks":
@@ -310,7 +309,7 @@ def counterfactual_report(
             rel = (
                 default_relevance(log, items, exam_at)
                 if relevance is None
-                else column(relevance, "relevance", n, np.float64)
+                else column(relevance, "relevance", log.codes.size, np.float64)
             )
             if not np.isfinite(rel).all():
                 raise ValueError("relevance must be finite on every row.")
@@ -327,9 +326,8 @@ def counterfactual_report(
                 UserWarning,
                 stacklevel=3,
             )
-        ess = kish(
-            np.bincount(log.codes, weights=weight * log.shown, minlength=log.n_queries)
-        )
+        w_shown = weight * log.shown
+        ess = kish(np.bincount(log.codes, weights=w_shown, minlength=log.n_queries))
         max_w = float(weight[log.shown].max())
         nums = np.column_stack([num[e] for e in pbm])
         dens = np.column_stack([den[e] for e in pbm])
@@ -343,7 +341,7 @@ def counterfactual_report(
                 est[j], low[j], high[j], ess, log.n_queries, max_w, unsupported,
                 clipped, 0.0 if clip is None else est[j] - unclipped[j],
             ]  # fmt: skip
-        attrs["largest_weights"] = _largest(weight * log.shown, qid, item, log)
+        attrs["largest_weights"] = _largest(w_shown, qid, item, log)
     if "cascade" in names:
         value, dist, unseen = cascade_estimate(log, items, k, n_resamples, rng)
         low, high = percentile_interval(dist[:, None], confidence)
