@@ -88,7 +88,7 @@ _ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
 
 
 def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
-    """What a resample needs, counted once.
+    """What the estimate and every resample need, counted once.
 
     The examined rows of the items the new ranking puts in a top ``k``, grouped
     by item (``ptr`` delimits each item's rows), each item's code among them
@@ -96,11 +96,8 @@ def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
     every query's clicks and examinations on examined rows (the overall rate's
     sums).
     """
-    need = np.zeros(n_items, bool)
-    need[tgt_item] = True
-    examined = np.zeros(n_items, bool)
-    examined[obs_item] = True
-    need &= examined
+    need = np.bincount(tgt_item, minlength=n_items) > 0
+    need &= np.bincount(obs_item, minlength=n_items) > 0  # examined
     comp = np.full(n_items, -1, np.int64)
     comp[need] = np.arange(int(need.sum()))
     keep = need[obs_item]
