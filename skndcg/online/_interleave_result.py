@@ -70,10 +70,8 @@ def _balanced_credit(codes, n_q, interleaved, clk):
         interleaved[c].to_numpy() for c in ("position", "rank_a", "rank_b")
     )
     hit = np.flatnonzero(clk > 0)
-    ca = np.zeros(n_q)
-    cb = np.zeros(n_q)
     if hit.size == 0:
-        return ca, cb
+        return np.zeros(n_q), np.zeros(n_q)
     hc = codes[hit]
     order = np.lexsort((position[hit], hc))
     last = np.r_[hc[order][1:] != hc[order][:-1], True]

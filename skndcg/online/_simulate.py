@@ -76,7 +76,13 @@ class SimulatedClickLog:
         values : ndarray of shape (n_logged_queries,)
             In the order of the sorted ``qid``.
         """
-        score = _scores(new_score, len(self.log))
+        score = np.asarray(new_score, dtype=np.float64)
+        if score.shape != (len(self.log),):
+            raise ValueError(
+                f"new_score must hold one score per row of the log ({len(self.log)} "
+                f"values), got shape {score.shape}."
+            )
+        score = score_column(score, "new_score", score.size)
         codes, n_q = query_codes(self.log["qid"].to_numpy())
         rel = self.log["relevance"].to_numpy()
         if self.click_model == "cascade":
@@ -111,16 +117,6 @@ class SimulatedClickLog:
         value : float
         """
         return float(self.true_query_values(new_score, k=k, target=target).mean())
-
-
-def _scores(new_score, n):
-    score = np.asarray(new_score, dtype=np.float64)
-    if score.shape != (n,):
-        raise ValueError(
-            f"new_score must hold one score per row of the log ({n} values), got "
-            f"shape {score.shape}."
-        )
-    return score_column(score, "new_score", n)
 
 
 def _target_table(target, k, examination):
