@@ -95,12 +95,9 @@ def simulate_clicks(
         raise ValueError("examination is for click_model='pbm' only.")
     codes, _ = query_codes(q)
     order = np.lexsort((ipos, codes))
-    att = attracted[order]
-    g = codes[order]
-    seen = np.cumsum(att)
-    new = np.r_[True, g[1:] != g[:-1]]
-    before = np.maximum.accumulate(np.where(new, seen - att, 0))
-    first = att & (seen - before == 1)
+    hit = order[attracted[order]]  # the attracted rows, by query then position
+    first = np.ones(hit.size, bool)  # the first of its query, clicked
+    first[1:] = codes[hit][1:] != codes[hit][:-1]
     out = np.zeros(n, np.int8)
-    out[order] = first
+    out[hit[first]] = 1
     return out

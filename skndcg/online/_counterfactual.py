@@ -84,8 +84,7 @@ def _examination(examination, log, item, k, target):
                 f"log ({exc}) Pass examination= (an array, or estimate_position_bias "
                 "run on a log where items move between positions)."
             ) from exc
-    depth = int(log.position.max())
-    return check_examination(examination, depth, k, target)
+    return check_examination(examination, int(log.position.max()), k, target)
 
 
 def _largest(weight, qid, item, log, n=10):
