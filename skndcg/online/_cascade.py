@@ -87,14 +87,14 @@ _BLOCK_CELLS = 8_000_000  # bootstrap counts held at once
 _ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
 
 
-def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
+def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_q, tgt_item):
     """What the estimate and every resample need, counted once.
 
     The examined rows of the items the new ranking puts in a top ``k``, grouped
-    by item (``ptr`` delimits each item's rows), each item's code among them
-    (``-1`` for an item never examined, which takes the overall rate), and
-    every query's clicks and examinations on examined rows (the overall rate's
-    sums).
+    by item (``ptr`` delimits each item's rows), every query's clicks and
+    examinations on examined rows (the overall rate's sums), and the query and
+    the item's code among them (``-1`` for an item never examined, which takes
+    the overall rate) of each row of the new top ``k``: the kernel's inputs.
     """
     need = np.bincount(tgt_item, minlength=n_items) > 0
     need &= np.bincount(obs_item, minlength=n_items) > 0  # examined
@@ -109,21 +109,18 @@ def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
     row_c = obs_c[keep][o]
     cq = np.bincount(obs_q, weights=obs_c, minlength=n_q)
     xq = np.bincount(obs_q, minlength=n_q).astype(np.float64)
-    return ptr, row_q, row_c, cq, xq, comp[tgt_item]
+    return ptr, row_q, row_c, cq, xq, tgt_q, comp[tgt_item]
 
 
-def _estimates(cnt, stats, tgt_q, out):
+def _estimates(cnt, stats, out):
     """The estimate under each column of query counts ``cnt``, into ``out``."""
-    ptr, row_q, row_c, cq, xq, tgt_c = stats
-    group = max(1, _ITEM_CELLS // max(1, ptr.size - 1))
+    n_items = stats[0].size - 1
+    group = max(1, _ITEM_CELLS // max(1, n_items))
     for c0 in range(0, cnt.shape[1], group):
         c1 = min(c0 + group, cnt.shape[1])
-        a = np.empty((ptr.size - 1, c1 - c0))
+        a = np.empty((n_items, c1 - c0))
         n_chunks = min(num_threads(), c1 - c0)
-        run_chunks(
-            _boot, n_chunks, n_chunks, cnt, c0, c1, ptr, row_q, row_c,
-            cq, xq, tgt_q, tgt_c, a, out,
-        )  # fmt: skip
+        run_chunks(_boot, n_chunks, n_chunks, cnt, c0, c1, *stats, a, out)
 
 
 def cascade_estimate(log, items, k, n_resamples, rng):
@@ -144,17 +141,16 @@ def cascade_estimate(log, items, k, n_resamples, rng):
     obs_c = log.click[examined]
     order, rank, _ = rank_rows(codes, log.score)
     top = order[rank <= k]
-    tgt_q = codes[top]
-    tgt_item = items[top]
-    stats = _statistics(n_q, int(items.max()) + 1, obs_q, obs_item, obs_c, tgt_item)
+    n_items = int(items.max()) + 1
+    stats = _statistics(n_q, n_items, obs_q, obs_item, obs_c, codes[top], items[top])
     seen = stats[-1] >= 0  # per row of the new top k: its item was examined
-    unseen = float(1.0 - seen.mean()) if tgt_item.size else 0.0
+    unseen = float(1.0 - seen.mean()) if seen.size else 0.0
     est = np.empty(1)
-    _estimates(np.ones((n_q, 1)), stats, tgt_q, est)
+    _estimates(np.ones((n_q, 1)), stats, est)
     out = np.empty(n_resamples)
     step = max(1, _BLOCK_CELLS // n_q)
     for lo in range(0, n_resamples, step):
         hi = min(lo + step, n_resamples)
         cnt = np.ascontiguousarray(multinomial_counts(rng, hi - lo, n_q).T)
-        _estimates(cnt, stats, tgt_q, out[lo:hi])
+        _estimates(cnt, stats, out[lo:hi])
     return float(est[0]), out, unseen
