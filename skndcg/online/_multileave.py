@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from numbers import Integral
 
 import numpy as np
@@ -186,9 +187,7 @@ def multileaving_result(multileaved, click):
     credit = np.bincount(
         codes * n_rankers + team, weights=clk, minlength=n_q * n_rankers
     ).reshape(n_q, n_rankers)
-    rows = []
-    for a in range(n_rankers):
-        for b in range(a + 1, n_rankers):
-            rows.append((a, b, *sign_test(credit[:, a], credit[:, b])))
+    pairs = combinations(range(n_rankers), 2)  # a < b
+    rows = [(a, b, *sign_test(credit[:, a], credit[:, b])) for a, b in pairs]
     columns = ["ranker_a", "ranker_b", *InterleavingResult._fields]
     return pd.DataFrame(rows, columns=columns)
