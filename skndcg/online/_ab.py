@@ -15,13 +15,14 @@ from ._ab_result import ABTestResult
 from ._sequential import mixture_multiplier, mixture_p_value
 
 
-def _arm_stats(y, n, x, unit_arm, n_arms):
-    """Per-arm means, linearised unit deviations and CUPED's slope.
+def _compare_arms(y, n, x, unit_arm, n_arms):
+    """Adjusted means, their variances (raw and adjusted) and units per arm.
 
     A unit's metric is ``y / n`` (the sum of its values over their number);
     an arm's mean is the ratio of sums ``R = sum(y) / sum(n)``, whose
     delta-method variance is that of ``(y - R n) / mean(n)`` over units,
-    divided by their number (Deng et al., 2018).
+    divided by their number (Deng et al., 2018). With ``x``, CUPED's slope
+    of those deviations on ``x`` within arms adjusts the means and variances.
     """
     has = n > 0
     means, devs, xs = [], [], []
@@ -32,36 +33,20 @@ def _arm_stats(y, n, x, unit_arm, n_arms):
         means.append(r)
         devs.append((ya - r * na) / na.mean())
         xs.append(None if x is None else x[sel])
-    theta = 0.0
-    if x is not None:
-        num = sum(
-            float(np.dot(d, xa - xa.mean())) for d, xa in zip(devs, xs, strict=True)
-        )
-        den = sum(float(np.sum((xa - xa.mean()) ** 2)) for xa in xs)
-        theta = num / den if den > 0 else 0.0
-    return np.array(means), devs, xs, theta
-
-
-def _compare_arms(y, n, x, unit_arm, n_arms):
-    """Adjusted means, their variances (raw and adjusted) and units per arm."""
-    means, devs, xs, theta = _arm_stats(y, n, x, unit_arm, n_arms)
     sizes = np.array([d.size for d in devs], dtype=np.float64)
     raw = np.array([d.var(ddof=1) for d in devs]) / sizes
     if x is None:
-        return means, raw, raw, sizes
+        return np.array(means), raw, raw, sizes
+    centred = [xa - xa.mean() for xa in xs]
+    num = sum(float(np.dot(d, c)) for d, c in zip(devs, centred, strict=True))
+    den = sum(float(np.sum(c**2)) for c in centred)
+    theta = num / den if den > 0 else 0.0
     grand = np.concatenate(xs).mean()
     adj_means = np.array(
         [m - theta * (xa.mean() - grand) for m, xa in zip(means, xs, strict=True)]
     )
-    adj = (
-        np.array(
-            [
-                (d - theta * (xa - xa.mean())).var(ddof=1)
-                for d, xa in zip(devs, xs, strict=True)
-            ]
-        )
-        / sizes
-    )
+    resid = [d - theta * c for d, c in zip(devs, centred, strict=True)]
+    adj = np.array([r.var(ddof=1) for r in resid]) / sizes
     return adj_means, adj, raw, sizes
 
 
@@ -227,9 +212,7 @@ def ab_test(
     x_rows = None if pre is None else inputs.column(pre, "pre", frame, n)
     cov = _covariate_rows(covariates, frame, n)
     data, chosen = inputs.metric_frame(values, metrics, named | set(cov))
-    names, _, unit_code, unit_names, unit_arm = inputs.arms_and_units(
-        arm, unit, control
-    )
+    names, unit_code, unit_names, unit_arm = inputs.arms_and_units(arm, unit, control)
     n_arms, n_units = len(names), len(unit_names)
     x = None
     if x_rows is not None:
@@ -266,7 +249,7 @@ def ab_test(
         units={a: int(c) for a, c in zip(names, counts, strict=True)},
         split={a: float(s) for a, s in zip(names, shares, strict=True)},
         srm_p_value=srm,
-        balance=_balance(cov, names, unit_code, n_units, unit_arm, unit_names),
+        balance=_balance(cov, names, unit_code, n_units, unit_arm),
         alpha=float(alpha),
         sequential=bool(sequential),
         mixing=float(mixing) if sequential else None,
@@ -301,12 +284,8 @@ def _row(metric, names, t, means, var, raw, sizes, cuped):
 def _finish(rows, alpha, sequential, mixing, correction):
     """The table of every row, with p-values, corrected p-values and intervals."""
     col = {k: np.array([r[k] for r in rows]) for k in rows[0]}
-    se, lift, rel_se, df = (
-        col.pop("_se"),
-        col["lift"],
-        col.pop("_rel_se"),
-        col.pop("_df"),
-    )
+    se, rel_se, df = col.pop("_se"), col.pop("_rel_se"), col.pop("_df")
+    lift = col["lift"]
     r = mixing**2 * col.pop("_r")
     with np.errstate(divide="ignore", invalid="ignore"):
         z = lift / se
@@ -345,7 +324,7 @@ def _covariate_rows(covariates, frame, n):
     }
 
 
-def _balance(cov, names, unit_code, n_units, unit_arm, unit_names):
+def _balance(cov, names, unit_code, n_units, unit_arm):
     """Two-sample Kolmogorov-Smirnov test of each covariate, treatment vs control."""
     if not cov:
         return None

@@ -66,8 +66,7 @@ def metric_frame(values, metrics, named):
                 )
         frame = values[cols]
     else:
-        arr = values.to_numpy() if isinstance(values, pd.Series) else values
-        arr = np.asarray(arr)
+        arr = np.asarray(values)
         if arr.ndim != 1:
             raise ValueError(
                 "values must be one-dimensional (one metric value per row) or a "
@@ -92,7 +91,7 @@ def _sorted_unique(labels):
 
 
 def arms_and_units(arm, unit, control):
-    """Arm codes (control first), arm names, unit codes and each unit's arm."""
+    """Arm names (control first), unit codes and names, and each unit's arm code."""
     for name, col in (("arm", arm), ("unit", unit)):
         missing = pd.isna(col)
         if missing.any():
@@ -122,7 +121,7 @@ def arms_and_units(arm, unit, control):
         ),
     )  # fmt: skip
     unit_arm = mean_arm.astype(np.int64)
-    return names, arm_code, unit_code, unit_names, unit_arm
+    return names, unit_code, unit_names, unit_arm
 
 
 def per_unit(x, name, unit_code, n_units, unit_names):

@@ -23,6 +23,11 @@ _COLUMNS = (
 _SCALARS = ("srm_p_value", "control", "alpha", "sequential", "mixing", "correction")
 
 
+def _comparison(name, doc):
+    """The read-only attribute ``name``: that column of the result's table."""
+    return property(lambda self: self._column(name), doc=doc)
+
+
 @dataclass(frozen=True, repr=False)
 class ABTestResult:
     """An A/B test of one or more metrics: lifts, intervals, p-values, checks.
@@ -97,25 +102,17 @@ class ABTestResult:
         index = pd.MultiIndex.from_frame(self.table[["metric", "arm"]])
         return pd.Series(self.table[name].to_numpy(), index=index, name=name)
 
-    lift = property(lambda self: self._column("lift"), doc="Treatment minus control.")
-    low = property(lambda self: self._column("low"), doc="Lower end of the lift.")
-    high = property(lambda self: self._column("high"), doc="Upper end of the lift.")
-    relative_lift = property(
-        lambda self: self._column("relative_lift"), doc="Lift over control mean."
-    )
-    relative_low = property(
-        lambda self: self._column("relative_low"), doc="Lower end (delta method)."
-    )
-    relative_high = property(
-        lambda self: self._column("relative_high"), doc="Upper end (delta method)."
-    )
-    p_value = property(lambda self: self._column("p_value"), doc="Two-sided p-value.")
-    p_adjusted = property(
-        lambda self: self._column("p_adjusted"), doc="Corrected over the rows."
-    )
-    variance_reduction = property(
-        lambda self: self._column("variance_reduction"),
-        doc="Share of the lift's variance CUPED removed (NaN without pre).",
+    lift = _comparison("lift", "Treatment minus control.")
+    low = _comparison("low", "Lower end of the lift.")
+    high = _comparison("high", "Upper end of the lift.")
+    relative_lift = _comparison("relative_lift", "Lift over control mean.")
+    relative_low = _comparison("relative_low", "Lower end (delta method).")
+    relative_high = _comparison("relative_high", "Upper end (delta method).")
+    p_value = _comparison("p_value", "Two-sided p-value.")
+    p_adjusted = _comparison("p_adjusted", "Corrected over the rows.")
+    variance_reduction = _comparison(
+        "variance_reduction",
+        "Share of the lift's variance CUPED removed (NaN without pre).",
     )
 
     def keys(self):

@@ -7,10 +7,11 @@ and on an examined row the click is a draw of the item's attraction. The
 attraction of each item is estimated from its examined rows as clicks over
 examinations (an item never examined takes the overall rate), and the new
 ranking's expected clicks under the cascade model are ``1 - prod_r (1 - a_r)``
-over its top ``k``. The bootstrap refits the attractions on every resample of
-the queries, from sums counted once: each item's examined rows and each
-query's clicks and examinations, weighted by how often the resample draws
-each query.
+over its top ``k``. The estimate and the bootstrap, which refits the
+attractions on every resample of the queries, share one kernel and sums
+counted once: each item's examined rows and each query's clicks and
+examinations, weighted by how often a column of query counts holds each
+query (once for the estimate, as often as a resample draws it).
 """
 
 from __future__ import annotations
@@ -26,51 +27,22 @@ _PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
 
 
 @jit
-def _value(cnt, obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx):  # pragma: no cover
-    # sc and sx come in zero and leave zero: only the touched entries are reset
-    for j in range(obs_q.size):
-        w = cnt[obs_q[j]]
-        sc[obs_item[j]] += w * obs_c[j]
-        sx[obs_item[j]] += w
-    tc = sc.sum()
-    tx = sx.sum()
-    abar = tc / tx if tx > 0 else 0.0
-    total = 0.0
-    j = 0
-    n = tgt_q.size
-    while j < n:
-        q = tgt_q[j]
-        miss = 1.0
-        while j < n and tgt_q[j] == q:
-            it = tgt_item[j]
-            den = sx[it] + _PRIOR
-            miss *= 1.0 - ((sc[it] + _PRIOR * abar) / den if den > 0 else abar)
-            j += 1
-        total += cnt[q] * (1.0 - miss)
-    for j in range(obs_q.size):
-        sc[obs_item[j]] = 0.0
-        sx[obs_item[j]] = 0.0
-    return total / cnt.sum()
-
-
-@jit
 def _boot(
     t, n_chunks, cnt, c0, c1, ptr, row_q, row_c, cq, xq, tgt_q, tgt_c, a, out
 ):  # pragma: no cover
-    # resamples c0..c1 (columns of cnt, one row per query), this chunk's share;
-    # every sum of counts is a sum of integers, exact in any order
+    # count columns c0..c1 (of cnt, one row per query), this chunk's share;
+    # every sum of counts is a sum of integers, exact in any order, and each
+    # column counts n_q queries in all
     lo = c0 + (c1 - c0) * t // n_chunks
     nb = c0 + (c1 - c0) * (t + 1) // n_chunks - lo
     n_q = cnt.shape[0]
     tc = np.zeros(nb)
     tx = np.zeros(nb)
-    tw = np.zeros(nb)
     for q in range(n_q):
         for b in range(nb):
             w = cnt[q, lo + b]
             tc[b] += w * cq[q]
             tx[b] += w * xq[q]
-            tw[b] += w
     abar = np.zeros(nb)
     for b in range(nb):
         abar[b] = tc[b] / tx[b] if tx[b] > 0 else 0.0
@@ -108,27 +80,24 @@ def _boot(
         for b in range(nb):
             total[b] += cnt[q, lo + b] * (1.0 - miss[b])
     for b in range(nb):
-        out[lo + b] = total[b] / tw[b]
+        out[lo + b] = total[b] / n_q
 
 
 _BLOCK_CELLS = 8_000_000  # bootstrap counts held at once
 _ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
 
 
-def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
-    """What a resample needs, counted once.
+def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_q, tgt_item):
+    """What the estimate and every resample need, counted once.
 
     The examined rows of the items the new ranking puts in a top ``k``, grouped
-    by item (``ptr`` delimits each item's rows), each item's code among them
-    (``-1`` for an item never examined, which takes the overall rate), and
-    every query's clicks and examinations on examined rows (the overall rate's
-    sums).
+    by item (``ptr`` delimits each item's rows), every query's clicks and
+    examinations on examined rows (the overall rate's sums), and the query and
+    the item's code among them (``-1`` for an item never examined, which takes
+    the overall rate) of each row of the new top ``k``: the kernel's inputs.
     """
-    need = np.zeros(n_items, bool)
-    need[tgt_item] = True
-    examined = np.zeros(n_items, bool)
-    examined[obs_item] = True
-    need &= examined
+    need = np.bincount(tgt_item, minlength=n_items) > 0
+    need &= np.bincount(obs_item, minlength=n_items) > 0  # examined
     comp = np.full(n_items, -1, np.int64)
     comp[need] = np.arange(int(need.sum()))
     keep = need[obs_item]
@@ -140,15 +109,27 @@ def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_item):
     row_c = obs_c[keep][o]
     cq = np.bincount(obs_q, weights=obs_c, minlength=n_q)
     xq = np.bincount(obs_q, minlength=n_q).astype(np.float64)
-    return ptr, row_q, row_c, cq, xq, comp[tgt_item]
+    return ptr, row_q, row_c, cq, xq, tgt_q, comp[tgt_item]
+
+
+def _estimates(cnt, stats, out):
+    """The estimate under each column of query counts ``cnt``, into ``out``."""
+    n_items = stats[0].size - 1
+    group = max(1, _ITEM_CELLS // max(1, n_items))
+    for c0 in range(0, cnt.shape[1], group):
+        c1 = min(c0 + group, cnt.shape[1])
+        a = np.empty((n_items, c1 - c0))
+        n_chunks = min(num_threads(), c1 - c0)
+        run_chunks(_boot, n_chunks, n_chunks, cnt, c0, c1, *stats, a, out)
 
 
 def cascade_estimate(log, items, k, n_resamples, rng):
     """Point estimate, bootstrap replicates and the unseen share of the top k.
 
-    A replicate counts each query as often as the resample draws it: the
-    per-item sums of clicks and examinations are sums of those counts over
-    the item's examined rows, taken for a block of resamples at once.
+    The point estimate counts every query once; a replicate counts each query
+    as often as the resample draws it: the per-item sums of clicks and
+    examinations are sums of those counts over the item's examined rows,
+    taken for a block of resamples at once.
     """
     n_q, codes = log.n_queries, log.codes
     clicked = log.click > 0
@@ -160,31 +141,16 @@ def cascade_estimate(log, items, k, n_resamples, rng):
     obs_c = log.click[examined]
     order, rank, _ = rank_rows(codes, log.score)
     top = order[rank <= k]
-    tgt_q = codes[top]
-    tgt_item = items[top]
     n_items = int(items.max()) + 1
-    seen = np.zeros(n_items, bool)
-    seen[obs_item] = True
-    unseen = float(1.0 - seen[tgt_item].mean()) if tgt_item.size else 0.0
-    sc, sx = np.zeros(n_items), np.zeros(n_items)
-    est = _value(np.ones(n_q), obs_q, obs_item, obs_c, tgt_q, tgt_item, sc, sx)
+    stats = _statistics(n_q, n_items, obs_q, obs_item, obs_c, codes[top], items[top])
+    seen = stats[-1] >= 0  # per row of the new top k: its item was examined
+    unseen = float(1.0 - seen.mean()) if seen.size else 0.0
+    est = np.empty(1)
+    _estimates(np.ones((n_q, 1)), stats, est)
     out = np.empty(n_resamples)
-    if n_resamples == 0:
-        return est, out, unseen
-    ptr, row_q, row_c, cq, xq, tgt_c = _statistics(
-        n_q, n_items, obs_q, obs_item, obs_c, tgt_item
-    )
     step = max(1, _BLOCK_CELLS // n_q)
-    group = max(1, _ITEM_CELLS // max(1, ptr.size - 1))
     for lo in range(0, n_resamples, step):
         hi = min(lo + step, n_resamples)
         cnt = np.ascontiguousarray(multinomial_counts(rng, hi - lo, n_q).T)
-        for c0 in range(0, hi - lo, group):
-            c1 = min(c0 + group, hi - lo)
-            a = np.empty((ptr.size - 1, c1 - c0))
-            n_chunks = min(num_threads(), c1 - c0)
-            run_chunks(
-                _boot, n_chunks, n_chunks, cnt, c0, c1, ptr, row_q, row_c,
-                cq, xq, tgt_q, tgt_c, a, out[lo:hi],
-            )  # fmt: skip
-    return est, out, unseen
+        _estimates(cnt, stats, out[lo:hi])
+    return float(est[0]), out, unseen

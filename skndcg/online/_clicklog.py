@@ -36,6 +36,31 @@ def column(values, name, n, dtype=None):
     return arr
 
 
+def score_column(values, name, n):
+    """``values`` as ``n`` float scores, none NaN, or an error naming ``name``."""
+    score = column(values, name, n, np.float64)
+    nan = np.isnan(score)
+    if nan.any():
+        raise ValueError(
+            f"{name} contains {int(nan.sum())} NaN value(s), first at row "
+            f"{_first(nan)}; every candidate needs a score."
+        )
+    return score
+
+
+def clicks(click, n):
+    """``click`` as ``n`` floats 0/1 (from 0/1 or boolean values), checked."""
+    clk = column(click, "click", n)
+    if clk.dtype != bool:
+        ok = (clk == 0) | (clk == 1)
+        if not ok.all():
+            i = _first(~ok)
+            raise ValueError(
+                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
+            )
+    return clk.astype(np.float64)
+
+
 def check_click_log(qid, item, position, click, new_score):
     """Check the shared columns of a log; return a :class:`ClickLog`."""
     q = np.asarray(qid)
@@ -58,41 +83,28 @@ def check_click_log(qid, item, position, click, new_score):
             f"position must be a whole number >= 1 (1 for the top slot) or NaN "
             f"where the row was not shown, got {pos[i].item()!r} at row {i}."
         )
-    clk = column(click, "click", n)
-    if clk.dtype != bool:
-        ok = (clk == 0) | (clk == 1)
-        if not ok.all():
-            i = _first(~ok)
-            raise ValueError(
-                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
-            )
-    clk = clk.astype(np.float64)
+    clk = clicks(click, n)
     ghost = (clk > 0) & ~shown
     if ghost.any():
         raise ValueError(
             f"click is 1 on {int(ghost.sum())} row(s) never shown (position NaN), "
             f"first at row {_first(ghost)}: a click needs a logged position."
         )
-    score = column(new_score, "new_score", n, np.float64)
-    if np.isnan(score).any():
-        raise ValueError(
-            f"new_score contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {_first(np.isnan(score))}; every candidate needs a score."
-        )
+    score = score_column(new_score, "new_score", n)
     codes, n_q = query_codes(q)
     ipos = np.where(shown, pos, 0).astype(np.int64)
     if shown.any():
         depth = int(ipos.max())
         key = codes[shown] * (depth + 1) + ipos[shown]
-        if key.size and n_q * (depth + 1) <= 8 * n:
-            count = np.bincount(key)
-            twice = count > 1
-            dup = int(np.flatnonzero(twice)[0]) if twice.any() else None
+        # the repeated keys, smallest first: by counting when the keys are
+        # dense, else by sorting
+        if n_q * (depth + 1) <= 8 * n:
+            repeated = np.flatnonzero(np.bincount(key) > 1)
         else:
             ordered = np.sort(key)
-            same = ordered[1:] == ordered[:-1]
-            dup = int(ordered[1:][same][0]) if same.any() else None
-        if dup is not None:
+            repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        if repeated.size:
+            dup = int(repeated[0])
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
                 f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
@@ -137,10 +149,9 @@ def check_examination(examination, depth, k, target):
 
 def check_logging_probability(logging_probability, log):
     """Probability the logger showed each row's item; 1/0 for a fixed logger."""
-    n = log.shown.size
     if logging_probability is None:
         return log.shown.astype(np.float64)
-    p = column(logging_probability, "logging_probability", n, np.float64)
+    p = column(logging_probability, "logging_probability", log.shown.size, np.float64)
     bad = np.isnan(p) | (p < 0) | (p > 1)
     if bad.any():
         i = _first(bad)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..evaluation._shared import as_generator
 from ._clicklog import column
 from ._ranking import query_codes
 
@@ -75,9 +75,7 @@ def simulate_clicks(
     shown = ~np.isnan(pos)
     if (pos[shown] < 1).any() or (pos[shown] != np.round(pos[shown])).any():
         raise ValueError("position must be a whole number >= 1, or NaN if not shown.")
-    rng = np.random.default_rng(
-        check_random_state(random_state).randint(np.iinfo(np.int32).max)
-    )
+    rng = as_generator(random_state)
     ipos = np.where(shown, pos, 1).astype(np.int64)
     attracted = shown & (rng.random(n) < rel)
     if click_model == "pbm":
@@ -97,12 +95,9 @@ def simulate_clicks(
         raise ValueError("examination is for click_model='pbm' only.")
     codes, _ = query_codes(q)
     order = np.lexsort((ipos, codes))
-    att = attracted[order]
-    g = codes[order]
-    seen = np.cumsum(att)
-    new = np.r_[True, g[1:] != g[:-1]]
-    before = np.maximum.accumulate(np.where(new, seen - att, 0))
-    first = att & (seen - before == 1)
+    hit = order[attracted[order]]  # the attracted rows, by query then position
+    first = np.ones(hit.size, bool)  # the first of its query, clicked
+    first[1:] = codes[hit][1:] != codes[hit][:-1]
     out = np.zeros(n, np.int8)
-    out[order] = first
+    out[hit[first]] = 1
     return out

@@ -84,8 +84,7 @@ def _examination(examination, log, item, k, target):
                 f"log ({exc}) Pass examination= (an array, or estimate_position_bias "
                 "run on a log where items move between positions)."
             ) from exc
-    depth = int(log.position.max())
-    return check_examination(examination, depth, k, target)
+    return check_examination(examination, int(log.position.max()), k, target)
 
 
 def _largest(weight, qid, item, log, n=10):
@@ -290,7 +289,6 @@ def counterfactual_report(
     log = check_click_log(qid, item, position, click, new_score)
     if not log.shown.any():
         raise ValueError("position is NaN on every row: the log shows nothing.")
-    n = log.codes.size
     p = check_logging_probability(logging_probability, log)
     pbm = [e for e in names if e != "cascade"]
     if "cascade" in names and target != "clicks":
@@ -299,7 +297,7 @@ def counterfactual_report(
     items = item_codes(item) if need_items else None
     rng = as_generator(random_state)
     rows = {}
-    weights_attr = None
+    attrs = {"target": target, "k": k}
     if pbm:
         e = _examination(examination, log, item, k, target)
         exam_at = np.where(log.shown, e[np.maximum(log.position, 1) - 1], 0.0)
@@ -310,7 +308,7 @@ def counterfactual_report(
             rel = (
                 default_relevance(log, items, exam_at)
                 if relevance is None
-                else column(relevance, "relevance", n, np.float64)
+                else column(relevance, "relevance", log.codes.size, np.float64)
             )
             if not np.isfinite(rel).all():
                 raise ValueError("relevance must be finite on every row.")
@@ -327,32 +325,25 @@ def counterfactual_report(
                 UserWarning,
                 stacklevel=3,
             )
-        ess = kish(
-            np.bincount(log.codes, weights=weight * log.shown, minlength=log.n_queries)
-        )
-        max_w = float(weight[log.shown].max()) if log.shown.any() else 0.0
+        w_shown = weight * log.shown
+        ess = kish(np.bincount(log.codes, weights=w_shown, minlength=log.n_queries))
+        max_w = float(weight[log.shown].max())
         nums = np.column_stack([num[e] for e in pbm])
         dens = np.column_stack([den[e] for e in pbm])
         est = nums.sum(0) / dens.sum(0)
         unclipped = np.array([raw[e].sum() for e in pbm]) / dens.sum(0)
-        if n_resamples:
-            dist = bootstrap_ratios(nums, dens, n_resamples, rng)
-            low, high = percentile_interval(dist, confidence)
-        else:
-            low = high = np.full(len(pbm), np.nan)
+        # no resamples: no rows, and NaN bounds
+        dist = bootstrap_ratios(nums, dens, n_resamples, rng)
+        low, high = percentile_interval(dist, confidence)
         for j, name in enumerate(pbm):
             rows[name] = [
                 est[j], low[j], high[j], ess, log.n_queries, max_w, unsupported,
                 clipped, 0.0 if clip is None else est[j] - unclipped[j],
             ]  # fmt: skip
-        weights_attr = _largest(weight * log.shown, qid, item, log)
+        attrs["largest_weights"] = _largest(w_shown, qid, item, log)
     if "cascade" in names:
         value, dist, unseen = cascade_estimate(log, items, k, n_resamples, rng)
-        low, high = (
-            percentile_interval(dist[:, None], confidence)
-            if n_resamples
-            else (np.full(1, np.nan),) * 2
-        )
+        low, high = percentile_interval(dist[:, None], confidence)
         rows["cascade"] = [
             value, low[0], high[0], np.nan, log.n_queries, np.nan, unseen, 0.0, 0.0,
         ]  # fmt: skip
@@ -361,8 +352,5 @@ def counterfactual_report(
     )
     report.index.name = "estimator"
     report["n_queries"] = report["n_queries"].astype(np.int64)
-    report.attrs["target"] = target
-    report.attrs["k"] = k
-    if weights_attr is not None:
-        report.attrs["largest_weights"] = weights_attr
+    report.attrs.update(attrs)
     return report

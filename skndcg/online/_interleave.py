@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import column
+from ._clicklog import column, score_column
 from ._ranking import group_order, query_codes
 
 _TEAMS = np.array(["a", "b"])
@@ -19,66 +19,54 @@ _TEAMS = np.array(["a", "b"])
 
 @jit
 def _interleave(
-    t, n_chunks, starts, sizes, oa, ob, k, coins, balanced, offsets, picked,
+    t, n_chunks, starts, sizes, offsets, k, orders, coins, balanced, picked,
     out_rows, out_team,
 ):  # pragma: no cover - compiled  # fmt: skip
+    # the ranker behind takes the turn, a coin deciding between equals:
+    # behind in picks (team draft, a coin at each pick) or in rows read
+    # (balanced, one coin for who starts); team draft skips the rows already
+    # in the list before it picks, balanced reads such a row and adds nothing
     n_q = starts.size
+    read = np.zeros(2, np.int64)
+    picks = np.zeros(2, np.int64)
     for g in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):
         s = starts[g]
         m = min(k, sizes[g])
         o = offsets[g]
-        ia = 0
-        ib = 0
-        if balanced:
-            a_first = coins[g, 0]
-            j = 0
-            while j < m:
-                if ia < ib or (ia == ib and a_first):
-                    r = oa[s + ia]
-                    ia += 1
-                    team = 0
-                else:
-                    r = ob[s + ib]
-                    ib += 1
-                    team = 1
-                if not picked[r]:
-                    picked[r] = True
-                    out_rows[o + j] = r
-                    out_team[o + j] = team
-                    j += 1
-        else:
-            na = 0
-            nb = 0
-            for j in range(m):
-                if na < nb or (na == nb and coins[g, j]):
-                    while picked[oa[s + ia]]:
-                        ia += 1
-                    r = oa[s + ia]
-                    na += 1
-                    team = 0
-                else:
-                    while picked[ob[s + ib]]:
-                        ib += 1
-                    r = ob[s + ib]
-                    nb += 1
-                    team = 1
+        read[:] = 0
+        picks[:] = 0
+        j = 0
+        while j < m:
+            lead = read if balanced else picks
+            coin = coins[g, 0] if balanced else coins[g, j]
+            team = 0 if lead[0] < lead[1] or (lead[0] == lead[1] and coin) else 1
+            if not balanced:
+                while picked[orders[team, s + read[team]]]:
+                    read[team] += 1
+            r = orders[team, s + read[team]]
+            read[team] += 1
+            if not picked[r]:
                 picked[r] = True
+                picks[team] += 1
                 out_rows[o + j] = r
                 out_team[o + j] = team
+                j += 1
 
 
-def check_distinct(codes, item):
-    """No item twice in one query (an interleaved list shows each item once)."""
-    it = np.asarray(item)
+def rank_candidates(q, it, scores):
+    """Query codes, their number and each ranker's order of the rows.
+
+    ``scores`` holds one column per ranker; each order (a row of ``orders``)
+    runs by query, best score first, ties in row order. An item twice in one
+    query raises: an interleaved list shows each item once.
+    """
+    codes, n_q = query_codes(q)
+    key = None
     if it.dtype.kind in "iu" and it.size:
         lo, hi = int(it.min()), int(it.max())
         span = hi - lo + 1
         if span * (int(codes.max()) + 1) < 2**62:
             key = codes * span + (it.astype(np.int64) - lo)
-        else:
-            key = None
-    else:
-        key = None
     if key is None:
         key = codes * (codes.size + 1) + np.unique(it, return_inverse=True)[1].ravel()
     key = np.sort(key)
@@ -88,14 +76,18 @@ def check_distinct(codes, item):
             f"{dup.size} (qid, item) pair(s) appear on more than one row; each "
             "candidate of a query must be one row."
         )
+    orders = np.stack([group_order(codes, n_q, -s) for s in scores])
+    return codes, n_q, orders
 
 
-def list_slots(codes, n_q, k):
-    """Where each query's candidates and its shown list lie.
+def fill_lists(kernel, codes, n_q, k, *args):
+    """Every query's list of ``min(size, k)`` rows, built by ``kernel``.
 
-    Returns ``sizes`` and ``starts`` (each query's candidates, rows sorted by
-    query), ``offsets`` (where its list of ``min(size, k)`` rows starts in the
-    output) and ``position`` (1-based, of each output row in its list).
+    The kernel runs on the engine's threads as ``kernel(t, n_chunks, starts,
+    sizes, offsets, k, *args, picked, out_rows, out_team)``: ``starts`` and
+    ``sizes`` locate each query's candidates among the rows sorted by query,
+    ``offsets`` its list in the output. Returns the input row and the team of
+    each listed row, its position (1-based), ``starts`` and ``sizes``.
     """
     sizes = np.bincount(codes, minlength=n_q)
     starts = np.zeros(n_q, np.int64)
@@ -105,18 +97,15 @@ def list_slots(codes, n_q, k):
     np.cumsum(shown[:-1], out=offsets[1:])
     total = int(shown.sum())
     position = np.arange(total, dtype=np.int64) - np.repeat(offsets, shown) + 1
-    return sizes, starts, offsets, position
-
-
-def score_column(values, name, n):
-    score = column(values, name, n, np.float64)
-    if np.isnan(score).any():
-        raise ValueError(
-            f"{name} contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {int(np.flatnonzero(np.isnan(score))[0])}; every candidate needs a "
-            "score."
-        )
-    return score
+    picked = np.zeros(codes.size, np.bool_)
+    rows = np.empty(total, np.int64)
+    team = np.empty(total, np.int64)
+    n_chunks = max(1, min(row_chunks(codes.size), num_threads(), n_q))
+    run_chunks(
+        kernel, n_chunks, n_chunks, starts, sizes, offsets, int(k), *args,
+        picked, rows, team,
+    )  # fmt: skip
+    return rows, team, position, starts, sizes
 
 
 @validate_params(
@@ -216,36 +205,23 @@ def interleave(
     it = column(item, "item", n)
     sa = score_column(score_a, "score_a", n)
     sb = score_column(score_b, "score_b", n)
-    codes, n_q = query_codes(q)
-    check_distinct(codes, it)
-    oa = group_order(codes, n_q, -sa)
-    ob = group_order(codes, n_q, -sb)
-    sizes, starts, offsets, position = list_slots(codes, n_q, k)
-    total = position.size
+    codes, n_q, orders = rank_candidates(q, it, (sa, sb))
     rng = as_generator(random_state)
     coins = rng.integers(0, 2, size=(n_q, k), dtype=np.uint8).astype(np.bool_)
-    picked = np.zeros(n, np.bool_)
-    rows = np.empty(total, np.int64)
-    team = np.empty(total, np.int8)
-    n_chunks = row_chunks(n) if n_q > 1 else 1
-    n_chunks = max(1, min(n_chunks, num_threads(), n_q))
-    run_chunks(
-        _interleave, n_chunks, n_chunks, starts, sizes, oa, ob, int(k), coins,
-        method == "balanced", offsets, picked, rows, team,
-    )  # fmt: skip
-    rank_a = np.empty(n, np.int64)
-    rank_b = np.empty(n, np.int64)
+    rows, team, position, starts, sizes = fill_lists(
+        _interleave, codes, n_q, k, orders, coins, method == "balanced"
+    )
+    rank = np.empty_like(orders)  # each ranker's rank of each row
     local = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
-    rank_a[oa] = local + 1
-    rank_b[ob] = local + 1
+    np.put_along_axis(rank, orders, local + 1, axis=1)
     out = pd.DataFrame(
         {
             "qid": q[rows],
             "item": it[rows],
             "position": position,
             "team": _TEAMS[team],
-            "rank_a": rank_a[rows],
-            "rank_b": rank_b[rows],
+            "rank_a": rank[0, rows],
+            "rank_b": rank[1, rows],
             "row": rows,
         }
     )

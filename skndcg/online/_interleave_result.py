@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, bootstrap_ratios
-from ._clicklog import column
+from ._clicklog import clicks, column
 from ._ranking import query_codes
 
 
@@ -45,7 +45,17 @@ class InterleavingResult(NamedTuple):
     p_value: float
 
 
-def _team_credit(codes, n_q, team, clk):
+def sign_test(ca, cb):
+    """Queries won by A (more credit ``ca``), by B, tied, and the sign test."""
+    wa, wb = int((ca > cb).sum()), int((cb > ca).sum())
+    decided = wa + wb
+    delta = wa / decided - 0.5 if decided else np.nan
+    p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
+    return InterleavingResult(wa, wb, ca.size - decided, float(delta), float(p))
+
+
+def _team_credit(codes, n_q, interleaved, clk):
+    team = interleaved["team"].to_numpy()
     is_a = team == "a"
     if not np.isin(team, ("a", "b")).all():
         bad = team[~np.isin(team, ("a", "b"))][0]
@@ -55,12 +65,13 @@ def _team_credit(codes, n_q, team, clk):
     return ca, cb
 
 
-def _balanced_credit(codes, n_q, position, rank_a, rank_b, clk):
+def _balanced_credit(codes, n_q, interleaved, clk):
+    position, rank_a, rank_b = (
+        interleaved[c].to_numpy() for c in ("position", "rank_a", "rank_b")
+    )
     hit = np.flatnonzero(clk > 0)
-    ca = np.zeros(n_q)
-    cb = np.zeros(n_q)
     if hit.size == 0:
-        return ca, cb
+        return np.zeros(n_q), np.zeros(n_q)
     hc = codes[hit]
     order = np.lexsort((position[hit], hc))
     last = np.r_[hc[order][1:] != hc[order][:-1], True]
@@ -169,34 +180,16 @@ def interleaving_result(
     n = len(interleaved)
     if n == 0:
         raise ValueError("interleaved has no row.")
-    clk = column(click, "click", n)
-    if clk.dtype != bool and not np.isin(clk, (0, 1)).all():
-        bad = clk[~np.isin(clk, (0, 1))][0]
-        raise ValueError(f"click must be 0/1 or boolean, got {bad!r}.")
-    clk = clk.astype(np.float64)
+    clk = clicks(click, n)
     codes, n_q = query_codes(interleaved["qid"].to_numpy())
-    if method == "team_draft":
-        ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)
-    else:
-        ca, cb = _balanced_credit(
-            codes,
-            n_q,
-            interleaved["position"].to_numpy(),
-            interleaved["rank_a"].to_numpy(),
-            interleaved["rank_b"].to_numpy(),
-            clk,
-        )
-    win_a = ca > cb
-    win_b = cb > ca
-    wa, wb = int(win_a.sum()), int(win_b.sum())
-    decided = wa + wb
-    delta = wa / decided - 0.5 if decided else np.nan
+    credit = _team_credit if method == "team_draft" else _balanced_credit
+    ca, cb = credit(codes, n_q, interleaved, clk)
+    result = sign_test(ca, cb)
     if users is None:
-        p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
-    else:
-        p = _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples,
-                            random_state)  # fmt: skip
-    return InterleavingResult(wa, wb, n_q - decided, float(delta), float(p))
+        return result
+    p = _user_bootstrap(users, n, codes, n_q, ca > cb, cb > ca, result.delta,
+                        n_resamples, random_state)  # fmt: skip
+    return result._replace(p_value=float(p))
 
 
 def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed):
@@ -210,7 +203,7 @@ def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed
             "first row of its query."
         )
     ucodes, n_users = query_codes(u[first])
-    if np.isnan(delta):
+    if np.isnan(delta) or delta == 0:
         return 1.0
     wa = np.bincount(ucodes, weights=win_a, minlength=n_users)
     decided = np.bincount(ucodes, weights=win_a | win_b, minlength=n_users)
@@ -219,7 +212,5 @@ def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed
         as_generator(seed),
     )[:, 0]  # fmt: skip
     dist = dist[~np.isnan(dist)]
-    if delta == 0:
-        return 1.0
     far = np.sum(dist <= 0) if delta > 0 else np.sum(dist >= 0)
     return min(1.0, 2.0 * (far + 1) / (dist.size + 1))

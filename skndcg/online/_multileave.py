@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .._native._jit import jit
-from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import column
-from ._interleave import check_distinct, list_slots, score_column
-from ._ranking import group_order, query_codes
+from ._clicklog import clicks, column, score_column
+from ._interleave import fill_lists, rank_candidates
+from ._interleave_result import InterleavingResult, sign_test
+from ._ranking import query_codes
 
 
 @jit
 def _multileave(
-    t, n_chunks, starts, sizes, orders, k, keys, offsets, picked, out_rows, out_team
+    t, n_chunks, starts, sizes, offsets, k, orders, keys, picked, out_rows, out_team
 ):  # pragma: no cover - compiled
     n_q = starts.size
     n_rankers = orders.shape[0]
@@ -117,22 +117,11 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     for r in range(sc.shape[1]):
         score_column(sc[:, r], f"scores[:, {r}]", n)
     it = column(item, "item", n)
-    codes, n_q = query_codes(q)
-    check_distinct(codes, it)
+    codes, n_q, orders = rank_candidates(q, it, sc.T)
     n_rankers = sc.shape[1]
-    orders = np.stack([group_order(codes, n_q, -sc[:, r]) for r in range(n_rankers)])
-    sizes, starts, offsets, position = list_slots(codes, n_q, k)
-    total = position.size
     rounds = -(-k // n_rankers)
     keys = as_generator(random_state).random((n_q, rounds, n_rankers))
-    picked = np.zeros(n, np.bool_)
-    rows = np.empty(total, np.int64)
-    team = np.empty(total, np.int64)
-    n_chunks = max(1, min(row_chunks(n), num_threads(), n_q))
-    run_chunks(
-        _multileave, n_chunks, n_chunks, starts, sizes, orders, int(k), keys,
-        offsets, picked, rows, team,
-    )  # fmt: skip
+    rows, team, position, _, _ = fill_lists(_multileave, codes, n_q, k, orders, keys)
     out = pd.DataFrame(
         {"qid": q[rows], "item": it[rows], "position": position, "team": team,
          "row": rows}
@@ -189,37 +178,16 @@ def multileaving_result(multileaved, click):
     n = len(multileaved)
     if n == 0:
         raise ValueError("multileaved has no row.")
-    clk = column(click, "click", n)
-    if clk.dtype != bool and not ((clk == 0) | (clk == 1)).all():
-        bad = clk[~((clk == 0) | (clk == 1))][0]
-        raise ValueError(f"click must be 0/1 or boolean, got {bad.item()!r}.")
+    clk = clicks(click, n)
     team = multileaved["team"].to_numpy()
     if team.dtype.kind not in "iu" or (team < 0).any():
         raise ValueError("multileaved['team'] must hold ranker indices 0, 1, ...")
     codes, n_q = query_codes(multileaved["qid"].to_numpy())
     n_rankers = int(multileaved.attrs.get("n_rankers", team.max() + 1))
     credit = np.bincount(
-        codes * n_rankers + team, weights=clk.astype(np.float64),
-        minlength=n_q * n_rankers,
-    ).reshape(n_q, n_rankers)  # fmt: skip
-    rows = []
-    for a in range(n_rankers):
-        for b in range(a + 1, n_rankers):
-            wa = int((credit[:, a] > credit[:, b]).sum())
-            wb = int((credit[:, b] > credit[:, a]).sum())
-            decided = wa + wb
-            delta = wa / decided - 0.5 if decided else np.nan
-            p = binomtest(wa, decided, 0.5).pvalue if decided else 1.0
-            rows.append((a, b, wa, wb, n_q - decided, delta, float(p)))
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "ranker_a",
-            "ranker_b",
-            "wins_a",
-            "wins_b",
-            "ties",
-            "delta",
-            "p_value",
-        ],
-    )
+        codes * n_rankers + team, weights=clk, minlength=n_q * n_rankers
+    ).reshape(n_q, n_rankers)
+    pairs = combinations(range(n_rankers), 2)  # a < b
+    rows = [(a, b, *sign_test(credit[:, a], credit[:, b])) for a, b in pairs]
+    columns = ["ranker_a", "ranker_b", *InterleavingResult._fields]
+    return pd.DataFrame(rows, columns=columns)

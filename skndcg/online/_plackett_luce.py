@@ -51,8 +51,7 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
         z_hi = np.log(30.0 / lo)
         n_nodes = int(np.ceil((z_hi - z_lo) / step)) + 1
         h = (z_hi - z_lo) / (n_nodes - 1)
-        for j in range(n):
-            out[g, j] = 0.0
+        out[g, :] = 0.0
         for node in range(n_nodes):
             t = np.exp(z_lo + node * h)
             wt = h if 0 < node < n_nodes - 1 else 0.5 * h
@@ -106,8 +105,7 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
                 for a in range(mm):
                     below += pre[r, a] * cdf[r + 1, mm - 1 - a]
                 out[g, i] += wt * lam[g, i] * t * e[i] * (1.0 - below)
-        for j in range(n):
-            out[g, j] = 1.0 - out[g, j]
+        out[g, :] = 1.0 - out[g, :]
 
 
 def inclusion_probability(log_weight, m):
@@ -135,7 +133,6 @@ def sample_rankings(log_weight, m, rng):
 
     Gumbel-max: sorting ``log_weight + Gumbel noise`` draws the ranking.
     """
-    keys = np.asarray(log_weight, dtype=np.float64) + rng.gumbel(
-        size=np.shape(log_weight)
-    )
+    lw = np.asarray(log_weight, dtype=np.float64)
+    keys = lw + rng.gumbel(size=lw.shape)
     return np.argsort(-keys, axis=1, kind="stable")[:, :m]

@@ -36,8 +36,6 @@ import numpy as np
 
 def mixture_p_value(z, r):
     """``min(1, 1 / L)`` for standardised lifts ``z`` and ratios ``r = tau^2/s^2``."""
-    z = np.asarray(z, dtype=np.float64)
-    r = np.asarray(r, dtype=np.float64)
     log_l = -0.5 * np.log1p(r) + r / (1.0 + r) * z**2 / 2.0
     return np.minimum(1.0, np.exp(-log_l))
 
@@ -49,12 +47,4 @@ def mixture_multiplier(r, alpha):
     ``alpha`` does not reject: ``h = sqrt((1 + r) / r * (log(1 + r) - 2 log
     alpha))``.
     """
-    r = np.asarray(r, dtype=np.float64)
-    alpha = np.asarray(alpha, dtype=np.float64)
     return np.sqrt((1.0 + r) / r * (np.log1p(r) - 2.0 * np.log(alpha)))
-
-
-def tuned_units(mixing, alpha):
-    """Units per arm (even split) for which ``mixing`` gives the narrowest interval."""
-    c = -2.0 * np.log(alpha) + np.log(1.0 - 2.0 * np.log(alpha))
-    return 2.0 * c / mixing**2

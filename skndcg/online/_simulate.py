@@ -7,9 +7,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..evaluation._shared import as_generator
+from ._clicklog import score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
 
@@ -75,7 +76,13 @@ class SimulatedClickLog:
         values : ndarray of shape (n_logged_queries,)
             In the order of the sorted ``qid``.
         """
-        score = _scores(new_score, len(self.log))
+        score = np.asarray(new_score, dtype=np.float64)
+        if score.shape != (len(self.log),):
+            raise ValueError(
+                f"new_score must hold one score per row of the log ({len(self.log)} "
+                f"values), got shape {score.shape}."
+            )
+        score = score_column(score, "new_score", score.size)
         codes, n_q = query_codes(self.log["qid"].to_numpy())
         rel = self.log["relevance"].to_numpy()
         if self.click_model == "cascade":
@@ -110,22 +117,6 @@ class SimulatedClickLog:
         value : float
         """
         return float(self.true_query_values(new_score, k=k, target=target).mean())
-
-
-def _scores(new_score, n):
-    score = np.asarray(new_score, dtype=np.float64)
-    if score.shape != (n,):
-        raise ValueError(
-            f"new_score must hold one score per row of the log ({n} values), got "
-            f"shape {score.shape}."
-        )
-    if np.isnan(score).any():
-        raise ValueError(
-            f"new_score contains {int(np.isnan(score).sum())} NaN value(s), first at "
-            f"row {int(np.flatnonzero(np.isnan(score))[0])}; every candidate needs a "
-            "score."
-        )
-    return score
 
 
 def _target_table(target, k, examination):
@@ -241,8 +232,7 @@ def simulate_click_log(
             f"n_shown={n_shown} is more than n_candidates={n_candidates}: a logged "
             "ranking shows at most every candidate."
         )
-    rs = check_random_state(random_state)
-    rng = np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
+    rng = as_generator(random_state)
     exam = None
     if click_model == "pbm":
         exam = (
