@@ -24,6 +24,10 @@ BASELINES = {
     "item mean": "item_mean_rating",
 }
 ID_COLUMNS = ["window_start", "user_id", "item_id"]
+#: The cut-offs of the NDCG@k curves.
+CURVE_KS = range(1, 21)
+#: What every per-query hold-out report holds: the table's metrics and the curves'.
+REPORT_METRICS = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in CURVE_KS)]))
 _STEPS = 2  # integer codes per rating point: half stars
 
 
@@ -148,12 +152,11 @@ def holdout_scores(search, X, random_state):
     return scores
 
 
-def per_query(scores, X, y, ks=range(1, 21)):
+def per_query(scores, X, y):
     """ranking_report of every model: one row per hold-out query."""
-    metrics = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in ks)]))
     qid = X["qid"].to_numpy()
     return {
-        name: ranking_report(y, s, qid, metrics=metrics, **METRIC_OPTIONS)
+        name: ranking_report(y, s, qid, metrics=REPORT_METRICS, **METRIC_OPTIONS)
         for name, s in scores.items()
     }
 

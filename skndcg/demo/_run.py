@@ -20,10 +20,10 @@ from . import (
     _report,
 )
 from ._full_mode import full_mode as _full_mode
-from ._intervals import holdout_intervals, metric_curves, segment_lines
+from ._intervals import CONFIDENCE, holdout_lines, metric_curves
 from ._models import (
     BASELINES,
-    METRICS,
+    CURVE_KS,
     RANKER,
     REFIT,
     ProgressScorer,
@@ -39,7 +39,6 @@ from ._protocols import PROTOCOLS
 SAMPLED = ("uniform", "popularity")
 MODES = ("full", *SAMPLED)
 _MIN_QUERIES = 40
-_CONFIDENCE = 0.95
 
 
 class _Progress:
@@ -170,13 +169,13 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         )
     reports = per_query(scores, X_hold, y_hold)
     n_boot = 300 if args["quick"] else 1000
-    holdout = holdout_intervals(
+    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
+    holdout, lines = holdout_lines(
         reports,
         _users_of(X_hold),
-        metrics=list(METRICS),
-        ranker=RANKER,
+        past.reindex(reports[RANKER]["qid"]),
+        strongest,
         n_resamples=n_boot,
-        confidence=_CONFIDENCE,
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
@@ -193,15 +192,6 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     if full is not None:
         per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
-    lines = _report.comparison_lines(holdout, strongest, n_boot)
-    # Users without a past (cold users) as a segment of their own.
-    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
-    past = past.reindex(reports[RANKER]["qid"])
-    segment = past.map({True: "users with a past", False: "users without a past"})
-    lines += segment_lines(
-        reports, segment, metric=REFIT, ranker=RANKER, n_resamples=n_boot,
-        confidence=_CONFIDENCE, random_state=seed,
-    )  # fmt: skip
     head = _report.headline(holdout, strongest, strongest_cv)
     print("", file=stream)
     print(title, file=stream)
@@ -344,10 +334,10 @@ def run_demo(
         for mode, r in runs.items():
             curves = metric_curves(
                 r["reports"],
-                range(1, 21),
+                CURVE_KS,
                 ranker=RANKER,
                 n_resamples=r["n_boot"],
-                confidence=_CONFIDENCE,
+                confidence=CONFIDENCE,
                 random_state=random_state,
             )
             name = f"ndcg_at_k_{mode}.png"
