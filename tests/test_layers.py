@@ -221,7 +221,6 @@ KNOWN_PRIVATE_NAMES = {
     },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
-    ("datasets/_candidates.py", "datasets._ranking_task"): {"_Log", "_check_ratings"},
     ("model_selection/_user_split.py", "model_selection._split_data"): {
         "_check_epoch_day",
     },
