@@ -138,16 +138,6 @@ def _per_query_weights(weights, codes, sizes, uniques, *, what):
     return per_query
 
 
-def _weights(sample_weight, order, n_samples, *, what):
-    w = np.asarray(sample_weight, dtype=float)
-    if w.ndim != 1 or w.shape[0] != n_samples:
-        raise ValueError(
-            f"QueryRanker.fit: {what} must have one entry per row ({n_samples}); "
-            f"got shape {w.shape}."
-        )
-    return w if order is None else w[order]
-
-
 def query_args(step, qid, sample_weight, *, eval_index=None):
     """Row order and query keyword values for one data set.
 
@@ -162,15 +152,19 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     out = {"codes": codes, "sizes": sizes}
     if step.kind == "pointwise":
         order, out = None, {"sizes": sizes}
-    suffix = "" if eval_index is None else f" of eval_set[{eval_index}]"
     if sample_weight is not None:
-        w = _weights(
-            sample_weight, order, qid.shape[0], what=f"sample_weight{suffix}".strip()
-        )
-        if step.kind == "qid":
-            w = _per_query_weights(
-                w, codes, sizes, uniques, what=f"sample_weight{suffix}"
+        what = "sample_weight"
+        if eval_index is not None:
+            what += f" of eval_set[{eval_index}]"
+        w = np.asarray(sample_weight, dtype=float)
+        if w.ndim != 1 or w.shape[0] != qid.shape[0]:
+            raise ValueError(
+                f"QueryRanker.fit: {what} must have one entry per row "
+                f"({qid.shape[0]}); got shape {w.shape}."
             )
+        w = w if order is None else w[order]
+        if step.kind == "qid":
+            w = _per_query_weights(w, codes, sizes, uniques, what=what)
         out["weight"] = w
     return order, out
 
