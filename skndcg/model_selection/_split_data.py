@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..utils._query_ids import n_rows_of
+
 #: The default group column, when ``group_col=None``: the query-id column name
 #: QueryRanker and the scorers use by default.
 DEFAULT_GROUP_COL = "qid"
@@ -48,14 +50,6 @@ class SplitData:
 
 def _is_polars(obj):
     return type(obj).__module__.split(".")[0] == "polars"
-
-
-def n_rows_of(X):
-    """Number of rows of any array-like, DataFrame or sparse matrix."""
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    return len(X)
 
 
 def _column(X, col, param):

@@ -52,9 +52,11 @@ def _drop_column(X, name):
     return X.drop(name)
 
 
-def _n_rows(X) -> int:
-    if hasattr(X, "shape"):
-        return int(X.shape[0])
+def n_rows_of(X) -> int:
+    """Number of rows of any array-like, DataFrame or sparse matrix."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
     return len(X)
 
 
@@ -132,7 +134,7 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
 
     if qid is not None:
         ids = _to_1d_array(qid, caller=caller)
-        n_rows = _n_rows(X)
+        n_rows = n_rows_of(X)
         if ids.shape[0] != n_rows:
             raise ValueError(
                 f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
