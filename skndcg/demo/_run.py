@@ -32,7 +32,7 @@ from ._models import (
     holdout_scores,
     per_query,
     rating_codes,
-    strongest_baseline,
+    search_summary,
 )
 from ._protocols import PROTOCOLS
 
@@ -131,16 +131,9 @@ def _tune(X_dev, y_dev, mode, args, say):
     # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
     # so the training gain is the rating, the gain the metrics report.
     search.fit(X_dev, codes_dev)
-    params = {k.rsplit("__", 1)[-1]: v for k, v in search.best_params_.items()}
     folds = fold_table(search, cv, X_dev, y_dev, seed)
-    strongest, strongest_cv = strongest_baseline(folds)
-    say(
-        f"[{_label(mode, n_neg)}] grid search: "
-        + ", ".join(f"{k}={v}" for k, v in params.items())
-        + f" (CV {REFIT} {search.best_score_:.3f}); strongest baseline on the "
-        f"tuning folds: {strongest} ({strongest_cv:.3f})"
-    )
-    return search, cv, params, folds, (strongest, strongest_cv)
+    params, strongest = search_summary(search, folds, say, f"[{_label(mode, n_neg)}]")
+    return search, cv, params, folds, strongest
 
 
 def _one_mode(ratings, mode, args, cut, say, stream):

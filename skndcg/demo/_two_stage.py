@@ -32,7 +32,7 @@ from ._models import (
     ProgressScorer,
     build_search,
     rating_codes,
-    strongest_baseline,
+    search_summary,
 )
 from ._stage import KNNPlusRecentStage
 
@@ -167,21 +167,14 @@ def run(ratings, args, cut, say, stream):
     )
     search, cv = tune(build, X_dev, y_dev, args, say)
     folds = fold_table(build, search, cv, X_dev)
-    params = {k.rsplit("__", 1)[-1]: v for k, v in search.best_params_.items()}
-    strongest, strongest_cv = strongest_baseline(folds)
-    say(
-        "[full catalogue] grid search: "
-        + ", ".join(f"{k}={v}" for k, v in params.items())
-        + f" (CV {KEY} {search.best_score_:.3f}); strongest baseline on the "
-        f"tuning folds: {strongest} ({strongest_cv:.3f})"
-    )
+    params, strongest = search_summary(search, folds, say, "[full catalogue]", KEY)
     reports = holdout_reports(build, search.best_estimator_, hold_q)
     recall = float(build.stage_recall(hold_q).mean())
     return {
         "reports": reports,
         "folds": folds,
         "params": params,
-        "strongest": (strongest, strongest_cv),
+        "strongest": strongest,
         "recall": (n, recall),
         "users": queries["user_id"].to_dict(),
         "fold_data": (cv, X_dev, X_hold),
