@@ -221,9 +221,6 @@ KNOWN_PRIVATE_NAMES = {
     },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
-    ("model_selection/_user_split.py", "model_selection._split_data"): {
-        "_check_epoch_day",
-    },
     ("plotting/_forest.py", "plotting._compare"): {"_axes", "_metric"},
 }  # fmt: skip
 
