@@ -144,8 +144,8 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     Returns ``(order, values)``: the stable order that makes every query
     contiguous (``None`` when the rows already are, and always for a
     pointwise step, which sees the rows as they come) and a dict of the
-    sorted query ``codes``, the group ``sizes`` and, with ``sample_weight``,
-    the ``weight`` (one per query for XGBRanker).
+    group ``sizes``, the sorted query ``codes`` (not for a pointwise step)
+    and, with ``sample_weight``, the ``weight`` (one per query for XGBRanker).
     """
     order, codes, sizes, uniques = query_layout(qid)
     _check_lightgbm_query_sizes(step, sizes, uniques)
