@@ -227,14 +227,13 @@ def _title(mode, n_neg):
 
 
 def _per_item_title(mode, n_neg, with_full):
-    sampled = mode
     full = (
         "; full: each rated item ranked among the whole pool, the number they estimate"
         if with_full
         else ""
     )
     return (
-        f"{sampled} negatives, N = {n_neg}: {_estimates.SPLIT} (each rated item "
+        f"{_title(mode, n_neg)}: {_estimates.SPLIT} (each rated item "
         "ranked among the sampled negatives alone), raw and corrected for "
         f"sampling (adjusted, bv with lambda = {_estimates.BV_LAMBDA}), "
         f"estimating the metric against the whole pool{full}"
