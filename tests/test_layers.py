@@ -220,26 +220,6 @@ KNOWN_PRIVATE_NAMES = {
     },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
-    # the ranker's column and routing helpers
-    ("ranker/_columns.py", "utils._query_ids"): {
-        "_columns", "_is_pandas_df", "_is_polars_df",
-    },
-    ("ranker/_fit_args.py", "utils._query_ids"): {
-        "_drop_column", "_has_column", "_is_polars_df", "_query_layout",
-    },
-    ("ranker/_query_ranker.py", "ranker._fit_args"): {
-        "_CONSUMED", "_final_step", "_query_args", "_take", "_weights",
-    },
-    ("ranker/_query_ranker.py", "ranker._routing"): {
-        "_request_on_clone", "_routing_enabled",
-    },
-    ("ranker/_query_ranker.py", "utils._query_ids"): {
-        "_columns", "_drop_column", "_has_column", "_query_layout",
-    },
-    ("datasets/_candidates.py", "datasets._ranking_task"): {"_Log", "_check_ratings"},
-    ("model_selection/_user_split.py", "model_selection._split_data"): {
-        "_check_epoch_day",
-    },
     ("plotting/_forest.py", "plotting._compare"): {"_axes", "_metric"},
 }  # fmt: skip
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skndcg.utils._query_ids import _query_layout, resolve_qid
+from skndcg.utils._query_ids import query_layout, resolve_qid
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_error_two_dimensional_qid():
 
 
 def test_layout_hand_computed():
-    order, codes, sizes, uniques = _query_layout(np.array([5, 2, 5, 7, 2, 5]))
+    order, codes, sizes, uniques = query_layout(np.array([5, 2, 5, 7, 2, 5]))
     assert order.tolist() == [0, 2, 5, 1, 4, 3]
     assert codes.tolist() == [0, 0, 0, 1, 1, 2]
     assert sizes.tolist() == [3, 2, 1]
@@ -106,14 +106,14 @@ def test_layout_hand_computed():
 
 def test_layout_contiguous_but_not_ascending_is_left_alone():
     # np.unique would give sizes [3, 2] here; the true run lengths are [2, 3].
-    order, codes, sizes, _ = _query_layout(np.array([5, 5, 2, 2, 2]))
+    order, codes, sizes, _ = query_layout(np.array([5, 5, 2, 2, 2]))
     assert order is None
     assert codes.tolist() == [0, 0, 1, 1, 1]
     assert sizes.tolist() == [2, 3]
 
 
 def test_layout_empty():
-    order, codes, sizes, _ = _query_layout(np.array([], dtype=int))
+    order, codes, sizes, _ = query_layout(np.array([], dtype=int))
     assert order is None
     assert codes.size == 0
     assert sizes.size == 0
@@ -123,7 +123,7 @@ def test_layout_empty():
 @given(st.lists(st.integers(0, 6), min_size=1, max_size=40))
 def test_layout_properties(ids):
     qid = np.array(ids)
-    order, codes, sizes, uniques = _query_layout(qid)
+    order, codes, sizes, uniques = query_layout(qid)
     order = np.arange(len(ids)) if order is None else order
     # a permutation of the rows, stable within each query
     assert sorted(order.tolist()) == list(range(len(ids)))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranking_features import FEATURES, build_features
-from ._ranking_task import _check_ratings, _Log, make_ranking_task
+from ._ranking_features import feature_rows
+from ._ranking_task import RatingsLog, check_ratings, make_ranking_task
 
 _WINDOWS = ("D", "W", "M", "Q", "Y")
 
@@ -61,9 +61,9 @@ class CandidateFeatures:
     def __init__(self, ratings, *, window="M"):
         if window not in _WINDOWS:
             raise ValueError(f"window must be one of {list(_WINDOWS)}, got {window!r}.")
-        _check_ratings(ratings)
+        check_ratings(ratings)
         self.window = window
-        self._log = _Log(ratings, window)
+        self._log = RatingsLog(ratings, window)
 
     def at(self, window_start):
         """The feature builder of the queries of one window.
@@ -120,18 +120,8 @@ class CandidateFeatures:
                 )
             user, item = np.repeat(u, i.size), np.tile(i, u.size)
             win = np.full(user.size, w, dtype=np.int64)
-            X = pd.DataFrame(
-                {
-                    "qid": np.repeat(-1 - np.arange(u.size, dtype=np.int64), i.size),
-                    "window_start": log.window_starts[win],
-                    "user_id": log.user_ids[user],
-                    "item_id": log.item_ids[item],
-                }
-            )
-            values = build_features(log, user, item, win)
-            for name in FEATURES:
-                X[name] = values[name]
-            return X
+            qid = np.repeat(-1 - np.arange(u.size, dtype=np.int64), i.size)
+            return feature_rows(log, qid, user, item, win)
 
         return features
 

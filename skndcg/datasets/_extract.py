@@ -39,7 +39,7 @@ _RATIO_FLOOR = 1 << 20
 #: Age after which an unfinished download or extraction is a leftover.
 STALE_SECONDS = 600
 MANIFEST = ".skndcg-manifest.json"
-_CHUNK = 1 << 20
+CHUNK = 1 << 20
 
 
 def _check_member(info, root):
@@ -93,7 +93,7 @@ def _copy(zf, info, dest, archive, written):
     limit = min(MAX_EXTRACTED_BYTES - written, info.file_size)
     copied = 0
     with zf.open(info) as src, open(dest, "xb") as out:
-        while chunk := src.read(_CHUNK):
+        while chunk := src.read(CHUNK):
             copied += len(chunk)
             if copied > limit:
                 raise _bomb(archive, f"gives more bytes for {info.filename!r}")
@@ -126,10 +126,11 @@ def extract(archive, dest_root):
         raise ValueError(f"{archive} is not a valid zip archive: {exc}") from exc
 
 
-def _digest(path):
+def sha256_of(path):
+    """The sha256 of a file's bytes, as hexadecimal digits."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
+        while chunk := fh.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
 
@@ -146,7 +147,7 @@ def _files(folder):
 def write_manifest(folder):
     """Record the size and sha256 of every file of ``folder``."""
     files = {
-        rel: [os.path.getsize(path), _digest(path)] for rel, path in _files(folder)
+        rel: [os.path.getsize(path), sha256_of(path)] for rel, path in _files(folder)
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump({"files": files}, fh, indent=1, sort_keys=True)
@@ -171,7 +172,7 @@ def verify_manifest(folder):
             problem = "was not in the archive"
         elif os.path.getsize(found[rel]) != expected[rel][0]:
             problem = f"has {os.path.getsize(found[rel])} bytes, not {expected[rel][0]}"
-        elif _digest(found[rel]) != expected[rel][1]:
+        elif sha256_of(found[rel]) != expected[rel][1]:
             problem = "has changed (its sha256 differs)"
         else:
             continue

@@ -10,7 +10,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from ._extract import install, remove_leftovers, verify_manifest
+from ._extract import CHUNK, install, remove_leftovers, sha256_of, verify_manifest
 from ._movielens import load_movielens
 
 BASE_URL = "https://files.grouplens.org/datasets/movielens/"
@@ -43,7 +43,6 @@ ARCHIVES = {
     "ml-latest": (None, None),
     "ml-32m": (None, None),
 }
-_CHUNK = 1 << 20
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -82,14 +81,6 @@ def get_data_home(data_home=None):
     return data_home
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _download(url, target, sha256, size, timeout):
     """Stream ``url`` to a temporary file beside ``target``; move it into
     place only once its sha256 matches, so no partial file is ever cached."""
@@ -103,7 +94,7 @@ def _download(url, target, sha256, size, timeout):
                 with urllib.request.urlopen(url, timeout=timeout) as response:
                     announced = response.headers.get("Content-Length")
                     received = 0
-                    while chunk := response.read(_CHUNK):
+                    while chunk := response.read(CHUNK):
                         digest.update(chunk)
                         out.write(chunk)
                         received += len(chunk)
@@ -259,7 +250,7 @@ def fetch_movielens(
         verify_manifest(final)
     else:
         archive = home / f"{name}.zip"
-        if archive.is_file() and _sha256(archive) != expected:
+        if archive.is_file() and sha256_of(archive) != expected:
             archive.unlink()  # stale or foreign file: fetch again
         if not archive.is_file():
             if not download_if_missing:

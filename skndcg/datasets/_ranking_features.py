@@ -194,3 +194,19 @@ def build_features(log, user, item, win):
         "genre_affinity": affinity,
         "genre_rating": genre_rating,
     }
+
+
+def feature_rows(log, qid, user, item, win):
+    """Rows of the task: the query, window, user and item ids, then the features."""
+    X = pd.DataFrame(
+        {
+            "qid": qid,
+            "window_start": log.window_starts[win],
+            "user_id": log.user_ids[user],
+            "item_id": log.item_ids[item],
+        }
+    )
+    features = build_features(log, user, item, win)
+    for name in FEATURES:
+        X[name] = features[name]
+    return X

@@ -10,13 +10,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils._interactions import check_no_duplicates, check_seconds
-from ._ranking_features import FEATURES, build_features
+from ._ranking_features import feature_rows
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
 _DAY = 86_400
 
 
-def _check_ratings(ratings):
+def check_ratings(ratings):
     if not isinstance(ratings, pd.DataFrame):
         raise TypeError(
             "ratings must be a pandas DataFrame with columns user_id, item_id, "
@@ -99,7 +99,7 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
     user_key = _seed_key(log.user_ids)
     win_key = _seed_key(log.windows)
     counts = np.zeros(log.n_items)
-    row_end = np.searchsorted(log.win_sorted, np.arange(log.windows.size + 1))
+    row_end = np.searchsorted(log.win, np.arange(log.windows.size + 1))
     out_query, out_item = [], []
     done = 0
     for w in np.unique(q_win):
@@ -129,7 +129,7 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
     return np.concatenate(out_query), np.concatenate(out_item), short
 
 
-class _Log:
+class RatingsLog:
     """The ratings as integer codes, sorted by time."""
 
     def __init__(self, ratings, window):
@@ -149,8 +149,6 @@ class _Log:
         self.win = win[order].astype(np.int64)
         self.rating = ratings["rating"].to_numpy(dtype=np.float64)[order]
         self.timestamp = timestamp[order]
-        self.win_sorted = self.win
-        self.item_by_time = self.item
         if "genres" in ratings.columns:
             self.genres = ratings["genres"].to_numpy(dtype=object)[order]
         else:
@@ -318,9 +316,9 @@ def make_ranking_task(
     >>> X[y == 0].groupby("qid").size().unique()  # negatives per query
     array([20])
     """
-    _check_ratings(ratings)
+    check_ratings(ratings)
     seed = int(check_random_state(random_state).randint(0, 2**31 - 1))
-    log = _Log(ratings, window)
+    log = RatingsLog(ratings, window)
 
     # Queries: (user, window) pairs with ratings and enough earlier history.
     uw = log.user * log.windows.size + log.win
@@ -372,15 +370,5 @@ def make_ranking_task(
     query, item, label = query[rows], item[rows], label[rows]
 
     user, win = q_user[query], q_win[query]
-    X = pd.DataFrame(
-        {
-            "qid": query.astype(np.int64),
-            "window_start": log.window_starts[win],
-            "user_id": log.user_ids[user],
-            "item_id": log.item_ids[item],
-        }
-    )
-    features = build_features(log, user, item, win)
-    for name in FEATURES:
-        X[name] = features[name]
+    X = feature_rows(log, query.astype(np.int64), user, item, win)
     return X, label.astype(np.float64)

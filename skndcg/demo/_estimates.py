@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation import sampled_metric_estimates
+from ._report import render
 
 ITEM_METRICS = ("ndcg@10", "recall@10")
 SPLIT = "hold-out per item"
@@ -102,14 +103,4 @@ def text_table(table, models):
     wide = wide.reindex(models)
     header = ["model", *(f"{m} {e}" for m, e in wide.columns)]
     body = [[name, *(f"{v:.3f}" for v in row)] for name, row in wide.iterrows()]
-    widths = [max(len(r[j]) for r in [header, *body]) for j in range(len(header))]
-
-    def line(r):
-        return "  ".join(
-            c.ljust(widths[j]) if j == 0 else c.rjust(widths[j])
-            for j, c in enumerate(r)
-        )
-
-    return "\n".join(
-        [line(header), "  ".join("-" * w for w in widths), *map(line, body)]
-    )
+    return render(header, body)

@@ -16,16 +16,14 @@ import pandas as pd
 
 from ..datasets import CandidateFeatures
 from ..evaluation import full_catalogue_report
-from ..metrics import ranking_report
 from ._estimates import ITEM_METRICS
-from ._models import BASELINES, METRIC_OPTIONS, METRICS, RANDOM_EXPECTED, RANKER
+from ._models import BASELINES, RANDOM_EXPECTED, RANKER
 
 #: Pairs scored at once (users x items): bounds the feature rows in memory.
 BLOCK_PAIRS = 200_000
 #: Beyond this many (query, item) pairs the sampled modes skip the full numbers.
 AFFORDABLE_PAIRS = 5_000_000
 _TOP_N = 100
-CURVE_KS = range(1, 21)
 
 
 def _month_start(ts):
@@ -121,23 +119,6 @@ def full_holdout(ratings, X_hold, y_hold, estimator, random_state, cache=None):
                     cache[key] = cand
                 parts.setdefault(name, []).append(cand)
     return {name: pd.concat(p, ignore_index=True) for name, p in parts.items()}
-
-
-def query_reports(cands, ks=CURVE_KS):
-    """ranking_report of every model, one row per query (as ``per_query``)."""
-    metrics = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in ks)]))
-    return {
-        name: ranking_report(
-            c["label"].to_numpy(),
-            c["score"].to_numpy(),
-            c["qid"].to_numpy(),
-            metrics=metrics,
-            nan_score="unretrieved",
-            queries="judged",
-            **METRIC_OPTIONS,
-        )
-        for name, c in cands.items()
-    }
 
 
 def _item_ranks(c):

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from . import _report, _two_stage
-from ._intervals import holdout_intervals, segment_lines
-from ._models import METRICS, RANKER, REFIT
-
-_CONFIDENCE = 0.95
+from ._intervals import holdout_lines
+from ._models import RANKER
 
 
 def _protocols(results, n):
@@ -30,18 +28,17 @@ def full_mode(ratings, args, cut, say, stream):
     run = _two_stage.run(ratings, args, cut, say, stream)
     reports, seed = run["reports"], args["random_state"]
     n_boot = 300 if args["quick"] else 1000
-    holdout = holdout_intervals(
+    strongest, strongest_cv = run["strongest"]
+    qids = reports[RANKER]["qid"]
+    holdout, lines = holdout_lines(
         reports,
         run["users"],
-        metrics=list(METRICS),
-        ranker=RANKER,
+        pd.Series(run["has_past"]).reindex(qids.to_numpy()),
+        strongest,
         n_resamples=n_boot,
-        confidence=_CONFIDENCE,
         random_state=seed,
     )
     models = [*_two_stage.BASELINES, RANKER]
-    strongest, strongest_cv = run["strongest"]
-    qids = reports[RANKER]["qid"]
     n_hold = len(qids)
     n_users = len({run["users"][q] for q in qids})
     n, recall = run["recall"]
@@ -61,13 +58,6 @@ def full_mode(ratings, args, cut, say, stream):
         f"{recall:.3f} of the "
         "hold-out's rated items, the reranker's ceiling"
     )
-    lines = _report.comparison_lines(holdout, strongest, n_boot)
-    no_past = pd.Series(run["no_past"]).reindex(qids.to_numpy())
-    segment = no_past.map({False: "users with a past", True: "users without a past"})
-    lines += segment_lines(
-        reports, segment, metric=REFIT, ranker=RANKER, n_resamples=n_boot,
-        confidence=_CONFIDENCE, random_state=seed,
-    )  # fmt: skip
     head = _report.headline(holdout, strongest, strongest_cv)
     params = f"chosen parameters: {run['params']}"
     folds = run["folds"]

@@ -12,6 +12,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ..evaluation import compare
+from ._models import METRICS, RANKER, REFIT
+from ._report import comparison_lines, p_text
+
+CONFIDENCE = 0.95
 
 
 def holdout_intervals(
@@ -94,7 +98,6 @@ def segment_lines(
     import warnings
 
     from ..evaluation import SmallSampleWarning
-    from ._report import p_text
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
@@ -121,3 +124,28 @@ def segment_lines(
             f"{p_text(r.p_value, r.p_adjusted, n_resamples)}"
         )
     return lines
+
+
+def holdout_lines(reports, users, has_past, strongest, *, n_resamples, random_state):
+    """The hold-out's intervals and the sentences on the ranker's gains.
+
+    ``users`` maps a query id to its user, ``has_past`` (a Series) to whether
+    that user rated anything before the query. Returns :func:`holdout_intervals`
+    and one sentence per baseline, then per baseline within the users with and
+    without a past (cold users) as segments of their own.
+    """
+    options = {"n_resamples": n_resamples, "random_state": random_state}
+    holdout = holdout_intervals(
+        reports,
+        users,
+        metrics=list(METRICS),
+        ranker=RANKER,
+        confidence=CONFIDENCE,
+        **options,
+    )
+    segment = has_past.map({True: "users with a past", False: "users without a past"})
+    lines = comparison_lines(holdout, strongest, n_resamples)
+    lines += segment_lines(
+        reports, segment, metric=REFIT, ranker=RANKER, confidence=CONFIDENCE, **options
+    )
+    return holdout, lines

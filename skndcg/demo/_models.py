@@ -24,6 +24,10 @@ BASELINES = {
     "item mean": "item_mean_rating",
 }
 ID_COLUMNS = ["window_start", "user_id", "item_id"]
+#: The cut-offs of the NDCG@k curves.
+CURVE_KS = range(1, 21)
+#: What every per-query hold-out report holds: the table's metrics and the curves'.
+REPORT_METRICS = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in CURVE_KS)]))
 _STEPS = 2  # integer codes per rating point: half stars
 
 
@@ -134,11 +138,23 @@ def fold_table(search, cv, X, y, random_state):
     return pd.DataFrame(rows, columns=["model", "fold", "metric", "value"])
 
 
-def strongest_baseline(folds):
-    """The baseline with the best CV mean of REFIT (chosen before the hold-out)."""
+def search_summary(search, folds, say, label, key=REFIT):
+    """The chosen parameters and the strongest baseline, said in one line.
+
+    The strongest baseline has the best CV mean of REFIT (chosen before the
+    hold-out). Returns the parameters (short names) and ``(name, CV mean)``.
+    """
+    params = {k.rsplit("__", 1)[-1]: v for k, v in search.best_params_.items()}
     cv = folds[(folds["metric"] == REFIT) & (folds["model"] != RANKER)]
     means = cv.groupby("model", sort=False)["value"].mean()
-    return str(means.idxmax()), float(means.max())
+    strongest, strongest_cv = str(means.idxmax()), float(means.max())
+    say(
+        f"{label} grid search: "
+        + ", ".join(f"{k}={v}" for k, v in params.items())
+        + f" (CV {key} {search.best_score_:.3f}); strongest baseline on the "
+        f"tuning folds: {strongest} ({strongest_cv:.3f})"
+    )
+    return params, (strongest, strongest_cv)
 
 
 def holdout_scores(search, X, random_state):
@@ -148,12 +164,11 @@ def holdout_scores(search, X, random_state):
     return scores
 
 
-def per_query(scores, X, y, ks=range(1, 21)):
+def per_query(scores, X, y):
     """ranking_report of every model: one row per hold-out query."""
-    metrics = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in ks)]))
     qid = X["qid"].to_numpy()
     return {
-        name: ranking_report(y, s, qid, metrics=metrics, **METRIC_OPTIONS)
+        name: ranking_report(y, s, qid, metrics=REPORT_METRICS, **METRIC_OPTIONS)
         for name, s in scores.items()
     }
 

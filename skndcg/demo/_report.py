@@ -26,7 +26,7 @@ COLUMNS = [
 ]
 
 
-def _render(header, rows, *, markdown=False):
+def render(header, rows, *, markdown=False):
     """Aligned text (or a markdown table): first column left, others right."""
     cells = [header, *rows]
     widths = [max(len(r[j]) for r in cells) for j in range(len(header))]
@@ -85,7 +85,7 @@ def results_table(folds, holdout, models, *, markdown=False):
                 *(f"{h.loc[m, 'value']:.3f}" for m in METRICS if m != REFIT),
             ]
         )
-    return _render(header, rows, markdown=markdown)
+    return render(header, rows, markdown=markdown)
 
 
 def p_text(p_value, p_adjusted, n_resamples):

@@ -20,10 +20,10 @@ from . import (
     _report,
 )
 from ._full_mode import full_mode as _full_mode
-from ._intervals import holdout_intervals, metric_curves, segment_lines
+from ._intervals import CONFIDENCE, holdout_lines, metric_curves
 from ._models import (
     BASELINES,
-    METRICS,
+    CURVE_KS,
     RANKER,
     REFIT,
     ProgressScorer,
@@ -32,14 +32,13 @@ from ._models import (
     holdout_scores,
     per_query,
     rating_codes,
-    strongest_baseline,
+    search_summary,
 )
 from ._protocols import PROTOCOLS
 
 SAMPLED = ("uniform", "popularity")
 MODES = ("full", *SAMPLED)
 _MIN_QUERIES = 40
-_CONFIDENCE = 0.95
 
 
 class _Progress:
@@ -132,16 +131,9 @@ def _tune(X_dev, y_dev, mode, args, say):
     # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
     # so the training gain is the rating, the gain the metrics report.
     search.fit(X_dev, codes_dev)
-    params = {k.rsplit("__", 1)[-1]: v for k, v in search.best_params_.items()}
     folds = fold_table(search, cv, X_dev, y_dev, seed)
-    strongest, strongest_cv = strongest_baseline(folds)
-    say(
-        f"[{_label(mode, n_neg)}] grid search: "
-        + ", ".join(f"{k}={v}" for k, v in params.items())
-        + f" (CV {REFIT} {search.best_score_:.3f}); strongest baseline on the "
-        f"tuning folds: {strongest} ({strongest_cv:.3f})"
-    )
-    return search, cv, params, folds, (strongest, strongest_cv)
+    params, strongest = search_summary(search, folds, say, f"[{_label(mode, n_neg)}]")
+    return search, cv, params, folds, strongest
 
 
 def _one_mode(ratings, mode, args, cut, say, stream):
@@ -170,13 +162,13 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         )
     reports = per_query(scores, X_hold, y_hold)
     n_boot = 300 if args["quick"] else 1000
-    holdout = holdout_intervals(
+    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
+    holdout, lines = holdout_lines(
         reports,
         _users_of(X_hold),
-        metrics=list(METRICS),
-        ranker=RANKER,
+        past.reindex(reports[RANKER]["qid"]),
+        strongest,
         n_resamples=n_boot,
-        confidence=_CONFIDENCE,
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
@@ -193,15 +185,6 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     if full is not None:
         per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
-    lines = _report.comparison_lines(holdout, strongest, n_boot)
-    # Users without a past (cold users) as a segment of their own.
-    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
-    past = past.reindex(reports[RANKER]["qid"])
-    segment = past.map({True: "users with a past", False: "users without a past"})
-    lines += segment_lines(
-        reports, segment, metric=REFIT, ranker=RANKER, n_resamples=n_boot,
-        confidence=_CONFIDENCE, random_state=seed,
-    )  # fmt: skip
     head = _report.headline(holdout, strongest, strongest_cv)
     print("", file=stream)
     print(title, file=stream)
@@ -244,14 +227,13 @@ def _title(mode, n_neg):
 
 
 def _per_item_title(mode, n_neg, with_full):
-    sampled = mode
     full = (
         "; full: each rated item ranked among the whole pool, the number they estimate"
         if with_full
         else ""
     )
     return (
-        f"{sampled} negatives, N = {n_neg}: {_estimates.SPLIT} (each rated item "
+        f"{_title(mode, n_neg)}: {_estimates.SPLIT} (each rated item "
         "ranked among the sampled negatives alone), raw and corrected for "
         f"sampling (adjusted, bv with lambda = {_estimates.BV_LAMBDA}), "
         f"estimating the metric against the whole pool{full}"
@@ -344,10 +326,10 @@ def run_demo(
         for mode, r in runs.items():
             curves = metric_curves(
                 r["reports"],
-                range(1, 21),
+                CURVE_KS,
                 ranker=RANKER,
                 n_resamples=r["n_boot"],
-                confidence=_CONFIDENCE,
+                confidence=CONFIDENCE,
                 random_state=random_state,
             )
             name = f"ndcg_at_k_{mode}.png"

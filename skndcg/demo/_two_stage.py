@@ -28,9 +28,11 @@ from ._models import (
     RANDOM_EXPECTED,
     RANKER,
     REFIT,
+    REPORT_METRICS,
     ProgressScorer,
     build_search,
     rating_codes,
+    search_summary,
 )
 from ._stage import KNNPlusRecentStage
 
@@ -49,7 +51,6 @@ BASELINES = {
     STAGE: ("stage_rank", True, None),
 }
 KEY = f"stage_{REFIT}"
-CURVE_KS = range(1, 21)
 _MIN_QUERIES = 40
 PROTOCOL_RANKER = "full catalogue: the stage's top {n} reranked, the rest below"
 PROTOCOL_BASELINE = "full catalogue: every eligible item ranked"
@@ -132,15 +133,13 @@ def fold_table(build, search, cv, X_dev):
 
 def holdout_reports(build, estimator, qids):
     """Per-query reports of every model on the hold-out queries."""
-    metrics = list(dict.fromkeys([*METRICS, *(f"ndcg@{k}" for k in CURVE_KS)]))
+    options = {"metrics": REPORT_METRICS, **METRIC_OPTIONS}
     reports = {
-        name: catalogue_report(
-            _baseline(name), build, qids, metrics=metrics, **METRIC_OPTIONS
-        )
+        name: catalogue_report(_baseline(name), build, qids, **options)
         for name in BASELINES
     }
     reports[RANKER] = catalogue_report(
-        estimator, build, qids, candidates="stage", metrics=metrics, **METRIC_OPTIONS
+        estimator, build, qids, candidates="stage", **options
     )
     return reports
 
@@ -168,25 +167,16 @@ def run(ratings, args, cut, say, stream):
     )
     search, cv = tune(build, X_dev, y_dev, args, say)
     folds = fold_table(build, search, cv, X_dev)
-    params = {k.rsplit("__", 1)[-1]: v for k, v in search.best_params_.items()}
-    cv_means = folds[(folds["metric"] == REFIT) & (folds["model"] != RANKER)]
-    means = cv_means.groupby("model", sort=False)["value"].mean()
-    strongest, strongest_cv = str(means.idxmax()), float(means.max())
-    say(
-        "[full catalogue] grid search: "
-        + ", ".join(f"{k}={v}" for k, v in params.items())
-        + f" (CV {KEY} {search.best_score_:.3f}); strongest baseline on the "
-        f"tuning folds: {strongest} ({strongest_cv:.3f})"
-    )
+    params, strongest = search_summary(search, folds, say, "[full catalogue]", KEY)
     reports = holdout_reports(build, search.best_estimator_, hold_q)
     recall = float(build.stage_recall(hold_q).mean())
     return {
         "reports": reports,
         "folds": folds,
         "params": params,
-        "strongest": (strongest, strongest_cv),
+        "strongest": strongest,
         "recall": (n, recall),
         "users": queries["user_id"].to_dict(),
         "fold_data": (cv, X_dev, X_hold),
-        "no_past": (queries["n_history"] == 0).to_dict(),
+        "has_past": (queries["n_history"] > 0).to_dict(),
     }

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..utils._query_ids import n_rows_of
+
 #: The default group column, when ``group_col=None``: the query-id column name
 #: QueryRanker and the scorers use by default.
 DEFAULT_GROUP_COL = "qid"
@@ -48,14 +50,6 @@ class SplitData:
 
 def _is_polars(obj):
     return type(obj).__module__.split(".")[0] == "polars"
-
-
-def n_rows_of(X):
-    """Number of rows of any array-like, DataFrame or sparse matrix."""
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    return len(X)
 
 
 def _column(X, col, param):
@@ -122,7 +116,7 @@ def _encode_groups(groups):
 _DAY_NS = 86_400 * 10**9
 
 
-def _check_epoch_day(t):
+def check_epoch_day(t):
     """Refuse datetimes that all lie within the first day of 1970.
 
     ``pd.to_datetime(seconds)`` without ``unit=`` reads nanoseconds, so real
@@ -141,7 +135,7 @@ def _datetime_ns(values):
     index = pd.DatetimeIndex(values)
     _raise_missing("time", np.asarray(index.isna()))
     t = index.as_unit("ns").asi8.astype(np.int64, copy=False)
-    _check_epoch_day(t)
+    check_epoch_day(t)
     return t, index.tz
 
 
@@ -172,7 +166,7 @@ def _encode_time(time):
         if dtype.is_temporal() and str(dtype).startswith(("Datetime", "Date")):
             tz = getattr(dtype, "time_zone", None)
             t = time.dt.epoch("ns").to_numpy().astype(np.int64)
-            _check_epoch_day(t)
+            check_epoch_day(t)
             return t, True, tz, str(dtype)
         if dtype.is_numeric():
             return _numeric(time.to_numpy(), str(dtype)), False, None, str(dtype)

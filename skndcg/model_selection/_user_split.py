@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
-from ._split_data import _check_epoch_day
+from ._split_data import check_epoch_day
 
 _COMMON_PARAMS = """
     user_col : str, default="user_id"
@@ -131,7 +131,7 @@ class _UserProtocol:
         time = X[self.time_col]
         if pd.api.types.is_datetime64_any_dtype(time):
             t = pd.DatetimeIndex(time).as_unit("ns").asi8
-            _check_epoch_day(t)
+            check_epoch_day(t)
         elif pd.api.types.is_numeric_dtype(time) and not pd.api.types.is_bool_dtype(
             time
         ):

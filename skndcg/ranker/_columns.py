@@ -15,7 +15,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from skndcg.utils._query_ids import _columns, _is_pandas_df, _is_polars_df
+from skndcg.utils._query_ids import column_names, is_pandas_df, is_polars_df
 
 # Libraries whose fit refuses datetime, object and string feature columns.
 _STRICT_LIBRARIES = {"lightgbm": "LightGBM", "xgboost": "XGBoost"}
@@ -57,8 +57,8 @@ def check_declared(X, columns, *, caller, what) -> None:
     """In fit, every declared column must exist in a DataFrame ``X``."""
     if not columns:
         return
-    present = _columns(X)
-    if not (_is_pandas_df(X) or _is_polars_df(X)):
+    present = column_names(X)
+    if not (is_pandas_df(X) or is_polars_df(X)):
         raise ValueError(
             f"{caller}: {what} names columns {columns!r}, but X is a "
             f"{type(X).__name__} without column names; pass a pandas or polars "
@@ -74,11 +74,11 @@ def check_declared(X, columns, *, caller, what) -> None:
 
 def drop_roles(X, columns):
     """``X`` without those of ``columns`` it holds (a new object if any)."""
-    present = set(_columns(X))
+    present = set(column_names(X))
     gone = [c for c in columns if c in present]
     if not gone:
         return X
-    if _is_pandas_df(X):
+    if is_pandas_df(X):
         return X.drop(columns=gone)
     return X.drop(gone)
 
@@ -106,9 +106,9 @@ def check_feature_dtypes(estimator, X, roles, *, caller, where="X") -> None:
     library = _STRICT_LIBRARIES.get(module)
     if library is None:
         return
-    if _is_pandas_df(X):
+    if is_pandas_df(X):
         bad = [(c, str(t)) for c, t in X.dtypes.items() if _bad_dtype(t)]
-    elif _is_polars_df(X):
+    elif is_polars_df(X):
         bad = [(c, str(t)) for c, t in X.schema.items() if _bad_polars_dtype(t)]
     elif isinstance(X, np.ndarray) and X.dtype.kind in "OUSMm":
         raise ValueError(
@@ -144,7 +144,7 @@ def check_feature_dtypes(estimator, X, roles, *, caller, where="X") -> None:
 
 def check_same_columns(expected, X_model, skipped, *, caller) -> None:
     """Refuse DataFrame columns that differ from fit (LightGBM would not)."""
-    columns = _columns(X_model)
+    columns = column_names(X_model)
     if expected is None or not columns or columns == list(expected):
         return
     missing = [c for c in expected if c not in columns]

@@ -23,13 +23,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
 from skndcg.ranker._columns import drop_roles
-from skndcg.utils._query_ids import (
-    _drop_column,
-    _has_column,
-    _is_polars_df,
-    _query_layout,
-    resolve_qid,
-)
+from skndcg.utils._query_ids import is_polars_df, query_layout, resolve_qid
 
 # LightGBM refuses queries larger than this for its ranking objectives.
 _LIGHTGBM_MAX_QUERY_ROWS = 10_000
@@ -45,7 +39,7 @@ _LIGHTGBM_RANK_OBJECTIVES = {
 # Names QueryRanker derives itself; a user passing them gets a TypeError.
 _DERIVED = ("group", "eval_group")
 # Names QueryRanker consumes and reorders before the inner fit sees them.
-_CONSUMED = ("eval_set", "eval_qid", "eval_sample_weight")
+CONSUMED = ("eval_set", "eval_qid", "eval_sample_weight")
 
 
 @dataclass
@@ -59,7 +53,7 @@ class _FinalStep:
     fit_params: frozenset
 
 
-def _final_step(estimator) -> _FinalStep:
+def final_step(estimator) -> _FinalStep:
     path = []
     final = estimator
     while isinstance(final, Pipeline):
@@ -81,7 +75,7 @@ def _final_step(estimator) -> _FinalStep:
     return _FinalStep(final, prefix, tuple(path), kind, params)
 
 
-def _take(values, order):
+def take(values, order):
     """Rows of ``values`` in ``order`` (``order=None`` means unchanged)."""
     if order is None:
         return values
@@ -99,7 +93,7 @@ def _n_rows(values):
 def _is_row_array(value, n_samples) -> bool:
     """Whether a fit parameter is a per-row array that must follow the rows."""
     array_like = isinstance(value, np.ndarray | pd.Series | pd.DataFrame) or (
-        _is_polars_df(value) or type(value).__name__ == "Series"
+        is_polars_df(value) or type(value).__name__ == "Series"
     )
     return array_like and _n_rows(value) == n_samples
 
@@ -144,30 +138,33 @@ def _per_query_weights(weights, codes, sizes, uniques, *, what):
     return per_query
 
 
-def _weights(sample_weight, order, n_samples, *, what):
-    w = np.asarray(sample_weight, dtype=float)
-    if w.ndim != 1 or w.shape[0] != n_samples:
-        raise ValueError(
-            f"QueryRanker.fit: {what} must have one entry per row ({n_samples}); "
-            f"got shape {w.shape}."
-        )
-    return w if order is None else w[order]
+def query_args(step, qid, sample_weight, *, eval_index=None):
+    """Row order and query keyword values for one data set.
 
-
-def _query_args(step, qid, sample_weight, n_samples, *, eval_index=None):
-    """Query keyword values for one data set: (order, dict of values by role)."""
-    order, codes, sizes, uniques = _query_layout(qid)
+    Returns ``(order, values)``: the stable order that makes every query
+    contiguous (``None`` when the rows already are, and always for a
+    pointwise step, which sees the rows as they come) and a dict of the
+    group ``sizes``, the sorted query ``codes`` (not for a pointwise step)
+    and, with ``sample_weight``, the ``weight`` (one per query for XGBRanker).
+    """
+    order, codes, sizes, uniques = query_layout(qid)
     _check_lightgbm_query_sizes(step, sizes, uniques)
-    suffix = "" if eval_index is None else f" of eval_set[{eval_index}]"
     out = {"codes": codes, "sizes": sizes}
+    if step.kind == "pointwise":
+        order, out = None, {"sizes": sizes}
     if sample_weight is not None:
-        w = _weights(
-            sample_weight, order, n_samples, what=f"sample_weight{suffix}".strip()
-        )
-        if step.kind == "qid":
-            w = _per_query_weights(
-                w, codes, sizes, uniques, what=f"sample_weight{suffix}"
+        what = "sample_weight"
+        if eval_index is not None:
+            what += f" of eval_set[{eval_index}]"
+        w = np.asarray(sample_weight, dtype=float)
+        if w.ndim != 1 or w.shape[0] != qid.shape[0]:
+            raise ValueError(
+                f"QueryRanker.fit: {what} must have one entry per row "
+                f"({qid.shape[0]}); got shape {w.shape}."
             )
+        w = w if order is None else w[order]
+        if step.kind == "qid":
+            w = _per_query_weights(w, codes, sizes, uniques, what=what)
         out["weight"] = w
     return order, out
 
@@ -214,7 +211,7 @@ def _sorted_eval_sets(step, qid_col, roles, eval_set, eval_qid, eval_sample_weig
         w = None if eval_sample_weight is None else eval_sample_weight[i]
         check_labels(y_val, what=f"the y of eval_set[{i}]")
         if step.kind == "pointwise":
-            X_val = drop_roles(_drop_if_present(X_val, qid_col), roles)
+            X_val = drop_roles(X_val, [qid_col, *roles])
             sets.append((X_val, y_val))
             weights.append(w)
             continue
@@ -222,16 +219,11 @@ def _sorted_eval_sets(step, qid_col, roles, eval_set, eval_qid, eval_sample_weig
             X_val, q, qid_col=qid_col, caller=f"QueryRanker.fit (eval_set[{i}])"
         )
         X_val = drop_roles(X_val, roles)
-        n_val = q.shape[0]
-        order, args = _query_args(step, q, w, n_val, eval_index=i)
-        sets.append((_take(X_val, order), _take(y_val, order)))
+        order, args = query_args(step, q, w, eval_index=i)
+        sets.append((take(X_val, order), take(y_val, order)))
         queries.append(args["sizes"] if step.kind == "group" else args["codes"])
         weights.append(args.get("weight"))
     return EvalSets(sets, queries, weights)
-
-
-def _drop_if_present(X, qid_col):
-    return _drop_column(X, qid_col) if _has_column(X, qid_col) else X
 
 
 def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_params):
@@ -286,7 +278,7 @@ def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_p
 
     # Other per-row arrays (init_score, base_margin, ...) follow the rows.
     passthrough = {
-        key: (_take(value, order) if _is_row_array(value, n_samples) else value)
+        key: (take(value, order) if _is_row_array(value, n_samples) else value)
         for key, value in extra.items()
     }
     return kwargs, passthrough, evals

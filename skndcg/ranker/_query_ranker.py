@@ -23,26 +23,19 @@ from skndcg.ranker._columns import (
     role_columns,
 )
 from skndcg.ranker._fit_args import (
-    _CONSUMED,
-    _final_step,
-    _query_args,
-    _take,
-    _weights,
+    CONSUMED,
     build_fit_kwargs,
     check_labels,
     eval_kwargs,
+    final_step,
+    query_args,
+    take,
 )
 from skndcg.ranker._pipeline_fit import fit_with_eval
 from skndcg.ranker._response import check_fitted, response_method, scores
-from skndcg.ranker._routing import _request_on_clone, _routing_enabled
+from skndcg.ranker._routing import request_on_clone, routing_enabled
 from skndcg.utils._leak import check_query_overlap, query_fingerprint
-from skndcg.utils._query_ids import (
-    _columns,
-    _drop_column,
-    _has_column,
-    _query_layout,
-    resolve_qid,
-)
+from skndcg.utils._query_ids import column_names, resolve_qid
 
 
 class QueryRanker(MetaEstimatorMixin, BaseEstimator):
@@ -244,8 +237,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 f"{n_samples} rows."
             )
         check_labels(y, what="y")
-        eval_params = {k: fit_params.pop(k) for k in _CONSUMED if k in fit_params}
-        routing = _routing_enabled()
+        eval_params = {k: fit_params.pop(k) for k in CONSUMED if k in fit_params}
+        routing = routing_enabled()
         if routing:
             routed = process_routing(self, "fit", **fit_params)
             extra = dict(routed["estimator"]["fit"])
@@ -253,23 +246,14 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             extra = fit_params
 
         estimator = clone(self.estimator)
-        step = _final_step(estimator)
+        step = final_step(estimator)
         method = response_method(estimator, step.kind)
-        if step.kind == "pointwise":
-            order, args = None, {}
-            if sample_weight is not None:
-                args["weight"] = _weights(
-                    sample_weight, None, n_samples, what="sample_weight"
-                )
-            n_queries = int(_query_layout(qid)[2].size)
-        else:
-            order, args = _query_args(step, qid, sample_weight, n_samples)
-            n_queries = int(args["sizes"].size)
+        order, args = query_args(step, qid, sample_weight)
 
         kwargs, passthrough, evals = build_fit_kwargs(
             step, self.qid_col, roles, order, args, n_samples, extra, eval_params
         )
-        X_fit, y_fit = _take(X_model, order), _take(y, order)
+        X_fit, y_fit = take(X_model, order), take(y, order)
 
         def check(final, X_final, eval_X):
             check_feature_dtypes(final, X_final, roles, caller=caller)
@@ -302,7 +286,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                     [X_val for X_val, _ in evals.sets] if evals else [],
                 )
             if step.path and routing:
-                _request_on_clone(estimator, step.path, kwargs)
+                request_on_clone(estimator, step.path, kwargs)
                 call_kwargs = {**passthrough, **kwargs}
             else:
                 call_kwargs = {**passthrough}
@@ -312,12 +296,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         check_fitted(estimator, method)
         self.estimator_ = estimator
         self.response_method_ = method
-        self.n_queries_ = n_queries
+        self.n_queries_ = int(args["sizes"].size)
         self._fit_queries = query_fingerprint(qid)
         self.n_features_in_ = (
             int(X_model.shape[1]) if hasattr(X_model, "shape") else None
         )
-        columns = _columns(X_model)
+        columns = column_names(X_model)
         if columns and all(isinstance(c, str) for c in columns):
             self.feature_names_in_ = np.asarray(columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
@@ -325,9 +309,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _features(self, X):
-        if _has_column(X, self.qid_col):
-            X = _drop_column(X, self.qid_col)
-        return drop_roles(X, self._roles("QueryRanker.predict"))
+        return drop_roles(X, [self.qid_col, *self._roles("QueryRanker.predict")])
 
     def _scores(self, X_model, caller, **params):
         check_same_columns(
@@ -360,11 +342,11 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             Predicted scores.
         """
         check_is_fitted(self)
-        if _routing_enabled():
+        if routing_enabled():
             predict_params = process_routing(self, "predict", **predict_params)[
                 "estimator"
             ]["predict"]
-        if qid is not None or _has_column(X, self.qid_col):
+        if qid is not None or self.qid_col in column_names(X):
             _, ids = resolve_qid(
                 X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
             )

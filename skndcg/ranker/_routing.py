@@ -6,11 +6,11 @@ from sklearn import get_config
 from sklearn.utils.metadata_routing import get_routing_for_object
 
 
-def _routing_enabled() -> bool:
+def routing_enabled() -> bool:
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _request_on_clone(estimator, path, keys):
+def request_on_clone(estimator, path, keys):
     """Make the private clone's steps ask for the metadata QueryRanker passes.
 
     With routing enabled a Pipeline only forwards requested metadata: the final

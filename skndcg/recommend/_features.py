@@ -242,15 +242,14 @@ class HistoryFeatures(BaseEstimator):
             X[name] = values
         return X
 
-    def _rows(self, qids, mode, *, top_n=None, score=None):
+    def _rows(self, qids, mode):
         """Per window start: candidate (or every eligible) rows of queries."""
-        q = self._q
         step = max(1, _BLOCK // max(self._log.n_items, 1))
-        for t, group in q.by_start(qids):
+        for t, group in self._q.by_start(qids):
             snap = self._snapshot(t)
             for lo in range(0, group.size, step):
                 members = group[lo : lo + step]
-                yield t, members, self._block_rows(snap, members, mode)
+                yield members, self._block_rows(snap, members, mode)
 
     def _block_rows(self, snap, members, mode):
         q = self._q
@@ -290,7 +289,7 @@ class HistoryFeatures(BaseEstimator):
             The labels (0 for negatives).
         """
         check_is_fitted(self, "queries_")
-        parts = [frame for *_, frame in self._rows(qids, "stage")]
+        parts = [frame for _, frame in self._rows(qids, "stage")]
         X = pd.concat(parts, ignore_index=True)
         X = X.sort_values(["qid", "item_id"], kind="stable").reset_index(drop=True)
         y = self._q.labels(X["qid"].to_numpy(), X["item_id"].to_numpy())

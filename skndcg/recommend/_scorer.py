@@ -129,13 +129,12 @@ def catalogue_report(
     >>> len(report)
     30
     """
-    if not hasattr(builder, "_log"):
-        builder._check_fitted("catalogue_report")
+    builder._check_fitted("catalogue_report")
     top_n = _settings(builder, candidates, top_n)
     names = _check_metrics(metrics, top_n, candidates)
     q, log = builder._q, builder._log
     parts = []
-    for _, members, frame in builder._rows(qids, candidates):
+    for members, frame in builder._rows(qids, candidates):
         score = np.asarray(estimator.predict(frame), dtype=np.float64).ravel()
         if score.shape != (len(frame),):
             raise ValueError(
@@ -198,8 +197,7 @@ class _CatalogueScorer:
 
     def __call__(self, estimator, X, y_true=None, **kwargs):
         builder = self.builder
-        if not hasattr(builder, "_log"):
-            builder._check_fitted(repr(self))
+        builder._check_fitted(repr(self))
         if not isinstance(X, pd.DataFrame) or not {"user_id", "window_start"} <= set(
             X.columns
         ):

@@ -46,7 +46,7 @@ class Snapshot:
         np.maximum.at(last, user, ts.astype(np.float64))
         self.user_last = last
         self.genres = log.genres
-        self.user_genres = history_matrix(user, item, log.n_users, size) @ log.genres
+        self.user_genres = self.history @ log.genres
         self.stage = clone(builder.stage_).fit(log.frame(n), now=t)
         # Stage catalogue -> log item codes (the stage saw exactly these items).
         self.stage_cols = np.searchsorted(log.item_ids, self.stage.items_)

@@ -11,7 +11,7 @@ scorers) finds them the same way, through :func:`resolve_qid`:
 The column is removed from the ``X`` handed back (by default), so the query id
 never becomes a model feature; the caller's object is never modified.
 
-:func:`_query_layout` turns per-row ids into the contiguous layout that
+:func:`query_layout` turns per-row ids into the contiguous layout that
 LightGBM and XGBoost need: a stable row order that groups each query together
 (queries in order of first appearance), the sorted query codes and the group
 sizes.
@@ -25,36 +25,38 @@ import pandas as pd
 __all__ = ["resolve_qid"]
 
 
-def _is_pandas_df(X) -> bool:
+def is_pandas_df(X) -> bool:
     return isinstance(X, pd.DataFrame)
 
 
-def _is_polars_df(X) -> bool:
+def is_polars_df(X) -> bool:
     cls = type(X)
     return cls.__module__.split(".")[0] == "polars" and cls.__name__ == "DataFrame"
 
 
-def _columns(X) -> list:
+def column_names(X) -> list:
     """Column names of a pandas or polars DataFrame, else an empty list."""
-    if _is_pandas_df(X) or _is_polars_df(X):
+    if is_pandas_df(X) or is_polars_df(X):
         return list(X.columns)
     return []
 
 
 def _has_column(X, name) -> bool:
-    return name in _columns(X)
+    return name in column_names(X)
 
 
 def _drop_column(X, name):
     """Return a new DataFrame without column ``name`` (``X`` is not modified)."""
-    if _is_pandas_df(X):
+    if is_pandas_df(X):
         return X.drop(columns=[name])
     return X.drop(name)
 
 
-def _n_rows(X) -> int:
-    if hasattr(X, "shape"):
-        return int(X.shape[0])
+def n_rows_of(X) -> int:
+    """Number of rows of any array-like, DataFrame or sparse matrix."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
     return len(X)
 
 
@@ -132,7 +134,7 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
 
     if qid is not None:
         ids = _to_1d_array(qid, caller=caller)
-        n_rows = _n_rows(X)
+        n_rows = n_rows_of(X)
         if ids.shape[0] != n_rows:
             raise ValueError(
                 f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
@@ -154,10 +156,10 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
         "automatically) or give X as a pandas/polars DataFrame with a column named "
         f"{qid_col!r} (set qid_col= to use another column)."
     )
-    if _is_pandas_df(X) or _is_polars_df(X):
+    if is_pandas_df(X) or is_polars_df(X):
         raise ValueError(
             f"{caller}: query ids not found: X has no column {qid_col!r} (its columns "
-            f"are {_columns(X)!r}) and no qid was passed. {how}"
+            f"are {column_names(X)!r}) and no qid was passed. {how}"
         )
     raise ValueError(
         f"{caller}: query ids not found: X is a {type(X).__name__}, which has no "
@@ -165,7 +167,7 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
     )
 
 
-def _query_layout(qid):
+def query_layout(qid):
     """Contiguous layout of the queries in ``qid``.
 
     Parameters
