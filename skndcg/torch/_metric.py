@@ -268,7 +268,7 @@ class _Context:
     def perm(self, rule):
         if rule not in self.perms:
             self.perms[rule] = tie_order(
-                rule.name, labels=self.y, doc_id=self.doc_id, preds=self.scores,
+                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
                 indexes=self.indexes,
             )  # fmt: skip
         return self.perms[rule]
