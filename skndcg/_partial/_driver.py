@@ -34,13 +34,16 @@ from ..metrics._shared import (
     call_options,
     check_unique,
     ensure_registered,
+    evaluate,
     label_max_of,
     parse_metric,
 )
-from ._pieces import check_weights, means_piece, report_piece
+from ._pieces import check_weights, engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
 RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+#: The arguments of a front end that name its columns.
+COLUMN_ARGS = ("qid_col", "label_col", "score_col", "doc_col", "sample_weight_col")
 
 
 @dataclass
@@ -55,6 +58,15 @@ class Spec:
     measures: tuple = ()
     needs_label_max: bool = False  # a measure reads the largest label of all
     label_max: float | None = None  # that label, once the front end knows it
+
+    @property
+    def weighted(self) -> bool:
+        """Whether queries carry weights (a column or a mapping)."""
+        columns = self.columns
+        return (
+            columns.get("sample_weight_col") is not None
+            or columns.get("sample_weight") is not None
+        )
 
     def __setstate__(self, state):
         ensure_registered(state["measures"])
@@ -77,6 +89,12 @@ def metric_names(metrics) -> list[str]:
         raise ValueError("metrics is empty; ask for at least one metric.")
     check_unique(names, [parse_metric(n) for n in names])
     return names
+
+
+def columns_of(args: dict) -> dict:
+    """The column arguments among ``args`` (a front end's arguments), as the
+    ``cols`` of :func:`setup`."""
+    return {key: args[key] for key in COLUMN_ARGS}
 
 
 def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
@@ -140,22 +158,23 @@ def sums_of(frame, spec, qid=None) -> np.ndarray:
     """The partial sums of a piece of whole queries, as one row of floats."""
     if not len(frame):
         return np.zeros(Means.width(len(spec.names)))
-    means = means_piece(
-        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
-    )
-    return means.row()
+    rows, kwargs = engine_input(frame, qid=qid, **spec.columns)
+    ev = evaluate(*rows, spec.names, label_max=spec.label_max, **kwargs)
+    return Means.of(ev).row()
 
 
 def piece_sums(frame, spec, qid=None):
     """``(partial sums, weighted)`` of a piece of whole queries."""
-    return sums_of(frame, spec, qid), _weighted(spec.columns)
+    return sums_of(frame, spec, qid), spec.weighted
 
 
-def _weighted(columns) -> bool:
-    return (
-        columns.get("sample_weight_col") is not None
-        or columns.get("sample_weight") is not None
-    )
+def score_piece(frame, spec, what, qid=None) -> pd.DataFrame:
+    """The report of a piece of whole queries, or (``what="sums"``) its
+    partial sums as a table of one row: what a Dask partition or a Spark
+    group returns."""
+    if what == "report":
+        return report_of(frame, spec, qid)
+    return pd.DataFrame([sums_of(frame, spec, qid)], columns=sum_columns(spec.names))
 
 
 def run_starts(q: np.ndarray) -> np.ndarray:
@@ -222,8 +241,7 @@ def finish(parts, spec, weighted, empty_message):
 def progress_bar(total, progress, unit="rows"):
     """A progress bar shown after a few seconds, or None: when ``progress`` is
     True, or None and standard error is a terminal."""
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    if not show:
+    if not wants_progress(progress):
         return None
     from tqdm.auto import tqdm
 
