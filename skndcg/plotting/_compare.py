@@ -167,11 +167,8 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
         pairs = pairs[pairs["metric"] == _metric(comparison, metric, "plot_comparison")]
     several = pairs["metric"].nunique() > 1
     ax = _axes(ax, "plot_comparison", (7, 1.2 + 0.45 * len(pairs)))
-    low, high = (
-        ("diff_low_adjusted", "diff_high_adjusted")
-        if corrected
-        else ("diff_low", "diff_high")
-    )
+    suffix = "_adjusted" if corrected else ""
+    low, high = f"diff_low{suffix}", f"diff_high{suffix}"
     y = np.arange(len(pairs))
     diff = pairs["diff"].to_numpy()
     err = np.vstack([diff - pairs[low].to_numpy(), pairs[high].to_numpy() - diff])
