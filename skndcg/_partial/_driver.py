@@ -81,16 +81,6 @@ class Spec:
         self.label_max = label_max_of(values, **options) if values.size else None
 
 
-def metric_names(metrics) -> list[str]:
-    """``metrics=`` as a list of names, refusing unknown names and duplicates
-    (one metric under two names included) as in memory."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics is empty; ask for at least one metric.")
-    check_unique(names, [parse_metric(n) for n in names])
-    return names
-
-
 def columns_of(args: dict) -> dict:
     """The column arguments among ``args`` (a front end's arguments), as the
     ``cols`` of :func:`setup`."""
@@ -104,7 +94,12 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
     ``sample_weight_col`` to column names (or None); ``source`` names the
     table in messages (``"ddf"``, ``"the file"``).
     """
-    names = metric_names(metrics)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty; ask for at least one metric.")
+    # Unknown names and duplicates (one metric under two names included) are
+    # refused as in memory.
+    check_unique(names, [parse_metric(n) for n in names])
     for key in reserved:
         if key in options:
             raise TypeError(
@@ -147,13 +142,6 @@ def sum_columns(names) -> list[str]:
     return [f"s{i}" for i in range(Means.width(len(names)))]
 
 
-def report_of(frame, spec, qid=None):
-    """The in-memory report of a piece of whole queries."""
-    return report_piece(
-        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
-    )
-
-
 def sums_of(frame, spec, qid=None) -> np.ndarray:
     """The partial sums of a piece of whole queries, as one row of floats."""
     if not len(frame):
@@ -173,7 +161,9 @@ def score_piece(frame, spec, what, qid=None) -> pd.DataFrame:
     partial sums as a table of one row: what a Dask partition or a Spark
     group returns."""
     if what == "report":
-        return report_of(frame, spec, qid)
+        return report_piece(
+            frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
+        )
     return pd.DataFrame([sums_of(frame, spec, qid)], columns=sum_columns(spec.names))
 
 
@@ -206,14 +196,11 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         if starts.shape[0] == 0:
             continue
         if aligned:
-            check.add(np.asarray(ids[starts]), first_row + starts)
-            yield first_row, frame
-            first_row += len(frame)
-            if bar is not None:
-                bar.update(n_new)
-            continue
-        done = int(starts[-1])  # rows before the last query are complete
-        check.add(np.asarray(ids[starts[:-1]]), first_row + starts[:-1])
+            done = len(frame)
+        else:  # rows before the last query are complete
+            done = int(starts[-1])
+            starts = starts[:-1]
+        check.add(np.asarray(ids[starts]), first_row + starts)
         if done:
             yield first_row, frame.iloc[:done]
         carry = frame.iloc[done:]

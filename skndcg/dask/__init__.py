@@ -40,7 +40,7 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     from dask.dataframe.utils import meta_nonempty
 
     spec = setup(metrics, cols, sample_weight, options, "ddf")
-    layout, expected = lay_out(ddf, cols, partitioned_by_qid)
+    layout = lay_out(ddf, cols, partitioned_by_qid)
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
         # g_max): one reduction before the pieces are scored.
@@ -56,7 +56,7 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     kwargs = dict(
         layout_shuffled=layout.shuffled,
         qid_in_index=layout.qid_in_index,
-        expected=expected,
+        expected=layout.expected,
         template=template,
         spec=spec,
     )

@@ -33,6 +33,7 @@ class Layout:
     shuffled: bool
     # True when the caller's flag, not the divisions, says queries are whole.
     verify: bool
+    expected: object  # the query ids' dtype in the frame's metadata
 
 
 def lay_out(ddf, cols, flag):
@@ -56,16 +57,17 @@ def lay_out(ddf, cols, flag):
     expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
     known = in_index and ddf.known_divisions
     if flag is True or (flag is None and known):
-        return Layout(ddf, in_index, shuffled=False, verify=not known), expected
+        return Layout(
+            ddf, in_index, shuffled=False, verify=not known, expected=expected
+        )
     if in_index:
         ddf = ddf.reset_index()
     meta = ddf._meta.assign(**{c: np.zeros(0, dtype=np.int64) for c in ORDER_COLUMNS})
     ordered = ddf.map_partitions(
         _with_order, qid_col=qid_col, expected=expected, meta=meta
     )
-    return Layout(ordered.shuffle(on=qid_col), False, shuffled=True, verify=False), (
-        expected
-    )
+    shuffled = ordered.shuffle(on=qid_col)
+    return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
 
 
 def _check_qid_dtype(actual, expected, qid_col, number):
