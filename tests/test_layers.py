@@ -241,7 +241,7 @@ KNOWN_PRIVATE_NAMES = {
     ("model_selection/_user_split.py", "model_selection._split_data"): {
         "_check_epoch_day",
     },
-    ("plotting/_forest.py", "plotting._compare"): {"_axes", "_metric"},
+    ("plotting/_forest.py", "plotting._compare"): {"_metric"},
 }  # fmt: skip
 
 

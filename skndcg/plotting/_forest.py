@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluation import Comparison, SegmentedComparison
-from ._compare import _axes, _metric
+from ._compare import _metric, axes
 
 
 def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
@@ -71,7 +71,7 @@ def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
     rows = rows[rows["metric"] == metric].reset_index(drop=True)
     suffix = "_adjusted" if adjusted else ""
     lo, hi = f"diff_low{suffix}", f"diff_high{suffix}"
-    ax = _axes(ax, "plot_forest", (6.4, 0.45 * len(rows) + 1.2))
+    ax = axes(ax, "plot_forest", (6.4, 0.45 * len(rows) + 1.2))
     y = np.arange(len(rows))[::-1]
     models = list(dict.fromkeys(rows["model"]))
     colors = {m: f"C{i % 10}" for i, m in enumerate(models)}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._optional import import_optional
-from ._compare import _axes
+from ._compare import axes
 
 STATUS_COLORS = {
     "unused": "#d9d9d9",
@@ -88,7 +88,7 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     mdates = import_optional("matplotlib.dates", purpose="plot_group_time_splits")
     mlines = import_optional("matplotlib.lines", purpose="plot_group_time_splits")
     _, table, folds, fmt = cv._plan(X, groups, time)
-    ax = _axes(ax, "plot_group_time_splits", (9, 1 + 0.7 * len(folds)))
+    ax = axes(ax, "plot_group_time_splits", (9, 1 + 0.7 * len(folds)))
     start = _to_axis(table.start, fmt, mdates)
     end = _to_axis(table.end, fmt, mdates)
     n_groups = start.size
