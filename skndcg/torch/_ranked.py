@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import torch
 
-from ..metrics._shared import discount_weights as engine_discount
 from ..metrics._shared import quicksort_order
 from . import _ops
 from ._ops import count as _count
@@ -320,10 +319,3 @@ def ideal_dcg(r, k, disc):
     return segment_sum(
         torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
     )
-
-
-def discount_weights(discount, length, label, dtype, device):
-    """Per-position weights for ``length`` positions: :mod:`skndcg.metrics`'
-    own (its checks and messages), as a tensor."""
-    d = engine_discount(discount, length, label)
-    return torch.as_tensor(d, device=device).to(dtype)
