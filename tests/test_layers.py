@@ -220,7 +220,7 @@ KNOWN_PRIVATE_NAMES = {
     },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
-    ("plotting/_forest.py", "plotting._compare"): {"_axes", "_metric"},
+    ("plotting/_forest.py", "plotting._compare"): {"_metric"},
 }  # fmt: skip
 
 

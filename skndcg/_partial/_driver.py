@@ -34,13 +34,16 @@ from ..metrics._shared import (
     call_options,
     check_unique,
     ensure_registered,
+    evaluate,
     label_max_of,
     parse_metric,
 )
-from ._pieces import check_weights, means_piece, report_piece
+from ._pieces import check_weights, engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
 RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+#: The arguments of a front end that name its columns.
+COLUMN_ARGS = ("qid_col", "label_col", "score_col", "doc_col", "sample_weight_col")
 
 
 @dataclass
@@ -56,6 +59,15 @@ class Spec:
     needs_label_max: bool = False  # a measure reads the largest label of all
     label_max: float | None = None  # that label, once the front end knows it
 
+    @property
+    def weighted(self) -> bool:
+        """Whether queries carry weights (a column or a mapping)."""
+        columns = self.columns
+        return (
+            columns.get("sample_weight_col") is not None
+            or columns.get("sample_weight") is not None
+        )
+
     def __setstate__(self, state):
         ensure_registered(state["measures"])
         self.__dict__.update(state)
@@ -69,14 +81,10 @@ class Spec:
         self.label_max = label_max_of(values, **options) if values.size else None
 
 
-def metric_names(metrics) -> list[str]:
-    """``metrics=`` as a list of names, refusing unknown names and duplicates
-    (one metric under two names included) as in memory."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics is empty; ask for at least one metric.")
-    check_unique(names, [parse_metric(n) for n in names])
-    return names
+def columns_of(args: dict) -> dict:
+    """The column arguments among ``args`` (a front end's arguments), as the
+    ``cols`` of :func:`setup`."""
+    return {key: args[key] for key in COLUMN_ARGS}
 
 
 def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
@@ -86,7 +94,12 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
     ``sample_weight_col`` to column names (or None); ``source`` names the
     table in messages (``"ddf"``, ``"the file"``).
     """
-    names = metric_names(metrics)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty; ask for at least one metric.")
+    # Unknown names and duplicates (one metric under two names included) are
+    # refused as in memory.
+    check_unique(names, [parse_metric(n) for n in names])
     for key in reserved:
         if key in options:
             raise TypeError(
@@ -129,33 +142,29 @@ def sum_columns(names) -> list[str]:
     return [f"s{i}" for i in range(Means.width(len(names)))]
 
 
-def report_of(frame, spec, qid=None):
-    """The in-memory report of a piece of whole queries."""
-    return report_piece(
-        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
-    )
-
-
 def sums_of(frame, spec, qid=None) -> np.ndarray:
     """The partial sums of a piece of whole queries, as one row of floats."""
     if not len(frame):
         return np.zeros(Means.width(len(spec.names)))
-    means = means_piece(
-        frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
-    )
-    return means.row()
+    rows, kwargs = engine_input(frame, qid=qid, **spec.columns)
+    ev = evaluate(*rows, spec.names, label_max=spec.label_max, **kwargs)
+    return Means.of(ev).row()
 
 
 def piece_sums(frame, spec, qid=None):
     """``(partial sums, weighted)`` of a piece of whole queries."""
-    return sums_of(frame, spec, qid), _weighted(spec.columns)
+    return sums_of(frame, spec, qid), spec.weighted
 
 
-def _weighted(columns) -> bool:
-    return (
-        columns.get("sample_weight_col") is not None
-        or columns.get("sample_weight") is not None
-    )
+def score_piece(frame, spec, what, qid=None) -> pd.DataFrame:
+    """The report of a piece of whole queries, or (``what="sums"``) its
+    partial sums as a table of one row: what a Dask partition or a Spark
+    group returns."""
+    if what == "report":
+        return report_piece(
+            frame, spec.names, qid=qid, label_max=spec.label_max, **spec.columns
+        )
+    return pd.DataFrame([sums_of(frame, spec, qid)], columns=sum_columns(spec.names))
 
 
 def run_starts(q: np.ndarray) -> np.ndarray:
@@ -187,14 +196,11 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         if starts.shape[0] == 0:
             continue
         if aligned:
-            check.add(np.asarray(ids[starts]), first_row + starts)
-            yield first_row, frame
-            first_row += len(frame)
-            if bar is not None:
-                bar.update(n_new)
-            continue
-        done = int(starts[-1])  # rows before the last query are complete
-        check.add(np.asarray(ids[starts[:-1]]), first_row + starts[:-1])
+            done = len(frame)
+        else:  # rows before the last query are complete
+            done = int(starts[-1])
+            starts = starts[:-1]
+        check.add(np.asarray(ids[starts]), first_row + starts)
         if done:
             yield first_row, frame.iloc[:done]
         carry = frame.iloc[done:]
@@ -222,8 +228,7 @@ def finish(parts, spec, weighted, empty_message):
 def progress_bar(total, progress, unit="rows"):
     """A progress bar shown after a few seconds, or None: when ``progress`` is
     True, or None and standard error is a terminal."""
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    if not show:
+    if not wants_progress(progress):
         return None
     from tqdm.auto import tqdm
 

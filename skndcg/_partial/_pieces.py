@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..metrics._shared import Means, evaluate, report_with_means
+from ..metrics._shared import report_with_means
 
 # Columns added to carry the original row order through a shuffle.
 ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
@@ -31,7 +31,7 @@ def check_weights(sample_weight_col, sample_weight) -> None:
         )
 
 
-def _piece(
+def engine_input(
     frame, *, qid_col, label_col, score_col, doc_col=None, sample_weight_col=None,
     sample_weight=None, options=None, qid=None,
 ):  # fmt: skip
@@ -56,18 +56,11 @@ def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
     ``label_max`` is the largest label of the whole table (for ERR's default
     ``g_max``), when the front end knows it.
     """
-    rows, kwargs = _piece(frame, **columns)
+    rows, kwargs = engine_input(frame, **columns)
     report, _ = report_with_means(
         *rows, metrics=names, with_means=False, label_max=label_max, **kwargs
     )
     return report
-
-
-def means_piece(frame: pd.DataFrame, names, *, label_max=None, **columns) -> Means:
-    """The sums of the means of ``names`` over the rows of ``frame`` (whole
-    queries), from the in-memory engine; arguments as in :func:`report_piece`."""
-    rows, kwargs = _piece(frame, **columns)
-    return Means.of(evaluate(*rows, names, label_max=label_max, **kwargs))
 
 
 def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._partial._driver import finish, setup, sum_columns
+from .._partial._driver import columns_of, finish, setup, sum_columns
 from .._partial._pieces import report_template
 from ._frame import (
     END_COLUMNS,
@@ -40,15 +40,7 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     from dask.dataframe.utils import meta_nonempty
 
     spec = setup(metrics, cols, sample_weight, options, "ddf")
-    layout, expected = lay_out(
-        ddf,
-        qid_col=cols["qid_col"],
-        label_col=cols["label_col"],
-        score_col=cols["score_col"],
-        doc_col=cols["doc_col"],
-        weight_col=cols["sample_weight_col"],
-        flag=partitioned_by_qid,
-    )
+    layout = lay_out(ddf, cols, partitioned_by_qid)
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
         # g_max): one reduction before the pieces are scored.
@@ -64,7 +56,7 @@ def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
     kwargs = dict(
         layout_shuffled=layout.shuffled,
         qid_in_index=layout.qid_in_index,
-        expected=expected,
+        expected=layout.expected,
         template=template,
         spec=spec,
     )
@@ -145,13 +137,7 @@ def grouped_ranking_scores(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    cols = dict(
-        qid_col=qid_col,
-        label_col=label_col,
-        score_col=score_col,
-        doc_col=doc_col,
-        sample_weight_col=sample_weight_col,
-    )
+    cols = columns_of(locals())
     names, layout, _, kwargs = _prepare(
         ddf, metrics, cols, sample_weight, partitioned_by_qid, options
     )
@@ -191,11 +177,8 @@ def grouped_ranking_scores(
             f"the frame out by query first (e.g. ddf.set_index({qid_col!r}))."
         )
     message = "ddf has no rows; at least one row is required."
-    return finish(parts, kwargs["spec"], _weighted(kwargs), message)[0]
-
-
-def _weighted(kwargs) -> bool:
-    return "weight" in kwargs["template"].columns
+    spec = kwargs["spec"]
+    return finish(parts, spec, spec.weighted, message)[0]
 
 
 def ranking_report(
@@ -254,13 +237,7 @@ def ranking_report(
     0   a        3  0.8212
     1   b        2     NaN
     """
-    cols = dict(
-        qid_col=qid_col,
-        label_col=label_col,
-        score_col=score_col,
-        doc_col=doc_col,
-        sample_weight_col=sample_weight_col,
-    )
+    cols = columns_of(locals())
     _, layout, template, kwargs = _prepare(
         ddf, metrics, cols, sample_weight, partitioned_by_qid, options
     )

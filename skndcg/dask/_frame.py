@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._partial._driver import report_of, sum_columns, sums_of, wants_progress
+from .._partial._driver import score_piece, wants_progress
 from .._partial._pieces import ORDER_COLUMNS, check_columns
 
 
@@ -33,10 +33,13 @@ class Layout:
     shuffled: bool
     # True when the caller's flag, not the divisions, says queries are whole.
     verify: bool
+    expected: object  # the query ids' dtype in the frame's metadata
 
 
-def lay_out(ddf, *, qid_col, label_col, score_col, doc_col, weight_col, flag):
-    """Check the columns and shuffle rows by query unless they are laid out so."""
+def lay_out(ddf, cols, flag):
+    """Check the columns (``cols``: ``qid_col`` ... ``sample_weight_col`` to
+    names) and shuffle rows by query unless they are laid out so (``flag``:
+    ``partitioned_by_qid``)."""
     dd = import_dask()
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(
@@ -47,32 +50,24 @@ def lay_out(ddf, *, qid_col, label_col, score_col, doc_col, weight_col, flag):
         raise ValueError(
             f"partitioned_by_qid must be None, True or False, got {flag!r}."
         )
+    qid_col = cols["qid_col"]
     in_index = qid_col not in ddf.columns and ddf.index.name == qid_col
     columns = list(ddf.columns) + ([qid_col] if in_index else [])
-    check_columns(
-        columns,
-        {
-            "qid_col": qid_col,
-            "label_col": label_col,
-            "score_col": score_col,
-            "doc_col": doc_col,
-            "sample_weight_col": weight_col,
-        },
-        "ddf",
-    )
+    check_columns(columns, cols, "ddf")
     expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
     known = in_index and ddf.known_divisions
     if flag is True or (flag is None and known):
-        return Layout(ddf, in_index, shuffled=False, verify=not known), expected
+        return Layout(
+            ddf, in_index, shuffled=False, verify=not known, expected=expected
+        )
     if in_index:
         ddf = ddf.reset_index()
     meta = ddf._meta.assign(**{c: np.zeros(0, dtype=np.int64) for c in ORDER_COLUMNS})
     ordered = ddf.map_partitions(
         _with_order, qid_col=qid_col, expected=expected, meta=meta
     )
-    return Layout(ordered.shuffle(on=qid_col), False, shuffled=True, verify=False), (
-        expected
-    )
+    shuffled = ordered.shuffle(on=qid_col)
+    return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
 
 
 def _check_qid_dtype(actual, expected, qid_col, number):
@@ -134,10 +129,9 @@ def score_partition(
     qid = None
     if len(part) and qid_in_index:
         qid = pd.Series(part.index, name=qid_col)
-    if what == "report":
-        return template.copy() if len(part) == 0 else report_of(part, spec, qid)
-    sums = sums_of(part, spec, qid)
-    out = pd.DataFrame([sums], columns=sum_columns(spec.names))
+    if what == "report" and len(part) == 0:
+        return template.copy()
+    out = score_piece(part, spec, what, qid)
     if ends:
         low, high = _ends(part.index if qid_in_index else part[qid_col])
         out[END_COLUMNS[0]] = pd.Series([low], dtype=object)

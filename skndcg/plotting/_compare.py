@@ -16,7 +16,8 @@ def _check(comparison, caller):
         )
 
 
-def _axes(ax, caller, figsize):
+def axes(ax, caller, figsize):
+    """``ax``, or the axes of a new figure (matplotlib is imported for ``caller``)."""
     plt = import_optional("matplotlib.pyplot", purpose=caller)
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
@@ -94,7 +95,7 @@ def plot_metric_at_k(comparison, metric="ndcg", *, ax=None):
             f"{comparison.metrics}); compare with metrics such as "
             f"[f'{metric}@{{k}}' for k in range(1, 11)]."
         )
-    ax = _axes(ax, "plot_metric_at_k", (7, 4.5))
+    ax = axes(ax, "plot_metric_at_k", (7, 4.5))
     frame = comparison.to_frame().set_index(["model", "metric"])
     ks = [k for k, _ in cut]
     for model in comparison.models:
@@ -166,12 +167,9 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     if metric is not None:
         pairs = pairs[pairs["metric"] == _metric(comparison, metric, "plot_comparison")]
     several = pairs["metric"].nunique() > 1
-    ax = _axes(ax, "plot_comparison", (7, 1.2 + 0.45 * len(pairs)))
-    low, high = (
-        ("diff_low_adjusted", "diff_high_adjusted")
-        if corrected
-        else ("diff_low", "diff_high")
-    )
+    ax = axes(ax, "plot_comparison", (7, 1.2 + 0.45 * len(pairs)))
+    suffix = "_adjusted" if corrected else ""
+    low, high = f"diff_low{suffix}", f"diff_high{suffix}"
     y = np.arange(len(pairs))
     diff = pairs["diff"].to_numpy()
     err = np.vstack([diff - pairs[low].to_numpy(), pairs[high].to_numpy() - diff])
@@ -278,7 +276,7 @@ def plot_paired(comparison, model, other=None, *, metric=None, kind="scatter", a
     d = a - b
     wins, ties, losses = (int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0)))
     counts = f"{wins} wins, {ties} ties, {losses} losses"
-    ax = _axes(ax, "plot_paired", (5.5, 5) if kind == "scatter" else (7, 4.5))
+    ax = axes(ax, "plot_paired", (5.5, 5) if kind == "scatter" else (7, 4.5))
     if kind == "scatter":
         ax.scatter(b, a, s=10, alpha=0.5)
         lo = float(min(a.min(), b.min())) if a.size else 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluation import Comparison, SegmentedComparison
-from ._compare import _axes, _metric
+from ._compare import _metric, axes
 
 
 def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
@@ -69,12 +69,9 @@ def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
     metric = _metric(one, metric, "plot_forest")
     rows = comparison.to_frame(pairs=True)
     rows = rows[rows["metric"] == metric].reset_index(drop=True)
-    lo, hi = (
-        ("diff_low_adjusted", "diff_high_adjusted")
-        if adjusted
-        else ("diff_low", "diff_high")
-    )
-    ax = _axes(ax, "plot_forest", (6.4, 0.45 * len(rows) + 1.2))
+    suffix = "_adjusted" if adjusted else ""
+    lo, hi = f"diff_low{suffix}", f"diff_high{suffix}"
+    ax = axes(ax, "plot_forest", (6.4, 0.45 * len(rows) + 1.2))
     y = np.arange(len(rows))[::-1]
     models = list(dict.fromkeys(rows["model"]))
     colors = {m: f"C{i % 10}" for i, m in enumerate(models)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..utils._optional import import_optional
+from ._compare import axes
 
 _NEEDED = ("window", "metric", "value", "low", "high", "baseline", "alert")
 
@@ -56,9 +56,7 @@ def plot_metric_over_time(result, *, metric=None, ax=None):
         metric = names[0]
     elif metric not in names:
         raise ValueError(f"metric={metric!r} is not in the result; it has {names}.")
-    plt = import_optional("matplotlib.pyplot", purpose="plot_metric_over_time")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 3.5))
+    ax = axes(ax, "plot_metric_over_time", (9, 3.5))
     rows = result[result["metric"] == metric]
     x = rows["window"].to_numpy()
     ax.fill_between(

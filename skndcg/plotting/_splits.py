@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._optional import import_optional
+from ._compare import axes
 
 STATUS_COLORS = {
     "unused": "#d9d9d9",
@@ -83,13 +84,11 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['fold 0', 'fold 1', 'fold 2']
     """
-    plt = import_optional("matplotlib.pyplot", purpose="plot_group_time_splits")
     mcoll = import_optional("matplotlib.collections", purpose="plot_group_time_splits")
     mdates = import_optional("matplotlib.dates", purpose="plot_group_time_splits")
     mlines = import_optional("matplotlib.lines", purpose="plot_group_time_splits")
     _, table, folds, fmt = cv._plan(X, groups, time)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 1 + 0.7 * len(folds)))
+    ax = axes(ax, "plot_group_time_splits", (9, 1 + 0.7 * len(folds)))
     start = _to_axis(table.start, fmt, mdates)
     end = _to_axis(table.end, fmt, mdates)
     n_groups = start.size

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from .._partial._driver import finish, setup, sum_columns
+from .._partial._driver import columns_of, finish, setup, sum_columns
 from .._partial._pieces import check_columns, report_template
 from ._frame import (
     BUCKET,
@@ -121,22 +121,15 @@ def grouped_ranking_scores(
     >>> {name: round(value, 4) for name, value in scores.items()}  # doctest: +SKIP
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    cols = dict(
-        qid_col=qid_col,
-        label_col=label_col,
-        score_col=score_col,
-        doc_col=doc_col,
-        sample_weight_col=sample_weight_col,
-    )
+    cols = columns_of(locals())
     grouped, template, spec = _prepare(
         sdf, metrics, cols, sample_weight, n_groups, options
     )
     schema = ", ".join(f"`{c}` double" for c in sum_columns(spec.names))
     score = make_scorer("sums", spec)
     parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
-    weighted = "weight" in template.columns
     message = "sdf has no rows; at least one row is required."
-    return finish(parts, spec, weighted, message)[0]
+    return finish(parts, spec, spec.weighted, message)[0]
 
 
 def ranking_report(
@@ -182,13 +175,7 @@ def ranking_report(
     ...                         label_col="label", score_col="score")
     >>> report.toPandas().sort_values("qid")  # doctest: +SKIP
     """
-    cols = dict(
-        qid_col=qid_col,
-        label_col=label_col,
-        score_col=score_col,
-        doc_col=doc_col,
-        sample_weight_col=sample_weight_col,
-    )
+    cols = columns_of(locals())
     grouped, template, spec = _prepare(
         sdf, metrics, cols, sample_weight, n_groups, options
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._partial._driver import report_of, sum_columns, sums_of
+from .._partial._driver import score_piece
 from .._partial._pieces import ORDER_COLUMNS
 
 ORDER = ORDER_COLUMNS[1]
@@ -64,9 +64,6 @@ def make_scorer(what, spec):
         # Rows of each query back in their original order: the tie rules read it.
         order = np.argsort(frame[ORDER].to_numpy(), kind="stable")
         frame = frame.iloc[order].reset_index(drop=True)
-        if what == "report":
-            return report_of(frame, spec)
-        sums = sums_of(frame, spec)
-        return pd.DataFrame([sums], columns=sum_columns(spec.names))
+        return score_piece(frame, spec, what)
 
     return score

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import torch
 
+from ..metrics._shared import discount_weights
 from ._ops import lgamma_table, running_sum, segment_sum
-from ._ranked import discount_weights, ideal_dcg
+from ._ranked import ideal_dcg
 
 
 def _dcg_parts(r, k, opts):
     dtype, device = opts["dtype"], r.block_gain.device
     length = max(r.max_rows if k is None else min(k, r.max_rows), 1)
-    disc = discount_weights(opts["discount"], length, opts["label"], dtype, device)
+    # The engine's own weights (its checks and messages), as a tensor.
+    d = discount_weights(opts["discount"], length, opts["label"])
+    disc = torch.as_tensor(d, device=device).to(dtype)
     kk = r.kk(k)
     row_q = r.block_query[r.row_block]
     inside = r.row_pos < kk[row_q]

@@ -133,7 +133,10 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
             else:
                 out[name] = _mean(values, empty, r, opts, sp)
     if fallback:
-        out.update(_on_cpu(preds, target, indexes, doc_id, fallback, opts))
+        ev = _on_cpu(preds, target, indexes, doc_id, fallback, opts.given)
+        dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
+        for name, value in zip(fallback, ev.means(), strict=True):
+            out[name] = torch.tensor(float(value), dtype=dtype, device=preds.device)
     return {name: out[name] for name in names}
 
 
@@ -265,7 +268,7 @@ class _Context:
     def perm(self, rule):
         if rule not in self.perms:
             self.perms[rule] = tie_order(
-                rule.name, labels=self.y, doc_id=self.doc_id, preds=self.scores,
+                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
                 indexes=self.indexes,
             )  # fmt: skip
         return self.perms[rule]
@@ -301,22 +304,15 @@ class _Context:
 def _tied_on_cpu(preds, target, indexes, doc_id, names, mixed, label_max, opts):
     """Per-query measures under ``ties="average"``, on the queries whose tied
     rows they can tell apart (other labels or judgments): name to ``(queries,
-    values, empty flags)``, the numpy engine's, computed on a CPU copy of those
-    queries' rows, so that both follow the engine's one rule for such ties."""
+    values, empty flags)``, the numpy engine's, so that both follow the
+    engine's one rule for such ties."""
     ids = torch.unique(indexes)  # query i of the tensors is ids[i]
     rows = torch.isin(indexes, ids[mixed])
-
-    def cpu(t, dtype=None):
-        t = t[rows].detach().cpu()
-        return (t if dtype is None else t.to(dtype)).numpy()
-
     # The gain and discount of the DCG family (which may be torch code) are
     # not read by these measures.
-    kwargs = {k: v for k, v in opts.given.items() if k not in ("gain", "discount")}
-    if doc_id is not None:
-        kwargs["doc_id"] = cpu(doc_id)
-    ev = evaluate(cpu(target, torch.float64), cpu(preds, torch.float64),
-                  cpu(indexes), names, label_max=label_max, **kwargs)  # fmt: skip
+    given = {k: v for k, v in opts.given.items() if k not in ("gain", "discount")}
+    ev = _on_cpu(preds, target, indexes, doc_id, names, given, rows=rows,
+                 label_max=label_max)  # fmt: skip
     order = np.argsort(np.asarray(ev.grouping.keys), kind="stable")
     at = torch.nonzero(mixed).squeeze(1)
     return {
@@ -329,24 +325,20 @@ def _tied_on_cpu(preds, target, indexes, doc_id, names, mixed, label_max, opts):
     }
 
 
-def _on_cpu(preds, target, indexes, doc_id, names, opts):
-    """The measures without a tensor implementation, by skndcg.metrics on a
-    CPU copy of the rows."""
-    from ..metrics import grouped_ranking_scores
+def _on_cpu(preds, target, indexes, doc_id, names, options, rows=None, **extra):
+    """The evaluation of ``names`` by :mod:`skndcg.metrics` on a CPU copy of
+    the rows (those flagged in ``rows`` when given): the one route by which
+    work leaves the tensors, for the measures without a tensor implementation
+    and for the tied rows of :func:`_tied_on_cpu`."""
 
-    kwargs = dict(opts.given)
+    def cpu(t, dtype=None):
+        t = (t if rows is None else t[rows]).detach().cpu()
+        return (t if dtype is None else t.to(dtype)).numpy()
+
     if doc_id is not None:
-        kwargs["doc_id"] = doc_id.detach().cpu().numpy()
-    got = grouped_ranking_scores(
-        target.detach().cpu().to(torch.float64).numpy(),
-        preds.detach().cpu().to(torch.float64).numpy(),
-        indexes.detach().cpu().numpy(),
-        names,
-        **kwargs,
-    )
-    dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
-    dev = preds.device
-    return {n: torch.tensor(v, dtype=dtype, device=dev) for n, v in got.items()}
+        extra["doc_id"] = cpu(doc_id)
+    return evaluate(cpu(target, torch.float64), cpu(preds, torch.float64),
+                    cpu(indexes), names, **options, **extra)  # fmt: skip
 
 
 def _mean(values, empty, r, opts, spec):

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import torch
 
-from ..metrics._shared import discount_weights as engine_discount
 from ..metrics._shared import quicksort_order
 from . import _ops
 from ._ops import count as _count
@@ -92,12 +91,6 @@ class Ranked:
         return torch.where(self.n_retrieved > 0, value, torch.zeros_like(value))
 
 
-def gains(target, gain):
-    if gain.exponential:
-        return torch.exp2(target) - 1.0
-    return target
-
-
 _LOW = 1 << 32
 
 
@@ -151,22 +144,24 @@ def _codes(sorted_ids):
 
 
 def tie_order(rule, *, labels, doc_id, preds, indexes):
-    """A permutation of the rows after which a stable ranking realises ``rule``.
+    """A permutation of the rows after which a stable ranking realises ``rule``
+    (a :class:`~skndcg.metrics._shared.TieRule`).
 
-    ``"stable"`` and ``"average"`` need none; ``"reverse"`` reverses the input
-    order, ``"docid"`` puts larger document ids first, ``"pessimistic"`` the
-    least relevant rows first (each stably). ``"quicksort"`` (ranx) is the
-    order numba's quicksort gives each query, computed by the engine's own
-    routine on the CPU: it is the one rule no sort on the device reproduces.
+    A rule that reorders nothing (``"stable"``, ``"average"``) needs none;
+    ``"reverse"`` reverses the input order, ``"docid"`` puts larger document
+    ids first, ``"pessimistic"`` the least relevant rows first (each stably).
+    ``"quicksort"`` (ranx) is the order numba's quicksort gives each query,
+    computed by the engine's own routine on the CPU: it is the one rule no sort
+    on the device reproduces.
     """
-    n = labels.numel()
     device = labels.device
-    if rule in ("stable", "average"):
+    if rule.reordering is None:
         return None
-    if rule == "reverse":
-        return torch.arange(n - 1, -1, -1, device=device)
-    if rule == "docid":
+    if rule.reverse:
+        return torch.arange(labels.numel() - 1, -1, -1, device=device)
+    if rule.by_doc_id:
         return torch.sort(doc_id, descending=True, stable=True).indices
+    # The rule names the two reorderings it has no property for.
     if rule == "pessimistic":
         return torch.sort(labels, stable=True).indices
     if rule == "quicksort":
@@ -306,9 +301,8 @@ def ideal_dcg(r, k, disc):
         code = r.all_query * levels + (levels - 1 - labels.to(torch.int64))
         counts = torch.bincount(code, minlength=r.n_queries * levels)
         ends = torch.cumsum(counts.view(r.n_queries, levels), 1)
-        level_gain = gains(
-            torch.arange(levels - 1, -1, -1, device=labels.device).to(dtype), r.gain
-        )
+        level = torch.arange(levels - 1, -1, -1, device=labels.device).to(dtype)
+        level_gain = r.gain.gains(level, torch)
         p = torch.arange(n_pos, device=labels.device).expand(r.n_queries, n_pos)
         slot = torch.searchsorted(ends, p.contiguous(), right=True)
         g = level_gain[torch.clamp(slot, max=levels - 1)]
@@ -316,12 +310,7 @@ def ideal_dcg(r, k, disc):
             on = pos < m
             total = torch.where(on, total + g[:, pos] * disc[pos], total)
         return total
-    order, _, _ = _order(
-        r.all_query,
-        r.all_gain,
-        None,
-        stable=False,
-    )
+    order, _, _ = _order(r.all_query, r.all_gain, None, stable=False)
     q = r.all_query[order]
     ipos = _rank_within(q, r.n_queries)
     inside = ipos < m[q]
@@ -330,10 +319,3 @@ def ideal_dcg(r, k, disc):
     return segment_sum(
         torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
     )
-
-
-def discount_weights(discount, length, label, dtype, device):
-    """Per-position weights for ``length`` positions: :mod:`skndcg.metrics`'
-    own (its checks and messages), as a tensor."""
-    d = engine_discount(discount, length, label)
-    return torch.as_tensor(d, device=device).to(dtype)
