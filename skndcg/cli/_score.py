@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from . import _inputs, _language, _safety, _summary, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
 from ._request import ScoreRequest
 
@@ -20,21 +20,6 @@ _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
 DEFAULT_METRICS = ("map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr")
 FORMATS = ("table", "md", "json", "csv", "trec")
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= _INT64_MAX:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer up to {_INT64_MAX}, got {text!r}"
-        )
-    return value
-
-
-_INT64_MAX = 2**63 - 1
 
 
 def _threshold(text):
@@ -108,7 +93,7 @@ def add_parser(sub):
         "-M",
         "--depth",
         metavar="N",
-        type=_positive_int,
+        type=integer(),
         help="keep each query's N best retrieved documents (trec_eval -M N)",
     )
     score.add_argument(
@@ -143,7 +128,7 @@ def add_parser(sub):
         help="exit with code 1 when a metric's mean is below VALUE",
     )
     _trec.add_arguments(score)
-    _safety.add_arguments(score, _positive_int)
+    _safety.add_arguments(score)
     return score
 
 

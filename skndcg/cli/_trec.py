@@ -14,6 +14,8 @@ import argparse
 
 import numpy as np
 
+from ._errors import integer
+
 
 def parse_metric(name):
     """The registry's reading of a metric name (imported when first needed:
@@ -34,19 +36,6 @@ def _rel_level(text):
         raise argparse.ArgumentTypeError(
             f"the relevance level must be >= 1, got {text!r}: a retrieved document "
             "nobody judged reads as 0, so a level below 1 would call it relevant"
-        )
-    return value
-
-
-def _num_docs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected the number of documents in the collection, a positive "
-            f"integer, got {text!r}"
         )
     return value
 
@@ -117,7 +106,9 @@ def add_arguments(score):
         "-N",
         "--num-docs",
         metavar="N",
-        type=_num_docs,
+        type=integer(
+            what="the number of documents in the collection, a positive integer"
+        ),
         help="trec_eval -N: the number of documents in the collection, read by "
         "utility's nonrel_missed coefficient",
     )
