@@ -315,10 +315,10 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
     path = tmp_path / "pred.parquet"
     frame.to_parquet(path, row_group_size=3)
     calls = []
-    real = streaming._parquet.stream_parquet
+    real = streaming.score_parquet
     monkeypatch.setattr(
-        streaming._parquet,
-        "stream_parquet",
+        streaming,
+        "score_parquet",
         lambda *a, **k: calls.append(a) or real(*a, **k),
     )
     monkeypatch.setattr(_inputs_cli, "STREAM_ROWS", 1)

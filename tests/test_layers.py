@@ -217,7 +217,7 @@ KNOWN_PRIVATE_NAMES = {
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
     # the columnar reader's checks, shared by the chunked reader
     ("io/_chunks.py", "io._columns"): {
-        "_check_flat", "_check_pairs", "_numbers", "_read_schema", "_where",
+        "_check_flat", "_check_pairs", "_numbers", "_where",
     },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},

@@ -8,6 +8,7 @@ from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
 from ._pandas import pd
+from ._parquet import ParquetColumns
 
 #: The file name endings read as Parquet (any case); any other file is text.
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -108,7 +109,7 @@ def _sniff(name):
 
 def _read_header(name, parquet, sep):
     if parquet:
-        return list(_read_schema(name).names)
+        return ParquetColumns(name).names
     try:
         header = pd.read_csv(name, nrows=0, sep=sep)
     except pd.errors.EmptyDataError:
@@ -167,7 +168,7 @@ def _check_flat(name, wanted):
     """Refuse a Parquet column holding lists or structs: one value per row."""
     import pyarrow as pa
 
-    schema = _read_schema(name)
+    schema = ParquetColumns(name).schema
     for arg, col in wanted.items():
         kind = schema.field(col).type
         if pa.types.is_nested(kind):
@@ -195,14 +196,6 @@ def _check_pairs(name, parquet, frame, qid, doc):
         f"{pairs['d'].iloc[first]!r} appears more than once for query "
         f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) pair."
     )
-
-
-def _read_schema(name):
-    pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-    try:
-        return pq.read_schema(name)
-    except Exception as exc:  # pyarrow raises several types here
-        raise ValueError(f"cannot read {name!r} as Parquet: {exc}") from None
 
 
 def _where(name, parquet, row):
