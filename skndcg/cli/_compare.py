@@ -127,7 +127,7 @@ def _score_run(args, run, lines):
     from ..metrics._shared import report_with_means
 
     one = args.but(input=run, judged_only=False)
-    coded, _ = _inputs.load(one)
+    coded = _inputs.opened(one)
     qid, y_true, y_score, names = coded.qid, coded.y_true, coded.y_score, coded.names
     options = _inputs.engine_options(
         one, y_score, coded.doc_order, trec=True, presorted=coded.presorted

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from ..io import Chunked
 from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
@@ -189,10 +190,12 @@ def _score(args):
         label = lowered[name.lower()]
         shown = next((ln.shown for ln in lines if ln.label == label), label)
         thresholds.append((label, value, shown))
+    # The one door: io loads the inputs, or hands back a large file to stream
+    # when only the means of plain measures are asked for.
     full = len(metrics) == len(lines) and not gained
-    streamed = _inputs.streamed(args, metrics) if full else None
-    if streamed is not None:
-        means, n_queries = streamed
+    coded = _inputs.opened(args, stream=full and args.means_only())
+    if isinstance(coded, Chunked):
+        means, n_queries = _inputs.score_chunked(coded, args, metrics)
         if args.format == "trec":
             head = [] if args.measure else _head_lines()
             if not args.no_summary:
@@ -203,7 +206,8 @@ def _score(args):
             shown = [names_of[m] for m in metrics]
             print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
-    return _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds)
+    return _in_memory(args, coded, lines, metrics, plain, gained, counts_only,
+                      thresholds)  # fmt: skip
 
 
 def _rows(table, keep):
@@ -211,14 +215,14 @@ def _rows(table, keep):
     return {name: np.asarray(col)[keep] for name, col in table.items()}
 
 
-def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
-    """Every option, every measure, every input: the engine's report."""
+def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, thresholds):
+    """Every option, every measure, every input: the engine's report of the
+    loaded rows ``coded``."""
     from ..metrics._shared import report_with_means
 
     def report_of(*data, **options):
         return report_with_means(*data, frame=False, **options)
 
-    coded, empty_cells = _inputs.load(args)
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -249,7 +253,7 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
         means[ln.label] = extra_means[ln.metric]
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
-        empty_cells=empty_cells, all_judged=args.all_judged,
+        empty_cells=coded.empty_cells, all_judged=args.all_judged,
         names=names, judged_only=args.judged_only,
         placeholders=coded.placeholders,
     )  # fmt: skip

@@ -12,6 +12,9 @@
   (:class:`RankingData`), judged documents the run missed included;
   :func:`join_trec_files`: the same from two files, with integer query codes
   (:class:`CodedRanking`), as ``skndcg score`` scores them.
+- :func:`open_input`: the one door of ``skndcg score``'s inputs: a run and its
+  qrels or a predictions file, loaded and joined, or a :class:`Chunked` (a
+  file too large to load, for :mod:`skndcg.streaming`).
 - :func:`is_stream`: whether a path is a pipe or a device, readable only once.
 """
 
@@ -20,11 +23,13 @@ from ._columns import is_parquet, read_columns, read_predictions
 from ._data import CodedRanking, RankingData
 from ._files import join_trec_files
 from ._join import join_run_qrels
+from ._open import Chunked, open_input
 from ._parquet import ParquetColumns
 from ._text import is_stream
 from ._trec import read_trec_qrels, read_trec_run, read_trec_run_chunks, write_trec_run
 
 __all__ = [
+    "Chunked",
     "CodedRanking",
     "ParquetColumns",
     "RankingData",
@@ -32,6 +37,7 @@ __all__ = [
     "is_stream",
     "join_run_qrels",
     "join_trec_files",
+    "open_input",
     "read_columns",
     "read_predictions",
     "read_predictions_chunks",

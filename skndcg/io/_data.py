@@ -154,6 +154,8 @@ class CodedRanking:
     placeholders : int
         Rows that are no document: with ``judged_only``, one row (judged 0,
         not retrieved) keeps each scored query that has no judged row left.
+    empty_cells : int
+        Score cells a predictions file left empty (see :func:`open_input`).
 
     Examples
     --------
@@ -176,6 +178,7 @@ class CodedRanking:
     tag: str | None = None
     presorted: bool = False
     placeholders: int = 0  # rows -J added to keep a query it left empty
+    empty_cells: int = 0
 
     def __repr__(self):
         return f"CodedRanking(n_rows={len(self.y_true)}, n_queries={len(self.names)})"
