@@ -123,29 +123,18 @@ def _score_run(args, run, lines):
     """One run's per-query report (query names, not codes), a column per
     line (ndcg with custom gains and 11pt_avg with recall levels scored
     apart, as skndcg score does)."""
-    from ..metrics import ranking_report
-    from ..metrics._shared import report_with_means
+    import pandas as pd
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
-    qid, y_true, y_score, names = coded.qid, coded.y_true, coded.y_score, coded.names
     options = _inputs.engine_options(
-        one, y_score, coded.doc_order, trec=True, presorted=coded.presorted
+        one, coded.y_score, coded.doc_order, trec=True, presorted=coded.presorted
     )
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
-    report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
-    for ln in lines:
-        if ln.levels:
-            report[ln.label] = _trec.level_average(
-                report_with_means, (y_true, y_score, qid), ln, options
-            )[0]
-        elif ln.gains:
-            extra = ranking_report(
-                y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
-                **options,
-            )  # fmt: skip
-            report[ln.label] = extra[ln.metric].to_numpy()
-    report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
+    gained = [ln for ln in lines if ln.own_call]
+    data = (coded.y_true, coded.y_score, coded.qid)
+    report = pd.DataFrame(_trec.report(data, plain, gained, options)[0])
+    report["qid"] = coded.names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)
 
 

@@ -218,11 +218,6 @@ def _rows(table, keep):
 def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, thresholds):
     """Every option, every measure, every input: the engine's report of the
     loaded rows ``coded``."""
-    from ..metrics._shared import report_with_means
-
-    def report_of(*data, **options):
-        return report_with_means(*data, frame=False, **options)
-
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -238,19 +233,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
         presorted=coded.presorted,
     )
     # One evaluation gives the per-query rows and the means.
-    report, means = report_of(y_true, y_score, qid, metrics=plain, **options)
-    for ln in gained:
-        if ln.levels:
-            report[ln.label], means[ln.label] = _trec.level_average(
-                report_of, (y_true, y_score, qid), ln, options
-            )
-            continue
-        extra, extra_means = report_of(
-            y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
-            **options,
-        )  # fmt: skip
-        report[ln.label] = extra[ln.metric]
-        means[ln.label] = extra_means[ln.metric]
+    report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
         report, qid, y_score, len(names), trec=args.qrels is not None,
         empty_cells=coded.empty_cells, all_judged=args.all_judged,
