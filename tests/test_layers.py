@@ -215,10 +215,6 @@ KNOWN_PRIVATE_NAMES = {
     ("metrics/_beyond/_coverage.py", "metrics._core._engine"): {"_query_weights"},
     ("metrics/_api/_binary.py", "metrics._api._ranking"): {"_doc", "_score"},
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
-    # the columnar reader's checks, shared by the chunked reader
-    ("io/_chunks.py", "io._columns"): {
-        "_check_flat", "_check_pairs", "_numbers", "_where",
-    },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
     # the ranker's column and routing helpers

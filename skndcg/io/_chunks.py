@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _text
-from ._columns import _check_flat
+from ._columns import check_flat, checked_rows
 from ._pandas import pd
 from ._parquet import ParquetColumns
 
@@ -86,7 +86,7 @@ def read_predictions_chunks(
                 f"{name} has no column {col!r} (passed as {arg}=); its columns "
                 f"are {columns}."
             )
-    _check_flat(name, wanted)
+    check_flat(name, wanted)
     return _parquet_chunks(file, wanted, int(chunk_rows))
 
 
@@ -154,31 +154,5 @@ def _check_chunk(frame, name, wanted):
             if not bad.any():
                 continue
         quick[arg] = wanted[arg]  # checked as read_predictions does
-    _check_rows(frame, name, quick)
+    checked_rows(frame, name, True, quick)
     return frame
-
-
-def _check_rows(frame, name, wanted):
-    from ._columns import _check_pairs, _numbers, _where
-
-    for arg in ("qid", "doc"):
-        if arg not in wanted:
-            continue
-        dtype = frame[wanted[arg]].dtype
-        if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-            continue  # numpy integers and booleans hold no missing value
-        missing = frame[wanted[arg]].isna().to_numpy()
-        if missing.any():
-            row = int(frame.index[np.flatnonzero(missing)[0]])
-            raise ValueError(
-                f"{_where(name, True, row)}: {arg} column {wanted[arg]!r} is "
-                "empty; every row needs one."
-            )
-    if "doc" in wanted:
-        _check_pairs(
-            name, True, frame, frame[wanted["qid"]].to_numpy(),
-            frame[wanted["doc"]].to_numpy(),
-        )  # fmt: skip
-    for arg, allow_nan in (("label", False), ("score", True)):
-        if arg in wanted:
-            _numbers(frame, wanted[arg], name, True, arg, allow_nan)
