@@ -235,10 +235,8 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     # One evaluation gives the per-query rows and the means.
     report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
-        report, qid, y_score, len(names), trec=args.qrels is not None,
-        empty_cells=coded.empty_cells, all_judged=args.all_judged,
-        names=names, judged_only=args.judged_only,
-        placeholders=coded.placeholders,
+        report, coded, trec=args.qrels is not None, all_judged=args.all_judged,
+        judged_only=args.judged_only,
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
     codes = np.asarray(report["qid"], dtype=np.int64)
