@@ -127,9 +127,7 @@ def _score_run(args, run, lines):
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
-    options = _inputs.engine_options(
-        one, coded.y_score, coded.doc_order, trec=True, presorted=coded.presorted
-    )
+    options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     gained = [ln for ln in lines if ln.own_call]
     data = (coded.y_true, coded.y_score, coded.qid)

@@ -153,14 +153,15 @@ def convention_of(args, trec):
     return None if name is None else get_convention(name).name
 
 
-def engine_options(args, y_score, doc_order, trec, presorted=False):
-    """The keywords of the metric functions that the command line implies."""
-    convention = convention_of(args, trec)
+def engine_options(args, coded):
+    """The keywords of the metric functions that the command line implies for
+    the rows ``coded``."""
+    convention = convention_of(args, trec=args.qrels is not None)
     options = {"convention": convention}
-    if getattr(args, "unjudged_used", False):
+    if args.unjudged_used:
         options["nan_label"] = "unjudged"
     # The engine options are passed only where they matter.
-    if np.isnan(y_score).any():
+    if np.isnan(coded.y_score).any():
         options["nan_score"] = "unretrieved"
     if args.all_judged or args.judged_only:
         # With -J every query left was answered by the run (see join_trec_files).
@@ -168,11 +169,11 @@ def engine_options(args, y_score, doc_order, trec, presorted=False):
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)
     if get_convention(convention).doc_ties:
-        if presorted:
+        if coded.presorted:
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
             # ordering them by docno, and the engine has nothing to reorder.
             options["convention"] = get_convention(convention).presorted()
-        elif doc_order is not None:
-            options["doc_id"] = doc_order
+        elif coded.doc_order is not None:
+            options["doc_id"] = coded.doc_order
     return options

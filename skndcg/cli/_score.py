@@ -225,13 +225,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
             f"no query of {args.input} has judgments in {args.qrels}; do the "
             "query ids of the two files match?"
         )
-    options = _inputs.engine_options(
-        args,
-        y_score,
-        doc_order,
-        trec=args.qrels is not None,
-        presorted=coded.presorted,
-    )
+    options = _inputs.engine_options(args, coded)
     # One evaluation gives the per-query rows and the means.
     report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
@@ -241,10 +235,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     _summary.report(summary, strict=args.strict)
     codes = np.asarray(report["qid"], dtype=np.int64)
     if args.num_docs is not None:
-        try:
-            _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
     if args.texts:
         cast = _inputs.get_convention(options["convention"]).cast_scores(y_score)
         for ln in args.texts:
