@@ -309,23 +309,22 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
     from skndcg import streaming
-    from skndcg.cli import _inputs as _inputs_cli
 
     frame = pd.read_csv(io.StringIO(PREDICTIONS)).sort_values("user", kind="stable")
     path = tmp_path / "pred.parquet"
     frame.to_parquet(path, row_group_size=3)
     calls = []
-    real = streaming._parquet.stream_parquet
+    real = streaming.score_parquet
     monkeypatch.setattr(
-        streaming._parquet,
-        "stream_parquet",
+        streaming,
+        "score_parquet",
         lambda *a, **k: calls.append(a) or real(*a, **k),
     )
-    monkeypatch.setattr(_inputs_cli, "STREAM_ROWS", 1)
+    monkeypatch.setenv("SKNDCG_STREAM_ROWS", "1")
     code, out, _ = _score(capsys, path, "--format", "json")
     assert code == 0 and len(calls) == 1
     streamed = json.loads(out)
-    monkeypatch.setattr(_inputs_cli, "STREAM_ROWS", 10**12)
+    monkeypatch.setenv("SKNDCG_STREAM_ROWS", str(10**12))
     code, out, _ = _score(capsys, path, "--format", "json")
     assert code == 0 and len(calls) == 1
     assert streamed["mean"] == pytest.approx(json.loads(out)["mean"], abs=1e-12)
@@ -333,7 +332,7 @@ def test_large_parquet_files_are_streamed_with_the_same_numbers(
     # An unsorted large file is an input error that points to the Dask path.
     # (The first row moves to the end: its query's rows are no longer together.)
     pd.concat([frame.iloc[1:], frame.iloc[:1]]).to_parquet(path, row_group_size=3)
-    monkeypatch.setattr(_inputs_cli, "STREAM_ROWS", 1)
+    monkeypatch.setenv("SKNDCG_STREAM_ROWS", "1")
     code, _, err = _score(capsys, path)
     assert code == 2 and "skndcg.dask" in err
 
@@ -347,7 +346,6 @@ def test_streamed_parquet_breaks_ties_by_doc_in_any_spelling(
     # breaks the tie by docno.
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
-    from skndcg.cli import _inputs as _inputs_cli
 
     frame = pd.DataFrame(
         {"user": ["q", "q"], "doc": ["b", "a"], "rating": [0, 1], "pred": [0.5, 0.5]}
@@ -355,7 +353,7 @@ def test_streamed_parquet_breaks_ties_by_doc_in_any_spelling(
     path = tmp_path / "ties.parquet"
     frame.to_parquet(path)
     for rows in (1, 10**12):  # streamed, then in memory
-        monkeypatch.setattr(_inputs_cli, "STREAM_ROWS", rows)
+        monkeypatch.setenv("SKNDCG_STREAM_ROWS", str(rows))
         for name in ("trec_eval", "TREC-EVAL", "Trec_Eval"):
             code, out, err = _run(
                 capsys, "score", path, *COLS, "--doc", "doc", "--metrics", "mrr",
@@ -374,14 +372,12 @@ def test_large_trec_runs_are_streamed_with_the_same_numbers(
     from test_score_trec_eval import QRELS as HAND_QRELS
     from test_score_trec_eval import RUN_LINES
 
-    from skndcg.cli import _inputs as _inputs_cli
-
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_text("\n".join(RUN_LINES) + "\n")
     qrels.write_text(HAND_QRELS)
     outputs = []
     for threshold in (1, 10**15):  # streamed, then in memory
-        monkeypatch.setattr(_inputs_cli, "STREAM_BYTES", threshold)
+        monkeypatch.setenv("SKNDCG_STREAM_BYTES", str(threshold))
         for extra in ([], ["--all-judged"], ["--depth", "2"]):
             code, out, err = _run(
                 capsys, "score", run, "--qrels", qrels, "--format", "json", *extra

@@ -298,3 +298,41 @@ def test_string_hashes_of_chunked_arrays_match_one_array():
     np.testing.assert_array_equal(string_hashes(chunked), whole)
     np.testing.assert_array_equal(string_hashes(sliced), whole)
     assert len(set(whole.tolist())) == 50
+
+
+@pytest.mark.parametrize("unjudged", ["nan", "pool"])
+@pytest.mark.parametrize("depth", [None, 2])
+@pytest.mark.parametrize("nul", [False, True])
+def test_file_join_telling_unjudged_apart_matches_the_frame_join(
+    tmp_path, unjudged, depth, nul
+):
+    # join_trec_files joins these in numpy at any size; join_run_qrels is the
+    # DataFrame join. The same rows, query by query (ids with a NUL too, which
+    # numpy's fixed-width strings would cut).
+    from skndcg.io import join_trec_files, read_trec_qrels
+
+    rng = np.random.default_rng(7)
+    end = "\x00" if nul else ""
+    run_lines, qrels_lines = [], []
+    for q in range(6):
+        for d in rng.choice(12, size=6, replace=False):
+            run_lines.append(f"q{q} Q0 d{d}{end} 0 {rng.integers(0, 3)} t\n")
+        for d in rng.choice(12, size=5, replace=False):
+            qrels_lines.append(f"q{q} 0 d{d}{end} {rng.integers(-1, 3)}\n")
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text("".join(run_lines))
+    qrels.write_text("".join(qrels_lines))
+    coded = join_trec_files(run, qrels, depth=depth, unjudged=unjudged)
+    data = join_run_qrels(
+        read_trec_run(run), read_trec_qrels(qrels), depth=depth, unjudged=unjudged
+    )
+
+    def per_query(names, y_true, y_score):
+        rows = pd.DataFrame({"q": names, "y": y_true, "s": y_score})
+        rows = rows.sort_values(["q", "y", "s"], na_position="last")
+        return rows.reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(
+        per_query(coded.names[coded.qid], coded.y_true, coded.y_score),
+        per_query(data.qid.astype(str), data.y_true, data.y_score),
+    )

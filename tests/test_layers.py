@@ -214,10 +214,6 @@ KNOWN_PRIVATE_NAMES = {
     # the engine's query weights
     ("metrics/_beyond/_coverage.py", "metrics._core._engine"): {"_query_weights"},
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
-    # the columnar reader's checks, shared by the chunked reader
-    ("io/_chunks.py", "io._columns"): {
-        "_check_flat", "_check_pairs", "_numbers", "_read_schema", "_where",
-    },
     # the tensor module's thread setting
     ("torch/_module.py", "torch._metric"): {"_threads"},
     ("plotting/_forest.py", "plotting._compare"): {"_metric"},

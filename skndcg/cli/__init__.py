@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._errors import integer
+
 _EXIT_USAGE = 2
 
 
@@ -18,31 +20,10 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def _non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-negative integer, got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-negative integer, got {text!r}"
-        )
-    return value
-
-
 def _version() -> str:
     from .. import __version__
 
     return __version__
-
-
-def _positive_int(text):
-    value = _non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -88,7 +69,7 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--max-ratings",
         metavar="N",
-        type=_non_negative_int,
+        type=integer(0),
         default=200_000,
         help="keep a random subset of users with at most N ratings; 0 keeps all "
         "(default: 200000)",
@@ -117,21 +98,21 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--n-negatives",
         metavar="N",
-        type=_positive_int,
+        type=integer(),
         default=50,
         help="sampled unrated candidates per query (default: 50)",
     )
     demo.add_argument(
         "--min-history",
         metavar="H",
-        type=_non_negative_int,
+        type=integer(0),
         default=0,
         help="earlier ratings a user needs for a month to be a query (default: 0)",
     )
     demo.add_argument(
         "--seed",
         metavar="N",
-        type=_non_negative_int,
+        type=integer(0),
         default=0,
         help="random seed (default: 0)",
     )

@@ -15,8 +15,8 @@ import warnings
 
 import numpy as np
 
-from . import _inputs, _language, _safety, _score, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from . import _inputs, _language, _safety, _trec
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._request import ScoreRequest
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
@@ -32,16 +32,6 @@ def _confidence(text):
         value = -1.0
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
-
-
-def _non_negative(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -88,7 +78,7 @@ def add_parser(sub):
         help="compare on the queries every run answers, leaving the others out",
     )  # fmt: skip
     cmp.add_argument(
-        "-M", "--depth", metavar="N", type=_score._positive_int,
+        "-M", "--depth", metavar="N", type=integer(),
         help="keep each query's N best documents (trec_eval -M)",
     )  # fmt: skip
     cmp.add_argument(
@@ -103,10 +93,10 @@ def add_parser(sub):
                      help="multiple-comparison correction (default: holm)")  # fmt: skip
     cmp.add_argument("--confidence", type=_confidence, default=0.95,
                      help="coverage of the intervals (default: 0.95)")  # fmt: skip
-    cmp.add_argument("--n-resamples", type=_score._positive_int, default=10_000,
+    cmp.add_argument("--n-resamples", type=integer(), default=10_000,
                      help="bootstrap resamples (default: 10000)")  # fmt: skip
     cmp.add_argument(
-        "--min-queries", metavar="N", type=_non_negative, default=10,
+        "--min-queries", metavar="N", type=integer(0), default=10,
         help="fewest queries a metric needs for bootstrap intervals and "
         "p-values; below, no interval and the exact randomization test's "
         "p-values (default: 10; 0 gives the bootstrap numbers at any size)",
@@ -133,29 +123,16 @@ def _score_run(args, run, lines):
     """One run's per-query report (query names, not codes), a column per
     line (ndcg with custom gains and 11pt_avg with recall levels scored
     apart, as skndcg score does)."""
-    from ..metrics import ranking_report
-    from ..metrics._shared import report_with_means
+    import pandas as pd
 
     one = args.but(input=run, judged_only=False)
-    coded, _ = _inputs.load(one)
-    qid, y_true, y_score, names = coded.qid, coded.y_true, coded.y_score, coded.names
-    options = _inputs.engine_options(
-        one, y_score, coded.doc_order, trec=True, presorted=coded.presorted
-    )
+    coded = _inputs.opened(one)
+    options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
-    report = ranking_report(y_true, y_score, qid, metrics=plain, **options)
-    for ln in lines:
-        if ln.levels:
-            report[ln.label] = _trec.level_average(
-                report_with_means, (y_true, y_score, qid), ln, options
-            )[0]
-        elif ln.gains:
-            extra = ranking_report(
-                y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
-                **options,
-            )  # fmt: skip
-            report[ln.label] = extra[ln.metric].to_numpy()
-    report["qid"] = names[report["qid"].to_numpy(dtype=np.int64)]
+    gained = [ln for ln in lines if ln.own_call]
+    data = (coded.y_true, coded.y_score, coded.qid)
+    report = pd.DataFrame(_trec.report(data, plain, gained, options)[0])
+    report["qid"] = coded.names[report["qid"].to_numpy(dtype=np.int64)]
     return report[report["skipped"] == ""].reset_index(drop=True)
 
 

@@ -1,9 +1,32 @@
-"""The command line's exit codes and its one error type."""
+"""The command line's exit codes, its one error type, and its integer options."""
+
+import argparse
 
 #: 0: done; 1: a --fail-under (or monitor) threshold was crossed; 2: a problem
 #: with the command line or its input.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
+_INT64_MAX = 2**63 - 1
+
 
 class UsageError(Exception):
     """A problem with the command line or its input files (exit code 2)."""
+
+
+def integer(low=1, what=None):
+    """The argparse type of an integer option: ``low`` or more, up to the
+    64-bit range; else the message ``expected <what>, got '<text>'`` (after
+    argparse's ``argument --flag:``)."""
+    what = what or ("a positive integer" if low == 1 else "a non-negative integer")
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= _INT64_MAX:
+            beyond = f" up to {_INT64_MAX}" if value > _INT64_MAX else ""
+            raise argparse.ArgumentTypeError(f"expected {what}{beyond}, got {text!r}")
+        return value
+
+    return parse

@@ -1,21 +1,21 @@
-"""What ``skndcg score`` reads: the inputs aligned for the engine, the engine
-options the command line implies, and the streamed path for large files."""
+"""What ``skndcg score`` reads: the inputs through io's one door, the engine
+options the command line implies, and the streamed scoring of a large file."""
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
 from ._errors import UsageError
 
 
-def load(args):
-    """The inputs aligned for the engine: a :class:`~skndcg.io.CodedRanking`
-    (its ``tag`` the run's, ``presorted`` whether each query's rows already
-    come in descending doc order), and the empty score cells of a predictions
-    file (for the summary)."""
-    from ..io import join_trec_files, read_predictions
+def opened(args, stream=False):
+    """The inputs through io's one door (:func:`skndcg.io.open_input`): a
+    :class:`~skndcg.io.CodedRanking` for the engine (its ``tag`` the run's,
+    ``presorted`` whether each query's rows already come in descending doc
+    order, ``empty_cells`` a predictions file's empty scores), or, with
+    ``stream`` (only the means are asked for), a :class:`~skndcg.io.Chunked`
+    for :func:`score_chunked`."""
+    from ..io import open_input
 
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
     if args.qrels is not None:
@@ -30,24 +30,47 @@ def load(args):
         unjudged = "zero"
         if args.judged_only or args.unjudged_used:
             unjudged = convention.labels.unjudged_rule()
-        coded = join_trec_files(
+        return open_input(
             args.input, args.qrels, depth=args.depth, by_docno=convention.doc_ties,
             unjudged=unjudged, judged_only=args.judged_only,
-            all_judged=args.all_judged,
+            all_judged=args.all_judged, stream=stream,
         )  # fmt: skip
-        return coded, 0
     args = default_columns(args)
-    defaulted = args.defaulted
     try:
-        data = read_predictions(
+        return open_input(
             args.input, qid=args.qid, label=args.label, score=args.score,
-            doc=args.doc,
+            doc=args.doc, depth=args.depth, stream=stream,
         )  # fmt: skip
     except ValueError as exc:
-        if defaulted and "no column" in str(exc):
-            raise UsageError(f"{exc} {columns_hint(defaulted)}") from None
+        if args.defaulted and "no column" in str(exc):
+            raise UsageError(f"{exc} {columns_hint(args.defaulted)}") from None
         raise
-    return data.coded(depth=args.depth), int(np.isnan(data.y_score).sum())
+
+
+def score_chunked(chunked, args, metrics):
+    """Means and query count of a :class:`~skndcg.io.Chunked` file, scored a
+    batch at a time by :mod:`skndcg.streaming`."""
+    from .. import streaming
+
+    if chunked.qrels is not None:
+        means, counts = streaming.score_trec_run(
+            chunked.path, chunked.qrels, metrics,
+            convention=args.convention or "trec_eval", all_judged=args.all_judged,
+            depth=chunked.depth, return_counts=True,
+        )  # fmt: skip
+        return means, counts[metrics[0]]
+    convention = convention_of(args, trec=False)
+    options = {"convention": convention, "nan_score": "unretrieved"}
+    if args.all_judged:
+        options["queries"] = "judged"
+    # The document column is read whenever it is named: a document listed
+    # twice in a query is refused, as the in-memory read refuses it.
+    means, counts = streaming.score_parquet(
+        chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
+        score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
+        **options,
+    )  # fmt: skip
+    return means, counts[metrics[0]]
 
 
 #: The columns of a predictions file (``skndcg score``) or a log (``skndcg
@@ -130,14 +153,15 @@ def convention_of(args, trec):
     return None if name is None else get_convention(name).name
 
 
-def engine_options(args, y_score, doc_order, trec, presorted=False):
-    """The keywords of the metric functions that the command line implies."""
-    convention = convention_of(args, trec)
+def engine_options(args, coded):
+    """The keywords of the metric functions that the command line implies for
+    the rows ``coded``."""
+    convention = convention_of(args, trec=args.qrels is not None)
     options = {"convention": convention}
-    if getattr(args, "unjudged_used", False):
+    if args.unjudged_used:
         options["nan_label"] = "unjudged"
     # The engine options are passed only where they matter.
-    if np.isnan(y_score).any():
+    if np.isnan(coded.y_score).any():
         options["nan_score"] = "unretrieved"
     if args.all_judged or args.judged_only:
         # With -J every query left was answered by the run (see join_trec_files).
@@ -145,104 +169,11 @@ def engine_options(args, y_score, doc_order, trec, presorted=False):
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)
     if get_convention(convention).doc_ties:
-        if presorted:
+        if coded.presorted:
             # Each query's rows already are in descending doc order, the
             # unretrieved ones last: keeping tied rows in row order is
             # ordering them by docno, and the engine has nothing to reorder.
             options["convention"] = get_convention(convention).presorted()
-        elif doc_order is not None:
-            options["doc_id"] = doc_order
+        elif coded.doc_order is not None:
+            options["doc_id"] = coded.doc_order
     return options
-
-
-# Parquet files with more rows than this are streamed in row groups when only the
-# means are asked for (no --per-query, --ci or --depth). The environment variable
-# SKNDCG_STREAM_ROWS sets another threshold (0 streams every Parquet file).
-STREAM_ROWS = 20_000_000
-
-
-# TREC runs larger than this are scored query by query, in bounded memory, when
-# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
-# streams every run).
-STREAM_BYTES = 1 << 30
-
-
-def _threshold_from_env(name, default):
-    """The streaming threshold ``default``, or the one set in the environment."""
-    text = os.environ.get(name)
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise UsageError(
-            f"the environment variable {name} must be a number >= 0, got {text!r}"
-        )
-    return value
-
-
-def _streamed_trec(args, metrics):
-    """Means and query count of a large TREC run read in batches, or None."""
-    if args.per_query or args.ci:
-        return None
-    try:
-        size = os.path.getsize(args.input)
-    except OSError:
-        return None  # the in-memory reader reports the problem
-    if size < _threshold_from_env("SKNDCG_STREAM_BYTES", STREAM_BYTES):
-        return None
-    from ..streaming import score_trec_run
-
-    means, counts = score_trec_run(
-        args.input, args.qrels, metrics, convention=args.convention or "trec_eval",
-        all_judged=args.all_judged, depth=args.depth, return_counts=True,
-    )  # fmt: skip
-    return means, counts[metrics[0]]
-
-
-def streamed(args, metrics):
-    """Means and query count of a large Parquet file read in batches, or None."""
-    if args.strict:
-        return None  # --strict counts what the summary says, in memory
-    trec_eval_flags = (args.judged_only, args.query_eval, args.rel_level, args.num_docs)
-    if args.unjudged_used or any(f not in (None, False) for f in trec_eval_flags):
-        return None  # trec_eval's options and lines: in memory
-    if args.qrels is not None:
-        return _streamed_trec(args, metrics)
-    if args.per_query or args.ci or args.depth is not None:
-        return None
-    from ..io import is_parquet
-
-    if not is_parquet(args.input):
-        return None
-    if None in (args.qid, args.label, args.score):
-        return None
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        return None
-    try:
-        n_rows = pq.ParquetFile(args.input).metadata.num_rows
-    except (OSError, ValueError):
-        return None  # the in-memory reader reports the problem
-    if n_rows < _threshold_from_env("SKNDCG_STREAM_ROWS", STREAM_ROWS):
-        return None
-    from ..streaming import score_parquet
-
-    convention = convention_of(args, trec=False)
-    options = {"convention": convention, "nan_score": "unretrieved"}
-    if args.all_judged:
-        options["queries"] = "judged"
-    # The document column is read whenever it is named: a document listed
-    # twice in a query is refused, as the in-memory read refuses it.
-    doc = args.doc
-    try:
-        means, counts = score_parquet(
-            args.input, metrics, qid_col=args.qid, label_col=args.label,
-            score_col=args.score, doc_col=doc, return_counts=True, **options,
-        )  # fmt: skip
-    except (ValueError, TypeError) as exc:
-        raise UsageError(str(exc)) from None
-    return means, counts[metrics[0]]

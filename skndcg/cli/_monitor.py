@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
-from ._errors import EXIT_OK, EXIT_USAGE
+from ._errors import EXIT_OK, EXIT_USAGE, integer
 
 TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
 
@@ -22,16 +22,6 @@ def _fraction(text):
         value = -1.0
     if not 0.0 <= value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
-
-
-def _count(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
 
 
@@ -74,7 +64,7 @@ def add_parser(sub):
         "weeks, or the windows just before (default: trailing)",
     )  # fmt: skip
     p.add_argument(
-        "--baseline-windows", type=_count, default=1, metavar="N",
+        "--baseline-windows", type=integer(), default=1, metavar="N",
         help="windows (or weeks) pooled into the baseline (default: 1)",
     )  # fmt: skip
     p.add_argument(

@@ -64,6 +64,15 @@ class ScoreRequest:
             given[name] = tuple(given.get(name) or ())
         return cls(**given)
 
+    def means_only(self) -> bool:
+        """Whether only the means are asked for, so that a large file may be
+        streamed: no per-query rows, interval or --strict count, and no
+        trec_eval option that reads the rows (-J, -q, -l, -N, a measure that
+        tells unjudged documents apart)."""
+        rows = (self.per_query, self.ci, self.strict, self.judged_only,
+                self.query_eval, self.unjudged_used)  # fmt: skip
+        return not any(rows) and self.rel_level is None and self.num_docs is None
+
     def but(self, **changes) -> ScoreRequest:
         """A copy of the request with ``changes``."""
         return dataclasses.replace(self, **changes)

@@ -33,6 +33,8 @@ import sys
 import time
 import zlib
 
+from ._errors import integer
+
 #: Default cap on what is copied from a pipe or device, in MiB.
 PIPE_LIMIT_MB = 2048
 #: Default wait, in seconds, for the first byte (or end) of a pipe.
@@ -61,12 +63,12 @@ def positive_number(text):
     return value
 
 
-def add_arguments(score, positive_int):
+def add_arguments(score):
     """The ``--pipe-limit-mb`` and ``--pipe-timeout`` options of ``skndcg score``."""
     score.add_argument(
         "--pipe-limit-mb",
         metavar="MiB",
-        type=positive_int,
+        type=integer(),
         default=PIPE_LIMIT_MB,
         help="refuse an input pipe or device longer than this (default: "
         f"{PIPE_LIMIT_MB})",

@@ -9,8 +9,9 @@ import sys
 
 import numpy as np
 
+from ..io import Chunked
 from . import _inputs, _language, _safety, _summary, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
 from ._request import ScoreRequest
 
@@ -20,21 +21,6 @@ _CI_MIN_QUERIES = 10  # fewest queries --ci gives an interval for (as compare)
 #: (map, ndcg, ndcg_cut_10, P_10, recall_100, recip_rank).
 DEFAULT_METRICS = ("map", "ndcg", "ndcg@10", "p@10", "r@100", "mrr")
 FORMATS = ("table", "md", "json", "csv", "trec")
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= _INT64_MAX:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer up to {_INT64_MAX}, got {text!r}"
-        )
-    return value
-
-
-_INT64_MAX = 2**63 - 1
 
 
 def _threshold(text):
@@ -108,7 +94,7 @@ def add_parser(sub):
         "-M",
         "--depth",
         metavar="N",
-        type=_positive_int,
+        type=integer(),
         help="keep each query's N best retrieved documents (trec_eval -M N)",
     )
     score.add_argument(
@@ -143,7 +129,7 @@ def add_parser(sub):
         help="exit with code 1 when a metric's mean is below VALUE",
     )
     _trec.add_arguments(score)
-    _safety.add_arguments(score, _positive_int)
+    _safety.add_arguments(score)
     return score
 
 
@@ -204,10 +190,12 @@ def _score(args):
         label = lowered[name.lower()]
         shown = next((ln.shown for ln in lines if ln.label == label), label)
         thresholds.append((label, value, shown))
+    # The one door: io loads the inputs, or hands back a large file to stream
+    # when only the means of plain measures are asked for.
     full = len(metrics) == len(lines) and not gained
-    streamed = _inputs.streamed(args, metrics) if full else None
-    if streamed is not None:
-        means, n_queries = streamed
+    coded = _inputs.opened(args, stream=full and args.means_only())
+    if isinstance(coded, Chunked):
+        means, n_queries = _inputs.score_chunked(coded, args, metrics)
         if args.format == "trec":
             head = [] if args.measure else _head_lines()
             if not args.no_summary:
@@ -218,7 +206,8 @@ def _score(args):
             shown = [names_of[m] for m in metrics]
             print(render(args.format, shown, as_shown, None, n_queries, None, None))
         return _verdict(means, thresholds)
-    return _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds)
+    return _in_memory(args, coded, lines, metrics, plain, gained, counts_only,
+                      thresholds)  # fmt: skip
 
 
 def _rows(table, keep):
@@ -226,14 +215,9 @@ def _rows(table, keep):
     return {name: np.asarray(col)[keep] for name, col in table.items()}
 
 
-def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
-    """Every option, every measure, every input: the engine's report."""
-    from ..metrics._shared import report_with_means
-
-    def report_of(*data, **options):
-        return report_with_means(*data, frame=False, **options)
-
-    coded, empty_cells = _inputs.load(args)
+def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, thresholds):
+    """Every option, every measure, every input: the engine's report of the
+    loaded rows ``coded``."""
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     if args.qrels is not None and not args.all_judged and np.isnan(y_score).all():
@@ -241,40 +225,17 @@ def _in_memory(args, lines, metrics, plain, gained, counts_only, thresholds):
             f"no query of {args.input} has judgments in {args.qrels}; do the "
             "query ids of the two files match?"
         )
-    options = _inputs.engine_options(
-        args,
-        y_score,
-        doc_order,
-        trec=args.qrels is not None,
-        presorted=coded.presorted,
-    )
+    options = _inputs.engine_options(args, coded)
     # One evaluation gives the per-query rows and the means.
-    report, means = report_of(y_true, y_score, qid, metrics=plain, **options)
-    for ln in gained:
-        if ln.levels:
-            report[ln.label], means[ln.label] = _trec.level_average(
-                report_of, (y_true, y_score, qid), ln, options
-            )
-            continue
-        extra, extra_means = report_of(
-            y_true, y_score, qid, metrics=[ln.metric], gain=_trec.gain_of(ln),
-            **options,
-        )  # fmt: skip
-        report[ln.label] = extra[ln.metric]
-        means[ln.label] = extra_means[ln.metric]
+    report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
-        report, qid, y_score, len(names), trec=args.qrels is not None,
-        empty_cells=empty_cells, all_judged=args.all_judged,
-        names=names, judged_only=args.judged_only,
-        placeholders=coded.placeholders,
+        report, coded, trec=args.qrels is not None, all_judged=args.all_judged,
+        judged_only=args.judged_only,
     )  # fmt: skip
     _summary.report(summary, strict=args.strict)
     codes = np.asarray(report["qid"], dtype=np.int64)
     if args.num_docs is not None:
-        try:
-            _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        _trec.check_num_docs(args.num_docs, report, lambda g: names[codes[g]])
     if args.texts:
         cast = _inputs.get_convention(options["convention"]).cast_scores(y_score)
         for ln in args.texts:

@@ -15,11 +15,11 @@ A mean over queries hides which queries it is a mean of. After scoring,
 The summary is one line on stderr when a query was skipped or not scored, or
 a score cell was empty (the unretrieved documents alone, which every TREC run
 has, print nothing), and the ``"summary"`` object of ``--format json``
-always. With ``--strict``,
-each of them except the unretrieved documents of a TREC run (which every run
-has: they are what recall measures) is an error with exit code 2. Files large
-enough to be streamed (see ``_streamed``) are counted only with ``--strict``,
-which reads them in memory; otherwise they get no summary.
+always. With ``--strict``, each of them except the unretrieved documents of a
+TREC run (which every run has: they are what recall measures) is an error with
+exit code 2. Files large enough to be streamed (see
+:func:`skndcg.io.open_input`) are counted only with ``--strict``, which reads
+them in memory; otherwise they get no summary.
 """
 
 from __future__ import annotations
@@ -119,32 +119,21 @@ def _n(n, one, many):
     return f"{n} {one if n == 1 else many}"
 
 
-def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged,
-          names=None, judged_only=False, placeholders=0):  # fmt: skip
+def build(report, coded, *, trec, all_judged, judged_only=False):
     """The summary of one evaluation.
 
     Parameters
     ----------
     report : mapping
         The per-query report's columns, with its ``skipped`` column.
-    qid : ndarray of int
-        Query code of every row (``0..n_names-1``).
-    y_score : ndarray of float
-        Scores, NaN for judged rows that were not retrieved.
-    n_names : int
-        Number of query names (for a TREC run, those of the run and the qrels).
+    coded : CodedRanking
+        The rows scored: query codes and names, scores (NaN for judged rows
+        not retrieved), the empty score cells of a predictions file and the
+        rows ``-J`` added to keep a query it left empty (not documents).
     trec : bool
         Whether the inputs were a TREC run and its qrels.
-    empty_cells : int
-        Empty score cells of a predictions file.
-    all_judged : bool
-        Whether ``--all-judged`` was given.
-    names : ndarray or None
-        The query names of the codes, to name where trec_eval would stop.
-    judged_only : bool
-        Whether ``-J`` was given.
-    placeholders : int
-        Rows added by ``-J`` to keep a query it left empty (not documents).
+    all_judged, judged_only : bool
+        Whether ``--all-judged`` and ``-J`` were given.
     """
     skipped = np.asarray(report["skipped"], dtype=object)
     reasons: dict = {}
@@ -152,22 +141,23 @@ def build(report, qid, y_score, n_names, *, trec, empty_cells, all_judged,
         reasons[why] = reasons.get(why, 0) + 1
     # Queries with nothing retrieved are counted on their own, below.
     reasons.pop("nothing retrieved", None)
-    qid = np.asarray(qid, dtype=np.int64)
+    qid, y_score, names = coded.qid, coded.y_score, coded.names
+    n_names = len(names)
     present = np.bincount(qid, minlength=n_names) > 0
     found = np.bincount(qid[~np.isnan(y_score)], minlength=n_names) > 0
     no_results = int((present & ~found).sum())
     stops = ""
-    if trec and no_results and names is not None and not judged_only:
+    if trec and no_results and not judged_only:
         stops = str(names[np.flatnonzero(present & ~found)[0]])
     return Summary(
         queries_scored=int((skipped == "").sum()),
         queries_skipped={str(k): int(v) for k, v in reasons.items()},
         run_queries_unjudged=int((~present).sum()) if trec else 0,
         judged_queries_without_results=no_results,
-        unretrieved_judged_rows=int(np.isnan(y_score).sum()) - placeholders
+        unretrieved_judged_rows=int(np.isnan(y_score).sum()) - coded.placeholders
         if trec
         else 0,
-        empty_score_cells=int(empty_cells),
+        empty_score_cells=coded.empty_cells,
         all_judged=all_judged,
         judged_only=judged_only,
         trec_eval_stops_at=stops,

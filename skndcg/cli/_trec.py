@@ -14,6 +14,8 @@ import argparse
 
 import numpy as np
 
+from ._errors import integer
+
 
 def parse_metric(name):
     """The registry's reading of a metric name (imported when first needed:
@@ -34,19 +36,6 @@ def _rel_level(text):
         raise argparse.ArgumentTypeError(
             f"the relevance level must be >= 1, got {text!r}: a retrieved document "
             "nobody judged reads as 0, so a level below 1 would call it relevant"
-        )
-    return value
-
-
-def _num_docs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected the number of documents in the collection, a positive "
-            f"integer, got {text!r}"
         )
     return value
 
@@ -117,7 +106,9 @@ def add_arguments(score):
         "-N",
         "--num-docs",
         metavar="N",
-        type=_num_docs,
+        type=integer(
+            what="the number of documents in the collection, a positive integer"
+        ),
         help="trec_eval -N: the number of documents in the collection, read by "
         "utility's nonrel_missed coefficient",
     )
@@ -253,13 +244,35 @@ def _line(m, by_trec_name=False):
                 m.length, m.levels)  # fmt: skip
 
 
-def level_average(report, data, line, options):
+def report(data, plain, gained, options):
+    """The per-query columns (a dict of arrays) and the means of the metrics
+    ``plain`` and of the lines ``gained`` (ndcg with trec_eval's custom gains,
+    11pt_avg with recall levels: a call of their own) over ``data``, the
+    engine's ``(y_true, y_score, qid)``."""
+    report, means = _report_of(*data, metrics=plain, **options)
+    for ln in gained:
+        if ln.levels:
+            report[ln.label], means[ln.label] = _level_average(data, ln, options)
+            continue
+        extra, extra_means = _report_of(
+            *data, metrics=[ln.metric], gain=gain_of(ln), **options
+        )
+        report[ln.label], means[ln.label] = extra[ln.metric], extra_means[ln.metric]
+    return report, means
+
+
+def _report_of(*data, **options):
+    from ..metrics._shared import report_with_means
+
+    return report_with_means(*data, frame=False, **options)
+
+
+def _level_average(data, line, options):
     """Per-query values and mean of an ``11pt_avg`` line with recall levels:
     iprec at each level, summed in the order given and divided, per query
-    (as trec_eval adds them up). ``report(*data, metrics=, **options)`` gives
-    the per-query columns and the means."""
+    (as trec_eval adds them up)."""
     names = [f"iprec(recall={v!r})" for v in line.levels]
-    extra, extra_means = report(*data, metrics=names, **options)
+    extra, extra_means = _report_of(*data, metrics=names, **options)
     total = 0.0
     for name in names:
         total = total + np.asarray(extra[name], dtype=np.float64)

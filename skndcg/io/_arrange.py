@@ -132,6 +132,14 @@ def docno_order(qid, score, doc, blocks=None):
     return order
 
 
+def check_depth(depth):
+    """Refuse a depth that is not a positive integer (None: no cut)."""
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+    ):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+
+
 def depth_cut(qid, score, doc_order, depth):
     """Rows among each query's ``depth`` best (score, then docno, descending)."""
     order = np.lexsort((-doc_order, -score, qid))

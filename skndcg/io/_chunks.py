@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._optional import import_optional
 from . import _text
-from ._columns import _check_flat, _read_schema
+from ._columns import check_flat, checked_rows
 from ._pandas import pd
+from ._parquet import ParquetColumns
 
 
 def read_predictions_chunks(
@@ -78,36 +78,32 @@ def read_predictions_chunks(
         raise TypeError(f"chunk_rows must be an int >= 1, got {chunk_rows!r}.")
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows!r}.")
-    columns = list(_read_schema(name).names)
+    file = ParquetColumns(name)
+    columns = file.names
     for arg, col in wanted.items():
         if col not in columns:
             raise ValueError(
                 f"{name} has no column {col!r} (passed as {arg}=); its columns "
                 f"are {columns}."
             )
-    _check_flat(name, wanted)
-    return _parquet_chunks(name, wanted, int(chunk_rows))
+    check_flat(name, wanted)
+    return _parquet_chunks(file, wanted, int(chunk_rows))
 
 
-def _parquet_chunks(name, wanted, chunk_rows):
-    pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+def _parquet_chunks(file, wanted, chunk_rows):
+    name = file.path
     checked = {k: v for k, v in wanted.items() if k != "weight"}
     use = list(dict.fromkeys(wanted.values()))
     qid = wanted["qid"]
     # The rows of the last query of a batch wait for the next batch. Only they
     # are joined to the head of the next batch (the rest of the query); the
     # batch itself is yielded as slices of what pyarrow gave, never copied.
-    # Without pre-buffering: pyarrow's read-ahead of whole column chunks kept
-    # memory that grew with the file (about 400 MiB against 240 MiB peak for a
-    # 40M-row file read alone), and reading was no faster.
-    file = pq.ParquetFile(name, pre_buffer=False)
     carry, row = None, 0
-    for batch in file.iter_batches(batch_size=chunk_rows, columns=use):
-        if batch.num_rows == 0:
+    for frame in file.frames(use, chunk_rows):
+        if len(frame) == 0:
             continue
-        frame = batch.to_pandas()
-        frame.index = pd.RangeIndex(row, row + batch.num_rows)  # the file's rows
-        row += batch.num_rows
+        frame.index = pd.RangeIndex(row, row + len(frame))  # the file's rows
+        row += len(frame)
         q = frame[qid].to_numpy()
         change = np.flatnonzero(q[1:] != q[:-1]) + 1
         if carry is not None:
@@ -158,31 +154,5 @@ def _check_chunk(frame, name, wanted):
             if not bad.any():
                 continue
         quick[arg] = wanted[arg]  # checked as read_predictions does
-    _check_rows(frame, name, quick)
+    checked_rows(frame, name, True, quick)
     return frame
-
-
-def _check_rows(frame, name, wanted):
-    from ._columns import _check_pairs, _numbers, _where
-
-    for arg in ("qid", "doc"):
-        if arg not in wanted:
-            continue
-        dtype = frame[wanted[arg]].dtype
-        if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-            continue  # numpy integers and booleans hold no missing value
-        missing = frame[wanted[arg]].isna().to_numpy()
-        if missing.any():
-            row = int(frame.index[np.flatnonzero(missing)[0]])
-            raise ValueError(
-                f"{_where(name, True, row)}: {arg} column {wanted[arg]!r} is "
-                "empty; every row needs one."
-            )
-    if "doc" in wanted:
-        _check_pairs(
-            name, True, frame, frame[wanted["qid"]].to_numpy(),
-            frame[wanted["doc"]].to_numpy(),
-        )  # fmt: skip
-    for arg, allow_nan in (("label", False), ("score", True)):
-        if arg in wanted:
-            _numbers(frame, wanted[arg], name, True, arg, allow_nan)

@@ -8,6 +8,7 @@ from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
 from ._pandas import pd
+from ._parquet import ParquetColumns
 
 #: The file name endings read as Parquet (any case); any other file is text.
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -108,7 +109,7 @@ def _sniff(name):
 
 def _read_header(name, parquet, sep):
     if parquet:
-        return list(_read_schema(name).names)
+        return ParquetColumns(name).names
     try:
         header = pd.read_csv(name, nrows=0, sep=sep)
     except pd.errors.EmptyDataError:
@@ -163,11 +164,11 @@ def _check_fields(name, sep, n_columns):
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
 
 
-def _check_flat(name, wanted):
+def check_flat(name, wanted):
     """Refuse a Parquet column holding lists or structs: one value per row."""
     import pyarrow as pa
 
-    schema = _read_schema(name)
+    schema = ParquetColumns(name).schema
     for arg, col in wanted.items():
         kind = schema.field(col).type
         if pa.types.is_nested(kind):
@@ -195,14 +196,6 @@ def _check_pairs(name, parquet, frame, qid, doc):
         f"{pairs['d'].iloc[first]!r} appears more than once for query "
         f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) pair."
     )
-
-
-def _read_schema(name):
-    pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-    try:
-        return pq.read_schema(name)
-    except Exception as exc:  # pyarrow raises several types here
-        raise ValueError(f"cannot read {name!r} as Parquet: {exc}") from None
 
 
 def _where(name, parquet, row):
@@ -324,7 +317,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
             )
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
-        _check_flat(name, wanted)
+        check_flat(name, wanted)
         pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
         frame = pq.read_table(name, columns=use).to_pandas()
     else:
@@ -344,13 +337,14 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
         _check_fields(name, sep, len(columns))
     if len(frame) == 0:
         raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
-    ids, y_true, y_score = _checked(frame, name, parquet, wanted)
-    return RankingData(ids["qid"], ids.get("doc"), y_true, y_score)
+    ids, numbers = checked_rows(frame, name, parquet, wanted)
+    return RankingData(ids["qid"], ids.get("doc"), numbers["label"], numbers["score"])
 
 
-def _checked(frame, name, parquet, wanted):
-    """The ids, labels and scores of ``frame`` (whose index holds the file's
-    rows), or the error naming the file and line of the first bad value."""
+def checked_rows(frame, name, parquet, wanted):
+    """The ids and the numbers (labels, scores) of the columns ``wanted`` of
+    ``frame`` (whose index holds the file's rows), or the error naming the
+    file and line of the first bad value."""
     ids = {}
     for arg in ("qid", "doc"):
         if arg not in wanted:
@@ -366,6 +360,9 @@ def _checked(frame, name, parquet, wanted):
         ids[arg] = col.to_numpy(dtype=object) if not parquet else col.to_numpy()
     if "doc" in ids:
         _check_pairs(name, parquet, frame, ids["qid"], ids["doc"])
-    y_true = _numbers(frame, wanted["label"], name, parquet, "label", allow_nan=False)
-    y_score = _numbers(frame, wanted["score"], name, parquet, "score", allow_nan=True)
-    return ids, y_true, y_score
+    numbers = {
+        arg: _numbers(frame, wanted[arg], name, parquet, arg, arg == "score")
+        for arg in ("label", "score")
+        if arg in wanted
+    }
+    return ids, numbers

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._arrange import depth_cut, docno_order
+from ._arrange import check_depth, depth_cut, docno_order
 from ._pandas import pd
 
 
@@ -85,14 +85,7 @@ class RankingData:
         >>> coded.qid, coded.names, coded.y_score
         (array([1, 0, 0]), array(['q1', 'q2'], dtype=object), array([0.5, nan, 0.9]))
         """
-        if depth is not None and (
-            isinstance(depth, bool)
-            or not isinstance(depth, (int, np.integer))
-            or depth < 1
-        ):
-            raise ValueError(
-                f"depth must be a positive integer or None, got {depth!r}."
-            )
+        check_depth(depth)
         codes, names = pd.factorize(self.qid, sort=True)
         qid = codes.astype(np.int64)
         y_score = np.array(self.y_score, dtype=np.float64)
@@ -154,6 +147,8 @@ class CodedRanking:
     placeholders : int
         Rows that are no document: with ``judged_only``, one row (judged 0,
         not retrieved) keeps each scored query that has no judged row left.
+    empty_cells : int
+        Score cells a predictions file left empty (see :func:`open_input`).
 
     Examples
     --------
@@ -176,6 +171,7 @@ class CodedRanking:
     tag: str | None = None
     presorted: bool = False
     placeholders: int = 0  # rows -J added to keep a query it left empty
+    empty_cells: int = 0
 
     def __repr__(self):
         return f"CodedRanking(n_rows={len(self.y_true)}, n_queries={len(self.names)})"

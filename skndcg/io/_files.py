@@ -1,21 +1,19 @@
 """A TREC run file joined with its qrels file: one join, three roads, same rules.
 
-A small pair of files is joined in numpy (``_plainjoin``), a regular one on
-its bytes by compiled code (``_fastjoin``, not under ``no_compile``), anything
-else through the DataFrame readers (``_join``), which also name what is wrong
-with a file.
+A small pair of files, and any pair whose unjudged documents are told apart,
+is joined in numpy (``_plainjoin``); a regular one on its bytes by compiled
+code (``_fastjoin``, not under ``no_compile``); anything else through the
+DataFrame readers (``_join``), which also name what is wrong with a file.
 """
 
 from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from .._native._jit import plain, plain_road
 from . import _plainjoin
-from ._data import RankingData
-from ._join import join_codes, join_run_qrels
+from ._arrange import check_depth
+from ._join import join_codes
 from ._trec import read_trec_qrels, read_trec_run
 
 #: Bytes of a TREC line, about: the files' size over this is the rows of work.
@@ -94,13 +92,12 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
             "judged_only=True drops the unjudged documents, which unjudged='zero' "
             "labels 0: pass unjudged='nan' or 'pool'."
         )
+    check_depth(depth)
     options = {"depth": depth, "by_docno": by_docno}
-    if _small(run, qrels):
-        coded = _plainjoin.join(run, qrels, unjudged=unjudged, judged_only=judged_only,
-                                all_judged=all_judged, **options)  # fmt: skip
-        if coded is not None:
-            return coded
-    if unjudged == "zero" and not plain():
+    if unjudged != "zero" or _small(run, qrels):
+        return _plainjoin.join(run, qrels, unjudged=unjudged, judged_only=judged_only,
+                               all_judged=all_judged, **options)  # fmt: skip
+    if not plain():
         from . import _fastjoin  # (the compiled scanner, loaded when used)
 
         fast = _fastjoin.join_files(run, qrels, doc_order=not by_docno, **options)
@@ -110,12 +107,7 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
             coded.presorted = bool(by_docno)
             return coded
     run_frame = read_trec_run(run)
-    qrels_frame = read_trec_qrels(qrels)
-    if unjudged == "zero":
-        coded = join_codes(run_frame, qrels_frame, depth=depth)
-    else:
-        coded = _labelled(run_frame, qrels_frame, depth, unjudged, judged_only,
-                          all_judged)  # fmt: skip
+    coded = join_codes(run_frame, read_trec_qrels(qrels), depth=depth)
     coded.tag = str(run_frame["tag"].iloc[-1])  # trec_eval keeps the last tag
     return coded
 
@@ -127,42 +119,3 @@ def _small(*paths):
     except (OSError, TypeError):
         return False
     return plain_road(size // _LINE_BYTES)
-
-
-def _labelled(run, qrels, depth, unjudged, judged_only, all_judged):
-    """The DataFrame road of :func:`join_trec_files` for documents nobody
-    judged told apart (``unjudged`` "nan" or "pool"), with ``judged_only``."""
-    import pandas as pd
-
-    data = join_run_qrels(run, qrels, depth=depth, unjudged=unjudged)
-    placeholders = 0
-    if judged_only:
-        keep = data.y_true >= 0  # neither NaN nor "in the pool, not judged"
-        scored = np.ones(len(keep), dtype=bool)
-        if not all_judged:
-            # A query the run answers stays scored when -J leaves it nothing
-            # (trec_eval: num_ret 0); one it never answered stays out.
-            answered = pd.unique(data.qid[~np.isnan(data.y_score)])
-            scored = pd.Series(data.qid).isin(answered).to_numpy()
-            keep &= scored
-        y_true, y_score = data.y_true.copy(), data.y_score.copy()
-        # A scored query whose every document -J drops keeps one row, judged 0
-        # and not retrieved: it adds nothing to any measure, and scores 0.
-        lost = scored & ~pd.Series(data.qid).isin(data.qid[keep]).to_numpy()
-        first = np.flatnonzero(lost & ~pd.Series(data.qid).duplicated().to_numpy())
-        y_true[first], y_score[first], keep[first] = 0.0, np.nan, True
-        placeholders = int(first.size)
-        data = RankingData(
-            data.qid[keep], data.doc_id[keep], y_true[keep].astype(np.int64),
-            y_score[keep],
-        )  # fmt: skip
-    coded = data.coded()
-    coded.placeholders = placeholders
-    # The run's queries without judgments have no row left: named all the
-    # same, so that the summary counts them as the other readers do.
-    unjudged_queries = sorted(set(pd.unique(run["qid"])) - set(coded.names))
-    if unjudged_queries:
-        coded.names = np.concatenate(
-            [coded.names, np.array(unjudged_queries, dtype=object)]
-        )
-    return coded

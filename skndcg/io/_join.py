@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _hashing, _text
-from ._arrange import depth_cut, docno_order
+from ._arrange import check_depth, depth_cut, docno_order
 from ._data import CodedRanking, RankingData
 from ._pandas import pd
 from ._trec import duplicate_error
@@ -70,10 +70,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     """The join on integer codes; see :func:`join_run_qrels`."""
     if run_only not in ("drop", "keep"):
         raise ValueError(f"run_only must be 'drop' or 'keep', got {run_only!r}.")
-    if depth is not None and (
-        isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
-    ):
-        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+    check_depth(depth)
     r_q, r_names = _codes(_frame_column(run, "qid", "run"))
     r_doc = _frame_column(run, "doc_id", "run").astype("str").reset_index(drop=True)
     score = _frame_column(run, "score", "run").to_numpy(dtype=np.float64)

@@ -1,13 +1,13 @@
-"""The join of a small TREC run with its qrels, in numpy: no compiler, no pandas.
+"""The join of a TREC run with its qrels in numpy: no compiler, no pandas.
 
 The same rows as the compiled byte join (``_fastjoin``) and the DataFrame join
-(``_join``) give, for the files a process reads faster than it loads numba and
-pandas (see :func:`skndcg._native._jit.plain_road`). The lines are read by the
-line reader's rules (``_text.columns``). Each query's retrieved rows come in
-descending docno order (``by_docno``) or in run order, then its unretrieved
-judgments. Whatever this road does not decide on its own (a document twice in
-a query, no judgment at all) returns None, and the caller's other roads give
-the result or the error.
+(``_join``) give: for the files a process reads faster than it loads numba and
+pandas (see :func:`skndcg._native._jit.plain_road`), and for the documents
+nobody judged told apart (``unjudged`` "nan" or "pool", ``judged_only``) at any
+size. The lines are read by the line reader's rules (``_text.columns``), and a
+document twice in a query is refused with the readers' message. Each query's
+retrieved rows come in descending docno order (``by_docno``) or in run order,
+then its unretrieved judgments.
 """
 
 from __future__ import annotations
@@ -15,46 +15,59 @@ from __future__ import annotations
 import numpy as np
 
 from . import _text
+from ._arrange import depth_cut
 from ._data import CodedRanking
+from ._trec import duplicate_error
 
 
-def _codes(values):
+def _codes(values, exact):
     """``(sorted distinct values, code of each)`` of a list of strings, or of
-    UTF-8 bytes (whose order is the strings' order)."""
-    kind = bytes if values and isinstance(values[0], bytes) else str
-    names, codes = np.unique(np.array(values, dtype=kind), return_inverse=True)
+    UTF-8 bytes (whose order is the strings' order); ``exact`` keeps them as
+    Python objects, for ids that numpy's fixed-width strings would cut (a
+    trailing NUL)."""
+    kind = bytes if isinstance(values[0], bytes) else str
+    names, codes = np.unique(
+        np.array(values, dtype=object if exact else kind), return_inverse=True
+    )
     return names, codes.astype(np.int64).ravel()
 
 
 def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged):
-    """A :class:`CodedRanking` of the two files, or None (see the module)."""
+    """A :class:`CodedRanking` of the two files (see the module)."""
+    run_path = _text.check_path(run_path, "run file")
     run = _text.columns(run_path, _text.RUN, text=False)
+    qrels_path = _text.check_path(qrels_path, "qrels file")
     qrels = _text.columns(qrels_path, _text.QRELS, text=False)
     ids = [run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"]]
     if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
         ids = [[_str(v) for v in col] for col in ids]
-    if any(_has_nul(col) for col in ids):
-        return None  # numpy's fixed-width strings drop trailing NULs
+    exact = any(_has_nul(col) for col in ids)
     run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"] = ids
     n_run, rel = len(run["qid"]), qrels["relevance"]
-    names, q = _codes(run["qid"] + qrels["qid"])
-    _, d = _codes(run["doc_id"] + qrels["doc_id"])
-    if names.dtype.kind == "S":
-        names = np.array([n.decode("utf-8") for n in names.tolist()], dtype=object)
+    names, q = _codes(run["qid"] + qrels["qid"], exact)
+    _, d = _codes(run["doc_id"] + qrels["doc_id"], exact)
+    names = np.array([_str(n) for n in names.tolist()], dtype=object)
     r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
     width = int(d.max()) + 1
     r_key, j_key = r_q * width + r_d, j_q * width + j_d
-    if _repeats(r_key) or _repeats(j_key):
-        return None  # a document twice in a query: the other roads decide
     score = run["score"]
     judged = np.zeros(names.size, dtype=bool)
     judged[j_q] = True
     keep = judged[r_q]  # queries nobody judged are dropped
     if depth is not None:
-        order = np.lexsort((-r_d, -score, r_q))
-        ranked = r_q[order]
-        rank = np.arange(n_run) - np.searchsorted(ranked, ranked)
-        keep[order[rank >= depth]] = False
+        keep &= depth_cut(r_q, score, r_d, depth)
+    # A document twice in a query, both times among the rows kept, is an error
+    # (trec_eval checks only the documents within its depth, too).
+    for path, layout, rows, key, source in (
+        (run_path, _text.RUN, np.flatnonzero(keep), r_key, run),
+        (qrels_path, _text.QRELS, np.arange(j_key.size), j_key, qrels),
+    ):
+        again = _repeat(key[rows])
+        if again is not None:
+            row = rows[again]
+            raise duplicate_error(
+                path, layout, _str(source["qid"][row]), _str(source["doc_id"][row])
+            )
     # Labels of the kept run rows, and the judgments they retrieve.
     by_key = np.argsort(j_key)
     at = np.minimum(np.searchsorted(j_key[by_key], r_key), rel.size - 1)
@@ -121,7 +134,11 @@ def _has_nul(col):
     return nul in nul[:0].join(col)
 
 
-def _repeats(keys):
-    """Whether a key appears twice."""
-    ordered = np.sort(keys)
-    return bool((ordered[1:] == ordered[:-1]).any())
+def _repeat(keys):
+    """Position of the first key that repeats an earlier one, or None."""
+    first = np.unique(keys, return_index=True)[1]
+    if first.size == keys.size:
+        return None
+    again = np.ones(keys.size, dtype=bool)
+    again[first] = False
+    return int(np.flatnonzero(again)[0])

@@ -13,19 +13,8 @@ from .._partial._driver import (
     whole_queries,
 )
 from .._partial._pieces import check_columns
-from ..io import read_predictions_chunks
+from ..io import ParquetColumns, read_predictions_chunks
 from ._order import GroupedCheck
-
-
-def import_pyarrow():
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - the extra installs it
-        raise ImportError(
-            "skndcg.streaming needs pyarrow; install it with "
-            "pip install 'skndcg[stream]'."
-        ) from exc
-    return pq
 
 
 def score_parquet(
@@ -105,38 +94,6 @@ def score_parquet(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    means, counts = stream_parquet(
-        path,
-        metrics,
-        qid_col=qid_col,
-        label_col=label_col,
-        score_col=score_col,
-        doc_col=doc_col,
-        sample_weight_col=sample_weight_col,
-        sample_weight=sample_weight,
-        batch_size=batch_size,
-        progress=progress,
-        **options,
-    )
-    return (means, counts) if return_counts else means
-
-
-def stream_parquet(
-    path,
-    metrics,
-    *,
-    qid_col,
-    label_col,
-    score_col,
-    doc_col=None,
-    sample_weight_col=None,
-    sample_weight=None,
-    batch_size=1 << 20,
-    progress=None,
-    **options,
-):
-    """:func:`score_parquet`, also returning the number of queries each mean covers."""
-    pq = import_pyarrow()
     if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
         raise TypeError(f"batch_size must be an int >= 1, got {batch_size!r}.")
     if batch_size < 1:
@@ -150,8 +107,8 @@ def stream_parquet(
     }
     spec = setup(metrics, cols, sample_weight, options, "the file")
     where = str(path)
-    file = pq.ParquetFile(path)
-    check_columns(file.schema_arrow.names, cols, where)
+    file = ParquetColumns(path)
+    check_columns(file.names, cols, where)
     chunks = read_predictions_chunks(
         path, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
         weight=sample_weight_col, chunk_rows=batch_size,
@@ -160,13 +117,13 @@ def stream_parquet(
         # A first pass over the labels alone: every piece scores with the
         # largest label of the file, as the whole file does in memory.
         found = []
-        for batch in file.iter_batches(batch_size=batch_size, columns=[label_col]):
-            found += label_candidates(batch.column(0).to_numpy(zero_copy_only=False))
+        for frame in file.frames([label_col], batch_size):
+            found += label_candidates(frame[label_col].to_numpy())
         spec.know_label_max(found)
     # Whole queries, rows checked as read_predictions does, numbered from 0.
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
-    bar = progress_bar(file.metadata.num_rows, progress)
+    bar = progress_bar(file.num_rows, progress)
     parts, weighted = [], False
     try:
         for first_row, piece in whole_queries(
@@ -181,6 +138,7 @@ def stream_parquet(
     finally:
         if bar is not None:
             bar.close()
-    return finish(
+    means, counts = finish(
         parts, spec, weighted, f"{where} has no rows; at least one row is required."
     )
+    return (means, counts) if return_counts else means

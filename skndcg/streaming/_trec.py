@@ -107,18 +107,6 @@ def score_trec_run(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'map': 0.25, 'p@2': 0.5}
     """
-    means, counts = stream_trec_run(
-        run, qrels, metrics, convention=convention, all_judged=all_judged,
-        depth=depth, batch_lines=batch_lines, progress=progress, **options,
-    )  # fmt: skip
-    return (means, counts) if return_counts else means
-
-
-def stream_trec_run(
-    run, qrels, metrics, *, convention="trec_eval", all_judged=False, depth=None,
-    batch_lines=1 << 20, progress=None, **options,
-):  # fmt: skip
-    """:func:`score_trec_run`, also returning the number of queries each mean covers."""
     if isinstance(batch_lines, bool) or not isinstance(batch_lines, int | np.integer):
         raise TypeError(f"batch_lines must be an int >= 1, got {batch_lines!r}.")
     if batch_lines < 1:
@@ -182,11 +170,12 @@ def stream_trec_run(
     finally:
         if bar is not None:
             bar.close()
-    return finish(
+    means, counts = finish(
         parts, spec, weighted,
         f"no query of {where} has judgments in {qrels}; do the query ids of the "
         "two files match?",
     )  # fmt: skip
+    return (means, counts) if return_counts else means
 
 
 def _joined(run_rows, judgments, depth, unjudged):

@@ -1,0 +1,153 @@
+"""The one door of ``skndcg score``'s inputs: loaded whole, or left to stream."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._columns import is_parquet, read_predictions
+from ._files import join_trec_files
+from ._parquet import ParquetColumns
+
+# Parquet files with more rows than this are streamed in row groups when only the
+# means are asked for (and no depth). The environment variable SKNDCG_STREAM_ROWS
+# sets another threshold (0 streams every Parquet file).
+STREAM_ROWS = 20_000_000
+
+
+# TREC runs larger than this are scored query by query, in bounded memory, when
+# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
+# streams every run).
+STREAM_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """A file too large to load: score it a batch of queries at a time.
+
+    What :func:`open_input` returns for a file that :mod:`skndcg.streaming`
+    should read: a TREC run with its qrels (:func:`skndcg.streaming.score_trec_run`),
+    or Parquet predictions (:func:`skndcg.streaming.score_parquet`, ``qrels``
+    None).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The run, or the predictions file.
+    qrels : str, path-like or None
+        The run's qrels; None for predictions.
+    qid, label, score, doc : str or None
+        The predictions' column names (``doc`` None without one).
+    depth : int or None
+        Each query's best retrieved documents kept (a run only).
+    """
+
+    path: object
+    qrels: object = None
+    qid: str | None = None
+    label: str | None = None
+    score: str | None = None
+    doc: str | None = None
+    depth: int | None = None
+
+
+def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
+               depth=None, by_docno=False, unjudged="zero", judged_only=False,
+               all_judged=False, stream=False):  # fmt: skip
+    """A run joined with its qrels, or a predictions file, as ``skndcg score``
+    scores it: loaded, or a :class:`Chunked` to stream when it is large.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A TREC run (with ``qrels``), or a CSV or Parquet predictions file.
+    qrels : str, path-like or None, default=None
+        The run's qrels.
+    qid, label, score, doc : str or None, default=None
+        The predictions' column names, as in :func:`read_predictions`.
+    depth : int or None, default=None
+        Keep each query's ``depth`` best scored rows (trec_eval ``-M``).
+    by_docno, unjudged, judged_only, all_judged
+        As in :func:`join_trec_files` (a run only).
+    stream : bool, default=False
+        Whether the caller can score a :class:`Chunked` (it asks for the
+        means alone). A run of at least 1 GiB (``SKNDCG_STREAM_BYTES`` in the
+        environment sets another size) is then streamed, without
+        ``unjudged`` nor ``judged_only``; so is a Parquet file of at least 20
+        million rows (``SKNDCG_STREAM_ROWS``), without ``depth``.
+
+    Returns
+    -------
+    coded : CodedRanking or Chunked
+        The rows (``empty_cells`` counts a predictions file's empty scores),
+        or the file to stream.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`join_trec_files` and :func:`read_predictions` do; ValueError
+        too when a threshold in the environment is not a number >= 0.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skndcg.io import open_input
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("q,y,s\\n1,1,0.5\\n1,0,\\n")
+    >>> coded = open_input(path, qid="q", label="y", score="s", stream=True)
+    >>> coded.y_score, coded.empty_cells
+    (array([0.5, nan]), 1)
+    """
+    if qrels is not None:
+        if stream and unjudged == "zero" and not judged_only and _large_run(path):
+            return Chunked(path, qrels, depth=depth)
+        return join_trec_files(
+            path, qrels, depth=depth, by_docno=by_docno, unjudged=unjudged,
+            judged_only=judged_only, all_judged=all_judged,
+        )  # fmt: skip
+    columns = {"qid": qid, "label": label, "score": score, "doc": doc}
+    if stream and depth is None and _large_parquet(path, qid, label, score):
+        return Chunked(path, **columns)
+    data = read_predictions(path, **columns)
+    coded = data.coded(depth=depth)
+    coded.empty_cells = int(np.isnan(data.y_score).sum())
+    return coded
+
+
+def _threshold(name, default):
+    """The streaming threshold ``default``, or the one set in the environment."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(
+            f"the environment variable {name} must be a number >= 0, got {text!r}"
+        )
+    return value
+
+
+def _large_run(path):
+    """Whether a run is large enough to stream."""
+    try:
+        size = os.path.getsize(path)
+    except (OSError, TypeError):
+        return False  # the in-memory reader reports the problem
+    return size >= _threshold("SKNDCG_STREAM_BYTES", STREAM_BYTES)
+
+
+def _large_parquet(path, *columns):
+    """Whether a predictions file is Parquet with enough rows to stream."""
+    if not is_parquet(path) or None in columns:
+        return False
+    try:
+        n_rows = ParquetColumns(path).num_rows
+    except (ImportError, OSError, ValueError):
+        return False  # the in-memory reader reports the problem
+    return n_rows >= _threshold("SKNDCG_STREAM_ROWS", STREAM_ROWS)
