@@ -42,6 +42,12 @@ class Chunked:
         The predictions' column names (``doc`` None without one).
     depth : int or None
         Each query's best retrieved documents kept (a run only).
+
+    Examples
+    --------
+    >>> from skndcg.io import Chunked
+    >>> Chunked("run.txt", "qrels.txt", depth=1000).depth
+    1000
     """
 
     path: object
