@@ -152,6 +152,20 @@ def test_without_ties_the_floats_are_the_functions():
                                           rel=1e-14, abs=1e-15)  # fmt: skip
 
 
+@pytest.mark.parametrize("plain", [True, False])
+def test_the_compiled_kernels_and_their_python_agree(plain):
+    from skndcg._native._jit import no_compile
+
+    y, s, q, item, pop = data(3, n_queries=300)
+    names = [f"{n}@4" for n in NAMES]
+    # The functions load numba: without no_compile the engine then compiles.
+    want = [public(base, y, s, q, item, pop, 4) for base in NAMES]
+    with no_compile(plain):
+        got = by_name(names, y, s, q, item, pop)
+    for full, value in zip(names, want, strict=True):
+        assert got[full] == pytest.approx(value, rel=1e-12, abs=1e-12), full
+
+
 def brute(base, y, s, q, item, pop, k):
     """Mean over every order of each query's rows of the function's value with
     ties="stable": every order of the tied rows, equally often."""
@@ -315,7 +329,7 @@ def test_streaming_and_dask_refuse_with_a_clear_message(tmp_path):
     from skndcg.streaming import score_parquet
 
     cols = dict(qid_col="qid", label_col="label", score_col="score")
-    with pytest.raises(ValueError, match=r"skndcg\.streaming and the command line"):
+    with pytest.raises(ValueError, match=r"skndcg\.streaming, skndcg\.torch and"):
         score_parquet(path, ["novelty@2"], **cols)
     dd = pytest.importorskip("dask.dataframe")
     import skndcg.dask as sd

@@ -27,8 +27,9 @@ def missing_side(spec, side) -> str | None:
     entry = lookup(m.name)
     function = entry.function if entry is not None else "its own function"
     where = (
-        "skndcg.dask, skndcg.spark, skndcg.streaming and the command line keep "
-        "no item ids per row, so they cannot compute it"
+        "this entry point takes no item ids (skndcg.dask, skndcg.spark, "
+        "skndcg.streaming, skndcg.torch and the command line keep no item ids "
+        "per row), so it cannot compute it"
         if side is None
         else f"this call lacks {' and '.join(lacking)}"
     )
