@@ -43,18 +43,22 @@ def test_the_listing_says_what_each_needs_and_whether_it_is_per_query():
     assert not by_name["exposure_gini"].per_query
 
 
-def test_no_beyond_accuracy_name_is_a_registered_measure():
+def test_only_the_per_query_sums_are_registered_with_side_inputs():
     registered = {n for m in registry.measures() for n in (m.name, *m.aliases)}
     for m in registry.beyond_accuracy():
         assert not {m.name, *m.aliases} & registered, m.name
+        if m.by_name:
+            assert m.per_query and not m.why, m.name
+            assert registry.describe(m.name).side_inputs == ("item_id", "popularity")
+        else:
+            assert m.why, m.name
 
 
 @pytest.mark.parametrize(
     "name, function",
     [
-        ("novelty@10", "novelty_score"),
-        ("ARP@5", "average_popularity_score"),
         ("ild", "intra_list_diversity_score"),
+        ("calibration@5", "calibration_score"),
         ("coverage@10", "catalog_coverage_score"),
         ("exposure_gini@10", "exposure_gini_score"),
     ],
@@ -78,7 +82,7 @@ def test_a_measure_that_is_not_per_query_says_so():
     with pytest.raises(ValueError, match="not a mean over queries"):
         registry.parse("exposure_entropy@10")
     with pytest.raises(ValueError, match="a mean over queries of a per-query"):
-        registry.parse("serendipity@10")
+        registry.parse("ild@10")
 
 
 def test_top_k_rank_is_the_engines_ranked_order():

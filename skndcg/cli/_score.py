@@ -144,6 +144,14 @@ def _score(args):
     if args.qrels is None:
         args = _inputs.default_columns(args)
     lines, rel_level = _trec.lines(args, UsageError)
+    for ln in lines:
+        if ln.metric is not None and parse_metric(ln.metric).definition.side_inputs:
+            raise UsageError(
+                f"{ln.shown} reads the item of each row and its training "
+                "popularity, and skndcg score keeps no item ids per row: compute "
+                "it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
+                "item_id=..., popularity=...)"
+            )
     args = args.but(rel_level=rel_level)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)

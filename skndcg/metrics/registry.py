@@ -4,7 +4,9 @@ Every measure skndcg knows, built in or added with
 :func:`skndcg.metrics.define_measure`, is one :class:`Measure` here. The
 beyond-accuracy measures, which read items (popularity, features, the
 catalogue) rather than ``(y_true, y_score, qid)`` alone, are listed by
-:func:`beyond_accuracy` with the function that computes each. Other
+:func:`beyond_accuracy` with the function that computes each; those that are
+per-user sums over the top ``k`` are also measures by name, given ``item_id``
+and ``popularity`` (their :class:`Measure` has ``side_inputs``). Other
 packages (the command line, the tensor backend, the scale-out driver) and users
 read the registry through these functions rather than through the engine's
 modules.
@@ -21,6 +23,10 @@ True
 True
 >>> [m.function for m in registry.beyond_accuracy() if m.name == "novelty"]
 ['novelty_score']
+>>> registry.describe("novelty").side_inputs
+('item_id', 'popularity')
+>>> [m.name for m in registry.beyond_accuracy() if m.by_name]
+['novelty', 'arp', 'aplt', 'aclt', 'long_tail_recall', 'serendipity']
 """
 
 from __future__ import annotations
@@ -48,7 +54,11 @@ __all__ = [
 
 
 def measures() -> tuple[Measure, ...]:
-    """Every registered measure, built-in ones first, each once.
+    """Every registered measure read from ``(y_true, y_score, qid)`` alone,
+    built-in ones first, each once.
+
+    The beyond-accuracy measures that read ``item_id`` and ``popularity`` too
+    are listed by :func:`beyond_accuracy`.
 
     Returns
     -------
@@ -103,20 +113,23 @@ def describe(name: str) -> Measure:
 
 
 def beyond_accuracy() -> tuple[BeyondAccuracy, ...]:
-    """The beyond-accuracy measures, which are not in the registry.
+    """The beyond-accuracy measures, and which of them are named as metrics.
 
     They read item popularity, item features or categories, a user's history
-    or the catalogue, so each is computed by its own function rather than by
-    name from ``(y_true, y_score, qid)``; a name such as ``"novelty@10"``
-    given as a metric is refused with a message naming that function.
+    or the catalogue, and each is computed by its own function. Those that
+    are per-user sums over the top ``k`` of one value per row (``by_name``,
+    for example ``"novelty@10"``) are also measures of the registry, named
+    among the metrics of a call that passes ``item_id`` and ``popularity``.
+    The others (``why`` says why) are refused as metric names with a message
+    naming their function.
 
     Returns
     -------
     tuple of BeyondAccuracy
         Each with its ``name``, ``aliases``, the ``function`` of
-        :mod:`skndcg.metrics` that computes it, what it ``needs``, and whether
+        :mod:`skndcg.metrics` that computes it, what it ``needs``, whether
         it is ``per_query`` (a mean of one value per query) or one value for
-        all the lists together.
+        all the lists together, and ``by_name`` or ``why``.
     """
     return BEYOND_ACCURACY
 

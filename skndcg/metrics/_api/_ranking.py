@@ -239,6 +239,8 @@ def grouped_ranking_scores(
     nan_score=None,
     queries=None,
     nan_label=None,
+    item_id=None,
+    popularity=None,
 ):
     """Several ranking metrics at once, with one grouping and one selection pass.
 
@@ -250,6 +252,10 @@ def grouped_ranking_scores(
         ``"dcg@5"``, ``"map@10"`` (or ``"ap@10"``), ``"mrr"`` (or ``"rr@10"``),
         ``"p@5"``, ``"r@20"``, ``"hit@10"``, ``"rbp(p=0.8)"``, and any measure
         added with :func:`define_measure`. Without ``@k`` the whole list counts.
+        The per-user beyond-accuracy measures ``"novelty(n_users=N)@k"``,
+        ``"arp@k"``, ``"aplt(long_tail=0.2)@k"``, ``"aclt(long_tail=0.2)@k"``,
+        ``"long_tail_recall(long_tail=0.2)@k"`` and ``"serendipity@k"`` read
+        ``item_id`` and ``popularity`` too.
     gain : {{"linear", "exponential"}} or callable, default=None
         Gain of a label for the DCG family.
     discount : "log2", array-like or callable, default="log2"
@@ -267,6 +273,12 @@ def grouped_ranking_scores(
         ``"unjudged"`` marks a retrieved row nobody judged: it is not relevant
         (trec_eval's rule) to every measure but those that use unjudged rows
         (``bpref``, ``judged@k``), and a measure that cannot tell refuses it.
+    item_id : array-like of shape (n_samples,), default=None
+        Item of each row, for the beyond-accuracy measures.
+    popularity : dict or array-like, default=None
+        Training popularity of the items, for the beyond-accuracy measures: a
+        dict of counts by item, or the training log's item ids, as in
+        :func:`novelty_score`. Every item of ``item_id`` must have a count.
 
     Returns
     -------
@@ -283,6 +295,11 @@ def grouped_ranking_scores(
     ...     ["ndcg@2", "mrr", "p@2"])
     >>> {{name: round(value, 4) for name, value in scores.items()}}
     {{'ndcg@2': 0.3835, 'mrr': 0.75, 'p@2': 0.5}}
+    >>> grouped_ranking_scores(
+    ...     [1, 0, 2, 0, 1, 1], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [1, 1, 1, 2, 2, 2],
+    ...     ["novelty@2", "arp@2"], item_id=["a", "b", "c", "a", "d", "b"],
+    ...     popularity=["a", "a", "a", "a", "b", "b", "c", "d"])
+    {{'novelty@2': 1.75, 'arp@2': 2.75}}
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     means = evaluate(
@@ -292,6 +309,7 @@ def grouped_ranking_scores(
         names,
         sample_weight=sample_weight,
         doc_id=doc_id,
+        side={"item_id": item_id, "popularity": popularity},
         **pick(locals()),
     ).means()
     return {name: float(v) for name, v in zip(names, means, strict=True)}

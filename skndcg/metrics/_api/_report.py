@@ -34,6 +34,8 @@ def ranking_report(
     nan_label=None,
     by=None,
     return_means=False,
+    item_id=None,
+    popularity=None,
 ):
     """One row per query: sizes, DCG and ideal DCG, and every requested metric.
 
@@ -66,6 +68,10 @@ def ranking_report(
     return_means : bool, default=False
         Also return the mean of each metric, from the same evaluation (the
         rows are read and ranked once).
+    item_id, popularity : default=None
+        Items of the rows and their training popularity, for the
+        beyond-accuracy measures, as in
+        :func:`~skndcg.metrics.grouped_ranking_scores`.
 
     Returns
     -------
@@ -103,7 +109,8 @@ def ranking_report(
     """
     report, means = report_with_means(
         y_true, y_score, qid, metrics=metrics, sample_weight=sample_weight,
-        doc_id=doc_id, with_means=bool(return_means), **pick(locals()),
+        doc_id=doc_id, with_means=bool(return_means),
+        side={"item_id": item_id, "popularity": popularity}, **pick(locals()),
     )  # fmt: skip
     if by is not None:
         from ._segment_column import with_segment
@@ -114,12 +121,13 @@ def ranking_report(
 
 def report_with_means(
     y_true, y_score, qid, *, metrics=("ndcg@10",), sample_weight=None, doc_id=None,
-    with_means=True, label_max=None, frame=True, **options,
+    with_means=True, label_max=None, frame=True, side=None, **options,
 ):  # fmt: skip
     """:func:`ranking_report` and the means of its metrics (or None), from one
     evaluation; ``options`` as in :func:`ranking_report`. ``label_max``: the
     largest label of the whole data, when these rows are one piece of it (see
-    :func:`~skndcg.metrics._core._labels.label_max_of`);
+    :func:`~skndcg.metrics._core._labels.label_max_of`); ``side``: the side
+    inputs of the beyond-accuracy measures (``item_id``, ``popularity``);
     ``frame=False``: the report's columns as a dict of arrays (no pandas)."""
     opts = call_options(**options)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -136,7 +144,7 @@ def report_with_means(
     all_specs = [*specs, *wanted]
     ev = evaluate(
         y_true, y_score, qid, all_specs, opts, sample_weight=sample_weight,
-        doc_id=doc_id, label_max=label_max,
+        doc_id=doc_id, label_max=label_max, side=side,
     )  # fmt: skip
     grouping = ev.grouping
     data = {

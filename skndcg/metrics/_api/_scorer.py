@@ -102,7 +102,8 @@ class _RankingScorer:
     document it.
     """
 
-    def __init__(self, metrics, single, qid_col, options, signature):
+    def __init__(self, metrics, single, qid_col, options, signature, side=None):
+        self._side = side  # (item_col, popularity) of the beyond-accuracy measures
         self._metrics = metrics
         self._single = single
         self._qid_col = qid_col
@@ -166,6 +167,22 @@ class _RankingScorer:
                 raise ValueError(f"{exc} {_hint_no_ids()}") from None
             raise
         check_query_overlap(estimator, qid, caller=caller)
+        side = {}
+        if getattr(self, "_side", None) is not None:
+            item_col, side["popularity"] = self._side
+            if not _has_column(X, item_col):
+                raise ValueError(
+                    f"{caller}: X has no column {item_col!r} (item_col) holding "
+                    "the item of each row; pass a pandas or polars DataFrame "
+                    "with it."
+                )
+            side["item_id"] = np.asarray(X[item_col])
+            if _has_column(X_model, item_col) and not _uses_column(estimator, item_col):
+                X_model = (
+                    X_model.drop(columns=[item_col])
+                    if hasattr(X_model, "iloc")
+                    else X_model.drop(item_col)
+                )
         n_rows = qid.shape[0]
         n_labels = len(y_true)
         if n_labels != n_rows:
@@ -189,6 +206,7 @@ class _RankingScorer:
             qid,
             self._metrics,
             sample_weight=sample_weight,
+            **side,
             **self._options,
         )
         # scikit-learn maximises scores: a measure where lower is better is
@@ -257,7 +275,9 @@ default=sklearn.utils.metadata_routing.UNCHANGED
 
 
 @with_references(REFERENCES)
-def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
+def make_ranking_scorer(
+    metrics, *, qid_col=None, item_col=None, popularity=None, **metric_options
+):
     """Make a group-aware ranking scorer for ``scoring=`` in scikit-learn.
 
     The scorer is called as ``scorer(estimator, X, y_true, *, qid=None,
@@ -283,6 +303,13 @@ def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
         DataFrame column holding the query ids, read when no ``qid`` is passed.
         ``None`` reads the ``qid_col`` attribute of the scored estimator (a
         :class:`~skndcg.ranker.QueryRanker`), falling back to ``"qid"``.
+    item_col : str, int or None, default=None
+        DataFrame column holding the item of each row, for the beyond-accuracy
+        measures (``"novelty@10"``, ``"arp@10"``, ...); dropped before
+        ``predict`` unless the estimator was fitted with it.
+    popularity : dict or array-like, default=None
+        The items' training popularity, for the same measures, as in
+        :func:`grouped_ranking_scores`.
     **metric_options : dict
         Passed to :func:`grouped_ranking_scores`: ``gain``, ``discount``,
         ``ties``, ``empty``, ``convention``, ``rel_threshold``,
@@ -331,12 +358,42 @@ def make_ranking_scorer(metrics, *, qid_col=None, **metric_options):
             f"({type(qid_col).__name__})."
         )
     check_metric_options(metric_options)
+    side = _side_of(names, item_col, popularity)
     args = [repr(metrics if single else list(names))]
     if qid_col is not None:
         args.append(f"qid_col={qid_col!r}")
+    if side is not None:
+        args.append(f"item_col={item_col!r}, popularity=<{type(popularity).__name__}>")
     args += [f"{key}={value!r}" for key, value in metric_options.items()]
     signature = f"make_ranking_scorer({', '.join(args)})"
-    return _RankingScorer(names, single, qid_col, dict(metric_options), signature)
+    return _RankingScorer(names, single, qid_col, dict(metric_options), signature, side)
+
+
+def _side_of(names, item_col, popularity):
+    """``(item_col, popularity)`` for the metrics that read them, checked."""
+    reads = [n for n in names if parse_metric(n).definition.side_inputs]
+    if not reads and item_col is None and popularity is None:
+        return None
+    if not reads:
+        raise ValueError(
+            "item_col and popularity are read by the beyond-accuracy measures "
+            f"only ('novelty@10', 'arp@10', ...), and {list(names)!r} has none."
+        )
+    if item_col is None or popularity is None:
+        lacking = " and ".join(
+            f"{n}=" for n, v in (("item_col", item_col), ("popularity", popularity))
+            if v is None
+        )  # fmt: skip
+        raise ValueError(
+            f"metric {reads[0]!r} reads the item of each row and its training "
+            f"popularity: pass {lacking} to make_ranking_scorer (the DataFrame "
+            "column of item ids, and the training popularity)."
+        )
+    if isinstance(item_col, bool) or not isinstance(item_col, (str, Integral)):
+        raise TypeError(
+            f"item_col must be a column name (str or int), got {item_col!r}."
+        )
+    return item_col, popularity
 
 
 @with_references(REFERENCES)

@@ -1,11 +1,11 @@
-"""The beyond-accuracy measures as the registry lists them, and why a name such
-as ``"novelty@10"`` is refused among the metrics of a call.
+"""The beyond-accuracy measures as the registry lists them: which are named
+among the metrics of a call, and why the others are refused.
 
 These measures read items, not labels alone: item popularity, item features or
-categories, a user's history or the catalogue. The engine's calls take
-``(y_true, y_score, qid)``, so each is computed by its own function; some are
-means over queries (``per_query``), the others are one value for all the lists
-together.
+categories, a user's history or the catalogue. Each has its own function. The
+per-user popularity measures are also sums over the top ``k`` of one value per
+row, so the engine computes them by name from ``item_id`` and ``popularity``
+(``_by_name.py``, ``by_name`` below); the others are not such sums (``why``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ class BeyondAccuracy:
         Whether it is a mean of one value per query (user), so that it has a
         per-query value to compare; otherwise it is one value for all the lists
         together.
+    by_name : str
+        How it is named among the metrics of a call, given ``item_id`` and
+        ``popularity`` (``"novelty(n_users=N)@k"``); empty when it is not.
+    why : str
+        Why it cannot be named, when it cannot.
     """
 
     name: str
@@ -38,6 +43,8 @@ class BeyondAccuracy:
     function: str
     needs: tuple
     per_query: bool
+    by_name: str = ""
+    why: str = ""
 
     def refusal(self, asked: str) -> str:
         """Why ``asked`` cannot be one of the metrics of a call."""
@@ -49,19 +56,25 @@ class BeyondAccuracy:
             else "one value for all the lists together, not a mean over queries"
         )
         return (
-            f"metric {asked!r} is a beyond-accuracy measure ({kind}): compute it "
-            f"with skndcg.metrics.{self.function}. It needs {needs}, which "
-            "(y_true, y_score, qid) do not carry, so it cannot be "
-            "named among the metrics of a report, a scorer or the command line."
+            f"metric {asked!r} is a beyond-accuracy measure ({kind}) that cannot "
+            f"be named among the metrics of a call: {self.why}. Compute it with "
+            f"skndcg.metrics.{self.function}. It needs {needs}, which "
+            "(y_true, y_score, qid) do not carry."
         )
 
 
 _POPULARITY = ("item_id", "popularity")
 _LABELLED = ("y_true", *_POPULARITY)
 _CATALOG = ("item_id", "catalog (optional)")
+_TAIL = "(long_tail=0.2)@k"
+_TOTAL = (
+    "it is one value for all the lists together (how the items spread over "
+    "them), not a mean of one value per query"
+)
 BEYOND_ACCURACY = (
     BeyondAccuracy(
-        "coverage", ("catalog_coverage",), "catalog_coverage_score", _CATALOG, False
+        "coverage", ("catalog_coverage",), "catalog_coverage_score", _CATALOG, False,
+        why=_TOTAL,
     ),
     BeyondAccuracy(
         "ild",
@@ -69,34 +82,47 @@ BEYOND_ACCURACY = (
         "intra_list_diversity_score",
         ("item_id", "item_categories or item_features"),
         True,
+        why="a list's value is a mean over its pairs of items, not a sum of one "
+        "value per rank, and reads item categories or features",
     ),
-    BeyondAccuracy("novelty", (), "novelty_score", _POPULARITY, True),
+    BeyondAccuracy("novelty", (), "novelty_score", _POPULARITY, True,
+                   "novelty(n_users=N)@k"),
     BeyondAccuracy(
-        "arp", ("average_popularity",), "average_popularity_score", _POPULARITY, True
+        "arp", ("average_popularity",), "average_popularity_score", _POPULARITY, True,
+        "arp@k",
     ),
     BeyondAccuracy(
-        "aplt", (), "average_popularity_score(measure='aplt')", _POPULARITY, True
+        "aplt", (), "average_popularity_score(measure='aplt')", _POPULARITY, True,
+        "aplt" + _TAIL,
     ),
     BeyondAccuracy(
-        "aclt", (), "average_popularity_score(measure='aclt')", _POPULARITY, True
+        "aclt", (), "average_popularity_score(measure='aclt')", _POPULARITY, True,
+        "aclt" + _TAIL,
     ),
-    BeyondAccuracy("long_tail_recall", (), "long_tail_recall_score", _LABELLED, True),
-    BeyondAccuracy("serendipity", (), "serendipity_score", _LABELLED, True),
+    BeyondAccuracy("long_tail_recall", (), "long_tail_recall_score", _LABELLED, True,
+                   "long_tail_recall" + _TAIL),
+    BeyondAccuracy("serendipity", (), "serendipity_score", _LABELLED, True,
+                   "serendipity@k"),
     BeyondAccuracy(
         "calibration",
         ("miscalibration",),
         "calibration_score",
         ("item_id", "history", "categories"),
         True,
+        why="a list's value is a divergence between its category distribution "
+        "and the user's history, not a sum of one value per rank",
     ),
-    BeyondAccuracy("exposure_gini", ("gini",), "exposure_gini_score", _CATALOG, False),
+    BeyondAccuracy("exposure_gini", ("gini",), "exposure_gini_score", _CATALOG, False,
+                   why=_TOTAL),
     BeyondAccuracy(
-        "exposure_entropy", ("entropy",), "exposure_entropy_score", _CATALOG, False
+        "exposure_entropy", ("entropy",), "exposure_entropy_score", _CATALOG, False,
+        why=_TOTAL,
     ),
     BeyondAccuracy(
-        "distributional_coverage", (), "distributional_coverage_score", _CATALOG, False
+        "distributional_coverage", (), "distributional_coverage_score", _CATALOG, False,
+        why=_TOTAL,
     ),
-)
+)  # fmt: skip
 _BY_NAME = {n: m for m in BEYOND_ACCURACY for n in (m.name, *m.aliases)}
 
 

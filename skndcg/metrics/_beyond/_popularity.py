@@ -92,7 +92,7 @@ def novelty_score(
     pop, table = popularity_of(
         popularity, lists.uniques, missing, allowed=("error", "one", "zero")
     )
-    total = float(table.sum()) if n_users is None else _n_users(n_users, table)
+    total = float(table.sum()) if n_users is None else check_n_users(n_users, table)
     if (pop[lists.item] == 0).any():
         first = py(lists.uniques[lists.item[pop[lists.item] == 0][0]])
         fix = (
@@ -110,7 +110,7 @@ def novelty_score(
     return finish(values, lists.keys, "novelty", k, per_query, "empty lists")
 
 
-def _n_users(n_users, table):
+def check_n_users(n_users, table):
     if isinstance(n_users, bool) or not isinstance(n_users, (int, np.integer)):
         raise TypeError(f"n_users must be an int, got {n_users!r}.")
     top = float(table.max()) if table.size else 0.0
@@ -337,12 +337,7 @@ def serendipity_score(
     y = labels_of(y_true, lists.codes.shape[0])
     _, table = popularity_of(popularity, lists.uniques, missing)
     if isinstance(primitive, str) and primitive == "popular":
-        if k is None:
-            raise ValueError("primitive='popular' needs a cut-off k (not None).")
-        counts = table.to_numpy(dtype=np.float64)
-        cut = np.sort(counts)[::-1][min(k, counts.shape[0]) - 1]
-        expected = pd.Index(lists.uniques).isin(table.index[counts >= cut])
-        unexpected = ~expected[lists.item]
+        unexpected = ~most_popular(table, lists.uniques, k)[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
         pairs = qid_item_pairs(primitive, "primitive")
         known = pd.MultiIndex.from_tuples(pairs) if pairs else None
@@ -364,3 +359,13 @@ def serendipity_score(
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(size > 0, hits / size, np.nan)
     return finish(values, lists.keys, "serendipity", k, per_query, "empty lists")
+
+
+def most_popular(table, uniques, k) -> np.ndarray:
+    """Whether each item code is among the ``k`` most popular items of the
+    table (ties at the cut included): the list of the primitive recommender."""
+    if k is None:
+        raise ValueError("primitive='popular' needs a cut-off k (not None).")
+    counts = table.to_numpy(dtype=np.float64)
+    cut = np.sort(counts)[::-1][min(k, counts.shape[0]) - 1]
+    return pd.Index(uniques).isin(table.index[counts >= cut])

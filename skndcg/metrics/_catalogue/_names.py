@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import _measures  # noqa: F401  (registers the built-in measures)
+from .._beyond import _by_name  # noqa: F401  (and the beyond-accuracy ones)
 from . import _registry as R
 
 # Kind of every measure that has no block kernel (``_registry.Measure.per_query``).

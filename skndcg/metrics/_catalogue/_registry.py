@@ -32,6 +32,8 @@ EXTRAS = ("ideal", "n_relevant", "n_nonrelevant", "label_max", "rel_threshold")
 # trec_eval's label rule ("in the pool, not judged": -1) from those nobody
 # judged (NaN), for infAP.
 UNJUDGED_RULES = ("not_relevant", "use", "refuse", "pool")
+# Per-row inputs beyond ``(y_true, y_score, qid)`` a measure may read.
+SIDE_INPUTS = ("item_id", "popularity")
 # When a query is "empty" for a measure (the ``empty=`` option applies to it).
 EMPTY_WHEN = ("no_relevant", "ideal_zero", "never")
 
@@ -154,6 +156,17 @@ class Measure:
         -> (values, empty or None)``, one value per query from the rows of
         ``skndcg.torch._ranked.Ranked``. None: the measure is computed by the
         numpy engine on a CPU copy of the rows.
+    side_inputs : tuple of str
+        Inputs beyond ``(y_true, y_score, qid)`` the measure reads (see
+        ``SIDE_INPUTS``): the beyond-accuracy measures read item ids and
+        their training popularity. Such a measure is not listed by
+        :func:`measures`.
+    row_values : callable or None
+        With ``side_inputs``: ``row_values(spec, relevant, side) -> values``,
+        one float per input row (``relevant``: the rows' binary relevance,
+        ``side``: the inputs by name). ``per_query`` reads these values, in
+        ranked order, in place of the labels; their count above 0 is the
+        query's ``n_relevant``.
     """
 
     name: str
@@ -174,6 +187,8 @@ class Measure:
     depth: str = "all"
     form: str = "any"
     tensor: Callable | str | None = None
+    side_inputs: tuple = ()
+    row_values: Callable | None = None
 
     @property
     def binary(self) -> bool:
@@ -257,6 +272,14 @@ def register(measure: Measure) -> Measure:
             f"measure {measure.name!r} needs {unknown[0]!r}, which is not an input "
             f"a measure can ask for; expected some of {list(EXTRAS)}."
         )
+    if not set(measure.side_inputs) <= set(SIDE_INPUTS) or (
+        bool(measure.side_inputs) != (measure.row_values is not None)
+    ):
+        raise ValueError(
+            f"measure {measure.name!r}: side_inputs must be some of "
+            f"{list(SIDE_INPUTS)}, given with row_values, got "
+            f"{measure.side_inputs!r}."
+        )
     if (measure.block_kind is None) == (measure.per_query is None):
         raise ValueError(
             f"measure {measure.name!r} needs exactly one kernel: a block kind or "
@@ -296,9 +319,12 @@ def by_kind(kind: int) -> Measure:
     return _BY_KIND[kind]
 
 
-def measures() -> list[Measure]:
-    """Every registered measure, built-in ones first, each once."""
-    return sorted(_MEASURES.values(), key=lambda m: (not m.builtin, m.name))
+def measures(side: bool = False) -> list[Measure]:
+    """Every registered measure read from ``(y_true, y_score, qid)`` alone,
+    built-in ones first, each once; with ``side``, only those that read side
+    inputs (item ids, popularity)."""
+    found = [m for m in _MEASURES.values() if bool(m.side_inputs) == side]
+    return sorted(found, key=lambda m: (not m.builtin, m.name))
 
 
 def _valid_name(n: str) -> bool:

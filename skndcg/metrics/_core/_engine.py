@@ -29,6 +29,7 @@ from ._labels import labels_in
 from ._perquery import evaluate_per_query
 from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
 from ._reorder import order_within_queries
+from ._side import evaluate_side, missing_side
 from ._validate import (
     as_1d,
     check_finite,
@@ -108,12 +109,14 @@ def _doc_rank(doc_id, n: int) -> np.ndarray:
 
 def evaluate(
     y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
-    sample_weight=None, doc_id=None, label_max=None, **given,
+    sample_weight=None, doc_id=None, label_max=None, side=None, **given,
 ) -> Evaluation:  # fmt: skip
     """Evaluate several metrics in one grouping and one kernel pass.
 
     ``options``: the call's checked options; without them, the keyword
     options in ``given`` (see ``_conventions.OPTIONS``) are checked here.
+    ``side``: the side inputs by name (``item_id``, ``popularity``) of the
+    measures that read them (``_side.py``).
     """
     # Step 1: options, labels and scores.
     specs = [parse_metric(m) for m in metrics]
@@ -121,16 +124,20 @@ def evaluate(
         raise ValueError("metrics is empty; ask for at least one metric.")
     if all(isinstance(m, str) for m in metrics):
         check_unique(list(metrics), specs)
+    for sp in specs:
+        if (why := missing_side(sp, side)) is not None:
+            raise ValueError(why)
     opts = call_options(**given) if options is None else options
     ties = opts.tie_rule(doc_id is not None)
     with road(y_true, specs, ties.average):
         return _evaluate(
-            y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max
-        )
+            y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max,
+            side,
+        )  # fmt: skip
 
 
 def _evaluate(
-    y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max
+    y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max, side
 ) -> Evaluation:
     conv = opts.conv
     if conv.k_none is not None:
@@ -243,6 +250,10 @@ def _evaluate(
             raw[:, binary], aux[:, binary] = v, a
     else:
         raw, aux, n_rel, lsum, rel_ret = run(y_g, np.ones(len(kinds), bool), n_hist)
+    reads_side = [j for j in custom if all_specs[j].definition.side_inputs]
+    custom = [j for j in custom if j not in reads_side]
+    fused = np.setdiff1d(np.arange(len(all_specs)), custom + reads_side)
+    pieces = [(fused, raw, aux)]
     if custom:
         unjudged_g, pooled_g = (
             None
@@ -257,12 +268,17 @@ def _evaluate(
             n_rel, rel_thr, average=average, label_max=label_max,
             pooled_g=pooled_g, convention=conv,
         )  # fmt: skip
-        fused = np.setdiff1d(np.arange(len(all_specs)), custom)
-        full = np.empty((grouping.n_groups, len(all_specs)))
-        full_aux = np.empty_like(full)
-        full[:, fused], full_aux[:, fused] = raw, aux
-        full[:, custom], full_aux[:, custom] = cv, ca
-        raw, aux = full, full_aux
+        pieces.append((custom, cv, ca))
+    if reads_side:
+        pieces.append((reads_side, *evaluate_side(
+            [all_specs[j] for j in reads_side], side, y >= rel_thr, grouping, perm,
+            s_g, nret, rel_thr, average=average, convention=conv,
+        )))  # fmt: skip
+    if len(pieces) > 1:
+        raw = np.empty((grouping.n_groups, len(all_specs)))
+        aux = np.empty_like(raw)
+        for cols, v, a in pieces:
+            raw[:, cols], aux[:, cols] = v, a
 
     return Evaluation.build(
         specs=specs,

@@ -1,0 +1,62 @@
+"""Measures that read side inputs (item ids, popularity): the per-query
+runner on values derived per row.
+
+Such a measure is a sum over the top ``k`` of one value per row (an item's
+self-information, its popularity, whether it is a relevant long-tail item):
+its ``row_values`` turns the side inputs into those values, which are grouped
+and reordered as the labels were, and ``per_query`` reads them in place of the
+labels. Under ``ties="average"`` its ``form="sum"`` gives the exact
+expectation over the orders of tied rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._perquery import evaluate_per_query
+
+
+def missing_side(spec, side) -> str | None:
+    """Why ``spec`` cannot be computed from ``side``, or None."""
+    m = spec.definition
+    lacking = [n for n in m.side_inputs if side is None or side.get(n) is None]
+    if not lacking:
+        return None
+    from .._beyond._names import lookup
+
+    entry = lookup(m.name)
+    function = entry.function if entry is not None else "its own function"
+    where = (
+        "this entry point takes no item ids (skndcg.dask, skndcg.spark, "
+        "skndcg.streaming, skndcg.torch and the command line keep no item ids "
+        "per row), so it cannot compute it"
+        if side is None
+        else f"this call lacks {' and '.join(lacking)}"
+    )
+    return (
+        f"metric {spec.name!r} needs {' and '.join(m.side_inputs)}, which "
+        "(y_true, y_score, qid) do not carry: pass "
+        f"{', '.join(n + '=' for n in m.side_inputs)} to grouped_ranking_scores "
+        "or ranking_report (make_ranking_scorer: item_col= and popularity=), "
+        f"or compute it with skndcg.metrics.{function}; {where}."
+    )
+
+
+def evaluate_side(specs, side, relevant, grouping, perm, s_g, nret, rel_thr,
+                  *, average, convention):  # fmt: skip
+    """Values and ``aux`` ``(n_groups, len(specs))`` of measures with side
+    inputs; ``relevant``: the binary relevance of the input rows."""
+    values = np.empty((grouping.n_groups, len(specs)))
+    aux = np.empty_like(values)
+    for j, sp in enumerate(specs):
+        v = np.asarray(sp.definition.row_values(sp, relevant, side), np.float64)
+        v_g = grouping.take(v) if perm is None else grouping.take(v)[perm]
+        counted = np.bincount(
+            grouping.row_query, weights=v_g > 0, minlength=grouping.n_groups
+        )
+        out = evaluate_per_query(
+            [sp], v_g, s_g, None, grouping, nret, counted, rel_thr,
+            average=average, convention=convention,
+        )  # fmt: skip
+        values[:, j], aux[:, j] = out[0][:, 0], out[1][:, 0]
+    return values, aux
