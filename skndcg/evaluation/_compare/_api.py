@@ -13,7 +13,7 @@ from .._stats._resampling import check_integer, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
-from ._inputs import gather
+from ._inputs import gather, metric_names
 from ._numbers import run
 from ._result import Comparison
 
@@ -346,7 +346,7 @@ def compare_scores(
     if y_model is not None:
         from .._ppi._comparison import reports_two_sources
 
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        names = metric_names(metrics)
         human, model = reports_two_sources(
             y_true, y_scores, qid, y_model, names, options, expected_labels
         )
@@ -363,7 +363,7 @@ def compare_scores(
     clusters = None
     if cluster is not None:
         clusters = _cluster_per_query(cluster, qid)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     if by is not None and not callable(by):
         by = _cluster_per_query(by, qid, "by")
     return compare(

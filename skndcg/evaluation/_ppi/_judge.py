@@ -12,6 +12,7 @@ from scipy import stats
 from sklearn.utils import Bunch
 
 from ...metrics import ranking_report
+from .._compare._inputs import metric_names
 from .._stats._resampling import as_generator, check_share
 from ._inputs import check_labels
 
@@ -126,7 +127,7 @@ def judge_agreement(
         n_queries=int(pd.unique(qid[judged]).size),
     )
     if y_score is not None:
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        names = metric_names(metrics)
         score = np.asarray(y_score)
         if score.shape != qid.shape:
             raise ValueError(

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import with_references
+from .._compare._inputs import metric_names
 from .._stats._resampling import as_generator, check_integer, check_share
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
@@ -201,7 +202,7 @@ default=None
             f"y_score must have one value per row ({qid.shape[0]} rows), got shape "
             f"{y_score.shape}."
         )
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     model, human = per_query_values(
         y_true, y_model, y_score, qid, judged_rows, names, metric_options
     )
