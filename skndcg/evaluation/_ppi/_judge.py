@@ -13,7 +13,7 @@ from sklearn.utils import Bunch
 
 from ...metrics import ranking_report
 from .._compare._inputs import metric_names
-from .._stats._resampling import as_generator, check_share
+from .._stats._resampling import as_generator, check_choice, check_share
 from ._inputs import check_labels
 
 
@@ -92,10 +92,7 @@ def judge_agreement(
     >>> a.bias["bias"].tolist()
     [0.5, 0.0, -1.0, 0.0]
     """
-    if weights not in ("quadratic", "linear", None):
-        raise ValueError(
-            f"weights must be 'quadratic', 'linear' or None, got {weights!r}."
-        )
+    check_choice("weights", weights, ("quadratic", "linear", None))
     y_true, y_model, qid, judged = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )

@@ -8,7 +8,12 @@ import pandas as pd
 
 from ...utils._docstrings import with_references
 from .._compare._inputs import metric_names
-from .._stats._resampling import as_generator, check_integer, check_share
+from .._stats._resampling import (
+    as_generator,
+    check_choice,
+    check_integer,
+    check_share,
+)
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
@@ -33,11 +38,9 @@ REFERENCES = """
 
 
 def check_settings(method, confidence, interval, n_resamples):
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
+    check_choice("method", method, METHODS)
     check_share("confidence", confidence)
-    if interval not in ("clt", "bootstrap"):
-        raise ValueError(f"interval must be 'clt' or 'bootstrap', got {interval!r}.")
+    check_choice("interval", interval, ("clt", "bootstrap"))
     check_integer("n_resamples", n_resamples, 1)
 
 
