@@ -14,7 +14,7 @@ from sklearn.utils import Bunch
 from ...metrics import ranking_report
 from .._compare._inputs import metric_names
 from .._stats._resampling import as_generator, check_choice, check_share
-from ._inputs import check_labels
+from ._inputs import check_labels, scores_per_row
 
 
 def _weighted_kappa(confusion, weights):
@@ -125,12 +125,7 @@ def judge_agreement(
     )
     if y_score is not None:
         names = metric_names(metrics)
-        score = np.asarray(y_score)
-        if score.shape != qid.shape:
-            raise ValueError(
-                f"y_score must have one value per row ({qid.shape[0]} rows), got "
-                f"shape {score.shape}."
-            )
+        score = scores_per_row(y_score, qid)
         opts = {"nan_label": "unjudged"} if np.isnan(y_true[judged]).any() else {}
         hum = ranking_report(
             y_true[judged], score[judged], qid[judged], metrics=names, **opts

@@ -20,6 +20,7 @@ from ._inputs import (
     inclusion_per_query,
     per_query_values,
     ratio_parts,
+    scores_per_row,
 )
 
 REFERENCES = """
@@ -199,12 +200,7 @@ default=None
     y_true, y_model, qid, judged_rows = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )
-    y_score = np.asarray(y_score)
-    if y_score.shape != qid.shape:
-        raise ValueError(
-            f"y_score must have one value per row ({qid.shape[0]} rows), got shape "
-            f"{y_score.shape}."
-        )
+    y_score = scores_per_row(y_score, qid)
     names = metric_names(metrics)
     model, human = per_query_values(
         y_true, y_model, y_score, qid, judged_rows, names, metric_options
