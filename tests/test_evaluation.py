@@ -107,6 +107,24 @@ def test_nan_policy():
     assert np.isnan(paired_bootstrap([np.nan], [0.1])).all()
 
 
+def test_edge_cases_give_the_documented_results():
+    # constant values: the interval shrinks to the value
+    assert tuple(bootstrap_ci([0.25] * 6, random_state=0)) == (0.25, 0.25, 0.25)
+    # every resample draws only zero-weight queries: the estimate, no bounds
+    args = dict(sample_weight=[0, 0, 1], n_resamples=1, random_state=0)
+    ci = bootstrap_ci([1.0, 0.0, 2.0], **args)
+    assert ci.estimate == 2.0 and np.isnan(ci.low) and np.isnan(ci.high)
+    res = paired_bootstrap([1.0, 0.0, 2.0], [0.0, 0.0, 0.0], **args)
+    assert res.difference == 2.0 and np.isnan(res[1:]).all()
+    # some do: they are left out of the percentiles
+    values, weights = np.array([9.0, 9.0, 0.0, 2.0]), np.array([0.0, 0.0, 1.0, 1.0])
+    means = _bootstrap._resampled_means(values, 300, 5, weights)
+    assert 0 < np.isnan(means).sum() < 300
+    ci = bootstrap_ci(values, sample_weight=weights, n_resamples=300, random_state=5)
+    expected = np.percentile(means[~np.isnan(means)], [2.5, 97.5])
+    assert (ci.low, ci.high) == tuple(expected)
+
+
 def test_errors():
     with pytest.raises(ValueError, match=r"values must be one-dimensional.*\(2, 2\)"):
         bootstrap_ci([[0.1, 0.2], [0.3, 0.4]])

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skndcg.evaluation import explain_change, history_segments
+from skndcg.evaluation import compare, explain_change, history_segments
 from skndcg.metrics import ranking_report
+from skndcg.online import ab_test
 
 
 def _period(values, segments, start=0):
@@ -124,9 +125,69 @@ def test_bad_input():
         explain_change(ok, ok, by="nope")
     with pytest.raises(ValueError, match=r"by gives no segment to 1 .* after"):
         explain_change(ok, ok.assign(qid=[0, 7]), by={0: "a", 1: "b"})
-    with pytest.raises(ValueError, match=r"after has no column\(s\) \['ndcg'\]"):
+    with pytest.raises(ValueError, match=r"metrics \['ndcg'\] are not columns of af"):
         explain_change(ok.assign(ndcg=1.0), ok, by="seg", metrics="ndcg")
     with pytest.raises(ValueError, match=r"returned shape \(1,\)"):
         explain_change(ok, ok, by=lambda q: q[:1])
     with pytest.raises(ValueError, match=r"every value of 'mrr' is NaN"):
         explain_change(ok.assign(mrr=np.nan), ok, by="seg")
+
+
+def test_default_metrics_are_those_compare_and_ab_test_take():
+    # One list of bookkeeping columns: n_retrieved and the dcg@k behind an
+    # ndcg@k are not metrics anywhere; dcg@5, alone, is one everywhere.
+    rng = np.random.default_rng(3)
+    n = 40
+    report = pd.DataFrame(
+        {
+            "qid": np.arange(n),
+            "n_items": 10,
+            "n_retrieved": 10,
+            "n_relevant_retrieved": rng.integers(0, 5, n),
+            "ndcg@10": rng.random(n),
+            "dcg@10": rng.random(n),
+            "idcg@10": rng.random(n) + 1,
+            "mrr": rng.random(n),
+            "dcg@5": rng.random(n),
+            "seg": np.where(np.arange(n) < 20, "x", "y"),
+        }
+    )
+    other = report.assign(mrr=rng.random(n))
+    expected = ["ndcg@10", "mrr", "dcg@5"]
+    cmp = compare({"a": report, "b": other}, n_resamples=50, random_state=0)
+    assert cmp.metrics == expected
+    parts = explain_change(report, other, by="seg")
+    assert parts["metric"].unique().tolist() == expected
+    ab = ab_test(report.drop(columns="seg"), np.arange(n) % 2, np.arange(n))
+    assert ab.to_frame()["metric"].tolist() == expected
+
+
+def test_segments_that_do_not_sort_come_in_first_seen_order():
+    before = pd.DataFrame({"qid": [1, 2], "mrr": [1.0, 0.5], "seg": ["b", 1]})
+    after = pd.DataFrame({"qid": [3, 4], "mrr": [0.5, 0.5], "seg": [1, "c"]})
+    parts = explain_change(before, after, by="seg")
+    assert parts["segment"].tolist() == ["b", 1, "c", "(all)"]
+
+
+def _empty_metric_calls():
+    from skndcg.evaluation import compare_over_time, metric_over_time
+
+    frame = pd.DataFrame({"qid": [1, 2, 3, 4], "mrr": [0.1, 0.5, 0.2, 0.9]})
+    scores = {"a": frame, "b": frame.assign(mrr=frame["mrr"] / 2)}
+    y, q = [1, 0, 1, 0], [1, 1, 2, 2]
+    t = pd.to_datetime(["2024-01-01"] * 4)
+    return {
+        "compare": lambda: compare(scores, metrics=[]),
+        "explain_change": lambda: explain_change(frame, frame, by="qid", metrics=[]),
+        "ab_test": lambda: ab_test(frame, [0, 1, 0, 1], [1, 2, 3, 4], metrics=[]),
+        "metric_over_time": lambda: metric_over_time(y, y, q, t, freq="1D", metrics=[]),
+        "compare_over_time": lambda: compare_over_time(
+            y, {"a": y, "b": y}, q, t, freq="1D", baseline="a", metrics=[]
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_empty_metric_calls()))
+def test_empty_metrics_are_refused_alike(name):
+    with pytest.raises(ValueError, match=r"^metrics must name at least one metric"):
+        _empty_metric_calls()[name]()

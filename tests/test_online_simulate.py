@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from skndcg.online import simulate_click_log
+from skndcg.online import simulate_click_log, simulate_clicks
 from skndcg.online._plackett_luce import inclusion_probability, sample_rankings
 
 
@@ -109,3 +109,23 @@ def test_group_order_matches_lexsort(shuffle):
     np.testing.assert_array_equal(
         group_order(codes, 300, key), np.lexsort((key, codes))
     )
+
+
+def test_simulate_clicks_checks_its_probabilities_and_positions():
+    q, pos, rel = [1, 1, 1], [1, 2, 3], [0.5, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"examination must hold probabilities in "
+                       r"\[0, 1\], got 1\.5 at index 1"):  # fmt: skip
+        simulate_clicks(q, pos, rel, examination=[1.0, 1.5, 0.2])
+    with pytest.raises(ValueError, match=r"examination .* got nan at index 2"):
+        simulate_clicks(q, pos, rel, examination=[1.0, 0.5, np.nan])
+    with pytest.raises(ValueError, match=r"examination .* got -0\.1 at index 0"):
+        simulate_clicks(q, pos, rel, examination=[-0.1, 0.5, 0.2])
+    with pytest.raises(ValueError, match=r"relevance .* got 2\.0 at index 1"):
+        simulate_clicks(q, pos, [0.5, 2.0, 0.1])
+    with pytest.raises(ValueError, match=r"position must be a whole number .* inf"):
+        simulate_clicks(q, [1, 2, np.inf], rel)
+    # the bounds themselves are probabilities: nothing examined, nothing clicked
+    none = simulate_clicks(q, pos, [1.0] * 3, examination=[0.0] * 3, random_state=0)
+    assert none.tolist() == [0, 0, 0]
+    every = simulate_clicks(q, pos, [1.0] * 3, examination=[1.0] * 3, random_state=0)
+    assert every.tolist() == [1, 1, 1]

@@ -263,7 +263,7 @@ def test_expected_labels_must_be_declared(case):
     [
         ({"method": "ppi+"}, "method must be one of"),
         ({"confidence": 1.0}, "confidence must be"),
-        ({"interval": "bca"}, "interval must be 'clt' or 'bootstrap'"),
+        ({"interval": "bca"}, r"interval must be one of \['clt', 'bootstrap'\]"),
         ({"n_resamples": 0}, "n_resamples must be"),
         ({"inclusion_probability": {0: 0.5}}, "inclusion_probability must be in"),
         ({"inclusion_probability": [0.5]}, "one value per row"),

@@ -142,9 +142,10 @@ def ab_test(
         ``values``. Each unit counts once, with the mean of its rows.
     metrics : str or list of str, default=None
         Metric columns of a DataFrame ``values``; None takes every numeric
-        column except bookkeeping ones (``qid``, ``n_items``, ``weight``, ...,
-        ``dcg@k``) and those named by ``arm``, ``unit`` and ``pre``, keeping
-        the metrics measured in every arm (a warning names the others).
+        column except bookkeeping ones (``qid``, ``n_items``, ``weight``, ...),
+        the ``dcg@k`` / ``idcg@k`` columns a report adds behind ``ndcg@k``
+        and those named by ``arm``, ``unit``, ``pre`` and ``covariates``,
+        keeping the metrics measured in every arm (a warning names the others).
     average : {"queries", "units"}, default="queries"
         The mean over rows, or over units (each unit's mean counting once).
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"

@@ -8,13 +8,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-# Columns of a ranking_report frame that are bookkeeping, not metrics.
-_BOOKKEEPING = {"qid", "n_items", "n_relevant", "weight", "skipped", "fold", "segment"}
-
-
-def _examples(values, n=5):
-    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:n])
-    return shown + (", ..." if len(values) > n else "")
+from ..evaluation._shared import (
+    check_metric_columns,
+    examples_text,
+    metric_columns,
+    metric_names,
+    sorted_unique,
+)
 
 
 def column(x, name, data, n):
@@ -40,30 +40,10 @@ def metric_frame(values, metrics, named):
     """Metric columns as a float DataFrame, and whether they were chosen."""
     if isinstance(values, pd.DataFrame):
         if metrics is None:
-            cols = [
-                c
-                for c in values.columns
-                if c not in _BOOKKEEPING
-                and c not in named
-                and not str(c).startswith(("dcg@", "idcg@"))
-                and (
-                    pd.api.types.is_numeric_dtype(values[c])
-                    or pd.api.types.is_bool_dtype(values[c])
-                )
-            ]
-            if not cols:
-                raise ValueError(
-                    f"values has no numeric metric column (columns "
-                    f"{list(values.columns)}); name them with metrics=."
-                )
+            cols = metric_columns([values], named, "values")
         else:
-            cols = [metrics] if isinstance(metrics, str) else list(metrics)
-            missing = [c for c in cols if c not in values.columns]
-            if missing or not cols:
-                raise ValueError(
-                    f"metrics={metrics!r}: no column(s) {missing} in values "
-                    f"(columns {list(values.columns)})."
-                )
+            cols = metric_names(metrics)
+            check_metric_columns(cols, values, "values")
         frame = values[cols]
     else:
         arr = np.asarray(values)
@@ -82,12 +62,7 @@ def metric_frame(values, metrics, named):
 
 
 def _sorted_unique(labels):
-    uniques = pd.unique(np.asarray(labels, dtype=object))
-    try:
-        out = sorted(uniques)
-    except TypeError:
-        out = list(uniques)
-    return [v.item() if isinstance(v, np.generic) else v for v in out]
+    return [v.item() if isinstance(v, np.generic) else v for v in sorted_unique(labels)]
 
 
 def arms_and_units(arm, unit, control):
@@ -102,7 +77,7 @@ def arms_and_units(arm, unit, control):
     names = _sorted_unique(arm)
     if len(names) < 2:
         raise ValueError(
-            f"arm holds {len(names)} arm(s) ({_examples(names)}); an A/B test "
+            f"arm holds {len(names)} arm(s) ({examples_text(names)}); an A/B test "
             "needs a control and at least one treatment."
         )
     if control is None:
@@ -163,7 +138,9 @@ def _one_per_unit(x, unit_code, n_units, unit_names, rtol, complaint):
     off = np.abs(x - mean[unit_code]) > rtol * np.maximum(1.0, np.abs(x))
     if off.any():
         bad = np.unique(unit_code[off])
-        raise ValueError(complaint(bad.size, _examples(np.asarray(unit_names)[bad])))
+        raise ValueError(
+            complaint(bad.size, examples_text(np.asarray(unit_names)[bad]))
+        )
     return mean
 
 

@@ -48,6 +48,41 @@ def score_column(values, name, n):
     return score
 
 
+def probabilities(values, name):
+    """``values`` as float64 probabilities, or an error naming ``name`` and the
+    first value outside [0, 1] (NaN included)."""
+    p = np.asarray(values, dtype=np.float64)
+    bad = ~((p >= 0) & (p <= 1))
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"{name} must hold probabilities in [0, 1], got {p[i].item()!r} at "
+            f"index {i}."
+        )
+    return p
+
+
+def positions(position, n):
+    """``position`` as ``n`` floats (whole numbers >= 1, NaN where the row was
+    not shown) and the mask of shown rows, or an error."""
+    pos = column(position, "position", n)
+    if pos.dtype.kind not in "iuf":
+        raise ValueError(
+            f"position must be numeric (1 for the top slot, NaN where the row was "
+            f"not shown), got dtype {pos.dtype}."
+        )
+    pos = pos.astype(np.float64)
+    shown = ~np.isnan(pos)
+    bad = shown & ((pos < 1) | (pos != np.round(pos)) | np.isinf(pos))
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"position must be a whole number >= 1 (1 for the top slot) or NaN "
+            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
+        )
+    return pos, shown
+
+
 def clicks(click, n):
     """``click`` as ``n`` floats 0/1 (from 0/1 or boolean values), checked."""
     clk = column(click, "click", n)
@@ -68,21 +103,7 @@ def check_click_log(qid, item, position, click, new_score):
         raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
     n = q.size
     column(item, "item", n)
-    pos = column(position, "position", n)
-    if pos.dtype.kind not in "iuf":
-        raise ValueError(
-            f"position must be numeric (1 for the top slot, NaN where the row was "
-            f"not shown), got dtype {pos.dtype}."
-        )
-    pos = pos.astype(np.float64)
-    shown = ~np.isnan(pos)
-    bad = shown & ((pos < 1) | (pos != np.round(pos)) | np.isinf(pos))
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(
-            f"position must be a whole number >= 1 (1 for the top slot) or NaN "
-            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
-        )
+    pos, shown = positions(position, n)
     clk = clicks(click, n)
     ghost = (clk > 0) & ~shown
     if ghost.any():

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..evaluation._shared import as_generator
-from ._clicklog import column
+from ._clicklog import column, positions, probabilities
 from ._ranking import query_codes
 
 
@@ -45,8 +45,9 @@ def simulate_clicks(
     click_model : {"pbm", "cascade"}, default="pbm"
         Click model.
     examination : array-like, default=None
-        Examination per position for ``"pbm"``; by default ``1 / position``.
-        It must cover the deepest position.
+        Examination probability per position (each in [0, 1]) for
+        ``"pbm"``; by default ``1 / position``. It must cover the deepest
+        position.
     random_state : int, RandomState instance or None, default=None
         Seed.
 
@@ -68,13 +69,8 @@ def simulate_clicks(
     """
     q = np.asarray(qid)
     n = q.size
-    pos = column(position, "position", n, np.float64)
-    rel = column(relevance, "relevance", n, np.float64)
-    if np.isnan(rel).any() or (rel < 0).any() or (rel > 1).any():
-        raise ValueError("relevance must hold probabilities in [0, 1].")
-    shown = ~np.isnan(pos)
-    if (pos[shown] < 1).any() or (pos[shown] != np.round(pos[shown])).any():
-        raise ValueError("position must be a whole number >= 1, or NaN if not shown.")
+    pos, shown = positions(position, n)
+    rel = probabilities(column(relevance, "relevance", n), "relevance")
     rng = as_generator(random_state)
     ipos = np.where(shown, pos, 1).astype(np.int64)
     attracted = shown & (rng.random(n) < rel)
@@ -90,6 +86,7 @@ def simulate_clicks(
                 f"examination must cover every position down to {depth}, got "
                 f"{e.size} value(s)."
             )
+        probabilities(e, "examination")
         return (attracted & (rng.random(n) < e[ipos - 1])).astype(np.int8)
     if examination is not None:
         raise ValueError("examination is for click_model='pbm' only.")

@@ -9,11 +9,11 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_integer, check_share
+from .._stats._resampling import check_choice, check_integer, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
-from ._inputs import gather
+from ._inputs import gather, metric_names
 from ._numbers import run
 from ._result import Comparison
 
@@ -38,21 +38,12 @@ _REFERENCES = """
 
 
 def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}.")
-    if correction is not None and correction not in CORRECTIONS:
-        raise ValueError(
-            f"correction must be one of {list(CORRECTIONS)} or None, got "
-            f"{correction!r}."
-        )
+    check_choice("test", test, TESTS)
+    check_choice("correction", correction, (*CORRECTIONS, None))
     check_share("confidence", confidence)
     check_integer("n_resamples", n_resamples, 1)
-    if interval not in ("percentile", "bca", "expanded"):
-        raise ValueError(
-            f"interval must be 'percentile', 'bca' or 'expanded', got {interval!r}."
-        )
-    if nan_policy not in ("omit", "raise"):
-        raise ValueError(f"nan_policy must be 'omit' or 'raise', got {nan_policy!r}.")
+    check_choice("interval", interval, ("percentile", "bca", "expanded"))
+    check_choice("nan_policy", nan_policy, ("omit", "raise"))
 
 
 @with_references(_REFERENCES)
@@ -346,7 +337,7 @@ def compare_scores(
     if y_model is not None:
         from .._ppi._comparison import reports_two_sources
 
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        names = metric_names(metrics)
         human, model = reports_two_sources(
             y_true, y_scores, qid, y_model, names, options, expected_labels
         )
@@ -363,7 +354,7 @@ def compare_scores(
     clusters = None
     if cluster is not None:
         clusters = _cluster_per_query(cluster, qid)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     if by is not None and not callable(by):
         by = _cluster_per_query(by, qid, "by")
     return compare(

@@ -17,6 +17,7 @@ from ._inputs import (
     per_query_input,
     plain_value,
     sorted_order,
+    sorted_unique,
 )
 from ._numbers import correct, run
 
@@ -60,14 +61,6 @@ def _subset(s: Scores, rows: np.ndarray) -> Scores:
     )
 
 
-def _segments_in_order(labels):
-    uniques = pd.unique(labels)
-    try:
-        return list(np.sort(uniques))
-    except TypeError:
-        return list(uniques)
-
-
 def compare_segments(s: Scores, labels, settings, flags, random_state):
     """A :class:`SegmentedComparison`: one run per segment, one correction."""
     from .._stats._resampling import as_generator
@@ -76,7 +69,7 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
 
     rng = as_generator(random_state)
     correction = settings["correction"]
-    segments = _segments_in_order(labels)
+    segments = sorted_unique(labels)
     # One stable sort of the queries by segment; each segment is then a slice
     # (in the queries' order), not a comparison of every label per segment.
     position = {g: i for i, g in enumerate(segments)}

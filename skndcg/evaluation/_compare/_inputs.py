@@ -90,14 +90,40 @@ def model_frames(scores):
     )
 
 
-def _default_metrics(frames, exclude):
-    first = next(iter(frames.values()))
+def metric_names(metrics):
+    """``metrics`` (one name, or a sequence of names) as a list; raise when it
+    names none."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError(f"metrics must name at least one metric, got {metrics!r}.")
+    return names
+
+
+def check_metric_columns(names, frame, what):
+    """Raise unless every metric of ``names`` is a column of ``frame``."""
+    absent = [m for m in names if m not in frame.columns]
+    if absent:
+        raise ValueError(
+            f"metrics {absent} are not columns of {what} (columns: "
+            f"{list(frame.columns)})."
+        )
+
+
+def metric_columns(frames, exclude=(), what="scores"):
+    """The metric columns of per-query frames when the caller names none.
+
+    Every column that all ``frames`` share and that holds numbers in the first
+    one, except the :data:`BOOKKEEPING` columns, those in ``exclude`` (named by
+    other arguments) and the ``dcg@k`` / ``idcg@k`` columns a ranking report
+    adds behind an ``ndcg@k`` column. Raise, naming ``what``, when none is left.
+    """
+    first = frames[0]
     cols = [
         c
         for c in first.columns
         if c not in BOOKKEEPING
         and c not in exclude
-        and all(c in f.columns for f in frames.values())
+        and all(c in f.columns for f in frames)
         and pd.api.types.is_numeric_dtype(first[c])
     ]
     # The DCG columns a ranking report adds behind an NDCG column.
@@ -112,10 +138,20 @@ def _default_metrics(frames, exclude):
     cols = [c for c in cols if not added(c)]
     if not cols:
         raise ValueError(
-            "scores holds no metric column; pass metrics= or frames with metric "
-            f"columns (columns: {list(first.columns)})."
+            f"{what} holds no numeric metric column (columns: "
+            f"{list(first.columns)}); name the metric columns with metrics=."
         )
     return cols
+
+
+def sorted_unique(labels):
+    """The distinct values of ``labels``, sorted, or in the order first seen
+    when they do not sort (labels of mixed types)."""
+    uniques = pd.unique(np.asarray(labels))
+    try:
+        return sorted(uniques)
+    except TypeError:
+        return list(uniques)
 
 
 def per_query_input(spec, name, qids, first, order):
@@ -196,18 +232,11 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
     first = frames[models[0]].iloc[order]
     exclude = {c for c in (sample_weight, cluster, by) if isinstance(c, str)}
     if metrics is None:
-        metrics = _default_metrics(frames, exclude)
+        metrics = metric_columns(list(frames.values()), exclude)
     else:
-        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-        if not metrics:
-            raise ValueError("metrics is empty; name at least one metric column.")
+        metrics = metric_names(metrics)
         for name, frame in frames.items():
-            absent = [m for m in metrics if m not in frame.columns]
-            if absent:
-                raise ValueError(
-                    f"metrics {absent} are not columns of the scores of model "
-                    f"{name!r} (columns: {list(frame.columns)})."
-                )
+            check_metric_columns(metrics, frame, f"the scores of model {name!r}")
     n_q = qids.size
     values = np.empty((len(models), n_q, len(metrics)))
     for i, (name, frame) in enumerate(frames.items()):

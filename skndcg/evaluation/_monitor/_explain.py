@@ -7,7 +7,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-_BOOKKEEPING = {"qid", "n_items", "n_relevant", "weight", "skipped", "fold", "segment"}
+from .._compare._inputs import (
+    check_metric_columns,
+    metric_columns,
+    metric_names,
+    sorted_unique,
+)
+
 ALL = "(all)"
 
 
@@ -43,30 +49,11 @@ def _labels(by, frame, name):
 
 
 def _metrics(before, after, metrics, by):
-    if metrics is not None:
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
-        for name, frame in (("before", before), ("after", after)):
-            missing = [m for m in names if m not in frame.columns]
-            if missing:
-                raise ValueError(
-                    f"{name} has no column(s) {missing} (columns "
-                    f"{list(frame.columns)})."
-                )
-        return names
-    names = [
-        c
-        for c in before.columns
-        if c in after.columns
-        and c not in _BOOKKEEPING
-        and c != by
-        and not str(c).startswith(("dcg@", "idcg@"))
-        and pd.api.types.is_numeric_dtype(before[c])
-        and pd.api.types.is_numeric_dtype(after[c])
-    ]
-    if not names:
-        raise ValueError(
-            "before and after share no numeric metric column; name it with metrics=."
-        )
+    if metrics is None:
+        return metric_columns([before, after], {by}, "before and after")
+    names = metric_names(metrics)
+    for name, frame in (("before", before), ("after", after)):
+        check_metric_columns(names, frame, name)
     return names
 
 
@@ -81,13 +68,6 @@ def _check(frame, name):
                 else f"{type(frame).__name__}."
             )
         )
-
-
-def _order(segments):
-    try:
-        return sorted(segments)
-    except TypeError:
-        return list(segments)
 
 
 def explain_change(before, after, *, by, metrics=None):
@@ -173,10 +153,10 @@ def explain_change(before, after, *, by, metrics=None):
             ok = ~np.isnan(v)
             if not ok.any():
                 raise ValueError(f"every value of {m!r} is NaN in one of the periods.")
-            g = pd.Series(v[ok]).groupby(lab[ok])
+            g = pd.Series(v[ok]).groupby(lab[ok], sort=False)
             parts.append((g.mean(), g.size(), v[ok].mean()))
         (m0, n0, big0), (m1, n1, big1) = parts
-        segs = _order(set(m0.index) | set(m1.index))
+        segs = sorted_unique(m0.index.append(m1.index))
         m0, m1 = m0.reindex(segs), m1.reindex(segs)
         n0, n1 = n0.reindex(segs).fillna(0), n1.reindex(segs).fillna(0)
         w0, w1 = n0 / n0.sum(), n1 / n1.sum()

@@ -9,16 +9,10 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...metrics import ranking_report
+from .._compare._inputs import metric_names
 from ._windows import TIME_UNITS, as_times, check_columns, check_freq, windowed
 
 _NOT_OPTIONS = ("sample_weight", "queries")
-
-
-def _names(metrics):
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one measure, got none.")
-    return names
 
 
 def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
@@ -188,7 +182,7 @@ def metric_over_time(
     for key in _NOT_OPTIONS:
         if key in options:
             raise TypeError(f"metric_over_time does not take {key}=.")
-    names = _names(metrics)
+    names = metric_names(metrics)
     check_freq(freq)
     if data is not None:
         cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}

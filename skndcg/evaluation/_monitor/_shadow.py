@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from .._compare._api import compare
+from .._compare._inputs import metric_names
 from ._windows import as_times, check_columns, check_freq
 
 
@@ -129,7 +130,7 @@ object
     if len(scores) < 2:
         raise ValueError("scores must hold at least two models to compare.")
     step = check_freq(freq)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     q = np.asarray(qid)
     reports = {
         name: ranking_report(y_true, s, q, metrics=names, **options)

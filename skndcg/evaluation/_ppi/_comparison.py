@@ -24,7 +24,7 @@ from .._stats._significance import (
     corrected_confidence,
 )
 from ._estimator import estimate, model_only
-from ._inputs import check_labels, ratio_parts, two_reports
+from ._inputs import check_labels, ratio_parts, scores_per_row, two_reports
 
 
 def _align(human, model):
@@ -302,12 +302,7 @@ def reports_two_sources(y_true, y_scores, qid, y_model, metrics, options, expect
     options = dict(options or {})
     human, model = {}, {}
     for name, score in y_scores.items():
-        score = np.asarray(score)
-        if score.shape != qid.shape:
-            raise ValueError(
-                f"the scores of {name!r} must have one value per row "
-                f"({qid.shape[0]} rows), got shape {score.shape}."
-            )
+        score = scores_per_row(score, qid, f"the scores of {name!r}")
         model[name], human[name] = two_reports(
             y_true, y_model, score, qid, judged, metrics, options
         )

@@ -114,6 +114,17 @@ def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
     return y_true, y_model, qid, judged
 
 
+def scores_per_row(y_score, qid, name="y_score"):
+    """``y_score`` as an array of one score per row of ``qid``, or an error."""
+    score = np.asarray(y_score)
+    if score.shape != qid.shape:
+        raise ValueError(
+            f"{name} must have one value per row ({qid.shape[0]} rows), got shape "
+            f"{score.shape}."
+        )
+    return score
+
+
 def inclusion_per_query(inclusion_probability, qids, judged_q, qid_rows):
     """One inclusion probability per query (``None``: uniform, ``n / N``)."""
     n, N = int(judged_q.sum()), judged_q.size

@@ -12,8 +12,9 @@ from scipy import stats
 from sklearn.utils import Bunch
 
 from ...metrics import ranking_report
-from .._stats._resampling import as_generator, check_share
-from ._inputs import check_labels
+from .._compare._inputs import metric_names
+from .._stats._resampling import as_generator, check_choice, check_share
+from ._inputs import check_labels, scores_per_row
 
 
 def _weighted_kappa(confusion, weights):
@@ -91,10 +92,7 @@ def judge_agreement(
     >>> a.bias["bias"].tolist()
     [0.5, 0.0, -1.0, 0.0]
     """
-    if weights not in ("quadratic", "linear", None):
-        raise ValueError(
-            f"weights must be 'quadratic', 'linear' or None, got {weights!r}."
-        )
+    check_choice("weights", weights, ("quadratic", "linear", None))
     y_true, y_model, qid, judged = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )
@@ -126,13 +124,8 @@ def judge_agreement(
         n_queries=int(pd.unique(qid[judged]).size),
     )
     if y_score is not None:
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
-        score = np.asarray(y_score)
-        if score.shape != qid.shape:
-            raise ValueError(
-                f"y_score must have one value per row ({qid.shape[0]} rows), got "
-                f"shape {score.shape}."
-            )
+        names = metric_names(metrics)
+        score = scores_per_row(y_score, qid)
         opts = {"nan_label": "unjudged"} if np.isnan(y_true[judged]).any() else {}
         hum = ranking_report(
             y_true[judged], score[judged], qid[judged], metrics=names, **opts

@@ -7,13 +7,20 @@ import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import with_references
-from .._stats._resampling import as_generator, check_integer, check_share
+from .._compare._inputs import metric_names
+from .._stats._resampling import (
+    as_generator,
+    check_choice,
+    check_integer,
+    check_share,
+)
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
     inclusion_per_query,
     per_query_values,
     ratio_parts,
+    scores_per_row,
 )
 
 REFERENCES = """
@@ -32,11 +39,9 @@ REFERENCES = """
 
 
 def check_settings(method, confidence, interval, n_resamples):
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
+    check_choice("method", method, METHODS)
     check_share("confidence", confidence)
-    if interval not in ("clt", "bootstrap"):
-        raise ValueError(f"interval must be 'clt' or 'bootstrap', got {interval!r}.")
+    check_choice("interval", interval, ("clt", "bootstrap"))
     check_integer("n_resamples", n_resamples, 1)
 
 
@@ -195,13 +200,8 @@ default=None
     y_true, y_model, qid, judged_rows = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )
-    y_score = np.asarray(y_score)
-    if y_score.shape != qid.shape:
-        raise ValueError(
-            f"y_score must have one value per row ({qid.shape[0]} rows), got shape "
-            f"{y_score.shape}."
-        )
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    y_score = scores_per_row(y_score, qid)
+    names = metric_names(metrics)
     model, human = per_query_values(
         y_true, y_model, y_score, qid, judged_rows, names, metric_options
     )

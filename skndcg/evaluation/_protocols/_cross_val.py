@@ -7,6 +7,7 @@ import pandas as pd
 
 from ...metrics import make_ranking_scorer, ranking_report
 from ...utils._query_ids import resolve_qid
+from .._compare._inputs import metric_names
 
 
 def _n_rows(X):
@@ -188,7 +189,7 @@ def cross_val_ranking_report(
     from sklearn.model_selection import check_cv
     from sklearn.utils import _safe_indexing, indexable
 
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     scorer = make_ranking_scorer(names, qid_col=qid_col, **metric_options)
     X, y = indexable(X, y)
     y = np.asarray(y)

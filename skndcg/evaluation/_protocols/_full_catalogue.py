@@ -6,6 +6,7 @@ import re
 import time
 
 from ...utils._interactions import check_frame
+from .._compare._inputs import metric_names
 from .._stats._resampling import check_integer
 from ._catalogue_blocks import evaluate_blocks
 from ._catalogue_plan import make_plan, unique
@@ -15,9 +16,7 @@ _CUTOFF = re.compile(r"@\s*(\d+)\s*$")
 
 
 def _cutoffs(metrics, top_n):
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric, got none.")
+    names = metric_names(metrics)
     for name in names:
         match = _CUTOFF.search(str(name))
         if match is None:

@@ -20,17 +20,16 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from .._compare._inputs import metric_names
+
 ESTIMATES = ("raw", "adjusted", "bv")
 _METRIC = re.compile(r"^\s*(ndcg|recall|r|hit|mrr|rr|map|ap)\s*@\s*(\d+)\s*$", re.I)
 _KIND = {"r": "recall", "rr": "mrr", "ap": "mrr", "map": "mrr"}
 
 
 def _parse(metrics):
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric, got none.")
     out = []
-    for name in names:
+    for name in metric_names(metrics):
         match = _METRIC.match(str(name))
         if match is None:
             raise ValueError(

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
+from ._resampling import percentile_interval
 from ._significance import bootstrap_p_value
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
@@ -149,10 +150,10 @@ def _resampled_means(values, n_resamples, random_state, weights=None):
 
 
 def _interval(means, confidence):
-    alpha = 1.0 - confidence
-    means = means[~np.isnan(means)]  # resamples drawing only zero weights
-    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(low), float(high)
+    # NaN means (resamples drawing only zero weights) are left out; NaN bounds
+    # when every resample is such.
+    low, high = percentile_interval(means[:, None], confidence)
+    return float(low[0]), float(high[0])
 
 
 _COMMON = {
@@ -212,7 +213,11 @@ def bootstrap_ci(
     -------
     result : BootstrapCI
         Named tuple ``(estimate, low, high)``: the (weighted) mean of the
-        values and the interval bounds. All NaN when no value is left.
+        values and the interval bounds. All NaN when no value is left. With
+        ``sample_weight``, a resample that draws only zero weights has no
+        mean and is left out; ``low`` and ``high`` are NaN when every
+        resample is such (few resamples, few positive weights). Constant
+        values give ``low == estimate == high``.
 
     See Also
     --------
@@ -290,7 +295,9 @@ def paired_bootstrap(
         the percentile interval, and a two-sided bootstrap p-value (twice the
         share of resampled mean differences on the other side of zero,
         counting the observed difference as one of them, so never below
-        ``1 / (n_resamples + 1)``, capped at 1) for "no difference".
+        ``1 / (n_resamples + 1)``, capped at 1) for "no difference". All NaN
+        when no query is left; ``low``, ``high`` and ``p_value`` are NaN when
+        every resample draws only zero weights, as in :func:`bootstrap_ci`.
 
     See Also
     --------

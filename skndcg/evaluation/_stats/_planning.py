@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ...utils._docstrings import with_references
-from ._resampling import check_integer, check_share
+from ._resampling import check_choice, check_integer, check_share
 
 _REFERENCES = """
     References
@@ -72,19 +72,21 @@ def pilot_sd(comparison, metric=None, pair=None):
     return max(sds)
 
 
-def _sd(sd, metric, pair):
+def _settings(sd, alpha, power, n_comparisons, alternative, metric, pair):
+    """The checked ``sd``, level of each comparison, power and number of sides."""
     if hasattr(sd, "values") and hasattr(sd, "pairs"):
-        return pilot_sd(sd, metric, pair)
-    if metric is not None or pair is not None:
+        sd = pilot_sd(sd, metric, pair)
+    elif metric is not None or pair is not None:
         raise ValueError(
             "metric= and pair= choose from a pilot Comparison passed as sd."
         )
-    return _check_positive("sd", sd)
-
-
-def _alpha_each(alpha, n_comparisons):
+    else:
+        sd = _check_positive("sd", sd)
+    alpha = check_share("alpha", alpha)
+    power = check_share("power", power)
     check_integer("n_comparisons", n_comparisons, 1)
-    return alpha / n_comparisons
+    check_choice("alternative", alternative, ("two-sided", "greater"))
+    return sd, alpha / n_comparisons, power, 2 if alternative == "two-sided" else 1
 
 
 def _t_sum(n, alpha, power, sides):
@@ -154,11 +156,9 @@ def required_queries(
     296
     """
     effect = _check_positive("effect", effect)
-    sd = _sd(sd, metric, pair)
-    alpha = check_share("alpha", alpha)
-    power = check_share("power", power)
-    sides = _sides(alternative)
-    a = _alpha_each(alpha, n_comparisons)
+    sd, a, power, sides = _settings(
+        sd, alpha, power, n_comparisons, alternative, metric, pair
+    )
     ratio = sd / effect
     z = stats.norm.ppf(1 - a / sides) + stats.norm.ppf(power)
     n = max(2, math.ceil((z * ratio) ** 2))
@@ -176,14 +176,6 @@ def required_queries(
     while n > 2 and math.ceil((_t_sum(n - 1, a, power, sides) * ratio) ** 2) <= n - 1:
         n -= 1
     return int(n)
-
-
-def _sides(alternative):
-    if alternative not in ("two-sided", "greater"):
-        raise ValueError(
-            f"alternative must be 'two-sided' or 'greater', got {alternative!r}."
-        )
-    return 2 if alternative == "two-sided" else 1
 
 
 @with_references(_REFERENCES)
@@ -231,12 +223,7 @@ def minimum_detectable_effect(
     0.0199
     """
     check_integer("n_queries", n_queries, 2)
-    sd = _sd(sd, metric, pair)
-    alpha = check_share("alpha", alpha)
-    power = check_share("power", power)
-    a = _alpha_each(alpha, n_comparisons)
-    return float(
-        _t_sum(int(n_queries), a, power, _sides(alternative))
-        * sd
-        / math.sqrt(n_queries)
+    sd, a, power, sides = _settings(
+        sd, alpha, power, n_comparisons, alternative, metric, pair
     )
+    return float(_t_sum(int(n_queries), a, power, sides) * sd / math.sqrt(n_queries))

@@ -243,6 +243,12 @@ def bca_interval(dist, estimate, jackknife, confidence):
     return tuple(bounds)
 
 
+def check_choice(name, value, choices):
+    """Raise unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}.")
+
+
 def check_share(name, value):
     """``value`` as a float; raise unless it is a number strictly between 0 and 1."""
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
