@@ -191,8 +191,9 @@ def _score(args):
         shown = next((ln.shown for ln in lines if ln.label == label), label)
         thresholds.append((label, value, shown))
     # The one door: io loads the inputs, or hands back a large file to stream
-    # when only the means of plain measures are asked for.
-    full = len(metrics) == len(lines) and not gained
+    # when only the means of plain measures are asked for (the counts, such
+    # as num_ret, are sums of per-query rows that streaming does not keep).
+    full = not counts_only and len(metrics) == len(lines) and not gained
     coded = _inputs.opened(args, stream=full and args.means_only())
     if isinstance(coded, Chunked):
         means, n_queries = _inputs.score_chunked(coded, args, metrics)
