@@ -205,7 +205,7 @@ def _score(args):
             names_of = {ln.label: ln.shown for ln in lines}
             as_shown = {names_of.get(m, m): v for m, v in means.items()}
             shown = [names_of[m] for m in metrics]
-            print(render(args.format, shown, as_shown, None, n_queries, None, None))
+            print(render(args.format, shown, as_shown, None, n_queries))
         return _verdict(means, thresholds)
     return _in_memory(args, coded, lines, metrics, plain, gained, counts_only,
                       thresholds)  # fmt: skip
@@ -294,7 +294,7 @@ def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
         shown = [] if counts_only else [names_of[m] for m in metrics]
         as_shown = {names_of.get(m, m): v for m, v in means.items()}
         cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
-        text = render(args.format, shown, as_shown, cis, len(table["qid"]), None, tag)
+        text = render(args.format, shown, as_shown, cis, len(table["qid"]))
     text = _summary.in_json(text, summary) if args.format == "json" else text
     if text:  # (trec_eval -n without -q prints nothing)
         print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
