@@ -138,6 +138,9 @@ def test_write_depth_keeps_the_best(tmp_path):
         ({"y_score": [np.inf]}, "y_score must be finite"),
         ({"tag": "two words"}, "tag must be a non-empty string"),
         ({"depth": 0}, "depth must be a positive integer"),
+        # True is 1 to Python, but a bool is not a depth.
+        ({"depth": True}, r"got True \(a bool, not a number of documents\)"),
+        ({"depth": 2.0}, "depth must be a positive integer"),
         ({"y_score": [1.0, 2.0]}, "same length"),
     ],
 )

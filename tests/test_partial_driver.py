@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skndcg._partial._driver import finish, piece_sums, setup, whole_queries
+from skndcg._partial._driver import finish, setup, sums_of, whole_queries
 from skndcg.dask._frame import END_COLUMNS, spanning_qid
 from skndcg.metrics import get_convention, grouped_ranking_scores
 from skndcg.streaming._order import GroupedCheck
@@ -59,20 +59,18 @@ def test_any_batching_gives_the_in_memory_means(sizes, cuts, seed):
     cuts = [c for c in cuts if c < len(frame)]
     spec = setup(["ndcg@3", "map"], COLS, None, {}, "the file")
     check = GroupedCheck("f", "q")
-    parts, weighted = [], False
-    seen = []
+    parts, seen = [], []
     for _, piece in whole_queries(_batches(frame, cuts), "q", check):
         seen.extend(pd.unique(piece["q"]).tolist())
-        sums, weighted = piece_sums(piece, spec)
-        parts.append(sums)
+        parts.append(sums_of(piece, spec))
     assert seen == list(range(len(sizes)))  # each query once, whole
-    means, counts = finish(parts, spec, weighted, "no rows")
+    means, counts = finish(parts, spec, "no rows")
     expected = grouped_ranking_scores(frame["y"], frame["s"], frame["q"],
                                       metrics=["ndcg@3", "map"])  # fmt: skip
     for name, value in expected.items():
         assert means[name] == pytest.approx(value, abs=1e-12, nan_ok=True)
-    sums, weighted = piece_sums(frame, spec)  # the whole table in one piece
-    assert counts == finish([sums], spec, weighted, "no rows")[1]
+    sums = sums_of(frame, spec)  # the whole table in one piece
+    assert counts == finish([sums], spec, "no rows")[1]
 
 
 @pytest.mark.parametrize("convention", ["lightgbm", "xgboost", "torchmetrics"])
@@ -86,9 +84,10 @@ def test_a_convention_object_and_weights_give_the_in_memory_means(convention):
     conv = get_convention(convention)
     cols = dict(COLS, sample_weight_col="w")
     spec = setup(["ndcg@3", "map@5"], cols, None, {"convention": conv}, "f")
-    parts = [piece_sums(p.reset_index(drop=True), spec)[0]
+    assert spec.weighted  # the weight column makes the means weighted
+    parts = [sums_of(p.reset_index(drop=True), spec)
              for _, p in frame.groupby(frame.q // 5)]  # fmt: skip
-    means, counts = finish(parts, spec, True, "no rows")
+    means, counts = finish(parts, spec, "no rows")
     expected = grouped_ranking_scores(
         frame["y"], frame["s"], frame["q"], ["ndcg@3", "map@5"],
         sample_weight=frame["w"].to_numpy(), convention=convention,
@@ -102,7 +101,7 @@ def test_reserved_keywords_and_no_rows_are_refused():
         setup(["map"], COLS, None, {"doc_id": [1]}, "ddf")
     spec = setup(["map"], COLS, None, {}, "ddf")
     with pytest.raises(ValueError, match="ddf has no rows"):
-        finish([], spec, False, "ddf has no rows")
+        finish([], spec, "ddf has no rows")
 
 
 @pytest.mark.parametrize(

@@ -232,3 +232,20 @@ def test_streamed_run_prints_the_same_lines(capsys, files, monkeypatch):
     assert [r.split("\t")[0].strip() for r in streamed.splitlines()] == [
         "num_q", "map", "P_5", "ndcg",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["trec", "table", "json"])
+def test_counts_alone_of_a_streamed_run_are_counted_in_memory(
+    capsys, files, monkeypatch, fmt
+):
+    # Streaming keeps means, not the per-query counts: -m num_ret alone reads
+    # the run in memory, whatever its size, and prints what that door prints.
+    flags = ("-m", "num_ret", "--format", fmt)
+    code, whole, _ = score(capsys, files, *flags)
+    assert code == 0
+    monkeypatch.setenv("SKNDCG_STREAM_BYTES", "0")  # stream every run
+    code, streamed, _ = score(capsys, files, *flags)
+    assert code == 0
+    assert streamed == whole
+    if fmt == "trec":  # q1's 4 and q2's 2 documents (q9 has no judgments)
+        assert streamed.splitlines() == [line("num_ret", "all", 6)]

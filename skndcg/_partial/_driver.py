@@ -5,7 +5,7 @@ once here:
 
 1. :func:`setup` checks the arguments and resolves the metric names, the
    options and convention and the column mapping (a :class:`Spec`);
-2. :func:`piece_sums` scores one piece of whole queries with the in-memory
+2. :func:`sums_of` scores one piece of whole queries with the in-memory
    engine and keeps the sums its means are made of (a
    :class:`~skndcg.metrics._core._aggregate.Means`, as a row of floats);
 3. :func:`whole_queries` turns batches read in order into pieces of whole
@@ -151,11 +151,6 @@ def sums_of(frame, spec, qid=None) -> np.ndarray:
     return Means.of(ev).row()
 
 
-def piece_sums(frame, spec, qid=None):
-    """``(partial sums, weighted)`` of a piece of whole queries."""
-    return sums_of(frame, spec, qid), spec.weighted
-
-
 def score_piece(frame, spec, what, qid=None) -> pd.DataFrame:
     """The report of a piece of whole queries, or (``what="sums"``) its
     partial sums as a table of one row: what a Dask partition or a Spark
@@ -212,14 +207,14 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         yield first_row, carry
 
 
-def finish(parts, spec, weighted, empty_message):
+def finish(parts, spec, empty_message):
     """``(means, query count per metric)`` from the partial sums of every piece."""
     width = Means.width(len(spec.names))
     parts = np.asarray(parts, dtype=np.float64).reshape(-1, width)
     if parts[:, -2].sum() == 0:  # no query in any piece
         raise ValueError(empty_message)
     specs = [parse_metric(n) for n in spec.names]
-    total = Means.merge([Means.from_row(specs, row, weighted) for row in parts])
+    total = Means.merge([Means.from_row(specs, row, spec.weighted) for row in parts])
     means = total.result(spec.conv, stacklevel=3)
     counts = {name: int(total.sums[j, 2]) for j, name in enumerate(spec.names)}
     return dict(zip(spec.names, (float(m) for m in means), strict=True)), counts

@@ -9,30 +9,19 @@ significant loss against the baseline exit with code 1, for CI gating.
 
 from __future__ import annotations
 
-import argparse
 import os
 import warnings
 
 import numpy as np
 
 from . import _inputs, _language, _safety, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer, number
 from ._request import ScoreRequest
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 FORMATS = ("md", "latex", "json")
 DEFAULT_METRICS = ("map", "ndcg@10", "p@10", "mrr")
-
-
-def _confidence(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
 
 
 def add_parser(sub):
@@ -91,7 +80,8 @@ def add_parser(sub):
                      help="paired test (default: paired_bootstrap)")  # fmt: skip
     cmp.add_argument("--correction", choices=CORRECTIONS, default="holm",
                      help="multiple-comparison correction (default: holm)")  # fmt: skip
-    cmp.add_argument("--confidence", type=_confidence, default=0.95,
+    cmp.add_argument("--confidence", type=number("a number in (0, 1)", 0, 1),
+                     default=0.95,
                      help="coverage of the intervals (default: 0.95)")  # fmt: skip
     cmp.add_argument("--n-resamples", type=integer(), default=10_000,
                      help="bootstrap resamples (default: 10000)")  # fmt: skip

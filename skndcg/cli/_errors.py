@@ -1,6 +1,8 @@
-"""The command line's exit codes, its one error type, and its integer options."""
+"""The command line's exit codes, its one error type, and the argparse types of
+its integer and number options."""
 
 import argparse
+import math
 
 #: 0: done; 1: a --fail-under (or monitor) threshold was crossed; 2: a problem
 #: with the command line or its input.
@@ -27,6 +29,24 @@ def integer(low=1, what=None):
         if not low <= value <= _INT64_MAX:
             beyond = f" up to {_INT64_MAX}" if value > _INT64_MAX else ""
             raise argparse.ArgumentTypeError(f"expected {what}{beyond}, got {text!r}")
+        return value
+
+    return parse
+
+
+def number(what, low, high=math.inf, *, low_included=False):
+    """The argparse type of a number option: finite, above ``low`` (or equal
+    to it, with ``low_included``) and below ``high``; else the message
+    ``expected <what>, got '<text>'`` (after argparse's ``argument --flag:``)."""
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        above = value >= low if low_included else value > low
+        if not (above and value < high and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
         return value
 
     return parse

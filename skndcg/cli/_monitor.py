@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
-from ._errors import EXIT_OK, EXIT_USAGE, integer
+from ._errors import EXIT_OK, EXIT_USAGE, integer, number
 
 TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
 
@@ -15,14 +14,7 @@ _SHOWN = ["window", "metric", "n_queries", "value", "low", "high", "baseline",
           "change", "p_adjusted", "alert"]  # fmt: skip
 
 
-def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
+_fraction = number("a number in [0, 1)", 0, 1, low_included=True)
 
 
 def add_parser(sub):

@@ -1,5 +1,7 @@
-"""How ``skndcg score`` prints its results: table, Markdown, JSON, CSV or trec_eval's
-three columns."""
+"""How the command line prints its results: the means as a table, Markdown,
+JSON or CSV, and the table layouts and number formats that ``skndcg score``
+and its two-source scoring (``--model-qrels``) share. trec_eval's lines are
+printed by ``_trec``."""
 
 from __future__ import annotations
 
@@ -12,33 +14,49 @@ def fmt(value):
     return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
-def render(fmt_name, metrics, means, cis, n_queries, per_query, tag):
-    """The means (and intervals, and trec_eval's per-query lines) as text."""
-    lines = []
+def json_number(value):
+    """A number for JSON: None (``null``) for a missing or NaN one."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def markdown(header, rows):
+    """The lines of a Markdown table: the first column left-aligned, the
+    others right-aligned."""
+    lines = ["| " + " | ".join(header) + " |"]
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
+    lines.extend("| " + " | ".join(r) + " |" for r in rows)
+    return lines
+
+
+def aligned(header, rows):
+    """The lines of a plain-text table: columns two spaces apart, the first
+    left-aligned, the others right-aligned."""
+    table = [header, *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    return [
+        "  ".join(
+            [r[0].ljust(widths[0])]
+            + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
+        ).rstrip()
+        for r in table
+    ]
+
+
+def render(fmt_name, metrics, means, cis, n_queries):
+    """The means (and intervals) in ``fmt_name``: table, md, json or csv."""
     if fmt_name == "json":
-        out = {"mean": {m: _json_number(means[m]) for m in metrics}}
+        out = {"mean": {m: json_number(means[m]) for m in metrics}}
         out["n_queries"] = n_queries
         if cis:
-            out["ci"] = {m: [_json_number(v) for v in cis[m]] for m in metrics}
+            out["ci"] = {m: [json_number(v) for v in cis[m]] for m in metrics}
         return json.dumps(out, indent=2)
     if fmt_name == "csv":
-        head = "metric,mean,n_queries" + (",ci_low,ci_high" if cis else "")
-        lines.append(head)
+        lines = ["metric,mean,n_queries" + (",ci_low,ci_high" if cis else "")]
         for m in metrics:
             row = f"{_csv(m)},{means[m]!r},{n_queries}"
             if cis:
                 row += f",{cis[m][0]!r},{cis[m][1]!r}"
             lines.append(row)
-        return "\n".join(lines)
-    if fmt_name == "trec":
-        if per_query is not None:
-            for _, row in per_query.iterrows():
-                for m in metrics:
-                    lines.append(f"{m:<22}\t{row['qid']}\t{fmt(row[m])}")
-        if tag is not None:
-            lines.append(f"{'runid':<22}\tall\t{tag}")
-        lines.append(f"{'num_q':<22}\tall\t{n_queries}")
-        lines.extend(f"{m:<22}\tall\t{fmt(means[m])}" for m in metrics)
         return "\n".join(lines)
     header = ["metric", "mean"] + (["95% CI"] if cis else [])
     rows = [
@@ -46,24 +64,8 @@ def render(fmt_name, metrics, means, cis, n_queries, per_query, tag):
         for m in metrics
     ]
     if fmt_name == "md":
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
-        lines.extend("| " + " | ".join(r) + " |" for r in rows)
-        lines.append("")
-        lines.append(f"{n_queries} queries")
-        return "\n".join(lines)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    lines.append(f"n_queries  {n_queries}")
-    return "\n".join(lines)
-
-
-def _json_number(value):
-    return None if math.isnan(value) else float(value)
+        return "\n".join([*markdown(header, rows), "", f"{n_queries} queries"])
+    return "\n".join([*aligned(header, rows), f"n_queries  {n_queries}"])
 
 
 def _csv(text):

@@ -5,13 +5,12 @@ queries, beside the two single-source scores."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
 
 from ._errors import EXIT_OK, UsageError
-from ._output import fmt
+from ._output import aligned, fmt, json_number, markdown
 
 #: Options of ``skndcg score`` that the two-source scoring does not take.
 _REFUSED = (
@@ -115,12 +114,12 @@ def _render(fmt_name, report):
         for _, row in report.iterrows():
             out["metrics"][row["metric"]] = {
                 name: {
-                    "mean": _num(row[est]),
-                    "ci": [_num(row[f"{pre}low"]), _num(row[f"{pre}high"])],
+                    "mean": json_number(row[est]),
+                    "ci": [json_number(row[f"{pre}{end}"]) for end in ("low", "high")],
                 }
                 for name, (pre, est) in cols.items()
             }
-            out["metrics"][row["metric"]]["variance_removed"] = _num(
+            out["metrics"][row["metric"]]["variance_removed"] = json_number(
                 row["variance_removed"]
             )
         return json.dumps(out, indent=2)
@@ -148,20 +147,5 @@ def _render(fmt_name, report):
         "(assumed a uniform random sample); ppi++: prediction-powered estimate"
     )
     if fmt_name == "md":
-        lines = ["| " + " | ".join(header) + " |"]
-        lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
-        lines += ["| " + " | ".join(r) + " |" for r in body]
-        return "\n".join([*lines, "", note])
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            [r[0].ljust(widths[0])]
-            + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
-        )
-        for r in [header, *body]
-    ]
-    return "\n".join([*lines, note])
-
-
-def _num(value):
-    return None if value is None or math.isnan(value) else float(value)
+        return "\n".join([*markdown(header, body), "", note])
+    return "\n".join([*aligned(header, body), note])

@@ -22,9 +22,7 @@ limits, both options of ``skndcg score``:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import math
 import os
 import re
 import select
@@ -33,7 +31,7 @@ import sys
 import time
 import zlib
 
-from ._errors import integer
+from ._errors import integer, number
 
 #: Default cap on what is copied from a pipe or device, in MiB.
 PIPE_LIMIT_MB = 2048
@@ -52,17 +50,6 @@ DATA_ERRORS = (
 )  # fmt: skip
 
 
-def positive_number(text):
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
 def add_arguments(score):
     """The ``--pipe-limit-mb`` and ``--pipe-timeout`` options of ``skndcg score``."""
     score.add_argument(
@@ -76,7 +63,7 @@ def add_arguments(score):
     score.add_argument(
         "--pipe-timeout",
         metavar="SECONDS",
-        type=positive_number,
+        type=number("a positive number", 0),
         default=PIPE_TIMEOUT,
         help="refuse an input pipe with no data and no end within this time "
         f"(default: {PIPE_TIMEOUT:g})",

@@ -199,8 +199,9 @@ def _score(args):
         shown = next((ln.shown for ln in lines if ln.label == label), label)
         thresholds.append((label, value, shown))
     # The one door: io loads the inputs, or hands back a large file to stream
-    # when only the means of plain measures are asked for.
-    full = len(metrics) == len(lines) and not gained
+    # when only the means of plain measures are asked for (the counts, such
+    # as num_ret, are sums of per-query rows that streaming does not keep).
+    full = not counts_only and len(metrics) == len(lines) and not gained
     coded = _inputs.opened(args, stream=full and args.means_only())
     if isinstance(coded, Chunked):
         means, n_queries = _inputs.score_chunked(coded, args, metrics)
@@ -209,10 +210,7 @@ def _score(args):
             if not args.no_summary:
                 print(_trec.render_means(head + lines, means, n_queries))
         else:
-            names_of = {ln.label: ln.shown for ln in lines}
-            as_shown = {names_of.get(m, m): v for m, v in means.items()}
-            shown = [names_of[m] for m in metrics]
-            print(render(args.format, shown, as_shown, None, n_queries, None, None))
+            print(render(args.format, *_as_shown(lines, metrics, means), n_queries))
         return _verdict(means, thresholds)
     return _in_memory(args, coded, lines, metrics, plain, gained, counts_only,
                       thresholds)  # fmt: skip
@@ -296,16 +294,21 @@ def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
             num_rel=num_rel, summary=not args.no_summary,
         )  # fmt: skip
     else:
-        # -m's measures under trec_eval's names, --metrics' as given.
-        names_of = {ln.label: ln.shown for ln in lines}
-        shown = [] if counts_only else [names_of[m] for m in metrics]
-        as_shown = {names_of.get(m, m): v for m, v in means.items()}
-        cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
-        text = render(args.format, shown, as_shown, cis, len(table["qid"]), None, tag)
+        shown = _as_shown(lines, [] if counts_only else metrics, means, cis)
+        text = render(args.format, *shown, len(table["qid"]))
     text = _summary.in_json(text, summary) if args.format == "json" else text
     if text:  # (trec_eval -n without -q prints nothing)
         print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
     return _verdict(means, thresholds)
+
+
+def _as_shown(lines, metrics, means, cis=None):
+    """``metrics``, their means and their intervals (or None) under the names
+    shown: -m's measures under trec_eval's names, --metrics' as given."""
+    names_of = {ln.label: ln.shown for ln in lines}
+    as_shown = {names_of.get(m, m): v for m, v in means.items()}
+    cis = None if cis is None else {names_of[m]: v for m, v in cis.items()}
+    return [names_of[m] for m in metrics], as_shown, cis
 
 
 _HEAD = ("runid", "num_q")

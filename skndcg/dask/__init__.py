@@ -178,7 +178,7 @@ def grouped_ranking_scores(
         )
     message = "ddf has no rows; at least one row is required."
     spec = kwargs["spec"]
-    return finish(parts, spec, spec.weighted, message)[0]
+    return finish(parts, spec, message)[0]
 
 
 def ranking_report(

@@ -133,11 +133,15 @@ def docno_order(qid, score, doc, blocks=None):
 
 
 def check_depth(depth):
-    """Refuse a depth that is not a positive integer (None: no cut)."""
+    """Refuse a depth that is not a positive integer (None: no cut); a bool
+    is refused too, though Python counts ``True`` as 1."""
     if depth is not None and (
         isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
     ):
-        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+        what = " (a bool, not a number of documents)" if isinstance(depth, bool) else ""
+        raise ValueError(
+            f"depth must be a positive integer or None, got {depth!r}{what}."
+        )
 
 
 def depth_cut(qid, score, doc_order, depth):

@@ -24,8 +24,9 @@ def read_predictions_chunks(
 
     Parameters
     ----------
-    path : str or path-like
-        A Parquet file, whatever its name (needs pyarrow).
+    path : str, path-like or ParquetColumns
+        A Parquet file, whatever its name (needs pyarrow), or one already
+        opened (its footer is then not read again).
     qid, label, score : str
         Names of the query id, relevance label and score columns.
     doc : str or None, default=None
@@ -66,7 +67,8 @@ def read_predictions_chunks(
     >>> [chunk.index.tolist() for chunk in chunks]
     [[0, 1], [2]]
     """
-    name = _text.check_path(path, "predictions file")
+    file = path if isinstance(path, ParquetColumns) else None
+    name = file.path if file else _text.check_path(path, "predictions file")
     wanted = {"qid": qid, "label": label, "score": score}
     for arg, col in (("doc", doc), ("weight", weight)):
         if col is not None:
@@ -78,7 +80,7 @@ def read_predictions_chunks(
         raise TypeError(f"chunk_rows must be an int >= 1, got {chunk_rows!r}.")
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows!r}.")
-    file = ParquetColumns(name)
+    file = file or ParquetColumns(name)
     columns = file.names
     for arg, col in wanted.items():
         if col not in columns:

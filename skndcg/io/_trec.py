@@ -7,6 +7,7 @@ import csv
 import numpy as np
 
 from . import _tables, _text
+from ._arrange import check_depth
 from ._pandas import pd
 
 
@@ -285,8 +286,7 @@ def write_trec_run(path, qid, doc_id, y_score, *, tag="skndcg", depth=None):
         raise ValueError(f"y_score must be finite, got {score[i]!r} at row {i}.")
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"tag must be a non-empty string without spaces, got {tag!r}.")
-    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"depth must be a positive integer or None, got {depth!r}.")
+    check_depth(depth)
     frame = pd.DataFrame({"qid": q, "doc_id": d, "score": score})
     dup = frame.duplicated(["qid", "doc_id"]).to_numpy()
     if dup.any():

@@ -129,7 +129,7 @@ def grouped_ranking_scores(
     score = make_scorer("sums", spec)
     parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
     message = "sdf has no rows; at least one row is required."
-    return finish(parts, spec, spec.weighted, message)[0]
+    return finish(parts, spec, message)[0]
 
 
 def ranking_report(

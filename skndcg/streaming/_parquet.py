@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._partial._driver import (
+    columns_of,
     finish,
     label_candidates,
-    piece_sums,
     progress_bar,
     setup,
+    sums_of,
     whole_queries,
 )
 from .._partial._pieces import check_columns
@@ -98,19 +99,15 @@ def score_parquet(
         raise TypeError(f"batch_size must be an int >= 1, got {batch_size!r}.")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size!r}.")
-    cols = {
-        "qid_col": qid_col,
-        "label_col": label_col,
-        "score_col": score_col,
-        "doc_col": doc_col,
-        "sample_weight_col": sample_weight_col,
-    }
+    cols = columns_of(locals())
     spec = setup(metrics, cols, sample_weight, options, "the file")
     where = str(path)
+    # The file is opened once: its footer serves the column check, the
+    # checked reader and the pass over the labels.
     file = ParquetColumns(path)
     check_columns(file.names, cols, where)
     chunks = read_predictions_chunks(
-        path, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
+        file, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
         weight=sample_weight_col, chunk_rows=batch_size,
     )  # fmt: skip
     if spec.needs_label_max:
@@ -124,21 +121,20 @@ def score_parquet(
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
     bar = progress_bar(file.num_rows, progress)
-    parts, weighted = [], False
+    parts = []
     try:
         for first_row, piece in whole_queries(
             batches, qid_col, check, bar, aligned=True
         ):
             try:
-                sums, weighted = piece_sums(piece, spec)
+                parts.append(sums_of(piece, spec))
             except (ValueError, TypeError) as exc:
                 last = first_row + len(piece) - 1
                 raise type(exc)(f"{where}, rows {first_row}-{last}: {exc}") from exc
-            parts.append(sums)
     finally:
         if bar is not None:
             bar.close()
     means, counts = finish(
-        parts, spec, weighted, f"{where} has no rows; at least one row is required."
+        parts, spec, f"{where} has no rows; at least one row is required."
     )
     return (means, counts) if return_counts else means

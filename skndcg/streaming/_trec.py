@@ -8,9 +8,9 @@ import pandas as pd
 from .._partial._driver import (
     finish,
     label_candidates,
-    piece_sums,
     progress_bar,
     setup,
+    sums_of,
     whole_queries,
 )
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
@@ -161,17 +161,14 @@ def score_trec_run(
             found += label_candidates(frame["y_true"].to_numpy())
         spec.know_label_max(found)
         reader = read_trec_run_chunks(run, chunk_lines=batch_lines)
-    parts, weighted = [], False
     bar = progress_bar(None, progress)
     try:
-        for frame in pieces(reader, bar):
-            sums, weighted = piece_sums(frame, spec)
-            parts.append(sums)
+        parts = [sums_of(frame, spec) for frame in pieces(reader, bar)]
     finally:
         if bar is not None:
             bar.close()
     means, counts = finish(
-        parts, spec, weighted,
+        parts, spec,
         f"no query of {where} has judgments in {qrels}; do the query ids of the "
         "two files match?",
     )  # fmt: skip
