@@ -139,7 +139,7 @@ def _evaluate(
     perm = order_within_queries(
         grouping,
         s_g,
-        rule=ties.reordering,
+        rule=ties,
         doc_rank=doc_rank,
         unretrieved=unretrieved,
         labels=y_g,
