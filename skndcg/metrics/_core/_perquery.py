@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._native._jit import jit, native, plain
+from .._conventions import TieRule
 from . import _tie_orders as T
 from ._rank import argsort_desc
 from ._validate import py
@@ -270,7 +271,8 @@ def _refusal(name, key, convention) -> str:
         rules = f"convention='skndcg' with {rules} (convention={convention.name!r} "
         rules += "fixes ties='average')"
     elif free is not None and free["ties"] is not None:
-        rules = "ties=" + " or ".join(repr(t) for t in free["ties"] if t != "average")
+        named = [t for t in free["ties"] if not TieRule.of(t).average]
+        rules = "ties=" + " or ".join(repr(t) for t in named)
     return (
         f"{name} cannot average over the orders of tied rows (ties='average') "
         f"for query {py(key)!r}: its tied rows with different labels take more "
