@@ -212,8 +212,6 @@ KNOWN_PRIVATE_NAMES = {
         "_DOUBLE", "_FAMILIES", "_PAIRS", "_VECTOR",
     },
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
-    # the tensor module's thread setting
-    ("torch/_module.py", "torch._metric"): {"_threads"},
     ("plotting/_forest.py", "plotting._compare"): {"_metric"},
 }  # fmt: skip
 
