@@ -211,11 +211,7 @@ KNOWN_PRIVATE_NAMES = {
     ("metrics/_catalogue/_trec_params.py", "metrics._catalogue._trec_table"): {
         "_DOUBLE", "_FAMILIES", "_PAIRS", "_VECTOR",
     },
-    # the engine's query weights
-    ("metrics/_beyond/_coverage.py", "metrics._core._engine"): {"_query_weights"},
     ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
-    # the tensor module's thread setting
-    ("torch/_module.py", "torch._metric"): {"_threads"},
     ("plotting/_forest.py", "plotting._compare"): {"_metric"},
 }  # fmt: skip
 

@@ -124,7 +124,7 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     out, fallback = {}, []
     device = preds.device if isinstance(preds, torch.Tensor) else None
     n_rows = preds.numel() if isinstance(preds, torch.Tensor) else 0
-    with _threads(opts.num_threads, device, n_rows):
+    with intra_op_threads(opts.num_threads, device, n_rows):
         for name, sp, values, empty, r in per_query(
             preds, target, indexes, names, doc_id, opts
         ):
@@ -147,7 +147,7 @@ AUTO_ONE_THREAD_ROWS = 2**20
 
 
 @contextmanager
-def _threads(n, device, n_rows):
+def intra_op_threads(n, device, n_rows):
     """torch's intra-op threads set to ``n`` for this computation on the CPU,
     and restored after (with OpenMP, the setting is the calling thread's)."""
     if isinstance(n, str):  # "auto"

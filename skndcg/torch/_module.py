@@ -7,7 +7,7 @@ import importlib
 import torch
 from torch import Tensor
 
-from ._metric import _threads, ranking_scores
+from ._metric import intra_op_threads, ranking_scores
 from ._names import implementation, parse
 from ._options import OPTION_NAMES, resolve
 
@@ -134,7 +134,7 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
             tensors = [preds] if isinstance(preds, Tensor) else preds
             n_rows = sum(t.numel() for t in tensors)
             threads = self._options.get("num_threads", "auto")
-            with _threads(threads, device, n_rows):
+            with intra_op_threads(threads, device, n_rows):
                 scores = ranking_scores(
                     _cat(self.preds),
                     _cat(self.target),

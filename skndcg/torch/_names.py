@@ -16,7 +16,7 @@ import importlib
 from ..metrics import registry
 from ..metrics._shared import check_unique
 
-__all__ = ["blocks", "check_unique", "cpu_only", "implementation", "parse", "tensor"]
+__all__ = ["blocks", "check_unique", "implementation", "parse", "tensor"]
 
 parse = registry.parse
 
@@ -35,12 +35,6 @@ def blocks(spec) -> bool:
     """Whether a parsed measure reads blocks of tied rows (exact expectations
     under ``ties="average"``) rather than rows one by one in rank order."""
     return spec.definition.block_kind is not None
-
-
-def cpu_only() -> frozenset:
-    """The built-in measures without a tensor kernel: computed on a CPU copy
-    of the rows, without ``cpu_fallback=True``."""
-    return frozenset(m.name for m in registry.measures() if m.builtin and not m.tensor)
 
 
 def implementation(spec, *, cpu_fallback: bool = False):

@@ -145,30 +145,23 @@ def _codes(sorted_ids):
 
 def tie_order(rule, *, labels, doc_id, preds, indexes):
     """A permutation of the rows after which a stable ranking realises ``rule``
-    (a :class:`~skndcg.metrics._shared.TieRule`).
+    (a :class:`~skndcg.metrics._conventions.TieRule`), or None for a rule that
+    reorders nothing (``"stable"``, ``"average"``).
 
-    A rule that reorders nothing (``"stable"``, ``"average"``) needs none;
-    ``"reverse"`` reverses the input order, ``"docid"`` puts larger document
-    ids first, ``"pessimistic"`` the least relevant rows first (each stably).
-    ``"quicksort"`` (ranx) is the order numba's quicksort gives each query,
+    The rule's sort key is sorted stably; ranx's ``"quicksort"`` order is
     computed by the engine's own routine on the CPU: it is the one rule no sort
     on the device reproduces.
     """
     device = labels.device
-    if rule.reordering is None:
-        return None
-    if rule.reverse:
-        return torch.arange(labels.numel() - 1, -1, -1, device=device)
-    if rule.by_doc_id:
-        return torch.sort(doc_id, descending=True, stable=True).indices
-    # The rule names the two reorderings it has no property for.
-    if rule == "pessimistic":
-        return torch.sort(labels, stable=True).indices
-    if rule == "quicksort":
+
+    def ranx_order():
         q = indexes.detach().cpu().numpy()
         s = preds.detach().cpu().to(torch.float64).numpy()
         return torch.as_tensor(quicksort_order(q, s), device=device)
-    raise ValueError(f"ties={rule!r} is not a tie rule.")  # pragma: no cover
+
+    key = rule.sort_key(torch, n=labels.numel(), doc_id=doc_id, labels=labels,
+                        ranx_order=ranx_order, device=device)  # fmt: skip
+    return None if key is None else torch.sort(key, stable=True).indices
 
 
 def _keep(mask, *arrays):

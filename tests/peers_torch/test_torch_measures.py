@@ -197,18 +197,18 @@ def test_num_threads_is_scoped_and_checked():
 
 
 def test_auto_threads_use_one_thread_for_small_batches_only():
-    from skndcg.torch._metric import AUTO_ONE_THREAD_ROWS, _threads
+    from skndcg.torch._metric import AUTO_ONE_THREAD_ROWS, intra_op_threads
 
     cpu = torch.device("cpu")
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        with _threads("auto", cpu, AUTO_ONE_THREAD_ROWS - 1):
+        with intra_op_threads("auto", cpu, AUTO_ONE_THREAD_ROWS - 1):
             assert torch.get_num_threads() == 1
         assert torch.get_num_threads() == 2
-        with _threads("auto", cpu, AUTO_ONE_THREAD_ROWS):
+        with intra_op_threads("auto", cpu, AUTO_ONE_THREAD_ROWS):
             assert torch.get_num_threads() == 2
-        with _threads(None, cpu, 10):
+        with intra_op_threads(None, cpu, 10):
             assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

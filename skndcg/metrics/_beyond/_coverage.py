@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
-from .._core._engine import _query_weights
+from .._core._group import query_weights
 from .._core._validate import as_1d
 from ._items import check_choice, item_categories_csr, item_codes, item_vectors, py
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
@@ -285,7 +285,7 @@ def intra_list_diversity_score(
                     "one weight per row (constant within a query) or a mapping from "
                     "query id to weight."
                 )
-        weights = _query_weights(sample_weight, r.grouping, n)
+        weights = query_weights(sample_weight, r.grouping, n)
     unit_r = unit[r.rows]
     out = []
     for kk in ks:

@@ -286,6 +286,47 @@ class TieRule(Rule, kind="ties"):
         """The reordering that realises the rule (None: the rows stay)."""
         return self.name if self.reorders else None
 
+    def sort_key(self, xp, *, n, doc_id=None, labels=None, ranx_order=None,
+                 device=None):  # fmt: skip
+        """A key per row whose stable ascending sort within each query puts
+        tied rows in this rule's order, or None when the rows stay.
+
+        Parameters
+        ----------
+        xp : module
+            The array module: numpy or torch.
+        n : int
+            The number of rows.
+        doc_id : array of int, default=None
+            Integer document ids, or ranks of the sorted ids (``"docid"``:
+            larger ids first).
+        labels : array, default=None
+            The labels (``"pessimistic"``: least relevant first, as CatBoost).
+        ranx_order : callable, default=None
+            Returns the permutation of the rows in the order numba's quicksort
+            gives each query (``"quicksort"``, ranx's order); the engine
+            computes it, as it knows the queries.
+        device : torch.device, default=None
+            Where a torch key is made.
+
+        Returns
+        -------
+        key : array of shape (n,) or None
+            None for ``"average"`` and ``"stable"``, which keep the rows.
+        """
+        if not self.reorders:
+            return None
+        if self.reverse:
+            if xp is np:
+                return -np.arange(n, dtype=np.int64)
+            return -xp.arange(n, device=device)
+        if self.by_doc_id:
+            return ~_astype(xp.asarray(doc_id), xp.int64)  # descending, no overflow
+        if self.name == "pessimistic":
+            return xp.asarray(labels)
+        order = ranx_order()  # "quicksort": each row's position in that order
+        return np.argsort(order, kind="stable") if xp is np else xp.argsort(order)
+
 
 TieRule.TABLE = _table(
     TieRule("average"),

@@ -23,7 +23,7 @@ from .._conventions import CallOptions, call_options
 from . import _blocks as B
 from ._aggregate import Evaluation
 from ._backend import road
-from ._group import Grouping, chunk_bounds, group_constant, group_rows
+from ._group import chunk_bounds, group_rows, query_weights
 from ._kernel import evaluate_groups
 from ._labels import labels_in
 from ._perquery import evaluate_per_query
@@ -32,11 +32,9 @@ from ._reorder import order_within_queries
 from ._side import evaluate_side, missing_side
 from ._validate import (
     as_1d,
-    check_finite,
     check_k,  # noqa: F401  (re-exported for the scorers)
     isna,
     missing_error,
-    py,
     scores,
 )
 from ._validate import discount as discount_weights
@@ -47,39 +45,6 @@ _AP_DENOMINATORS = {
     "hits": B.AP_HITS,
 }
 _P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
-
-
-def _query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
-    if isinstance(sample_weight, dict) or (
-        hasattr(sample_weight, "index") and hasattr(sample_weight, "reindex")
-    ):
-        mapping = dict(sample_weight.items())
-        missing = [k for k in grouping.keys if k not in mapping]
-        if missing:
-            raise ValueError(
-                f"sample_weight given per query lacks a weight for query "
-                f"{py(missing[0])!r}; every query needs one."
-            )
-        w = as_1d([mapping[k] for k in grouping.keys], "sample_weight")
-        w = w.astype(np.float64)
-    else:
-        rows = as_1d(sample_weight, "sample_weight")
-        if rows.shape[0] != n_rows:
-            raise ValueError(
-                f"sample_weight has {rows.shape[0]} rows but y_true has {n_rows}; "
-                "pass one weight per row (constant within a query) or a mapping "
-                "from query id to weight."
-            )
-        if rows.dtype.kind not in "biuf":
-            raise TypeError(f"sample_weight must be numeric, got dtype {rows.dtype}.")
-        rows = rows.astype(np.float64, copy=False)
-        check_finite(rows, "sample_weight")
-        w = group_constant(rows, grouping, "sample_weight")
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(
-            f"sample_weight must be finite and >= 0, got min {py(np.nanmin(w))!r}."
-        )
-    return w
 
 
 def _doc_rank(doc_id, n: int) -> np.ndarray:
@@ -173,7 +138,7 @@ def _evaluate(
     grouping = group_rows(qid, n)
     weights = None
     if sample_weight is not None:
-        weights = _query_weights(sample_weight, grouping, n)
+        weights = query_weights(sample_weight, grouping, n)
         weights = conv.weighting.weights(weights)
     y_g, s_g = grouping.take_pair(y, s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
@@ -181,7 +146,7 @@ def _evaluate(
     perm = order_within_queries(
         grouping,
         s_g,
-        rule=ties.reordering,
+        rule=ties,
         doc_rank=doc_rank,
         unretrieved=unretrieved,
         labels=y_g,

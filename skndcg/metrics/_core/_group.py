@@ -26,7 +26,7 @@ import numpy as np
 
 from ..._native._threads import PARALLEL_ROWS, num_threads, row_chunks, run_chunks
 from . import _group_kernels as GK
-from ._validate import as_1d, is_categorical, isna, missing_error, py
+from ._validate import as_1d, check_finite, is_categorical, isna, missing_error, py
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
@@ -313,6 +313,42 @@ def group_constant(values: np.ndarray, grouping: Grouping, name: str) -> np.ndar
             "query, so give every row of a query the same value."
         )
     return per_query
+
+
+def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
+    """One weight per query of ``grouping`` (canonical order) from ``sample_weight``:
+    one weight per row (constant within a query) or a mapping from query id to
+    weight (a dict or a pandas Series). Weights must be finite and >= 0."""
+    if isinstance(sample_weight, dict) or (
+        hasattr(sample_weight, "index") and hasattr(sample_weight, "reindex")
+    ):
+        mapping = dict(sample_weight.items())
+        missing = [k for k in grouping.keys if k not in mapping]
+        if missing:
+            raise ValueError(
+                f"sample_weight given per query lacks a weight for query "
+                f"{py(missing[0])!r}; every query needs one."
+            )
+        w = as_1d([mapping[k] for k in grouping.keys], "sample_weight")
+        w = w.astype(np.float64)
+    else:
+        rows = as_1d(sample_weight, "sample_weight")
+        if rows.shape[0] != n_rows:
+            raise ValueError(
+                f"sample_weight has {rows.shape[0]} rows but y_true has {n_rows}; "
+                "pass one weight per row (constant within a query) or a mapping "
+                "from query id to weight."
+            )
+        if rows.dtype.kind not in "biuf":
+            raise TypeError(f"sample_weight must be numeric, got dtype {rows.dtype}.")
+        rows = rows.astype(np.float64, copy=False)
+        check_finite(rows, "sample_weight")
+        w = group_constant(rows, grouping, "sample_weight")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(
+            f"sample_weight must be finite and >= 0, got min {py(np.nanmin(w))!r}."
+        )
+    return w
 
 
 def chunk_bounds(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ tells apart gets the expectation over their orders (``_tie_orders.py``).
 
 A numba-compiled ``per_query`` runs inside a compiled loop over the queries (one
 loop per arity, built from source and compiled once per measure); a plain
-Python one is called from Python.
+Python one, or any on the no-compile road, in the same loop run as Python.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._native._jit import jit, native, plain
+from .._conventions import TieRule
 from . import _tie_orders as T
 from ._rank import argsort_desc
 from ._validate import py
@@ -40,22 +41,22 @@ _AVERAGE = """\
         w = first(buf, lab, nb, form, ws)
         total = 0.0
         while w == w:
-            total += w * f(buf, k{call})
+            total += w * {value}
             w = advance(buf, lab, nb, form, ws)
         out[g] = total
 """
 _HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
-def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = False):
-    """A compiled loop calling ``f(labels, k[, ideal], *args)`` for every query
-    (with nothing retrieved: 0, or ``f`` on the empty list when ``empty``);
-    with ``average``, the expectation over the orders of tied rows for the
-    queries ``tied`` (compiled only when a call has some)."""
-    key = (n_args, use_ideal, empty, average)
+def _loop(n_args, use_ideal, empty=False, average=False, compiled=True):
+    """The loop calling ``f(labels, k[, ideal], *args)`` for every query (with
+    nothing retrieved: 0, or ``f`` on the empty list when ``empty``); with
+    ``average``, the expectation over the orders of tied rows for the queries
+    ``tied``. One source: numba compiles it (once per process) for a compiled
+    ``f``; as Python, it checks each value with the extra last argument
+    ``value(v, g)``."""
+    key = (n_args, use_ideal, empty, average, compiled)
     if key not in _loops:
-        from numba import njit
-
         names = [f"a{i}" for i in range(n_args)]
         call = ", ideal[lo:ends[g]]" if use_ideal else ""
         call += "".join(f", {a}[g]" for a in names)
@@ -64,21 +65,36 @@ def _loop(n_args: int, use_ideal: bool, empty: bool = False, average: bool = Fal
             "ideal, ends, out"
         )
         if average:
-            src += ", tied, rs, by_k, form, binary, thr, cap, calls):\n"
-            src += _AVERAGE.format(call=call)
+            src += ", tied, rs, by_k, form, binary, thr, cap, calls"
+            value = f"f(buf, k{call})"
+        else:
+            value = f"f(ry[lo:lo + nret[g]], k{call})"
+        if not compiled:
+            src += ", value"
+            value = f"value({value}, g)"
+        src += "):\n"
+        if average:
+            src += _AVERAGE.format(value=value)
         else:
             src += (
-                "):\n"
                 "    for g in range(starts.shape[0]):\n"
                 "        lo = starts[g]\n"
                 f"        if nret[g] == 0 and not {empty}:\n"
                 "            out[g] = 0.0\n"
                 "        else:\n"
-                f"            out[g] = f(ry[lo:lo + nret[g]], k{call})\n"
+                f"            out[g] = {value}\n"
             )
-        scope = {name: native(getattr(T, name)) for name in _HELPERS}
+        scope = {
+            name: native(getattr(T, name)) if compiled else getattr(T, name)
+            for name in _HELPERS
+        }
         exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
-        _loops[key] = njit(scope["loop"])
+        if compiled:
+            from numba import njit
+
+            _loops[key] = njit(scope["loop"])
+        else:
+            _loops[key] = scope["loop"]
     return _loops[key]
 
 
@@ -189,8 +205,7 @@ def evaluate_per_query(
         ry = np.array(ry)
         ideal_arr = ideal if use_ideal else np.empty(0)
         ties = _Ties(rs, average, m, rel_thr)
-        run = _run_compiled if m.compiled and not plain() else _run_python
-        out, calls = run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
+        out, calls = _run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
         if (calls > T.MAX_CALLS).any():
             g = int(np.flatnonzero(calls > T.MAX_CALLS)[0])
             raise ValueError(_refusal(sp.name, grouping.keys[g], convention))
@@ -256,7 +271,8 @@ def _refusal(name, key, convention) -> str:
         rules = f"convention='skndcg' with {rules} (convention={convention.name!r} "
         rules += "fixes ties='average')"
     elif free is not None and free["ties"] is not None:
-        rules = "ties=" + " or ".join(repr(t) for t in free["ties"] if t != "average")
+        named = [t for t in free["ties"] if not TieRule.of(t).average]
+        rules = "ties=" + " or ".join(repr(t) for t in named)
     return (
         f"{name} cannot average over the orders of tied rows (ties='average') "
         f"for query {py(key)!r}: its tied rows with different labels take more "
@@ -265,20 +281,40 @@ def _refusal(name, key, convention) -> str:
     )
 
 
-def _run_compiled(sp, m, ry, grouping, nret, extras, ideal, ties):
-    from numba.core.errors import TypingError
-
+def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
+    """Measure ``sp`` on every query: ``(values, calls)``, ``calls`` counting the
+    orders averaged over per query. The loops of :func:`_loop` run compiled
+    when the measure's ``per_query`` is compiled and the call is not on the
+    no-compile road; as Python, every value is checked by :func:`_value`."""
+    compiled = m.compiled and not plain()
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)
     use_ideal = ideal.size > 0
-    f = native(m.per_query)
+    f = native(m.per_query) if compiled else m.per_query
     head = (f, ry, grouping.starts, nret, sp.k, *extras, ideal, grouping.ends, out)
-    try:
-        _loop(len(extras), use_ideal, m.scores_empty_lists)(*head)
+    tail = ()
+    if not compiled:
+
+        def value(v, g):
+            return _value(sp, v, grouping.keys[g])
+
+        tail = (value,)
+
+    def run():
+        empty = m.scores_empty_lists
+        _loop(len(extras), use_ideal, empty, compiled=compiled)(*head, *tail)
         tied = ties.tied(ry, grouping, nret, sp.k)
         if tied.size:
-            loop = _loop(len(extras), use_ideal, m.scores_empty_lists, True)
-            loop(*head, tied, *ties.args(calls))
+            loop = _loop(len(extras), use_ideal, empty, True, compiled)
+            loop(*head, tied, *ties.args(calls), *tail)
+
+    if not compiled:
+        run()
+        return out, calls
+    from numba.core.errors import TypingError
+
+    try:
+        run()
     except TypingError as exc:
         first = " ".join(str(exc).split())[:600]
         raise TypeError(
@@ -286,45 +322,6 @@ def _run_compiled(sp, m, ry, grouping, nret, extras, ideal, ties):
             f"as per_query(ranked_labels, k{', ...' if extras else ''}) returning "
             f"a float ({first})."
         ) from None
-    return out, calls
-
-
-def _run_python(sp, m, ry, grouping, nret, extras, ideal, ties):
-    out = np.empty(grouping.n_groups)
-    calls = np.zeros(grouping.n_groups)
-    f = m.per_query
-    tied = np.zeros(grouping.n_groups, dtype=bool)
-    tied[ties.tied(ry, grouping, nret, sp.k)] = True
-    if tied.any():
-        ws = T.workspace(int(nret[tied].max()))
-    for g in range(grouping.n_groups):
-        lo = grouping.starts[g]
-        if nret[g] == 0 and not m.scores_empty_lists:
-            out[g] = 0.0
-            continue
-        args = [ry[lo : lo + nret[g]], sp.k]
-        if ideal.size > 0:
-            args.append(ideal[lo : grouping.ends[g]])
-        args.extend(e[g] for e in extras)
-        if not tied[g]:
-            out[g] = _value(sp, f(*args), grouping.keys[g])
-            continue
-        lab, n = args[0], nret[g]
-        kk = T.depth(sp.k, n, ties.by_k)
-        rs = ties.rs[lo : lo + n]
-        nb = T.find_blocks(lab, rs, kk, ties.form, ties.binary, ties.thr, ws)
-        calls[g] = T.prepare(
-            lab, nb, kk, ties.form, ties.binary, ties.thr, ws, T.MAX_CALLS
-        )
-        if calls[g] > T.MAX_CALLS:
-            break
-        args[0] = buf = lab.copy()
-        total = 0.0
-        w = T.first(buf, lab, nb, ties.form, ws)
-        while w == w:
-            total += w * _value(sp, f(*args), grouping.keys[g])
-            w = T.advance(buf, lab, nb, ties.form, ws)
-        out[g] = total
     return out, calls
 
 

@@ -13,8 +13,7 @@ import numpy as np
 
 from ..._native._jit import jit, numpy_twin
 from ..._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
-
-REORDERING_RULES = ("reverse", "docid", "quicksort", "pessimistic")
+from .._conventions import TieRule
 
 
 @jit(python=False)
@@ -106,30 +105,31 @@ def order_within_queries(
 ):
     """Permutation of the grouped rows that realises a tie rule with ``"stable"``.
 
-    ``rule`` is ``"reverse"`` (reverse input order), ``"docid"`` (document id
-    descending, from ``doc_rank``: integer ids, or ranks of the sorted ids),
-    ``"pessimistic"`` (lowest label first, from ``labels``: CatBoost),
-    ``"quicksort"`` (ranx's order) or ``None``. Rows flagged ``unretrieved`` go
+    ``rule`` is a :class:`~skndcg.metrics._conventions.TieRule` (or its name, or
+    ``None``), whose :meth:`~skndcg.metrics._conventions.TieRule.sort_key` gives
+    what each query's rows are sorted by: reverse input order (``"reverse"``),
+    document id descending (``"docid"``, from ``doc_rank``: integer ids, or ranks
+    of the sorted ids), lowest label first (``"pessimistic"``, from ``labels``:
+    CatBoost) or ranx's order (``"quicksort"``). Rows flagged ``unretrieved`` go
     last in their query, whatever the rule. Returns ``None`` when no rule asks
     for a reordering, and, on inputs of ``PARALLEL_ROWS`` rows or more, when
     every query already is in order (small inputs get numpy's permutation).
     """
-    if rule not in REORDERING_RULES and unretrieved is None:
-        return None
     n = s.shape[0]
-    if rule == "quicksort":
-        out = np.empty(n, dtype=np.int64)
-        _quicksort_orders(s, grouping.starts, grouping.ends, out)
-        if unretrieved is None:
+    key = None
+    if rule is not None:
+
+        def ranx_order():
+            out = np.empty(n, dtype=np.int64)
+            _quicksort_orders(s, grouping.starts, grouping.ends, out)
             return out
-        key = np.argsort(out, kind="stable")
-    elif rule == "reverse":
-        key = -np.arange(n, dtype=np.int64)
-    elif rule == "docid":
-        key = ~np.asarray(doc_rank, dtype=np.int64)  # descending, without overflow
-    elif rule == "pessimistic":
-        key = np.asarray(labels)
-    else:
+
+        key = TieRule.of(rule).sort_key(
+            np, n=n, doc_id=doc_rank, labels=labels, ranx_order=ranx_order
+        )
+    if key is None:
+        if unretrieved is None:
+            return None
         key = np.zeros(n, dtype=np.int64)
     # Every query is sorted within its own span of the grouped arrays; equal
     # keys keep their input order.
