@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..utils._interactions import check_no_duplicates, check_seconds
+from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ._ranking_features import feature_rows
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
@@ -17,29 +17,13 @@ _DAY = 86_400
 
 
 def check_ratings(ratings):
-    if not isinstance(ratings, pd.DataFrame):
-        raise TypeError(
-            "ratings must be a pandas DataFrame with columns user_id, item_id, "
-            f"rating, timestamp (and optionally genres, year), got "
-            f"{type(ratings).__name__}."
-        )
-    missing = [c for c in _REQUIRED if c not in ratings.columns]
-    if missing:
-        raise ValueError(
-            f"ratings is missing the column(s) {missing}; expected at least "
-            f"{list(_REQUIRED)}."
-        )
+    check_frame(ratings, "ratings", _REQUIRED)
     if len(ratings) == 0:
         raise ValueError("ratings has no rows.")
     for col in _REQUIRED:
-        values = ratings[col]
-        if not pd.api.types.is_numeric_dtype(values):
+        if not pd.api.types.is_numeric_dtype(ratings[col]):
             raise ValueError(
-                f"ratings[{col!r}] must be numeric, got dtype {values.dtype}."
-            )
-        if values.isna().any():
-            raise ValueError(
-                f"ratings[{col!r}] has {int(values.isna().sum())} missing values."
+                f"ratings[{col!r}] must be numeric, got dtype {ratings[col].dtype}."
             )
     if "year" in ratings.columns and not pd.api.types.is_numeric_dtype(ratings["year"]):
         raise ValueError(

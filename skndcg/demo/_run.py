@@ -19,7 +19,6 @@ from . import (
     _protocols,
     _report,
 )
-from ._full_mode import full_mode as _full_mode
 from ._intervals import CONFIDENCE, holdout_lines, metric_curves
 from ._models import (
     BASELINES,
@@ -35,6 +34,7 @@ from ._models import (
     search_summary,
 )
 from ._protocols import PROTOCOLS
+from ._two_stage import full_mode
 
 SAMPLED = ("uniform", "popularity")
 MODES = ("full", *SAMPLED)
@@ -295,7 +295,7 @@ def run_demo(
         "quick": quick,
     }
     runs = {
-        m: _full_mode(ratings, args, cut, say, stream)
+        m: full_mode(ratings, args, cut, say, stream)
         if m == "full"
         else _one_mode(ratings, m, args, cut, say, stream)
         for m in modes

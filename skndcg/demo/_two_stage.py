@@ -21,7 +21,8 @@ from ..recommend import (
     catalogue_report,
     make_catalogue_scorer,
 )
-from . import _protocols
+from . import _protocols, _report
+from ._intervals import holdout_lines
 from ._models import (
     METRIC_OPTIONS,
     METRICS,
@@ -144,8 +145,22 @@ def holdout_reports(build, estimator, qids):
     return reports
 
 
-def run(ratings, args, cut, say, stream):
-    """Tune and evaluate the two-stage ranker; the same outputs as a sampled mode."""
+def _row_protocols(results, n):
+    """The protocol of every row of results.csv."""
+    ranker = PROTOCOL_RANKER.format(n=n)
+    out = []
+    for model in results["model"]:
+        if model == RANKER:
+            out.append(ranker)
+        elif model.startswith(f"{RANKER} - "):
+            out.append(f"paired: {ranker} vs {PROTOCOL_BASELINE}")
+        else:
+            out.append(PROTOCOL_BASELINE)
+    return out
+
+
+def full_mode(ratings, args, cut, say, stream):
+    """Tune the two-stage ranker, evaluate and print; a sampled mode's outputs."""
     build = builder(ratings, args["quick"])
     n = build.n_candidates
     (X_dev, y_dev), (X_hold, _) = task(
@@ -167,16 +182,68 @@ def run(ratings, args, cut, say, stream):
     )
     search, cv = tune(build, X_dev, y_dev, args, say)
     folds = fold_table(build, search, cv, X_dev)
-    params, strongest = search_summary(search, folds, say, "[full catalogue]", KEY)
+    params, (strongest, strongest_cv) = search_summary(
+        search, folds, say, "[full catalogue]", KEY
+    )
     reports = holdout_reports(build, search.best_estimator_, hold_q)
     recall = float(build.stage_recall(hold_q).mean())
+    users = queries["user_id"].to_dict()
+    n_boot = 300 if args["quick"] else 1000
+    qids = reports[RANKER]["qid"]
+    holdout, lines = holdout_lines(
+        reports,
+        users,
+        pd.Series((queries["n_history"] > 0).to_dict()).reindex(qids.to_numpy()),
+        strongest,
+        n_resamples=n_boot,
+        random_state=args["random_state"],
+    )
+    models = [*BASELINES, RANKER]
+    n_hold = len(qids)
+    n_users = len({users[q] for q in qids})
+    title = (
+        f"full catalogue: hold-out of {n_hold:,} queries ({n_users:,} users), "
+        f"--protocol {args['protocol']}"
+    )
+    explain = (
+        f"(every eligible item ranked for every query; the ranker reranks the "
+        f"stage's top {n} (item kNN interleaved with popularity of "
+        f"{STAGE_HALF_LIFE:g}-day half-life) and every other item ranks "
+        f"below them; tuned "
+        f"by GridSearchCV on the same full-catalogue ranking of each fold)"
+    )
+    ceiling = (
+        f"candidate stage: item kNN + recent popularity, top {n}: recall@{n} "
+        f"{recall:.3f} of the "
+        "hold-out's rated items, the reranker's ceiling"
+    )
+    head = _report.headline(holdout, strongest, strongest_cv)
+    params = f"chosen parameters: {params}"
+    print("", file=stream)
+    for line in (
+        title,
+        explain,
+        _report.results_table(folds, holdout, models),
+        *lines,
+        head,
+        ceiling,
+        params,
+        "",
+    ):
+        print(line, file=stream)
+    section = (
+        title,
+        _report.results_table(folds, holdout, models, markdown=True),
+        [head, ceiling, *lines, params],
+    )
+    results = _report.long_results(folds, holdout, negatives="full", n_negatives=n)
+    results["estimate"] = "full"
+    results["protocol"] = _row_protocols(results, n)
     return {
+        "results": results,
+        "section": section,
         "reports": reports,
-        "folds": folds,
-        "params": params,
-        "strongest": strongest,
-        "recall": (n, recall),
-        "users": queries["user_id"].to_dict(),
+        "n_hold": n_hold,
         "fold_data": (cv, X_dev, X_hold),
-        "has_past": (queries["n_history"] > 0).to_dict(),
+        "n_boot": n_boot,
     }

@@ -48,24 +48,11 @@ def _with_common(cls):
 class _UserProtocol:
     """Units, their users and times, and the filters every protocol shares."""
 
-    def __init__(
-        self,
-        *,
-        user_col="user_id",
-        item_col="item_id",
-        time_col="timestamp",
-        group_col="qid",
-        filter_cold_users=True,
-        filter_cold_items=False,
-        filter_already_seen=False,
-    ):
-        self.user_col = user_col
-        self.item_col = item_col
-        self.time_col = time_col
-        self.group_col = group_col
-        self.filter_cold_users = filter_cold_users
-        self.filter_cold_items = filter_cold_items
-        self.filter_already_seen = filter_already_seen
+    def _keep(self, arguments):
+        """Store every argument of a subclass's ``__init__`` under its name."""
+        for name, value in arguments.items():
+            if name != "self":
+                setattr(self, name, value)
 
     # -- scikit-learn's splitter interface ---------------------------------
     def get_n_splits(self, X=None, y=None, groups=None):
@@ -249,17 +236,7 @@ class LeaveLastNSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        super().__init__(
-            user_col=user_col,
-            item_col=item_col,
-            time_col=time_col,
-            group_col=group_col,
-            filter_cold_users=filter_cold_users,
-            filter_cold_items=filter_cold_items,
-            filter_already_seen=filter_already_seen,
-        )
-        self.n = n
-        self.n_splits = n_splits
+        self._keep(locals())
 
     def _fold(self, units, fold):
         n = _count("n", self.n)
@@ -308,16 +285,7 @@ class UserFractionSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        super().__init__(
-            user_col=user_col,
-            item_col=item_col,
-            time_col=time_col,
-            group_col=group_col,
-            filter_cold_users=filter_cold_users,
-            filter_cold_items=filter_cold_items,
-            filter_already_seen=filter_already_seen,
-        )
-        self.test_fraction = test_fraction
+        self._keep(locals())
 
     def _fold(self, units, fold):
         f = self.test_fraction
@@ -372,16 +340,7 @@ class GlobalTimeSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        super().__init__(
-            user_col=user_col,
-            item_col=item_col,
-            time_col=time_col,
-            group_col=group_col,
-            filter_cold_users=filter_cold_users,
-            filter_cold_items=filter_cold_items,
-            filter_already_seen=filter_already_seen,
-        )
-        self.cuts = cuts
+        self._keep(locals())
 
     @property
     def n_splits(self):

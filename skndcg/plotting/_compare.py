@@ -49,6 +49,11 @@ def _cutoffs(comparison, metric):
     return sorted(found)
 
 
+def _n_queries(n):
+    """The number of queries, or their range when it varies."""
+    return f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
+
+
 def plot_metric_at_k(comparison, metric="ndcg", *, ax=None):
     """Mean of ``metric@k`` against the cut-off k, one line per model.
 
@@ -111,9 +116,8 @@ def plot_metric_at_k(comparison, metric="ndcg", *, ax=None):
             alpha=0.2,
             linewidth=0,
         )
-    n = frame.loc[[(comparison.models[0], col) for _, col in cut], "n_queries"]
-    n_text = (
-        f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
+    n_text = _n_queries(
+        frame.loc[[(comparison.models[0], col) for _, col in cut], "n_queries"]
     )
     ax.set_xlabel("k (cut-off)")
     ax.set_ylabel(f"mean {metric}@k ({100 * comparison.confidence:g}% interval)")
@@ -206,10 +210,7 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     corr = (
         comparison.correction if corrected and comparison.correction else "uncorrected"
     )
-    n = pairs["n_queries"]
-    n_text = (
-        f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
-    )
+    n_text = _n_queries(pairs["n_queries"])
     ax.set_title(f"{n_text} queries, {100 * level:.3g}% intervals ({corr})")
     ax.legend(loc="best", frameon=False)
     return ax

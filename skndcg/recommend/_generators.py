@@ -165,6 +165,13 @@ def rank_order(scores, popularity, seen=None):
     return order, scores
 
 
+def cosine_cooccurrence(rows, history, item_users):
+    """Item kNN scores ``rows D^-1/2 H^T H D^-1/2`` of the CSR pasts ``rows``."""
+    norm = 1.0 / np.sqrt(np.maximum(item_users, 1.0))
+    left = rows.multiply(norm[None, :]).tocsr()
+    return ((left @ history.T) @ history).toarray() * norm[None, :]
+
+
 class PopularityRecommender(_Recommender):
     """Items by their number of users: over the whole log or a recent window.
 
@@ -254,12 +261,7 @@ class ItemKNNRecommender(_Recommender):
         pass
 
     def _scores(self, rows):
-        norm = 1.0 / np.sqrt(np.maximum(self.item_users_, 1.0))
-        left = rows.multiply(norm[None, :]).tocsr()
-        through_users = left @ self.history_.T
-        out = through_users @ self.history_
-        dense = out.toarray() if hasattr(out, "toarray") else np.asarray(out)
-        return dense * norm[None, :]
+        return cosine_cooccurrence(rows, self.history_, self.item_users_)
 
 
 class EASERecommender(_Recommender):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._generators import rank_order
+from ._generators import cosine_cooccurrence, rank_order
 from ._log import DAY, history_matrix
 
 _SHRINK = 5.0
@@ -66,9 +66,7 @@ class Snapshot:
         full_rank[:, self.eligible] = rank
         hr, hc = hist.nonzero()
         full_rank[hr, hc] = np.inf  # a seen item is never a candidate
-        norm = 1.0 / np.sqrt(np.maximum(self.item_users, 1.0))
-        left = hist.multiply(norm[None, :]).tocsr()
-        cooc = ((left @ self.history.T) @ self.history).toarray() * norm[None, :]
+        cooc = cosine_cooccurrence(hist, self.history, self.item_users)
         # Users who met what this user met, weighted by cosine similarity.
         u_norm = 1.0 / np.sqrt(np.maximum(self.user_n_items, 1.0))
         sims = (hist @ self.history.T).toarray() * u_norm[None, :]
