@@ -196,24 +196,10 @@ def test_every_known_private_import_is_still_there():
     assert not stale, f"remove from KNOWN_PRIVATE: {stale}"
 
 
-# Private names (``_x``) still imported from another module, each with its way
-# out. Like KNOWN_PRIVATE, the list may only shrink: give a name that another
-# module needs a public name in its (private) module.
-KNOWN_PRIVATE_NAMES = {
-    # the trec_eval dialect, split over three files by length
-    ("metrics/_catalogue/_trec_names.py", "metrics._catalogue._trec_params"): {
-        "_cut_name", "_metric", "_pairs_metric", "_params", "_plain",
-        "_text_length", "_vector_metric",
-    },
-    ("metrics/_catalogue/_trec_names.py", "metrics._catalogue._trec_table"): {
-        "_DOUBLE", "_FAMILIES", "_IR_MEASURES", "_PAIRS", "_VECTOR",
-    },
-    ("metrics/_catalogue/_trec_params.py", "metrics._catalogue._trec_table"): {
-        "_DOUBLE", "_FAMILIES", "_PAIRS", "_VECTOR",
-    },
-    ("metrics/_api/_scorer.py", "utils._query_ids"): {"_has_column"},
-    ("plotting/_forest.py", "plotting._compare"): {"_metric"},
-}  # fmt: skip
+# Private names (``_x``) imported from another module. None are left: a name
+# that another module needs gets a public name in its (private) module. The
+# list stays so that a needed exception is written down with its way out.
+KNOWN_PRIVATE_NAMES: dict = {}
 
 
 def _private_names(path, root=PKG):

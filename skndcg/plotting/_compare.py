@@ -24,7 +24,7 @@ def axes(ax, caller, figsize):
     return ax
 
 
-def _metric(comparison, metric, caller):
+def metric_of(comparison, metric, caller):
     if metric is None:
         if len(comparison.metrics) != 1:
             raise ValueError(
@@ -169,7 +169,9 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     _check(comparison, "plot_comparison")
     pairs = comparison.to_frame(pairs=True)
     if metric is not None:
-        pairs = pairs[pairs["metric"] == _metric(comparison, metric, "plot_comparison")]
+        pairs = pairs[
+            pairs["metric"] == metric_of(comparison, metric, "plot_comparison")
+        ]
     several = pairs["metric"].nunique() > 1
     ax = axes(ax, "plot_comparison", (7, 1.2 + 0.45 * len(pairs)))
     suffix = "_adjusted" if corrected else ""
@@ -268,7 +270,7 @@ def plot_paired(comparison, model, other=None, *, metric=None, kind="scatter", a
             raise ValueError(
                 f"plot_paired: {name!r} is not one of the models {comparison.models}."
             )
-    metric = _metric(comparison, metric, "plot_paired")
+    metric = metric_of(comparison, metric, "plot_paired")
     j = comparison.metrics.index(metric)
     a = comparison.values[comparison.models.index(model), :, j]
     b = comparison.values[comparison.models.index(other), :, j]

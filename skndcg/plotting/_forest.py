@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluation import Comparison, SegmentedComparison
-from ._compare import _metric, axes
+from ._compare import axes, metric_of
 
 
 def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
@@ -66,7 +66,7 @@ def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
             "plot_forest draws differences from a baseline; compare with baseline=... ."
         )
     one = next(iter(comparison.comparisons.values()))
-    metric = _metric(one, metric, "plot_forest")
+    metric = metric_of(one, metric, "plot_forest")
     rows = comparison.to_frame(pairs=True)
     rows = rows[rows["metric"] == metric].reset_index(drop=True)
     suffix = "_adjusted" if adjusted else ""

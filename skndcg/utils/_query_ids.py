@@ -41,7 +41,7 @@ def column_names(X) -> list:
     return []
 
 
-def _has_column(X, name) -> bool:
+def has_column(X, name) -> bool:
     return name in column_names(X)
 
 
@@ -130,7 +130,7 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
     >>> qid.tolist()
     [1, 1, 2]
     """
-    has_col = _has_column(X, qid_col)
+    has_col = has_column(X, qid_col)
 
     if qid is not None:
         ids = _to_1d_array(qid, caller=caller)

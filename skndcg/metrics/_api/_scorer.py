@@ -24,7 +24,7 @@ import numpy as np
 from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
-from skndcg.utils._query_ids import _has_column, resolve_qid
+from skndcg.utils._query_ids import has_column, resolve_qid
 
 from ...utils._docstrings import with_references
 from ...utils._leak import check_query_overlap
@@ -163,21 +163,21 @@ class _RankingScorer:
                 drop_col=not _uses_column(estimator, qid_col),
             )
         except ValueError as exc:
-            if qid is None and not _has_column(X, qid_col):
+            if qid is None and not has_column(X, qid_col):
                 raise ValueError(f"{exc} {_hint_no_ids()}") from None
             raise
         check_query_overlap(estimator, qid, caller=caller)
         side = {}
         if getattr(self, "_side", None) is not None:
             item_col, side["popularity"] = self._side
-            if not _has_column(X, item_col):
+            if not has_column(X, item_col):
                 raise ValueError(
                     f"{caller}: X has no column {item_col!r} (item_col) holding "
                     "the item of each row; pass a pandas or polars DataFrame "
                     "with it."
                 )
             side["item_id"] = np.asarray(X[item_col])
-            if _has_column(X_model, item_col) and not _uses_column(estimator, item_col):
+            if has_column(X_model, item_col) and not _uses_column(estimator, item_col):
                 X_model = (
                     X_model.drop(columns=[item_col])
                     if hasattr(X_model, "iloc")

@@ -25,29 +25,29 @@ from dataclasses import dataclass
 from . import _registry as R
 from ._trec_params import (  # noqa: F401  (gains re-exported for the command line)
     GAINED,
-    _cut_name,
-    _metric,
-    _pairs_metric,
-    _params,
-    _plain,
-    _text_length,
-    _vector_metric,
+    cut_name,
     gain_function,
+    pairs_metric,
     parse_gains,
     parse_levels,
+    parse_params,
+    plain_number,
+    text_length,
+    trec_metric,
+    vector_metric,
 )
 from ._trec_table import (  # noqa: F401  (re-exported for the command line)
-    _DOUBLE,
-    _FAMILIES,
-    _IR_MEASURES,
-    _PAIRS,
-    _VECTOR,
     COUNTS,
+    DOUBLE,
+    IR_MEASURES,
     LEVELS,
     NICKNAMES,
+    PAIRS,
     SUMMED,
     TABLE_ORDER,
     TEXT,
+    TREC_FAMILIES,
+    VECTOR,
 )
 
 
@@ -80,7 +80,7 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     if arg in NICKNAMES:
         out, missing = [], []
         for family in NICKNAMES[arg]:
-            if family in COUNTS or family in _FAMILIES or family in TEXT:
+            if family in COUNTS or family in TREC_FAMILIES or family in TEXT:
                 out.extend(expand(family)[0])
             else:
                 missing.append(family)
@@ -89,31 +89,31 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     if family in COUNTS and not dot:
         return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
     if family in TEXT:
-        length = _text_length(family, text, arg) if dot else TEXT[family]
+        length = text_length(family, text, arg) if dot else TEXT[family]
         name = f"{family}_{text}" if dot else family
         order = (TABLE_ORDER.index(family), 0)
         return [TrecMeasure(name, None, order, length=length)], []
-    if family in _FAMILIES:
-        how = _FAMILIES[family][1]
+    if family in TREC_FAMILIES:
+        how = TREC_FAMILIES[family][1]
         base = TABLE_ORDER.index(family)
         if family in GAINED and dot:
             gains = parse_gains(text, arg)
-            metric = _metric(family)
+            metric = trec_metric(family)
             return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
         if family in LEVELS and dot:
             levels = parse_levels(family, text, arg)
-            name, metric = f"{family}_{text}", _metric(family)
+            name, metric = f"{family}_{text}", trec_metric(family)
             return [TrecMeasure(name, metric, (base, 0), levels=levels)], []
         if how in ("vector", "pairs"):
             name = f"{family}_{text}" if dot else family
-            given = _vector_metric if how == "vector" else _pairs_metric
-            metric = given(family, text, arg) if dot else _metric(family)
+            given = vector_metric if how == "vector" else pairs_metric
+            metric = given(family, text, arg) if dot else trec_metric(family)
             return [TrecMeasure(name, metric, (base, 0))], []
-        values = _params(family, text, arg) if dot else _FAMILIES[family][2]
+        values = parse_params(family, text, arg) if dot else TREC_FAMILIES[family][2]
         if how == "none":
-            return [TrecMeasure(family, _metric(family), (base, 0))], []
+            return [TrecMeasure(family, trec_metric(family), (base, 0))], []
         return [
-            TrecMeasure(_cut_name(family, v), _metric(family, v), (base, v))
+            TrecMeasure(cut_name(family, v), trec_metric(family, v), (base, v))
             for v in values
         ], []
     single = _single(arg)
@@ -141,11 +141,11 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
             for f in NICKNAMES[arg]:
-                if f in COUNTS or f in _FAMILIES or f in TEXT:
+                if f in COUNTS or f in TREC_FAMILIES or f in TEXT:
                     order.append(f)
                 elif f not in missing:
                     missing.append(f)
-        elif family in COUNTS or family in _FAMILIES or family in TEXT:
+        elif family in COUNTS or family in TREC_FAMILIES or family in TEXT:
             if dot:
                 expand(arg)  # checks the parameters
                 params.setdefault(family, arg)
@@ -169,20 +169,20 @@ def _single(name: str) -> TrecMeasure | None:
     if match is None:
         return None
     family, value = match.groups()
-    if family not in _FAMILIES or _FAMILIES[family][1] in ("none", "vector"):
+    if family not in TREC_FAMILIES or TREC_FAMILIES[family][1] in ("none", "vector"):
         return None
-    how = _FAMILIES[family][1]
+    how = TREC_FAMILIES[family][1]
     if how == "cut":
         if "." in value or int(value) < 1:
             return None
         v = int(value)
     else:
         v = float(value)
-        low, high = _DOUBLE[how]
+        low, high = DOUBLE[how]
         if not low <= v <= high:
             return None
     return TrecMeasure(
-        _cut_name(family, v), _metric(family, v), (TABLE_ORDER.index(family), v)
+        cut_name(family, v), trec_metric(family, v), (TABLE_ORDER.index(family), v)
     )
 
 
@@ -196,33 +196,33 @@ def translate(name: str) -> str | None:
     ('ndcg@10', 'mrr', 'iprec(recall=0.1)')
     """
     text = name.strip()
-    for family in _FAMILIES:
-        if text.lower() == family.lower() and _FAMILIES[family][1] in (
+    for family in TREC_FAMILIES:
+        if text.lower() == family.lower() and TREC_FAMILIES[family][1] in (
             "none",
             "vector",
             "pairs",
         ):
-            return _metric(family)
+            return trec_metric(family)
     single = _single(text) or _single(_case_family(text))
     if single is not None:
         return single.metric
     family, dot, params = text.partition(".")
     family = _case_family(family)
-    if dot and family in _VECTOR:
-        return _vector_metric(family, params, name)
-    if dot and family in _PAIRS:
-        return _pairs_metric(family, params, name)
+    if dot and family in VECTOR:
+        return vector_metric(family, params, name)
+    if dot and family in PAIRS:
+        return pairs_metric(family, params, name)
     if dot and family in GAINED:
         raise ValueError(
             f"metric {name!r}: {family}'s gains apply to a whole call: ask for "
-            f"{_metric(family)!r} with gain=a function of the labels (skndcg "
+            f"{trec_metric(family)!r} with gain=a function of the labels (skndcg "
             f"score: -m {family}.1=0.5,2=3)."
         )
-    if dot and family in _FAMILIES and _FAMILIES[family][1] != "none":
-        values = _params(family, params, name)
+    if dot and family in TREC_FAMILIES and TREC_FAMILIES[family][1] != "none":
+        values = parse_params(family, params, name)
         if len(values) == 1:
-            return _metric(family, values[0])
-        names = ", ".join(_cut_name(family, v) for v in values)
+            return trec_metric(family, values[0])
+        names = ", ".join(cut_name(family, v) for v in values)
         raise ValueError(
             f"metric {name!r} names {len(values)} metrics ({names}); give them "
             "one by one."
@@ -232,14 +232,14 @@ def translate(name: str) -> str | None:
     if match:
         return f"iprec(recall={float(match.group(1)):g})"
     base, at, k = low.partition("@")
-    if base in _IR_MEASURES:
-        return _IR_MEASURES[base] + (f"@{k}" if at else "")
+    if base in IR_MEASURES:
+        return IR_MEASURES[base] + (f"@{k}" if at else "")
     return None
 
 
 def _case_family(text: str) -> str:
     """``text`` with its family spelled as trec_eval does (``p_10`` -> ``P_10``)."""
-    for family in sorted(_FAMILIES, key=len, reverse=True):
+    for family in sorted(TREC_FAMILIES, key=len, reverse=True):
         if text.lower().startswith(family.lower()):
             return family + text[len(family) :]
     return text
@@ -277,47 +277,47 @@ def to_trec(spec) -> tuple[str, tuple] | None:
     """trec_eval's name of a parsed metric and its place in trec_eval's order,
     or None when trec_eval has no such measure."""
     m, k = spec.measure, spec.k
-    for family, (measure, how, _) in _FAMILIES.items():
+    for family, (measure, how, _) in TREC_FAMILIES.items():
         if measure != m:
             continue
         base = TABLE_ORDER.index(family)
         if how == "vector" and k is None:
-            values = [spec.param(p) for p in _VECTOR[family]]
-            defaults = [spec.definition.param(p).default for p in _VECTOR[family]]
-            text = ",".join(_plain(v) for v in values)
+            values = [spec.param(p) for p in VECTOR[family]]
+            defaults = [spec.definition.param(p).default for p in VECTOR[family]]
+            text = ",".join(plain_number(v) for v in values)
             return (family if values == defaults else f"{family}_{text}"), (base, 0)
         if how == "none" and k is None and not spec.params:
             return family, (base, 0)
         if how == "pairs" and k is None:
             given = [
-                (p, spec.param(p)) for p in _PAIRS[family]
+                (p, spec.param(p)) for p in PAIRS[family]
                 if spec.param(p) != spec.definition.param(p).default
             ]  # fmt: skip
-            text = ",".join(f"{p}={_plain(v)}" for p, v in given)
+            text = ",".join(f"{p}={plain_number(v)}" for p, v in given)
             return (f"{family}_{text}" if given else family), (base, 0)
         if how == "cut" and k is not None:
-            return _cut_name(family, k), (base, k)
-        if how in _DOUBLE:
+            return cut_name(family, k), (base, k)
+        if how in DOUBLE:
             v = spec.param(how)
-            return _cut_name(family, v), (base, v)
+            return cut_name(family, v), (base, v)
     return None
 
 
 def known_names() -> list[str]:
     """Every name a suggestion can point to."""
     names = [n for m in R.measures() for n in (m.name, *m.aliases)]
-    names += list(_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
-    for family, (_, how, defaults) in _FAMILIES.items():
+    names += list(TREC_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
+    for family, (_, how, defaults) in TREC_FAMILIES.items():
         if how != "none":
-            names += [_cut_name(family, v) for v in defaults]
+            names += [cut_name(family, v) for v in defaults]
     return names
 
 
 def closest(name: str) -> str | None:
     """The valid name nearest to ``name`` (a cut-off ``@k`` kept), or None."""
     family, dot, params = name.strip().partition(".")
-    if dot and family not in _FAMILIES:  # a family with parameters: P.5,10
-        near = difflib.get_close_matches(family, list(_FAMILIES), n=1, cutoff=0.6)
+    if dot and family not in TREC_FAMILIES:  # a family with parameters: P.5,10
+        near = difflib.get_close_matches(family, list(TREC_FAMILIES), n=1, cutoff=0.6)
         return f"{near[0]}.{params}" if near else None
     base, at, k = name.strip().partition("@")
     names = known_names()

@@ -11,23 +11,23 @@ from __future__ import annotations
 import re
 
 from . import _registry as R
-from ._trec_table import _DOUBLE, _FAMILIES, _PAIRS, _VECTOR
+from ._trec_table import DOUBLE, PAIRS, TREC_FAMILIES, VECTOR
 
 #: Families that take trec_eval's level=gain parameters (``ndcg.1=0.5``).
 GAINED = ("ndcg", "dcg", "ideal_dcg")
 
 
-def _cut_name(family: str, value) -> str:
-    if _FAMILIES[family][1] in _DOUBLE:
+def cut_name(family: str, value) -> str:
+    if TREC_FAMILIES[family][1] in DOUBLE:
         return f"{family}_{value:3.2f}"
     return f"{family}_{value}"
 
 
-def _metric(family: str, value=None) -> str:
-    measure, how, _ = _FAMILIES[family]
+def trec_metric(family: str, value=None) -> str:
+    measure, how, _ = TREC_FAMILIES[family]
     if how == "cut":
         return f"{measure}@{value}"
-    if how in _DOUBLE:
+    if how in DOUBLE:
         return f"{measure}({how}={value:g})"
     return measure
 
@@ -76,13 +76,13 @@ def gain_function(gains: tuple):
     return gain
 
 
-def _plain(v) -> str:
+def plain_number(v) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
-def _vector_metric(family: str, text: str, arg: str) -> str:
+def vector_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
-    names = _VECTOR[family]
+    names = VECTOR[family]
     parts = text.split(",")
     try:
         values = [float(p) for p in parts]
@@ -94,22 +94,22 @@ def _vector_metric(family: str, text: str, arg: str) -> str:
             f"{'s' if len(names) > 1 else ''} ({', '.join(names)}) separated by "
             f"',', got {text!r}."
         )
-    measure = _FAMILIES[family][0]
+    measure = TREC_FAMILIES[family][0]
     given = ", ".join(f"{n}={v:g}" for n, v in zip(names, values, strict=True))
     return f"{measure}({given})"
 
 
-def _pairs_metric(family: str, text: str, arg: str) -> str:
+def pairs_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``rbp.p=0.95``: trec_eval's name=value pairs."""
-    measure = _FAMILIES[family][0]
+    measure = TREC_FAMILIES[family][0]
     given = {}
     for part in text.split(","):
         name, eq, value = part.partition("=")
         name = name.strip()
-        if not eq or name not in _PAIRS[family]:
+        if not eq or name not in PAIRS[family]:
             raise ValueError(
                 f"trec_eval measure {arg!r}: {family} takes "
-                f"{', '.join(n + '=VALUE' for n in _PAIRS[family])} here (as in "
+                f"{', '.join(n + '=VALUE' for n in PAIRS[family])} here (as in "
                 f"{family}.p=0.95), got {part!r}; trec_eval's level=gain pairs "
                 f"for {family} are not read by skndcg."
             )
@@ -128,7 +128,7 @@ def _pairs_metric(family: str, text: str, arg: str) -> str:
     return f"{measure}({inner})"
 
 
-def _text_length(family: str, text: str, arg: str) -> int:
+def text_length(family: str, text: str, arg: str) -> int:
     """relstring's number of documents: ``relstring.20``."""
     if not text.isdigit():
         raise ValueError(
@@ -161,8 +161,8 @@ def c_number(text: str, integer: bool):
     return int(match.group(1)) if integer else float(match.group(1))
 
 
-def _params(family: str, text: str, arg: str) -> tuple:
-    how = _FAMILIES[family][1]
+def parse_params(family: str, text: str, arg: str) -> tuple:
+    how = TREC_FAMILIES[family][1]
     if how == "none":
         raise ValueError(
             f"trec_eval measure {arg!r}: {family} takes no parameters here."
@@ -177,7 +177,7 @@ def _params(family: str, text: str, arg: str) -> tuple:
                 f"',' (as in {family}.{'5,10' if how == 'cut' else '0.1,0.5'}), "
                 f"got {part!r}."
             )
-        low, high = _DOUBLE.get(how, (1, None))
+        low, high = DOUBLE.get(how, (1, None))
         if v < low or (high is not None and v > high):
             expected = ">= 1" if how == "cut" else f"in [{low:g}, {high:g}]"
             raise ValueError(

@@ -16,9 +16,9 @@ COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
 
 # trec_eval family -> (skndcg measure, how its parameters read, defaults):
 # "none" takes no parameter, "cut" integer cut-offs (name@k), "recall" and
-# "mult" a number, the skndcg parameter of that name (``_DOUBLE``): "recall" the
+# "mult" a number, the skndcg parameter of that name (``DOUBLE``): "recall" the
 # recall levels of iprec.
-_FAMILIES = {
+TREC_FAMILIES = {
     "map": ("map", "none", ()),
     "gm_map": ("gm_map", "none", ()),
     "Rprec": ("rprec", "none", ()),
@@ -58,13 +58,13 @@ _FAMILIES = {
 SUMMED = ("num_nonrel_judged_ret",)
 # Families whose parameters are the numbers of one measure, in this order
 # (trec_eval names the line with them as given: utility_2,-1,0,0).
-_VECTOR = {
+VECTOR = {
     "set_F": ("beta",),
     "utility": ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"),
 }
 # Families whose parameters are name=value pairs (rbp.p=0.95), and the names
 # skndcg reads (trec_eval's rbp also takes level=gain pairs; skndcg does not).
-_PAIRS = {"rbp": ("p",), "rbp_resid": ("p",)}
+PAIRS = {"rbp": ("p",), "rbp_resid": ("p",)}
 #: Families printed per query only, as text, and their default length
 #: (``m_relstring.c``: the first 10 documents' judgments).
 TEXT = {"relstring": 10}
@@ -72,7 +72,7 @@ TEXT = {"relstring": 10}
 #: (``11pt_avg..25,.5,.75``: the mean of iprec at 0.25, 0.5 and 0.75).
 LEVELS = ("11pt_avg",)
 # Families with a number as parameter, and its range.
-_DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
+DOUBLE = {"recall": (0.0, 1.0), "mult": (0.0, 1e9)}
 
 #: trec_eval 10.0's measure table (``measures.c``): the order it prints in.
 TABLE_ORDER = (
@@ -105,7 +105,7 @@ NICKNAMES = {
 }  # fmt: skip
 
 # ir_measures names the grammar does not read by case alone.
-_IR_MEASURES = {
+IR_MEASURES = {
     "numq": "num_q",
     "numret": "num_ret",
     "numrel": "num_rel",
