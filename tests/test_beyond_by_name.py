@@ -326,6 +326,35 @@ def test_the_command_line_refuses_with_a_usage_error(tmp_path):
     assert "grouped_ranking_scores(..., item_id=..., popularity=...)" in out.stderr
 
 
+@pytest.mark.parametrize("command", ["score", "trec_eval"])
+@pytest.mark.parametrize(
+    "name, function",
+    [
+        ("ild@10", "intra_list_diversity_score"),
+        ("coverage", "catalog_coverage_score"),
+        ("calibration@10", "calibration_score"),
+    ],
+)
+def test_the_command_line_names_the_function_of_a_measure_it_cannot_take(
+    tmp_path, command, name, function
+):
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    files = [str(run), "--qrels", str(qrels)]
+    if command == "trec_eval":
+        files = [str(qrels), str(run)]
+    out = subprocess.run(
+        [sys.executable, "-m", "skndcg", command, *files, "-m", name],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert "is a beyond-accuracy measure" in out.stderr
+    assert f"skndcg.metrics.{function}" in out.stderr
+    assert "a run and its judgments do not carry" in out.stderr
+    assert "unknown measure" not in out.stderr
+
+
 def test_streaming_and_dask_refuse_with_a_clear_message(tmp_path):
     frame = pd.DataFrame({"qid": QID, "label": Y, "score": SCORE})
     path = tmp_path / "rows.parquet"

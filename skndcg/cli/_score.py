@@ -148,7 +148,7 @@ def _score(args):
         if ln.metric is not None and parse_metric(ln.metric).definition.side_inputs:
             raise UsageError(
                 f"{ln.shown} reads the item of each row and its training "
-                "popularity, and skndcg score keeps no item ids per row: compute "
+                "popularity, and the command line keeps no item ids per row: compute "
                 "it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
                 "item_id=..., popularity=...)"
             )

@@ -46,8 +46,9 @@ class BeyondAccuracy:
     by_name: str = ""
     why: str = ""
 
-    def refusal(self, asked: str) -> str:
-        """Why ``asked`` cannot be one of the metrics of a call."""
+    def refusal(self, asked: str, carried: str = "(y_true, y_score, qid)") -> str:
+        """Why ``asked`` cannot be one of the metrics of a call whose inputs
+        are ``carried``."""
         extra = [n for n in self.needs if n != "y_true" and "optional" not in n]
         needs = " and ".join(filter(None, (", ".join(extra[:-1]), extra[-1])))
         kind = (
@@ -59,7 +60,7 @@ class BeyondAccuracy:
             f"metric {asked!r} is a beyond-accuracy measure ({kind}) that cannot "
             f"be named among the metrics of a call: {self.why}. Compute it with "
             f"skndcg.metrics.{self.function}. It needs {needs}, which "
-            "(y_true, y_score, qid) do not carry."
+            f"{carried} do not carry."
         )
 
 

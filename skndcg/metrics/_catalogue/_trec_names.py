@@ -333,6 +333,11 @@ def suggestion(name: str) -> str:
 
 
 def unknown_message(name: str) -> str:
+    from .._beyond._names import lookup
+
+    beyond = lookup(re.split(r"[@(]", name, maxsplit=1)[0])
+    if beyond is not None:  # (those named by metric are refused before)
+        return beyond.refusal(name, carried="a run and its judgments")
     return (
         f"unknown measure {name!r}.{suggestion(name)} trec_eval's names look like "
         "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
