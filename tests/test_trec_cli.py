@@ -249,3 +249,20 @@ def test_counts_alone_of_a_streamed_run_are_counted_in_memory(
     assert streamed == whole
     if fmt == "trec":  # q1's 4 and q2's 2 documents (q9 has no judgments)
         assert streamed.splitlines() == [line("num_ret", "all", 6)]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_counts_named_outside_the_trec_format_are_said_not_dropped(capsys, files, fmt):
+    run, qrels = files
+    args = ["score", run, "--qrels", qrels, "--format", fmt]
+    code, out, err = call(capsys, *args, "-m", "num_ret", "-m", "map")
+    assert code == 0
+    assert "map" in out and "num_ret" not in out
+    assert "num_ret: trec_eval's counts are printed with --format trec" in err
+    # A nickname's counts go unsaid, as with relstring.
+    code, out, err = call(capsys, *args, "-m", "official")
+    assert code == 0 and "counts" not in err
+    # The trec format prints them, with nothing to say of them.
+    code, out, err = call(capsys, "score", run, "--qrels", qrels, "--format",
+                          "trec", "-m", "num_ret")  # fmt: skip
+    assert code == 0 and out.startswith("num_ret") and "counts" not in err

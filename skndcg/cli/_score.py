@@ -178,6 +178,16 @@ def _score(args):
         )
     )
     args = args.but(unjudged_used=unjudged_used)
+    # The counts named by -m are trec_eval's lines (a nickname's go unsaid).
+    counted = [
+        ln.shown for ln in lines
+        if ln.metric is None and ln.length is None and ln.shown in args.measure
+    ]  # fmt: skip
+    if counted and args.format != "trec":
+        _language.note(
+            f"{', '.join(counted)}: trec_eval's counts are printed with --format "
+            f"trec; --format {args.format} shows means (and n_queries)"
+        )
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
     if counts_only:
