@@ -282,6 +282,11 @@ class TieRule(Rule, kind="ties"):
         return self.name == "reverse"
 
     @property
+    def quicksort(self) -> bool:
+        """Tied rows in the order numba's quicksort leaves them (ranx)."""
+        return self.name == "quicksort"
+
+    @property
     def reordering(self) -> str | None:
         """The reordering that realises the rule (None: the rows stay)."""
         return self.name if self.reorders else None

@@ -116,15 +116,18 @@ def order_within_queries(
     every query already is in order (small inputs get numpy's permutation).
     """
     n = s.shape[0]
+    tie = None if rule is None else TieRule.of(rule)
+
+    def ranx_order():
+        out = np.empty(n, dtype=np.int64)
+        _quicksort_orders(s, grouping.starts, grouping.ends, out)
+        return out
+
+    if tie is not None and tie.quicksort and unretrieved is None:
+        return ranx_order()  # already the permutation: no sort by its key
     key = None
-    if rule is not None:
-
-        def ranx_order():
-            out = np.empty(n, dtype=np.int64)
-            _quicksort_orders(s, grouping.starts, grouping.ends, out)
-            return out
-
-        key = TieRule.of(rule).sort_key(
+    if tie is not None:
+        key = tie.sort_key(
             np, n=n, doc_id=doc_rank, labels=labels, ranx_order=ranx_order
         )
     if key is None:
