@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_choice, check_integer, check_share
+from .._stats._resampling import check_choice, check_integer, check_length, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
@@ -371,12 +371,9 @@ def compare_scores(
 def _cluster_per_query(cluster, qid, name="cluster"):
     if isinstance(cluster, (Mapping, pd.Series)):
         return cluster
-    qid, cluster = np.asarray(qid), np.asarray(cluster)
-    if cluster.shape != qid.shape:
-        raise ValueError(
-            f"{name} must hold one value per row ({qid.shape[0]} rows), got shape "
-            f"{cluster.shape}."
-        )
+    qid = np.asarray(qid)
+    n = qid.shape[0]
+    cluster = check_length(cluster, n, f"{name} must hold one value per row ({n} rows)")
     rows = pd.DataFrame({"qid": qid, "cluster": cluster})
     per_q = rows.groupby("qid", sort=False)["cluster"].nunique()
     if (per_q > 1).any():
