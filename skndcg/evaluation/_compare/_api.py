@@ -324,14 +324,12 @@ def compare_scores(
     1  random  0.707
     """
     if not isinstance(y_scores, Mapping) or len(y_scores) < 2:
+        size = (
+            f" with {len(y_scores)} model(s)" if isinstance(y_scores, Mapping) else ""
+        )
         raise ValueError(
             "y_scores must be a mapping {model name: y_score} of at least two "
-            f"models, got {type(y_scores).__name__}"
-            + (
-                f" with {len(y_scores)} model(s)."
-                if isinstance(y_scores, Mapping)
-                else "."
-            )
+            f"models, got {type(y_scores).__name__}{size}."
         )
     options = dict(metric_options or {})
     if y_model is not None:
