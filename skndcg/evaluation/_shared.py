@@ -19,6 +19,7 @@ from ._compare._inputs import (
 from ._stats._resampling import (
     as_generator,
     bootstrap_ratios,
+    check_length,
     multinomial_counts,
     percentile_interval,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "adjust_p_values",
     "as_generator",
     "bootstrap_ratios",
+    "check_length",
     "check_metric_columns",
     "corrected_confidence",
     "examples_text",

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation._shared import (
+    check_length,
     check_metric_columns,
     examples_text,
     metric_columns,
@@ -27,13 +28,10 @@ def column(x, name, data, n):
                 "with one entry per row, or a column name of a DataFrame values."
             )
         return data[x].to_numpy()
-    arr = np.asarray(x.to_numpy() if hasattr(x, "to_numpy") else x)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(
-            f"{name} must hold one entry per row of values ({n} rows), got shape "
-            f"{arr.shape}."
-        )
-    return arr
+    values = x.to_numpy() if hasattr(x, "to_numpy") else x
+    return check_length(
+        values, n, f"{name} must hold one entry per row of values ({n} rows)"
+    )
 
 
 def metric_frame(values, metrics, named):

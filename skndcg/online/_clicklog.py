@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..evaluation._shared import check_length
 from ._ranking import query_codes
 
 
@@ -27,13 +28,8 @@ def _first(mask):
 
 def column(values, name, n, dtype=None):
     """``values`` as a 1-D array of ``n`` values, or an error naming ``name``."""
-    arr = np.asarray(values, dtype=dtype)
-    if arr.shape != (n,):
-        raise ValueError(
-            f"{name} must hold one value per row of the log ({n} values, as qid), "
-            f"got shape {arr.shape}."
-        )
-    return arr
+    must = f"{name} must hold one value per row of the log ({n} values, as qid)"
+    return check_length(values, n, must, dtype)
 
 
 def score_column(values, name, n):

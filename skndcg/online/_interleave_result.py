@@ -169,8 +169,8 @@ def interleaving_result(
                 "interleaved does not record its method (attrs['method']); pass "
                 "method='team_draft' or method='balanced'."
             )
-    need = ["qid", "team"] if method == "team_draft" else ["qid", "position"]
-    need += [] if method == "team_draft" else ["rank_a", "rank_b"]
+    balanced = ["qid", "position", "rank_a", "rank_b"]
+    need = ["qid", "team"] if method == "team_draft" else balanced
     missing = [c for c in need if c not in interleaved.columns]
     if missing:
         raise ValueError(

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..evaluation._shared import as_generator
+from ..evaluation._shared import as_generator, check_length
 from ._clicklog import score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
@@ -76,13 +76,10 @@ class SimulatedClickLog:
         values : ndarray of shape (n_logged_queries,)
             In the order of the sorted ``qid``.
         """
-        score = np.asarray(new_score, dtype=np.float64)
-        if score.shape != (len(self.log),):
-            raise ValueError(
-                f"new_score must hold one score per row of the log ({len(self.log)} "
-                f"values), got shape {score.shape}."
-            )
-        score = score_column(score, "new_score", score.size)
+        n = len(self.log)
+        must = f"new_score must hold one score per row of the log ({n} values)"
+        score = check_length(new_score, n, must, np.float64)
+        score = score_column(score, "new_score", n)
         codes, n_q = query_codes(self.log["qid"].to_numpy())
         rel = self.log["relevance"].to_numpy()
         if self.click_model == "cascade":

@@ -183,21 +183,16 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     sig = pairs["significant"].to_numpy()
     # Filled: significant after the correction; hollow: not. Legend only for
     # the kinds present.
-    ax.scatter(
-        diff[sig],
-        y[sig],
-        color="#1f77b4",
-        zorder=3,
-        label="significant" if sig.any() else None,
-    )
-    ax.scatter(
-        diff[~sig],
-        y[~sig],
-        facecolor="white",
-        edgecolor="#1f77b4",
-        zorder=3,
-        label="not significant" if (~sig).any() else None,
-    )
+    kinds = ((sig, "#1f77b4", "significant"), (~sig, "white", "not significant"))
+    for kind, fill, label in kinds:
+        ax.scatter(
+            diff[kind],
+            y[kind],
+            facecolor=fill,
+            edgecolor="#1f77b4",
+            zorder=3,
+            label=label if kind.any() else None,
+        )
     ax.axvline(0.0, color="black", linestyle="--", linewidth=1)
     labels = [
         f"{r.model} - {r.other}" + (f" ({r.metric})" if several else "")

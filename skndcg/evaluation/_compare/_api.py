@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_choice, check_integer, check_share
+from .._stats._resampling import check_choice, check_integer, check_length, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
@@ -324,14 +324,12 @@ def compare_scores(
     1  random  0.707
     """
     if not isinstance(y_scores, Mapping) or len(y_scores) < 2:
+        size = (
+            f" with {len(y_scores)} model(s)" if isinstance(y_scores, Mapping) else ""
+        )
         raise ValueError(
             "y_scores must be a mapping {model name: y_score} of at least two "
-            f"models, got {type(y_scores).__name__}"
-            + (
-                f" with {len(y_scores)} model(s)."
-                if isinstance(y_scores, Mapping)
-                else "."
-            )
+            f"models, got {type(y_scores).__name__}{size}."
         )
     options = dict(metric_options or {})
     if y_model is not None:
@@ -371,12 +369,9 @@ def compare_scores(
 def _cluster_per_query(cluster, qid, name="cluster"):
     if isinstance(cluster, (Mapping, pd.Series)):
         return cluster
-    qid, cluster = np.asarray(qid), np.asarray(cluster)
-    if cluster.shape != qid.shape:
-        raise ValueError(
-            f"{name} must hold one value per row ({qid.shape[0]} rows), got shape "
-            f"{cluster.shape}."
-        )
+    qid = np.asarray(qid)
+    n = qid.shape[0]
+    cluster = check_length(cluster, n, f"{name} must hold one value per row ({n} rows)")
     rows = pd.DataFrame({"qid": qid, "cluster": cluster})
     per_q = rows.groupby("qid", sort=False)["cluster"].nunique()
     if (per_q > 1).any():

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._stats._resampling import check_length
+
 #: Columns of a ranking report (or a long frame) that are not metrics.
 BOOKKEEPING = frozenset(
     {
@@ -172,13 +174,11 @@ def per_query_input(spec, name, qids, first, order):
             f"{name}={spec!r} is not a column of the scores (columns: "
             f"{list(first.columns)})."
         )
-    arr = np.asarray(spec)
-    if arr.shape != (n_queries,):
-        raise ValueError(
-            f"{name} must hold one value per query ({n_queries} queries, in the "
-            f"order of the first model's rows), got shape {arr.shape}."
-        )
-    return arr[order]
+    must = (
+        f"{name} must hold one value per query ({n_queries} queries, in the "
+        "order of the first model's rows)"
+    )
+    return check_length(spec, n_queries, must)[order]
 
 
 def sorted_order(qids):

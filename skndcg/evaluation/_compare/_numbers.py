@@ -97,17 +97,13 @@ def run(
     n_units_k = (den > 0).sum(0)  # (K,)
     dist = bootstrap_ratios(num.reshape(G, M * K), den, n_resamples, rng, den_index)
     dist = dist.reshape(n_resamples, M, K)
-    jack = None
+    jack = jack_mk = None
     if interval == "bca":
-        jack = jackknife_ratios(num.reshape(G, M * K), den[:, den_index])
-        jack = jack.reshape(G, M, K)
+        jack_mk = jackknife_ratios(num.reshape(G, M * K), den[:, den_index])
+        jack = jack_mk.reshape(G, M, K)
+    dist_mk, n_units_mk = dist.reshape(n_resamples, M * K), np.tile(n_units_k, M)
     low, high = interval_of(
-        dist.reshape(n_resamples, M * K),
-        means.reshape(-1),
-        None if jack is None else jack.reshape(G, M * K),
-        confidence,
-        interval,
-        np.tile(n_units_k, M),
+        dist_mk, means.reshape(-1), jack_mk, confidence, interval, n_units_mk
     )
 
     pairs = pairs_of(s.models, baseline)
@@ -190,16 +186,11 @@ def correct(r, p_adjusted, conf_adj, interval):
     r["p_adjusted"] = p_adjusted
     r["confidence_adjusted"] = conf_adj
     P = len(r["pairs"])
+    diff, n_units = r["diff"].reshape(-1), np.tile(r["n_units"], P)
     low, high = interval_of(
-        r["diff_dist"],
-        r["diff"].reshape(-1),
-        r["diff_jack"],
-        conf_adj,
-        interval,
-        np.tile(r["n_units"], P),
+        r["diff_dist"], diff, r["diff_jack"], conf_adj, interval, n_units
     )
     small_pk = np.tile(r["small"], P)
-    low[small_pk] = np.nan
-    high[small_pk] = np.nan
+    low[small_pk] = high[small_pk] = np.nan
     r["diff_low_adjusted"] = low.reshape(r["diff"].shape)
     r["diff_high_adjusted"] = high.reshape(r["diff"].shape)

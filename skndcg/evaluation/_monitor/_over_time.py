@@ -27,14 +27,8 @@ def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
 def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
     from ...dask import ranking_report as dask_report
 
-    report = dask_report(
-        ddf,
-        metrics=names,
-        qid_col=qid,
-        label_col=y_true,
-        score_col=y_score,
-        **options,
-    ).compute()
+    columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
+    report = dask_report(ddf, metrics=names, **columns, **options).compute()
     starts = ddf.groupby(qid)[time].min().compute()
     starts = pd.Series(
         as_times(starts, len(starts), f"time column {time!r}", unit).to_numpy(),

@@ -176,9 +176,6 @@ def _row(window, name, cur, base, z):
             with warnings.catch_warnings():
                 # scipy warns when the values are nearly equal; p is still right
                 warnings.simplefilter("ignore", RuntimeWarning)
-                p = float(
-                    stats.ttest_ind(
-                        cur, base, equal_var=False, alternative="less"
-                    ).pvalue
-                )
+                test = stats.ttest_ind(cur, base, equal_var=False, alternative="less")
+                p = float(test.pvalue)
     return [window, name, n, value, value - half, value + half, ref, nb, change, p]

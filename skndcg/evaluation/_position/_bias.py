@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
+from .._stats._resampling import check_length
 from ._em import cells, regression_em, warn_sparse_em
 
 _REFERENCES = """
@@ -76,13 +77,8 @@ class PositionBias:
 
 
 def _per_impression(values, name, n):
-    arr = np.asarray(values)
-    if arr.shape != (n,):
-        raise ValueError(
-            f"{name} must hold one value per impression ({n} values), got shape "
-            f"{arr.shape}."
-        )
-    return arr
+    must = f"{name} must hold one value per impression ({n} values)"
+    return check_length(values, n, must)
 
 
 def _codes(values, name, n):

@@ -58,13 +58,8 @@ def _em(
         with np.errstate(invalid="ignore", divide="ignore"):
             new = np.bincount(cell_pos, weights=seen, minlength=n_pos) / n_at
         new = np.clip(np.nan_to_num(new, nan=theta), 1e-9, 1.0)
-        gamma = np.clip(
-            relevance.fit(
-                np.bincount(cell_pair, weights=relevant, minlength=n_pairs), n_pair
-            ),
-            1e-9,
-            1.0 - 1e-9,
-        )
+        positive = np.bincount(cell_pair, weights=relevant, minlength=n_pairs)
+        gamma = np.clip(relevance.fit(positive, n_pair), 1e-9, 1.0 - 1e-9)
         done = np.max(np.abs(new - theta)) <= tol
         theta = new
         if done:

@@ -70,22 +70,15 @@ def _slope(theta, u, a_h, d_h, a_f, d_f):
 
 def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
     """Estimates (and their ``lam``) for each row of resampling counts ``W``."""
-    B = W.shape[0]
-    if method == "human":
-        lam = np.zeros(B)
-    elif method == "ppi":
-        lam = np.ones(B)
-    else:
+    lam = np.full(W.shape[0], 1.0 if method == "ppi" else 0.0)
+    theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+    if method == "ppi++":
         u = W * v
-        lam = np.zeros(B)
-        theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
         # Two steps of the fixed point (theta, lam) suffice: lam depends on
         # theta only through the centring of a ratio's linearisation.
         for _ in range(2):
             lam = _slope(np.nan_to_num(theta), u, a_h, d_h, a_f, d_f)
             theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
-        return theta, lam
-    theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
     return theta, lam
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ...metrics import ranking_report
 from .._compare._inputs import examples_text
+from .._stats._resampling import check_length
 
 
 def _examples(items):
@@ -116,13 +117,8 @@ def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
 
 def scores_per_row(y_score, qid, name="y_score"):
     """``y_score`` as an array of one score per row of ``qid``, or an error."""
-    score = np.asarray(y_score)
-    if score.shape != qid.shape:
-        raise ValueError(
-            f"{name} must have one value per row ({qid.shape[0]} rows), got shape "
-            f"{score.shape}."
-        )
-    return score
+    n = qid.shape[0]
+    return check_length(y_score, n, f"{name} must have one value per row ({n} rows)")
 
 
 def inclusion_per_query(inclusion_probability, qids, judged_q, qid_rows):

@@ -202,14 +202,8 @@ def prediction_powered_queries(report, width, *, n_queries=None, confidence=None
         s_h2, s_e2 = row["sd_human"] ** 2, row["sd_residual"] ** 2
         room = target - s_h2 / N
         n = np.inf if room <= 0 else min(N, int(np.ceil(s_e2 / (room + s_e2 / N))))
-        rows.append(
-            {
-                "metric": row["metric"],
-                "n_judged": n,
-                "n_judged_human_only": int(np.ceil(s_h2 / target)),
-            }
-        )
-    return pd.DataFrame(rows)
+        rows.append((row["metric"], n, int(np.ceil(s_h2 / target))))
+    return pd.DataFrame(rows, columns=["metric", "n_judged", "n_judged_human_only"])
 
 
 def choose_queries_to_judge(qids, n, *, strata=None, priority=None, random_state=None):

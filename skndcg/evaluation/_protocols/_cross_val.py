@@ -57,21 +57,14 @@ def _route(estimator, cv, scorer, groups, params):
             "sklearn.set_config(enable_metadata_routing=True) pass it in params, "
             "for example params={'groups': groups}."
         )
-    router = (
-        MetadataRouter(owner="cross_val_ranking_report")
-        .add(
-            splitter=cv,
-            method_mapping=MethodMapping().add(caller="fit", callee="split"),
-        )
-        .add(
-            estimator=estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-        )
-        .add(
-            scorer=scorer,
-            method_mapping=MethodMapping().add(caller="fit", callee="score"),
-        )
-    )
+    router = MetadataRouter(owner="cross_val_ranking_report")
+    for role, obj, method in (
+        ("splitter", cv, "split"),
+        ("estimator", estimator, "fit"),
+        ("scorer", scorer, "score"),
+    ):
+        mapping = MethodMapping().add(caller="fit", callee=method)
+        router.add(**{role: obj}, method_mapping=mapping)
     routed = process_routing(router, "fit", **params)
     return (
         dict(routed.splitter.split),

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
-from ._resampling import percentile_interval
+from ._resampling import check_length, percentile_interval
 from ._significance import bootstrap_p_value
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
@@ -108,12 +108,8 @@ def _drop_nan(mask, nan_policy, what):
 def _as_weights(sample_weight, n):
     if sample_weight is None:
         return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(
-            f"sample_weight must hold one weight per query ({n} values), got shape "
-            f"{w.shape}."
-        )
+    must = f"sample_weight must hold one weight per query ({n} values)"
+    w = check_length(sample_weight, n, must, np.float64)
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and >= 0.")
     return w

@@ -263,3 +263,12 @@ def check_integer(name, value, low):
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
     return int(value)
+
+
+def check_length(values, n, must, dtype=None):
+    """``values`` as an array of shape ``(n,)``; else raise ``must`` (what the
+    argument must hold) with the shape it has."""
+    arr = np.asarray(values, dtype=dtype)
+    if arr.shape != (n,):
+        raise ValueError(f"{must}, got shape {arr.shape}.")
+    return arr
