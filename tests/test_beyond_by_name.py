@@ -375,5 +375,5 @@ def test_streaming_and_dask_ask_for_the_side_inputs(tmp_path):
 def test_an_entry_point_without_item_ids_names_torch():
     from skndcg.metrics._shared import evaluate
 
-    with pytest.raises(ValueError, match="skndcg.torch's tensors carry none"):
+    with pytest.raises(ValueError, match=r"skndcg\.torch's tensors carry none"):
         evaluate(Y, SCORE, QID, ["arp@2"])

@@ -77,6 +77,7 @@ def client():
 
 def dask_scores(frame, popularity, names=NAMES, npartitions=4, **options):
     import dask.dataframe as dd
+
     import skndcg.dask as sd
 
     ddf = dd.from_pandas(frame, npartitions=npartitions)
@@ -98,6 +99,7 @@ def test_dask_equals_in_memory(client, ties, as_log):
 
 def test_dask_report_equals_in_memory(client):
     import dask.dataframe as dd
+
     import skndcg.dask as sd
     from skndcg.metrics import ranking_report
 
@@ -119,6 +121,7 @@ def test_dask_report_equals_in_memory(client):
 def test_dask_refuses_clearly(client):
     frame, counts = rows()
     import dask.dataframe as dd
+
     import skndcg.dask as sd
 
     ddf = dd.from_pandas(frame, npartitions=2)
@@ -258,5 +261,5 @@ def test_torch_still_refuses():
     s = torch.tensor([0.3, 0.2, 0.1])
     y = torch.tensor([1.0, 0.0, 1.0])
     q = torch.tensor([0, 0, 1])
-    with pytest.raises(ValueError, match="skndcg.torch's tensors carry none"):
+    with pytest.raises(ValueError, match=r"skndcg\.torch's tensors carry none"):
         ranking_scores(s, y, q, ["novelty@2"])

@@ -185,9 +185,8 @@ def test_err_reads_the_largest_label_of_the_whole_frame(spark):
 
 
 def test_the_beyond_accuracy_names_match_in_memory(spark):
-    from test_beyond_scaleout import NAMES, assert_same
+    from test_beyond_scaleout import NAMES, assert_same, rows
     from test_beyond_scaleout import in_memory as side_in_memory
-    from test_beyond_scaleout import rows
 
     frame, counts = rows(seed=9)
     kept = dict(counts)
