@@ -314,7 +314,7 @@ def test_a_scorer_without_the_side_inputs_is_refused_when_made():
         M.make_ranking_scorer("ndcg@10", item_col="item", popularity=LOG)
 
 
-def test_the_command_line_refuses_with_a_usage_error(tmp_path):
+def test_the_command_line_asks_for_the_popularity_file(tmp_path):
     run = tmp_path / "run.tsv"
     run.write_text("qid\tlabel\tscore\n1\t1\t0.5\n1\t0\t0.2\n")
     out = subprocess.run(
@@ -322,8 +322,8 @@ def test_the_command_line_refuses_with_a_usage_error(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert out.returncode == 2
-    assert "keeps no item ids per row" in out.stderr
-    assert "grouped_ranking_scores(..., item_id=..., popularity=...)" in out.stderr
+    assert "novelty@10 reads the item of each row" in out.stderr
+    assert "--popularity FILE" in out.stderr
 
 
 @pytest.mark.parametrize("command", ["score", "trec_eval"])
@@ -355,18 +355,25 @@ def test_the_command_line_names_the_function_of_a_measure_it_cannot_take(
     assert "unknown measure" not in out.stderr
 
 
-def test_streaming_and_dask_refuse_with_a_clear_message(tmp_path):
+def test_streaming_and_dask_ask_for_the_side_inputs(tmp_path):
     frame = pd.DataFrame({"qid": QID, "label": Y, "score": SCORE})
     path = tmp_path / "rows.parquet"
     frame.to_parquet(path)
     from skndcg.streaming import score_parquet
 
     cols = dict(qid_col="qid", label_col="label", score_col="score")
-    with pytest.raises(ValueError, match=r"skndcg\.streaming, skndcg\.torch and"):
+    with pytest.raises(ValueError, match="pass item_col= and popularity="):
         score_parquet(path, ["novelty@2"], **cols)
     dd = pytest.importorskip("dask.dataframe")
     import skndcg.dask as sd
 
-    with pytest.raises(ValueError, match="keep no item ids per row"):
+    with pytest.raises(ValueError, match="pass item_col= and popularity="):
         sd.grouped_ranking_scores(dd.from_pandas(frame, npartitions=2),
                                   ["arp@2"], **cols)  # fmt: skip
+
+
+def test_an_entry_point_without_item_ids_names_torch():
+    from skndcg.metrics._shared import evaluate
+
+    with pytest.raises(ValueError, match=r"skndcg\.torch's tensors carry none"):
+        evaluate(Y, SCORE, QID, ["arp@2"])

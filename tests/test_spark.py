@@ -182,3 +182,29 @@ def test_err_reads_the_largest_label_of_the_whole_frame(spark):
     )  # fmt: skip
     want = in_memory(df, names)
     assert got == pytest.approx(want, abs=1e-15)
+
+
+def test_the_beyond_accuracy_names_match_in_memory(spark):
+    from test_beyond_scaleout import NAMES, assert_same, rows
+    from test_beyond_scaleout import in_memory as side_in_memory
+
+    frame, counts = rows(seed=9)
+    kept = dict(counts)
+    sdf = to_spark(spark, frame)
+    got = sk_spark.grouped_ranking_scores(
+        sdf, NAMES, qid_col="qid", label_col="label", score_col="score",
+        item_col="item", popularity=counts, ties="average",
+    )  # fmt: skip
+    assert_same(got, side_in_memory(frame, counts, ties="average"))
+    assert counts == kept
+    report = sk_spark.ranking_report(
+        sdf, metrics=["arp@3"], qid_col="qid", label_col="label",
+        score_col="score", item_col="item", popularity=counts,
+    ).toPandas()  # fmt: skip
+    assert report["arp@3"].mean() == pytest.approx(
+        side_in_memory(frame, counts, ["arp@3"])["arp@3"], abs=1e-12
+    )
+    with pytest.raises(ValueError, match="pass item_col= and popularity="):
+        sk_spark.grouped_ranking_scores(
+            sdf, ["arp@3"], qid_col="qid", label_col="label", score_col="score"
+        )

@@ -41,9 +41,13 @@ from ..metrics._shared import (
 from ._pieces import check_weights, engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
-RESERVED = ("y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id")
+RESERVED = (
+    "y_true", "y_score", "qid", "metrics", "sample_weight", "doc_id", "item_id",
+)  # fmt: skip
 #: The arguments of a front end that name its columns.
-COLUMN_ARGS = ("qid_col", "label_col", "score_col", "doc_col", "sample_weight_col")
+COLUMN_ARGS = (
+    "qid_col", "label_col", "score_col", "doc_col", "sample_weight_col", "item_col",
+)  # fmt: skip
 
 
 @dataclass
@@ -52,7 +56,7 @@ class Spec:
 
     names: list  # metric names, as given
     conv: Convention  # the call's convention: how the sums become means
-    columns: dict  # qid_col, label_col, ... sample_weight, options
+    columns: dict  # qid_col, label_col, ... sample_weight, popularity, options
     # The measures added with define_measure: pickled with the spec, they are
     # registered again in a Dask or Spark worker before it reads the names.
     measures: tuple = ()
@@ -87,12 +91,16 @@ def columns_of(args: dict) -> dict:
     return {key: args[key] for key in COLUMN_ARGS}
 
 
-def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
+def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
+          popularity=None):  # fmt: skip
     """Check the arguments once and return the :class:`Spec` of the pieces.
 
-    ``cols`` maps ``qid_col``, ``label_col``, ``score_col``, ``doc_col`` and
-    ``sample_weight_col`` to column names (or None); ``source`` names the
-    table in messages (``"ddf"``, ``"the file"``).
+    ``cols`` maps ``qid_col``, ``label_col``, ``score_col``, ``doc_col``,
+    ``sample_weight_col`` and ``item_col`` to column names (or None);
+    ``source`` names the table in messages (``"ddf"``, ``"the file"``);
+    ``popularity`` is the items' training popularity, sent whole with every
+    piece (it is global: each piece reads the same table as the whole data
+    would in memory).
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
@@ -105,7 +113,7 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
             raise TypeError(
                 f"{key!r} is not an option here: the rows come from {source}'s "
                 "columns (qid_col, label_col, score_col, doc_col, "
-                "sample_weight_col)."
+                "sample_weight_col, item_col)."
             )
     for key in ("by", "return_means"):
         if key in options:
@@ -115,11 +123,39 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED):
             )
     check_weights(cols.get("sample_weight_col"), sample_weight)
     conv = call_options(**options).conv
-    columns = dict(cols, sample_weight=sample_weight, options=options)
     used = dict.fromkeys(parse_metric(n).definition for n in names)
+    cols = _side_columns(names, used, cols, popularity)
+    columns = dict(cols, sample_weight=sample_weight, popularity=popularity,
+                   options=options)  # fmt: skip
     user = tuple(m for m in used if not m.builtin)
     needs = any("label_max" in m.needs for m in used)
     return Spec(names, conv, columns, user, needs)
+
+
+def _side_columns(names, used, cols, popularity) -> dict:
+    """``cols``, checked against the measures that read the item of each row
+    and its training popularity (the per-user beyond-accuracy measures); the
+    item column is dropped when no measure reads it."""
+    reads = [n for n in names if parse_metric(n).definition.side_inputs]
+    if not reads:
+        if popularity is not None:
+            raise ValueError(
+                "popularity is read by the beyond-accuracy measures only "
+                f"('novelty@10', 'arp@10', ...), and {list(names)!r} has none."
+            )
+        return dict(cols, item_col=None)
+    lacking = [
+        f"{n}=" for n, v in (("item_col", cols.get("item_col")),
+                             ("popularity", popularity)) if v is None
+    ]  # fmt: skip
+    if lacking:
+        raise ValueError(
+            f"metric {reads[0]!r} reads the item of each row and its training "
+            f"popularity: pass {' and '.join(lacking)} (the column of item ids, "
+            "and the training popularity as skndcg.metrics.grouped_ranking_scores "
+            "takes it: a dict of counts by item, or the training log's item ids)."
+        )
+    return cols
 
 
 def label_candidates(values) -> list[float]:

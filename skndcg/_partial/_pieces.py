@@ -33,12 +33,15 @@ def check_weights(sample_weight_col, sample_weight) -> None:
 
 def engine_input(
     frame, *, qid_col, label_col, score_col, doc_col=None, sample_weight_col=None,
-    sample_weight=None, options=None, qid=None,
+    item_col=None, sample_weight=None, popularity=None, options=None, qid=None,
 ):  # fmt: skip
     """The arrays and keywords the engine scores ``frame`` with."""
     kwargs = dict(options or {})
     if doc_col is not None:
         kwargs["doc_id"] = frame[doc_col].to_numpy()
+    if item_col is not None:
+        side = {"item_id": frame[item_col].to_numpy(), "popularity": popularity}
+        kwargs["side"] = side
     if sample_weight_col is not None:
         sample_weight = frame[sample_weight_col].to_numpy()
     kwargs["sample_weight"] = sample_weight
@@ -51,7 +54,8 @@ def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
     """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
 
     ``columns``: ``qid_col``, ``label_col``, ``score_col``, ``doc_col``,
-    ``sample_weight_col``, ``sample_weight``, ``options``, and ``qid`` (ids
+    ``sample_weight_col``, ``item_col``, ``sample_weight``, ``popularity``,
+    ``options``, and ``qid`` (ids
     that override ``frame[qid_col]``, for ids held in the index);
     ``label_max`` is the largest label of the whole table (for ERR's default
     ``g_max``), when the front end knows it.
@@ -93,5 +97,10 @@ def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:
     if kwargs.get("sample_weight") is not None:
         # The mapping need not know the made-up query: one weight per row instead.
         kwargs = dict(kwargs, sample_weight=np.ones(2))
+    item_col = kwargs.get("item_col")
+    if item_col is not None:
+        # Nor need the popularity know the made-up item: a table of it alone.
+        item = frame[item_col].iloc[0]
+        kwargs = dict(kwargs, popularity={item: 1.0})
     report = report_piece(frame, names, **kwargs)
     return report.iloc[:0]

@@ -17,6 +17,7 @@ def opened(args, stream=False):
     for :func:`score_chunked`."""
     from ..io import open_input
 
+    items = args.item_counts is not None  # (the docnos are the items)
     columns = {"qid": args.qid, "label": args.label, "score": args.score}
     if args.qrels is not None:
         given = [f"--{k}" for k, v in {**columns, "doc": args.doc}.items() if v]
@@ -33,13 +34,13 @@ def opened(args, stream=False):
         return open_input(
             args.input, args.qrels, depth=args.depth, by_docno=convention.doc_ties,
             unjudged=unjudged, judged_only=args.judged_only,
-            all_judged=args.all_judged, stream=stream,
+            all_judged=args.all_judged, stream=stream, items=items,
         )  # fmt: skip
     args = default_columns(args)
     try:
         return open_input(
             args.input, qid=args.qid, label=args.label, score=args.score,
-            doc=args.doc, depth=args.depth, stream=stream,
+            doc=args.doc, depth=args.depth, stream=stream, items=items,
         )  # fmt: skip
     except ValueError as exc:
         if args.defaulted and "no column" in str(exc):
@@ -56,7 +57,7 @@ def score_chunked(chunked, args, metrics):
         means, counts = streaming.score_trec_run(
             chunked.path, chunked.qrels, metrics,
             convention=args.convention or "trec_eval", all_judged=args.all_judged,
-            depth=chunked.depth, return_counts=True,
+            depth=chunked.depth, popularity=args.item_counts, return_counts=True,
         )  # fmt: skip
         return means, counts[metrics[0]]
     convention = convention_of(args, trec=False)
@@ -68,7 +69,8 @@ def score_chunked(chunked, args, metrics):
     means, counts = streaming.score_parquet(
         chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
         score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
-        **options,
+        item_col=None if args.item_counts is None else chunked.doc,
+        popularity=args.item_counts, **options,
     )  # fmt: skip
     return means, counts[metrics[0]]
 
@@ -168,6 +170,10 @@ def engine_options(args, coded):
         options["queries"] = "judged"
     if args.rel_level is not None:
         options["rel_threshold"] = float(args.rel_level)
+    if args.item_counts is not None:
+        # The per-user beyond-accuracy measures: each row's docno is its item.
+        items = np.concatenate([np.asarray(d, dtype=object) for d in coded.docs])
+        options["side"] = {"item_id": items, "popularity": args.item_counts}
     if get_convention(convention).doc_ties:
         if coded.presorted:
             # Each query's rows already are in descending doc order, the

@@ -41,10 +41,12 @@ class ScoreRequest:
     judged_only: bool = False
     pipe_limit_mb: int | None = None
     pipe_timeout: float | None = None
+    popularity_file: str | None = None  # the file of the items' training counts
     # Derived once the measures are known (see ``_score``).
     defaulted: tuple = ()  # the column flags given their default name
     texts: tuple = ()  # relstring lines, printed per query
     unjudged_used: bool = False  # a measure tells unjudged documents apart
+    item_counts: dict | None = None  # --popularity's counts, when a measure reads them
 
     @classmethod
     def from_args(cls, args, default_metrics=(), **changes):

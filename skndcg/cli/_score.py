@@ -120,6 +120,18 @@ def add_parser(sub):
         "not given below 10 queries)",
     )
     score.add_argument(
+        "--popularity",
+        # (another name than the library's popularity=, which its messages
+        # keep: trec_eval's refusal names the Python keyword)
+        dest="popularity_file",
+        metavar="FILE",
+        help="the items' training counts, for the per-user beyond-accuracy "
+        "measures (novelty@10, arp@10, aplt@10, aclt@10, long_tail_recall@10, "
+        "serendipity@10): two columns a line, item id and count, separated by "
+        "blanks, a tab or a comma; the item of a row is the run's docno (a "
+        "predictions file's --doc column)",
+    )
+    score.add_argument(
         "--fail-under",
         metavar="METRIC=VALUE",
         nargs="+",
@@ -144,15 +156,7 @@ def _score(args):
     if args.qrels is None:
         args = _inputs.default_columns(args)
     lines, rel_level = _trec.lines(args, UsageError)
-    for ln in lines:
-        if ln.metric is not None and parse_metric(ln.metric).definition.side_inputs:
-            raise UsageError(
-                f"{ln.shown} reads the item of each row and its training "
-                "popularity, and the command line keeps no item ids per row: compute "
-                "it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
-                "item_id=..., popularity=...)"
-            )
-    args = args.but(rel_level=rel_level)
+    args = _with_popularity(args, lines).but(rel_level=rel_level)
     if args.num_docs is not None:
         lines = _trec.with_num_docs(lines, args.num_docs)
     texts = [ln for ln in lines if ln.length is not None]
@@ -224,6 +228,46 @@ def _score(args):
         return _verdict(means, thresholds)
     return _in_memory(args, coded, lines, metrics, plain, gained, counts_only,
                       thresholds)  # fmt: skip
+
+
+def _with_popularity(args, lines):
+    """The request with ``--popularity``'s counts when a measure reads the item
+    of each row and its training popularity; such a measure is refused
+    without them, and by ``skndcg trec_eval`` (trec_eval has none)."""
+    from ..metrics.registry import parse as parse_metric
+
+    reads = [
+        ln.shown for ln in lines
+        if ln.metric is not None and parse_metric(ln.metric).definition.side_inputs
+    ]  # fmt: skip
+    if not reads:
+        if args.popularity_file is not None:
+            raise UsageError(
+                "--popularity is read by the beyond-accuracy measures only "
+                "(novelty@10, arp@10, ...), and none of them is asked for"
+            )
+        return args
+    if _language.prog().endswith("trec_eval"):
+        raise UsageError(
+            f"{reads[0]} reads the item of each row and its training "
+            "popularity, and the command line keeps no item ids per row: compute "
+            "it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
+            "item_id=..., popularity=...)"
+        )
+    if args.popularity_file is None:
+        raise UsageError(
+            f"{reads[0]} reads the item of each row and its training popularity: "
+            "give the items' training counts with --popularity FILE (lines 'ITEM "
+            "COUNT'; a row's item is the run's docno)"
+        )
+    if args.qrels is None and args.doc is None:
+        raise UsageError(
+            f"{reads[0]} reads the item of each row: name the predictions' item "
+            "column with --doc COL"
+        )
+    from ._popularity import read_popularity
+
+    return args.but(item_counts=read_popularity(args.popularity_file))
 
 
 def _rows(table, keep):

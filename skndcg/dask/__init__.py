@@ -35,11 +35,12 @@ from ._frame import (
 )
 
 
-def _prepare(ddf, metrics, cols, sample_weight, partitioned_by_qid, options):
+def _prepare(ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid,
+             options):  # fmt: skip
     import_dask()
     from dask.dataframe.utils import meta_nonempty
 
-    spec = setup(metrics, cols, sample_weight, options, "ddf")
+    spec = setup(metrics, cols, sample_weight, options, "ddf", popularity=popularity)
     layout = lay_out(ddf, cols, partitioned_by_qid)
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
@@ -73,6 +74,8 @@ def grouped_ranking_scores(
     doc_col=None,
     sample_weight_col=None,
     sample_weight=None,
+    item_col=None,
+    popularity=None,
     partitioned_by_qid=None,
     progress=None,
     **options,
@@ -100,6 +103,16 @@ def grouped_ranking_scores(
     sample_weight : dict or pandas.Series, default=None
         Query weights as a mapping from query id to weight (instead of
         ``sample_weight_col``).
+    item_col : str, default=None
+        Column of item ids, passed on as ``item_id``: read by the per-user
+        beyond-accuracy measures (``"novelty@10"``, ``"arp@10"``,
+        ``"aplt@10"``, ``"aclt@10"``, ``"long_tail_recall@10"``,
+        ``"serendipity@10"``), which need ``popularity`` too.
+    popularity : dict or array-like, default=None
+        The items' training popularity, as in
+        :func:`skndcg.metrics.grouped_ranking_scores` (a dict of counts by
+        item, or the training log's item ids). It is sent whole with every
+        partition, so each query reads the same table as in memory.
     partitioned_by_qid : bool or None, default=None
         ``None``: rows are shuffled by query id unless ``ddf`` is indexed by
         ``qid_col`` with known divisions. ``True``: the caller promises every
@@ -136,10 +149,17 @@ def grouped_ranking_scores(
     ...                                 label_col="label", score_col="score")
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
+    >>> df["item"] = ["a", "b", "c", "a", "d", "b"]
+    >>> grouped_ranking_scores(dd.from_pandas(df, npartitions=3),
+    ...                        ["novelty@2", "arp@2"], qid_col="qid",
+    ...                        label_col="label", score_col="score",
+    ...                        item_col="item",
+    ...                        popularity={"a": 4, "b": 2, "c": 1, "d": 1})
+    {'novelty@2': 1.75, 'arp@2': 2.75}
     """
     cols = columns_of(locals())
     names, layout, _, kwargs = _prepare(
-        ddf, metrics, cols, sample_weight, partitioned_by_qid, options
+        ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid, options
     )
     import pandas as pd
 
@@ -164,7 +184,8 @@ def grouped_ranking_scores(
         if spanning_qid(parts) is not None:
             return grouped_ranking_scores(
                 ddf, metrics, **cols, sample_weight=sample_weight,
-                partitioned_by_qid=False, progress=progress, **options,
+                popularity=popularity, partitioned_by_qid=False,
+                progress=progress, **options,
             )  # fmt: skip
         parts = parts.drop(columns=list(END_COLUMNS))
     parts = parts.to_numpy(dtype=np.float64)
@@ -191,6 +212,8 @@ def ranking_report(
     doc_col=None,
     sample_weight_col=None,
     sample_weight=None,
+    item_col=None,
+    popularity=None,
     partitioned_by_qid=None,
     **options,
 ):
@@ -209,6 +232,8 @@ def ranking_report(
     metrics : str or sequence of str, default=("ndcg@10",)
         Metric names, as in :func:`skndcg.metrics.ranking_report`.
     qid_col, label_col, score_col, doc_col, sample_weight_col, sample_weight
+        As in :func:`grouped_ranking_scores`.
+    item_col, popularity : default=None
         As in :func:`grouped_ranking_scores`.
     partitioned_by_qid : bool or None, default=None
         As in :func:`grouped_ranking_scores`.
@@ -239,7 +264,7 @@ def ranking_report(
     """
     cols = columns_of(locals())
     _, layout, template, kwargs = _prepare(
-        ddf, metrics, cols, sample_weight, partitioned_by_qid, options
+        ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid, options
     )
     return layout.frame.map_partitions(
         score_partition, what="report", meta=template, clear_divisions=True, **kwargs

@@ -11,7 +11,7 @@ from ._parquet import ParquetColumns
 
 
 def read_predictions_chunks(
-    path, *, qid, label, score, doc=None, weight=None, chunk_rows=1 << 20
+    path, *, qid, label, score, doc=None, weight=None, item=None, chunk_rows=1 << 20
 ):
     """Read a Parquet predictions file in chunks of whole queries, in file order.
 
@@ -33,6 +33,8 @@ def read_predictions_chunks(
         Name of a document id column, if any.
     weight : str or None, default=None
         Name of a per-row weight column, if any (read, not checked).
+    item : str or None, default=None
+        Name of an item id column, if any (read, not checked).
     chunk_rows : int, default=1048576
         Rows read at a time; a chunk holds at most about as many (more when
         one query is longer). The rows of a query that a read splits come as
@@ -70,7 +72,7 @@ def read_predictions_chunks(
     file = path if isinstance(path, ParquetColumns) else None
     name = file.path if file else _text.check_path(path, "predictions file")
     wanted = {"qid": qid, "label": label, "score": score}
-    for arg, col in (("doc", doc), ("weight", weight)):
+    for arg, col in (("doc", doc), ("weight", weight), ("item", item)):
         if col is not None:
             wanted[arg] = col
     for arg, col in wanted.items():
@@ -94,7 +96,7 @@ def read_predictions_chunks(
 
 def _parquet_chunks(file, wanted, chunk_rows):
     name = file.path
-    checked = {k: v for k, v in wanted.items() if k != "weight"}
+    checked = {k: v for k, v in wanted.items() if k not in ("weight", "item")}
     use = list(dict.fromkeys(wanted.values()))
     qid = wanted["qid"]
     # The rows of the last query of a batch wait for the next batch. Only they

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _plainjoin
 from ._columns import is_parquet, read_predictions
 from ._files import join_trec_files
 from ._parquet import ParquetColumns
@@ -61,7 +62,7 @@ class Chunked:
 
 def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
                depth=None, by_docno=False, unjudged="zero", judged_only=False,
-               all_judged=False, stream=False):  # fmt: skip
+               all_judged=False, stream=False, items=False):  # fmt: skip
     """A run joined with its qrels, or a predictions file, as ``skndcg score``
     scores it: loaded, or a :class:`Chunked` to stream when it is large.
 
@@ -83,6 +84,10 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
         environment sets another size) is then streamed, without
         ``unjudged`` nor ``judged_only``; so is a Parquet file of at least 20
         million rows (``SKNDCG_STREAM_ROWS``), without ``depth``.
+    items : bool, default=False
+        Keep the document id of each loaded row in ``docs`` (the item ids of
+        the beyond-accuracy measures): a run's docno, or the ``doc`` column
+        of predictions.
 
     Returns
     -------
@@ -110,6 +115,11 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
     if qrels is not None:
         if stream and unjudged == "zero" and not judged_only and _large_run(path):
             return Chunked(path, qrels, depth=depth)
+        if items:  # (the numpy join keeps the docnos, and joins any pair)
+            return _plainjoin.join(
+                path, qrels, depth=depth, by_docno=by_docno, unjudged=unjudged,
+                judged_only=judged_only, all_judged=all_judged, items=True,
+            )  # fmt: skip
         return join_trec_files(
             path, qrels, depth=depth, by_docno=by_docno, unjudged=unjudged,
             judged_only=judged_only, all_judged=all_judged,
@@ -119,6 +129,8 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
         return Chunked(path, **columns)
     data = read_predictions(path, **columns)
     coded = data.coded(depth=depth)
+    if items and data.doc_id is not None:
+        coded.docs = (np.asarray(data.doc_id, dtype=object), np.zeros(0, object))
     coded.empty_cells = int(np.isnan(data.y_score).sum())
     return coded
 

@@ -32,8 +32,10 @@ def _codes(values, exact):
     return names, codes.astype(np.int64).ravel()
 
 
-def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged):
-    """A :class:`CodedRanking` of the two files (see the module)."""
+def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged,
+         items=False):  # fmt: skip
+    """A :class:`CodedRanking` of the two files (see the module); ``items``
+    keeps each row's docno in ``docs``."""
     run_path = _text.check_path(run_path, "run file")
     run = _text.columns(run_path, _text.RUN, text=False)
     qrels_path = _text.check_path(qrels_path, "qrels file")
@@ -45,7 +47,7 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"] = ids
     n_run, rel = len(run["qid"]), qrels["relevance"]
     names, q = _codes(run["qid"] + qrels["qid"], exact)
-    _, d = _codes(run["doc_id"] + qrels["doc_id"], exact)
+    doc_names, d = _codes(run["doc_id"] + qrels["doc_id"], exact)
     names = np.array([_str(n) for n in names.tolist()], dtype=object)
     r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
     width = int(d.max()) + 1
@@ -122,6 +124,9 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
         y_score[order], doc_order, _str(run["tag"][-1]), bool(by_docno),
     )  # fmt: skip
     coded.placeholders = placeholders
+    if items:
+        docs = np.array([_str(n) for n in doc_names.tolist()], dtype=object)
+        coded.docs = (docs[doc[order]], np.zeros(0, dtype=object))
     return coded
 
 

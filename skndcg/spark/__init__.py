@@ -24,7 +24,7 @@ from ._frame import (
 )
 
 
-def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
+def _prepare(sdf, metrics, cols, sample_weight, popularity, n_groups, options):
     sql = import_spark()
     from pyspark.sql import functions as F
 
@@ -33,7 +33,7 @@ def _prepare(sdf, metrics, cols, sample_weight, n_groups, options):
             f"sdf must be a pyspark.sql.DataFrame, got {type(sdf).__name__}; use "
             "skndcg.metrics for pandas or NumPy data."
         )
-    spec = setup(metrics, cols, sample_weight, options, "sdf")
+    spec = setup(metrics, cols, sample_weight, options, "sdf", popularity=popularity)
     check_columns(sdf.columns, cols, "sdf")
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
@@ -72,6 +72,8 @@ def grouped_ranking_scores(
     doc_col=None,
     sample_weight_col=None,
     sample_weight=None,
+    item_col=None,
+    popularity=None,
     n_groups=None,
     **options,
 ):
@@ -95,6 +97,16 @@ def grouped_ranking_scores(
         Column of per-row query weights, constant within a query.
     sample_weight : dict or pandas.Series, default=None
         Query weights as a mapping from query id to weight.
+    item_col : str, default=None
+        Column of item ids, passed on as ``item_id``: read by the per-user
+        beyond-accuracy measures (``"novelty@10"``, ``"arp@10"``,
+        ``"aplt@10"``, ``"aclt@10"``, ``"long_tail_recall@10"``,
+        ``"serendipity@10"``), which need ``popularity`` too.
+    popularity : dict or array-like, default=None
+        The items' training popularity, as in
+        :func:`skndcg.metrics.grouped_ranking_scores` (a dict of counts by
+        item, or the training log's item ids). It is sent whole with every
+        group, so each query reads the same table as in memory.
     n_groups : int, default=None
         Rows are grouped by a hash of the query id into this many groups, each
         scored in one call (so each must fit in an executor's memory). ``None``:
@@ -120,10 +132,19 @@ def grouped_ranking_scores(
     ...     score_col="score")
     >>> {name: round(value, 4) for name, value in scores.items()}  # doctest: +SKIP
     {'ndcg@2': 0.3835, 'mrr': 0.75}
+    >>> rows = spark.createDataFrame(  # doctest: +SKIP
+    ...     [(1, 1, 0.9, "a"), (1, 0, 0.8, "b"), (1, 2, 0.7, "c"),
+    ...      (2, 0, 0.6, "a"), (2, 1, 0.5, "d"), (2, 1, 0.4, "b")],
+    ...     ["qid", "label", "score", "item"])
+    >>> grouped_ranking_scores(  # doctest: +SKIP
+    ...     rows, ["novelty@2", "arp@2"], qid_col="qid", label_col="label",
+    ...     score_col="score", item_col="item",
+    ...     popularity={"a": 4, "b": 2, "c": 1, "d": 1})
+    {'novelty@2': 1.75, 'arp@2': 2.75}
     """
     cols = columns_of(locals())
     grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, n_groups, options
+        sdf, metrics, cols, sample_weight, popularity, n_groups, options
     )
     schema = ", ".join(f"`{c}` double" for c in sum_columns(spec.names))
     score = make_scorer("sums", spec)
@@ -142,6 +163,8 @@ def ranking_report(
     doc_col=None,
     sample_weight_col=None,
     sample_weight=None,
+    item_col=None,
+    popularity=None,
     n_groups=None,
     **options,
 ):
@@ -157,6 +180,8 @@ def ranking_report(
     metrics : str or sequence of str, default=("ndcg@10",)
         Metric names, as in :func:`skndcg.metrics.ranking_report`.
     qid_col, label_col, score_col, doc_col, sample_weight_col, sample_weight
+        As in :func:`grouped_ranking_scores`.
+    item_col, popularity : default=None
         As in :func:`grouped_ranking_scores`.
     n_groups : int, default=None
         As in :func:`grouped_ranking_scores`.
@@ -177,7 +202,7 @@ def ranking_report(
     """
     cols = columns_of(locals())
     grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, n_groups, options
+        sdf, metrics, cols, sample_weight, popularity, n_groups, options
     )
     score = make_scorer("report", spec)
     return grouped.applyInPandas(score, schema=schema_of(template))

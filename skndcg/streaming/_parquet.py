@@ -28,6 +28,8 @@ def score_parquet(
     doc_col=None,
     sample_weight_col=None,
     sample_weight=None,
+    item_col=None,
+    popularity=None,
     batch_size=1 << 20,
     progress=None,
     return_counts=False,
@@ -60,6 +62,16 @@ def score_parquet(
         Column of per-row query weights, constant within a query.
     sample_weight : dict or pandas.Series, default=None
         Query weights as a mapping from query id to weight.
+    item_col : str, default=None
+        Column of item ids, passed on as ``item_id``: read by the per-user
+        beyond-accuracy measures (``"novelty@10"``, ``"arp@10"``,
+        ``"aplt@10"``, ``"aclt@10"``, ``"long_tail_recall@10"``,
+        ``"serendipity@10"``), which need ``popularity`` too.
+    popularity : dict or array-like, default=None
+        The items' training popularity, as in
+        :func:`skndcg.metrics.grouped_ranking_scores` (a dict of counts by
+        item, or the training log's item ids); every batch reads the whole
+        table, as the whole file would in memory.
     batch_size : int, default=1048576
         Rows decoded at a time; memory grows with it (plus the longest query).
     progress : bool or None, default=None
@@ -100,7 +112,9 @@ def score_parquet(
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size!r}.")
     cols = columns_of(locals())
-    spec = setup(metrics, cols, sample_weight, options, "the file")
+    spec = setup(
+        metrics, cols, sample_weight, options, "the file", popularity=popularity
+    )
     where = str(path)
     # The file is opened once: its footer serves the column check, the
     # checked reader and the pass over the labels.
@@ -108,7 +122,8 @@ def score_parquet(
     check_columns(file.names, cols, where)
     chunks = read_predictions_chunks(
         file, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
-        weight=sample_weight_col, chunk_rows=batch_size,
+        weight=sample_weight_col, item=spec.columns["item_col"],
+        chunk_rows=batch_size,
     )  # fmt: skip
     if spec.needs_label_max:
         # A first pass over the labels alone: every piece scores with the

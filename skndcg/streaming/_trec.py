@@ -40,6 +40,7 @@ def score_trec_run(
     convention="trec_eval",
     all_judged=False,
     depth=None,
+    popularity=None,
     batch_lines=1 << 20,
     progress=None,
     return_counts=False,
@@ -76,6 +77,12 @@ def score_trec_run(
         run does not answer scores 0.
     depth : int or None, default=None
         Keep only each query's ``depth`` best documents (trec_eval ``-M``).
+    popularity : dict or array-like, default=None
+        The items' training popularity, for the per-user beyond-accuracy
+        measures (``"novelty@10"``, ``"arp@10"``, ...), as in
+        :func:`skndcg.metrics.grouped_ranking_scores`: each document id
+        (docno) is the item id. Judged documents the run did not retrieve
+        are rows too, so they need a count as well.
     batch_lines : int, default=1048576
         Lines read at a time; memory grows with it (plus the longest query).
     progress : bool or None, default=None
@@ -116,7 +123,7 @@ def score_trec_run(
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
     queries = "judged" if all_judged else "retrieved"
     kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
-    spec = setup(metrics, _COLUMNS, None, kw, "the run")
+    spec = setup(metrics, _COLUMNS, None, kw, "the run", popularity=popularity)
     # Measures that tell unjudged documents apart (bpref, infAP) read them as
     # skndcg score does: NaN for nobody judged, negative for "in the pool, not
     # judged" under trec_eval's label rule (NaN under the others).
@@ -192,4 +199,5 @@ _COLUMNS = {
     "score_col": "y_score",
     "doc_col": "doc_id",
     "sample_weight_col": None,
+    "item_col": "doc_id",  # the docno is the item id
 }

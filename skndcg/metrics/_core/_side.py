@@ -27,9 +27,10 @@ def missing_side(spec, side) -> str | None:
     entry = lookup(m.name)
     function = entry.function if entry is not None else "its own function"
     where = (
-        "this entry point takes no item ids (skndcg.dask, skndcg.spark, "
-        "skndcg.streaming, skndcg.torch and the command line keep no item ids "
-        "per row), so it cannot compute it"
+        "this entry point takes no item ids (skndcg.torch's tensors carry "
+        "none), so it cannot compute it; skndcg.dask, skndcg.spark and "
+        "skndcg.streaming take item_col= and popularity=, skndcg score "
+        "--popularity FILE"
         if side is None
         else f"this call lacks {' and '.join(lacking)}"
     )

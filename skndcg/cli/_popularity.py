@@ -1,0 +1,77 @@
+"""``--popularity FILE``: the items' training counts, for the per-user
+beyond-accuracy measures (``novelty@10``, ``arp@10``, ...).
+
+The file holds two columns a line, an item id (a run's docno) and its count of
+training interactions, separated by blanks, tabs or a comma; blank lines and
+lines starting with ``#`` are skipped, and ``.gz`` is read transparently. A
+bad line is refused with the file's name and the line's number.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+
+from ._errors import UsageError
+
+_SEPARATOR = re.compile(r"[\s,]+")
+
+
+def read_popularity(path) -> dict:
+    """``{item id: count}`` of a popularity file (see the module).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "pop.tsv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("# item count\\nd1\\t4\\nd2,2\\n\\nd3 1\\n")
+    >>> read_popularity(path)
+    {'d1': 4.0, 'd2': 2.0, 'd3': 1.0}
+    """
+    name = str(path)
+    opener = gzip.open if name.endswith(".gz") else open
+    counts: dict = {}
+    seen: dict = {}
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for number, text in enumerate(fh, start=1):
+                fields = [f for f in _SEPARATOR.split(text.strip()) if f]
+                if not fields or fields[0].startswith("#"):
+                    continue
+                item, count = _line(name, number, text, fields)
+                if item in seen:
+                    raise UsageError(
+                        f"{name}, line {number}: item {item!r} again (first on "
+                        f"line {seen[item]}); give each item one count"
+                    )
+                seen[item] = number
+                counts[item] = count
+    except OSError as exc:
+        raise UsageError(f"--popularity {name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{name}: not UTF-8 text ({exc.reason})") from None
+    if not counts:
+        raise UsageError(
+            f"{name} holds no item: --popularity reads lines 'ITEM COUNT' (the "
+            "training interactions of each item)"
+        )
+    return counts
+
+
+def _line(name, number, text, fields):
+    """The item and count of one line, or the error naming it."""
+    where = f"{name}, line {number}: {text.strip()[:80]!r}"
+    if len(fields) != 2:
+        raise UsageError(
+            f"{where} has {len(fields)} fields; a line holds an item id and its "
+            "training count, separated by blanks, a tab or a comma"
+        )
+    try:
+        count = float(fields[1])
+    except ValueError:
+        count = math.nan
+    if not math.isfinite(count) or count < 0:
+        raise UsageError(f"{where}: the count {fields[1]!r} is not a number >= 0")
+    return fields[0], count
