@@ -33,6 +33,7 @@ from ._side import evaluate_side, missing_side
 from ._validate import (
     as_1d,
     check_k,  # noqa: F401  (re-exported for the scorers)
+    check_length,
     isna,
     missing_error,
     scores,
@@ -49,10 +50,7 @@ _P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
 
 def _doc_rank(doc_id, n: int) -> np.ndarray:
     d = as_1d(doc_id, "doc_id", allow_object=True)
-    if d.shape[0] != n:
-        raise ValueError(
-            f"doc_id has {d.shape[0]} rows but y_true has {n}; they must match."
-        )
+    check_length("doc_id", d.shape[0], n)
     missing = isna(d)
     if missing.any():
         raise missing_error("doc_id", missing, "a document id")
@@ -118,10 +116,7 @@ def _evaluate(
     y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
     s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)
     n = y.shape[0]
-    if s.shape[0] != n:
-        raise ValueError(
-            f"y_score has {s.shape[0]} rows but y_true has {n}; they must match."
-        )
+    check_length("y_score", s.shape[0], n)
     s = conv.cast_scores(s)
     # Under trec_eval's label rule a negative judgment is "in the pool, not
     # judged": measures that use unjudged rows see it as such (see _perquery).
@@ -144,12 +139,7 @@ def _evaluate(
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None
     perm = order_within_queries(
-        grouping,
-        s_g,
-        rule=ties,
-        doc_rank=doc_rank,
-        unretrieved=unretrieved,
-        labels=y_g,
+        grouping, s_g, rule=ties, doc_rank=doc_rank, unretrieved=unretrieved, labels=y_g
     )
     if perm is not None:
         y_g, s_g = y_g[perm], s_g[perm]
