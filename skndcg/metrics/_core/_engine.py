@@ -10,15 +10,11 @@ handling, options and conventions, and several metrics group and rank once.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .._catalogue._names import (
-    BINARY_KINDS,
-    CUSTOM,
-    MetricSpec,
-    check_unique,
-    parse_metric,
-)
+from .._catalogue._names import BINARY_KINDS, CUSTOM, check_unique, parse_metric
 from .._conventions import CallOptions, call_options
 from . import _blocks as B
 from ._aggregate import Evaluation
@@ -103,15 +99,8 @@ def _evaluate(
     y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max, side
 ) -> Evaluation:
     conv = opts.conv
-    if conv.k_none is not None:
-        specs_eval = [
-            MetricSpec(sp.kind, conv.k_none, sp.measure, sp.params)
-            if sp.k is None
-            else sp
-            for sp in specs
-        ]
-    else:
-        specs_eval = specs
+    # k=None is the whole list, or the convention's fixed cut-off (XGBoost's 32).
+    specs_eval = [replace(sp, k=conv.k_none) if sp.k is None else sp for sp in specs]
 
     y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
     s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)

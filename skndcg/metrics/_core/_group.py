@@ -163,12 +163,6 @@ def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _from_runs(q: np.ndarray, runs: np.ndarray) -> Grouping:
-    bounds = _bounds(q, runs)
-    starts, ends = bounds[:-1], bounds[1:]
-    return Grouping(starts, ends, q[starts])
-
-
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     # Each thread counts and scatters a contiguous chunk of rows with its own
     # counts and offsets; one chunk when its counts per bin would cost too much.
@@ -277,7 +271,8 @@ def _group_int(q: np.ndarray, keys_dtype=None, *, dense: bool = False) -> Groupi
     ok, runs, lo, hi = _scan(q)
     n_runs = int(runs.sum())
     if ok:
-        g = _from_runs(q, runs)
+        bounds = _bounds(q, runs)
+        g = Grouping(bounds[:-1], bounds[1:], q[bounds[:-1]])
     else:
         g = None
         if n_runs * 4 <= n:
