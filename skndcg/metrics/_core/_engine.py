@@ -132,6 +132,11 @@ def _evaluate(
     )
     if perm is not None:
         y_g, s_g = y_g[perm], s_g[perm]
+
+    def ranked_rows(a):  # a per-row array in the order of y_g and s_g
+        a = grouping.take(a)
+        return a if perm is None else a[perm]
+
     nret = None
     if unretrieved is not None:
         # Each query's rows are one span of the grouped arrays: find the span
@@ -177,10 +182,7 @@ def _evaluate(
         )  # fmt: skip
 
     if conv.gain.custom:
-        gains = conv.gain.gains(y, np)
-        gains_g = grouping.take(gains)
-        if perm is not None:
-            gains_g = gains_g[perm]
+        gains_g = ranked_rows(conv.gain.gains(y, np))
         raw = np.empty((grouping.n_groups, len(specs_eval)))
         aux = np.empty_like(raw)
         binary = np.array([k in BINARY_KINDS for k in kinds], dtype=bool)
@@ -200,11 +202,7 @@ def _evaluate(
     pieces = [(fused, raw, aux)]
     if custom:
         unjudged_g, pooled_g = (
-            None
-            if rows is None
-            else grouping.take(rows)[perm]
-            if perm is not None
-            else grouping.take(rows)
+            None if rows is None else ranked_rows(rows)
             for rows in (unjudged_rows, pooled_rows)
         )
         cv, ca = evaluate_per_query(
