@@ -324,11 +324,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
         text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
         try:
             frame = pd.read_csv(
-                name,
-                sep=sep,
-                usecols=use,
-                dtype=text_ids,
-                skip_blank_lines=False,
+                name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
             )
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
             raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None

@@ -303,34 +303,23 @@ _INT64 = (-(2**63), 2**63)
 
 
 def parse_number(text, path, lineno, layout, line=None):
+    def fail(what):
+        _fail(path, lineno, layout, f"the {layout.number} {text!r} {what}", line)
+
     if layout.integer:
         try:
             value = int(text)
         except ValueError:
-            _fail(
-                path,
-                lineno,
-                layout,
-                f"the {layout.number} {text!r} is not an integer",
-                line,
-            )
+            fail("is not an integer")
         if not _INT64[0] <= value < _INT64[1]:
-            _fail(
-                path,
-                lineno,
-                layout,
-                f"the {layout.number} {text!r} is beyond the 64-bit integers",
-                line,
-            )
+            fail("is beyond the 64-bit integers")
         return value
     try:
         value = float(text)
     except ValueError:
-        _fail(
-            path, lineno, layout, f"the {layout.number} {text!r} is not a number", line
-        )
+        fail("is not a number")
     if not math.isfinite(value):
-        _fail(path, lineno, layout, f"the {layout.number} {text!r} is not finite", line)
+        fail("is not finite")
     return value
 
 

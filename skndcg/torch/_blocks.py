@@ -202,13 +202,11 @@ def average_precision(r, k, opts):
 
 def _log_comb(table, n, k):
     """log C(n, k) for integer-valued float tensors, as the engine's log_comb."""
-    at = table.index_select
-    one = (
-        (n + 1.0).to(torch.int64),
-        (k + 1.0).to(torch.int64),
-        (n - k + 1.0).to(torch.int64),
-    )
-    return at(0, one[0]) - at(0, one[1]) - at(0, one[2])
+
+    def lgamma1(x):  # lgamma(x + 1), read off the table
+        return table.index_select(0, (x + 1.0).to(torch.int64))
+
+    return lgamma1(n) - lgamma1(k) - lgamma1(n - k)
 
 
 def _ap_hits(r, k, dtype):

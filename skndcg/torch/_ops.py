@@ -38,8 +38,7 @@ def take(values, index):
 
 def count(segment, flag, n):
     """Rows with ``flag`` per segment, without boolean-mask indexing."""
-    out = torch.zeros(n, dtype=torch.int64, device=segment.device)
-    return out.index_add_(0, segment, flag.to(torch.int64))
+    return segment_sum(flag.to(torch.int64), segment, n)
 
 
 def rank_within(segment, n_segments):

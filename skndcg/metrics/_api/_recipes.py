@@ -13,7 +13,7 @@ import pandas as pd
 from ...utils._docstrings import with_references
 from .._beyond._items import check_choice, mapping_index, numeric, py
 from .._core._group import group_constant, group_rows
-from .._core._validate import as_1d
+from .._core._validate import as_1d, check_length
 from ._docstrings import REFERENCES
 
 _CONSTANT = ("zero", "one", "error")
@@ -68,8 +68,7 @@ def sqrt_gain(y):
 def _group_ids(qid, n: int):
     """Grouping and the (canonical) query index of each input row."""
     q = as_1d(qid, "qid", allow_object=True)
-    if q.shape[0] != n:
-        raise ValueError(f"qid has {q.shape[0]} rows but y has {n}; they must match.")
+    check_length("qid", q.shape[0], n, "y")
     grouping = group_rows(qid, n)
     gid = np.empty(n, dtype=np.int64)
     gid[grouping.take(np.arange(n))] = grouping.row_query

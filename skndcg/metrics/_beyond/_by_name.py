@@ -77,15 +77,12 @@ def share_of_k(labels, k):
 def _items(relevant, side):
     """Item code of each row, item ids, and each item's training popularity
     with the table it came from."""
+    from .._core._validate import check_length
     from ._items import item_codes
     from ._listwise import popularity_of
 
     codes, uniques = item_codes(side["item_id"])
-    if codes.shape[0] != relevant.shape[0]:
-        raise ValueError(
-            f"item_id has {codes.shape[0]} rows but y_true has "
-            f"{relevant.shape[0]}; they must match."
-        )
+    check_length("item_id", codes.shape[0], relevant.shape[0])
     pop, table = popularity_of(
         side["popularity"], uniques, "error", allowed=("error", "one", "zero")
     )

@@ -13,12 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d, check_finite
-
-
-def py(value):
-    """A numpy scalar as the Python object it stands for (for readable messages)."""
-    return value.item() if isinstance(value, np.generic) else value
+from .._core._validate import as_1d, check_finite, py
 
 
 def check_choice(name: str, value, allowed) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d, check_k
+from .._core._validate import as_1d, check_k, check_length
 from ._items import check_choice, item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
@@ -193,11 +193,7 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
                 f"long_tail={long_tail!r} must be the head's share of the items, "
                 "strictly between 0 and 1, or the long-tail item ids."
             )
-        counts = table.to_numpy(dtype=np.float64)
-        n_head = int(np.ceil(long_tail * counts.shape[0]))
-        cut = np.sort(counts)[::-1][n_head - 1]
-        head = pd.Index(table.index[counts >= cut])
-        return ~pd.Index(uniques).isin(head)
+        return ~head_of(table, uniques, int(np.ceil(long_tail * table.shape[0])))
     if isinstance(long_tail, (str, bytes)) or long_tail is None:
         raise TypeError(
             "long_tail must be the head's share of the items (a float) or a "
@@ -205,6 +201,14 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
         )
     tail = pd.Index(as_1d(list(long_tail), "long_tail", allow_object=True))
     return pd.Index(uniques).isin(tail)
+
+
+def head_of(table: pd.Series, uniques, n: int) -> np.ndarray:
+    """Whether each item code is among the ``n`` most popular items of the
+    table, ties at the cut included."""
+    counts = table.to_numpy(dtype=np.float64)
+    cut = np.sort(counts)[::-1][min(n, counts.shape[0]) - 1]
+    return pd.Index(uniques).isin(table.index[counts >= cut])
 
 
 def finish(values: np.ndarray, keys, base, k, per_query, what):
@@ -228,8 +232,5 @@ def finish(values: np.ndarray, keys, base, k, per_query, what):
 
 def labels_of(y_true, n):
     y = numeric(y_true, "y_true")
-    if y.shape[0] != n:
-        raise ValueError(
-            f"y_true has {y.shape[0]} rows but item_id has {n}; they must match."
-        )
+    check_length("y_true", y.shape[0], n, "item_id")
     return y

@@ -16,6 +16,7 @@ import pandas as pd
 from ._items import check_choice, py, qid_item_pairs
 from ._listwise import (
     finish,
+    head_of,
     labels_of,
     long_tail_of,
     per_query_mean,
@@ -340,13 +341,12 @@ def serendipity_score(
         unexpected = ~most_popular(table, lists.uniques, k)[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
         pairs = qid_item_pairs(primitive, "primitive")
-        known = pd.MultiIndex.from_tuples(pairs) if pairs else None
-        mine = pd.MultiIndex.from_arrays(
-            [lists.keys[lists.gid], lists.uniques[lists.item]]
-        )
         unexpected = np.ones(lists.item.shape[0], dtype=bool)
-        if known is not None:
-            unexpected = ~mine.isin(known)
+        if pairs:
+            mine = pd.MultiIndex.from_arrays(
+                [lists.keys[lists.gid], lists.uniques[lists.item]]
+            )
+            unexpected = ~mine.isin(pd.MultiIndex.from_tuples(pairs))
     else:
         raise TypeError(
             "primitive must be 'popular' or a mapping {qid: items}, got "
@@ -362,10 +362,8 @@ def serendipity_score(
 
 
 def most_popular(table, uniques, k) -> np.ndarray:
-    """Whether each item code is among the ``k`` most popular items of the
-    table (ties at the cut included): the list of the primitive recommender."""
+    """The list of the primitive recommender: :func:`head_of` the ``k`` most
+    popular items."""
     if k is None:
         raise ValueError("primitive='popular' needs a cut-off k (not None).")
-    counts = table.to_numpy(dtype=np.float64)
-    cut = np.sort(counts)[::-1][min(k, counts.shape[0]) - 1]
-    return pd.Index(uniques).isin(table.index[counts >= cut])
+    return head_of(table, uniques, k)

@@ -20,7 +20,7 @@ from .._conventions import TieRule
 from .._core._group import Grouping, group_rows
 from .._core._perquery import ranked_order
 from .._core._reorder import order_within_queries
-from .._core._validate import as_1d, check_finite, check_k
+from .._core._validate import as_1d, check_finite, check_k, check_length
 
 # The engine's tie rules that need nothing but the scores.
 TIES = ("average", "stable", "reverse")
@@ -66,16 +66,10 @@ def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
     s = as_1d(y_score, "y_score")
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
-    if s.shape[0] != n:
-        raise ValueError(
-            f"y_score has {s.shape[0]} rows but item_id has {n}; they must match."
-        )
+    check_length("y_score", s.shape[0], n, "item_id")
     check_finite(s, "y_score")
     q = as_1d(qid, "qid", allow_object=True)
-    if q.shape[0] != n:
-        raise ValueError(
-            f"qid has {q.shape[0]} rows but item_id has {n}; they must match."
-        )
+    check_length("qid", q.shape[0], n, "item_id")
     grouping = group_rows(qid, n)
     rows_g = grouping.take(np.arange(n))
     s_g = np.ascontiguousarray(s.astype(np.float64)[rows_g])

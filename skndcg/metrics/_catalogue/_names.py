@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .. import _measures  # noqa: F401  (registers the built-in measures)
 from .._beyond import _by_name  # noqa: F401  (and the beyond-accuracy ones)
 from . import _registry as R
+from ._trec_params import plain_number
 
 # Kind of every measure that has no block kernel (``_registry.Measure.per_query``).
 CUSTOM = -1
@@ -66,16 +67,12 @@ class MetricSpec:
     def name(self) -> str:
         m = self.definition
         shown = [
-            f"{p.name}={_num(v)}"
+            f"{p.name}={plain_number(v)}"
             for p, (_, v) in zip(m.params, self.params, strict=True)
             if v != p.default
         ]
         base = m.name + (f"({', '.join(shown)})" if shown else "")
         return base if self.k is None else f"{base}@{self.k}"
-
-
-def _num(v) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
 def _params(measure: R.Measure, text: str | None, name: str) -> tuple:
@@ -163,10 +160,11 @@ def parse_metric(name) -> MetricSpec:
 
 
 def _rel_message(name, stripped, rel) -> str:
+    level = plain_number(rel)
     return (
-        f"metric {name!r}: rel={_num(rel)} sets the relevance level, which skndcg "
+        f"metric {name!r}: rel={level} sets the relevance level, which skndcg "
         f"sets for every metric of a call: ask for {stripped!r} with "
-        f"rel_threshold={_num(rel)} (skndcg score: -l {_num(rel)})."
+        f"rel_threshold={level} (skndcg score: -l {level})."
     )
 
 

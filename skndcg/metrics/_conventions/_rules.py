@@ -293,32 +293,14 @@ class TieRule(Rule, kind="ties"):
 
     def sort_key(self, xp, *, n, doc_id=None, labels=None, ranx_order=None,
                  device=None):  # fmt: skip
-        """A key per row whose stable ascending sort within each query puts
-        tied rows in this rule's order, or None when the rows stay.
-
-        Parameters
-        ----------
-        xp : module
-            The array module: numpy or torch.
-        n : int
-            The number of rows.
-        doc_id : array of int, default=None
-            Integer document ids, or ranks of the sorted ids (``"docid"``:
-            larger ids first).
-        labels : array, default=None
-            The labels (``"pessimistic"``: least relevant first, as CatBoost).
-        ranx_order : callable, default=None
-            Returns the permutation of the rows in the order numba's quicksort
-            gives each query (``"quicksort"``, ranx's order); the engine
-            computes it, as it knows the queries.
-        device : torch.device, default=None
-            Where a torch key is made.
-
-        Returns
-        -------
-        key : array of shape (n,) or None
-            None for ``"average"`` and ``"stable"``, which keep the rows.
-        """
+        """A key for the ``n`` rows whose stable ascending sort within each
+        query puts tied rows in this rule's order, or None when the rows stay
+        (``"average"``, ``"stable"``); ``xp`` is numpy or torch (the key made on
+        ``device``). ``"docid"`` reads ``doc_id`` (integer ids, or ranks of the
+        sorted ids: larger first), ``"pessimistic"`` the ``labels`` (least
+        relevant first, as CatBoost), ``"quicksort"`` calls ``ranx_order()``:
+        the permutation numba's quicksort gives each query (ranx's order),
+        which the engine computes, as it knows the queries."""
         if not self.reorders:
             return None
         if self.reverse:

@@ -10,15 +10,11 @@ handling, options and conventions, and several metrics group and rank once.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .._catalogue._names import (
-    BINARY_KINDS,
-    CUSTOM,
-    MetricSpec,
-    check_unique,
-    parse_metric,
-)
+from .._catalogue._names import BINARY_KINDS, CUSTOM, check_unique, parse_metric
 from .._conventions import CallOptions, call_options
 from . import _blocks as B
 from ._aggregate import Evaluation
@@ -33,6 +29,7 @@ from ._side import evaluate_side, missing_side
 from ._validate import (
     as_1d,
     check_k,  # noqa: F401  (re-exported for the scorers)
+    check_length,
     isna,
     missing_error,
     scores,
@@ -49,10 +46,7 @@ _P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
 
 def _doc_rank(doc_id, n: int) -> np.ndarray:
     d = as_1d(doc_id, "doc_id", allow_object=True)
-    if d.shape[0] != n:
-        raise ValueError(
-            f"doc_id has {d.shape[0]} rows but y_true has {n}; they must match."
-        )
+    check_length("doc_id", d.shape[0], n)
     missing = isna(d)
     if missing.any():
         raise missing_error("doc_id", missing, "a document id")
@@ -105,23 +99,13 @@ def _evaluate(
     y_true, y_score, qid, specs, opts, ties, sample_weight, doc_id, label_max, side
 ) -> Evaluation:
     conv = opts.conv
-    if conv.k_none is not None:
-        specs_eval = [
-            MetricSpec(sp.kind, conv.k_none, sp.measure, sp.params)
-            if sp.k is None
-            else sp
-            for sp in specs
-        ]
-    else:
-        specs_eval = specs
+    # k=None is the whole list, or the convention's fixed cut-off (XGBoost's 32).
+    specs_eval = [replace(sp, k=conv.k_none) if sp.k is None else sp for sp in specs]
 
     y, unjudged_rows, n_hist, known_nonnegative = labels_in(y_true, opts.nan_label)
     s, nan_mask = scores(y_score, allow_nan=opts.unretrieved)
     n = y.shape[0]
-    if s.shape[0] != n:
-        raise ValueError(
-            f"y_score has {s.shape[0]} rows but y_true has {n}; they must match."
-        )
+    check_length("y_score", s.shape[0], n)
     s = conv.cast_scores(s)
     # Under trec_eval's label rule a negative judgment is "in the pool, not
     # judged": measures that use unjudged rows see it as such (see _perquery).
@@ -144,15 +128,15 @@ def _evaluate(
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None
     perm = order_within_queries(
-        grouping,
-        s_g,
-        rule=ties,
-        doc_rank=doc_rank,
-        unretrieved=unretrieved,
-        labels=y_g,
+        grouping, s_g, rule=ties, doc_rank=doc_rank, unretrieved=unretrieved, labels=y_g
     )
     if perm is not None:
         y_g, s_g = y_g[perm], s_g[perm]
+
+    def ranked_rows(a):  # a per-row array in the order of y_g and s_g
+        a = grouping.take(a)
+        return a if perm is None else a[perm]
+
     nret = None
     if unretrieved is not None:
         # Each query's rows are one span of the grouped arrays: find the span
@@ -198,10 +182,7 @@ def _evaluate(
         )  # fmt: skip
 
     if conv.gain.custom:
-        gains = conv.gain.gains(y, np)
-        gains_g = grouping.take(gains)
-        if perm is not None:
-            gains_g = gains_g[perm]
+        gains_g = ranked_rows(conv.gain.gains(y, np))
         raw = np.empty((grouping.n_groups, len(specs_eval)))
         aux = np.empty_like(raw)
         binary = np.array([k in BINARY_KINDS for k in kinds], dtype=bool)
@@ -221,11 +202,7 @@ def _evaluate(
     pieces = [(fused, raw, aux)]
     if custom:
         unjudged_g, pooled_g = (
-            None
-            if rows is None
-            else grouping.take(rows)[perm]
-            if perm is not None
-            else grouping.take(rows)
+            None if rows is None else ranked_rows(rows)
             for rows in (unjudged_rows, pooled_rows)
         )
         cv, ca = evaluate_per_query(

@@ -26,7 +26,15 @@ import numpy as np
 
 from ..._native._threads import PARALLEL_ROWS, num_threads, row_chunks, run_chunks
 from . import _group_kernels as GK
-from ._validate import as_1d, check_finite, is_categorical, isna, missing_error, py
+from ._validate import (
+    as_1d,
+    check_finite,
+    check_length,
+    is_categorical,
+    isna,
+    missing_error,
+    py,
+)
 
 # A counting sort over raw integer keys is used while the key range stays below
 # this many bins per row (plus a constant); wider ranges are factorised first.
@@ -155,35 +163,27 @@ def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _from_runs(q: np.ndarray, runs: np.ndarray) -> Grouping:
-    bounds = _bounds(q, runs)
-    starts, ends = bounds[:-1], bounds[1:]
-    return Grouping(starts, ends, q[starts])
-
-
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     # Each thread counts and scatters a contiguous chunk of rows with its own
     # counts and offsets; one chunk when its counts per bin would cost too much.
     n = q.shape[0]
     if n < PARALLEL_ROWS:
         counts = np.bincount(q - base, minlength=n_bins)
-        used = np.flatnonzero(counts)
-        bin_start = np.zeros(n_bins, dtype=np.int64)
-        np.cumsum(counts[:-1], out=bin_start[1:])
-        starts = bin_start[used]
-        perm = np.argsort(q, kind="stable")
-        return Grouping(starts, starts + counts[used], keys_of_bins(used), _perm=perm)
-    n_chunks = row_chunks(n)
-    if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
-        n_chunks = 1
-    per_chunk = np.zeros((n_chunks, n_bins), dtype=np.int64)
-    run_chunks(GK.count_keys, n_chunks, q, n_chunks, base, per_chunk)
-    counts = per_chunk.sum(axis=0)
+    else:
+        n_chunks = row_chunks(n)
+        if n_chunks * n_bins * _MAX_OFFSETS_PER_ROW > n:
+            n_chunks = 1
+        per_chunk = np.zeros((n_chunks, n_bins), dtype=np.int64)
+        run_chunks(GK.count_keys, n_chunks, q, n_chunks, base, per_chunk)
+        counts = per_chunk.sum(axis=0)
     bin_start = np.zeros(n_bins, dtype=np.int64)
     np.cumsum(counts[:-1], out=bin_start[1:])
     used = np.flatnonzero(counts)
     starts = bin_start[used]
     ends = starts + counts[used]
+    if n < PARALLEL_ROWS:
+        perm = np.argsort(q, kind="stable")
+        return Grouping(starts, ends, keys_of_bins(used), _perm=perm)
     # Past a hundred or so bins, rows go first to buckets of consecutive bins.
     shift = min(_MAX_SHIFT, max(0, (n_bins - 1).bit_length() - _BUCKET_BITS))
     firsts = np.arange(0, n_bins, 1 << shift)
@@ -230,14 +230,14 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     """
     if is_categorical(qid):
         codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
-        _check_length(name, codes.shape[0], n_rows)
+        check_length(name, codes.shape[0], n_rows)
         if (codes < 0).any():
             raise _missing_error(name, codes < 0)
         cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
         g = _group_int(codes.astype(np.int64))
         return replace(g, keys=cats[g.keys])
     q = as_1d(qid, name, allow_object=True, what="a query id")
-    _check_length(name, q.shape[0], n_rows)
+    check_length(name, q.shape[0], n_rows)
     kind = q.dtype.kind
     if kind == "b":
         q = q.astype(np.int64)
@@ -265,20 +265,14 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     return _factorized(q)
 
 
-def _check_length(name: str, n: int, n_rows: int) -> None:
-    if n != n_rows:
-        raise ValueError(
-            f"{name} has {n} rows but y_true has {n_rows}; they must match."
-        )
-
-
 def _group_int(q: np.ndarray, keys_dtype=None, *, dense: bool = False) -> Grouping:
     """Group integer keys; ``dense`` keys (codes ``0..n_keys-1``) never refactorise."""
     n = q.shape[0]
     ok, runs, lo, hi = _scan(q)
     n_runs = int(runs.sum())
     if ok:
-        g = _from_runs(q, runs)
+        bounds = _bounds(q, runs)
+        g = Grouping(bounds[:-1], bounds[1:], q[bounds[:-1]])
     else:
         g = None
         if n_runs * 4 <= n:

@@ -22,6 +22,14 @@ def py(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def check_length(name: str, n: int, n_rows: int, other: str = "y_true") -> None:
+    """Refuse ``name`` of ``n`` rows beside ``other`` of ``n_rows``."""
+    if n != n_rows:
+        raise ValueError(
+            f"{name} has {n} rows but {other} has {n_rows}; they must match."
+        )
+
+
 # ------------------------------------------------------------------ array-likes
 def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
     """The error for missing entries of ``name``: how many, the first row, and
@@ -152,15 +160,12 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
         return
-    if arr.shape[0] < PARALLEL_ROWS:
-        # Small input: numpy, so a first call compiles nothing for this check.
-        nonfinite = np.flatnonzero(~np.isfinite(arr))
-        bad = int(nonfinite[0]) if nonfinite.size else -1
-    elif arr.dtype == np.float64 and arr.flags.c_contiguous:
+    big = arr.shape[0] >= PARALLEL_ROWS
+    if big and arr.dtype == np.float64 and arr.flags.c_contiguous:
         n_chunks = row_chunks(arr.shape[0])
-        found = [b for b in run_chunks(_first_nonfinite, n_chunks, arr, n_chunks)]
+        found = run_chunks(_first_nonfinite, n_chunks, arr, n_chunks)
         bad = next((b for b in found if b >= 0), -1)
-    else:
+    else:  # small input: numpy, so a first call compiles nothing for this check
         nonfinite = np.flatnonzero(~np.isfinite(arr))
         bad = int(nonfinite[0]) if nonfinite.size else -1
     if bad >= 0:
