@@ -1,6 +1,9 @@
 """Predictions stored as CSV or Parquet columns."""
 
+import bz2
 import gzip
+import lzma
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -40,6 +43,20 @@ def test_tab_semicolon_and_gzip(tmp_path):
     gz = tmp_path / "p.csv.gz"
     gz.write_bytes(gzip.compress(CSV.encode()))
     _check(read_predictions(gz, **COLS, doc="item"))
+
+
+@pytest.mark.parametrize("suffix", ["bz2", "xz", "zip"])
+def test_separator_sniffed_inside_other_compressions(tmp_path, suffix):
+    # The header line is read decompressed, as pandas reads the rows: a
+    # tab-separated file compressed with bz2, xz or zip is not one column.
+    data = CSV.replace(",", "\t").encode()
+    path = tmp_path / f"p.tsv.{suffix}"
+    if suffix == "zip":
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("p.tsv", data)
+    else:
+        path.write_bytes((bz2 if suffix == "bz2" else lzma).compress(data))
+    _check(read_predictions(path, **COLS, doc="item"))
 
 
 def test_parquet(tmp_path):

@@ -89,20 +89,26 @@ def read_columns(path, columns):
 
 
 def _first_line(name):
-    import gzip
+    """The header line, decompressed as pandas would read the file."""
+    import zipfile
 
-    opener = gzip.open if _text.is_gzip(name) else open
+    lower = name.lower()
     try:
-        with opener(name, "rb") as fh:
+        if lower.endswith(".zip"):  # (pandas reads a zip's only member)
+            with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
+                return fh.readline().decode("utf-8-sig", "replace")
+        if lower.endswith((".zst", ".tar")):
+            return ""  # (read by pandas alone; the separator stays a comma)
+        with _open_text(name) as fh:
             return fh.readline()
-    except OSError as exc:
+    except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
         raise ValueError(f"cannot read {name!r}: {exc}") from None
 
 
 def _sniff(name):
     """The separator of a delimited text file, from its header line."""
     line = _first_line(name)
-    counts = {s: line.count(s.encode()) for s in (",", "\t", ";", "|")}
+    counts = {s: line.count(s) for s in (",", "\t", ";", "|")}
     best = max(counts, key=counts.get)
     return best if counts[best] else ","
 
