@@ -82,20 +82,12 @@ def take(values, order):
     return _safe_indexing(values, order)
 
 
-def _n_rows(values):
-    if hasattr(values, "shape") and len(values.shape) > 0:
-        return values.shape[0]
-    if isinstance(values, list | tuple):
-        return len(values)
-    return None
-
-
 def _is_row_array(value, n_samples) -> bool:
     """Whether a fit parameter is a per-row array that must follow the rows."""
     array_like = isinstance(value, np.ndarray | pd.Series | pd.DataFrame) or (
         is_polars_df(value) or type(value).__name__ == "Series"
     )
-    return array_like and _n_rows(value) == n_samples
+    return array_like and tuple(value.shape[:1]) == (n_samples,)
 
 
 def _check_lightgbm_query_sizes(step, sizes, uniques):

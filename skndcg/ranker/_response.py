@@ -55,8 +55,12 @@ def scores(estimator, method, X, **params) -> np.ndarray:
         return out @ classes.astype(np.float64)
     if out.shape[1] == 2:
         return out[:, 1]
-    raise ValueError(
-        f"QueryRanker: {name} has {out.shape[1]} non-numeric classes "
+    raise _no_order("QueryRanker", name, out.shape[1], classes)
+
+
+def _no_order(caller, name, n_classes, classes):
+    return ValueError(
+        f"{caller}: {name} has {n_classes} non-numeric classes "
         f"{classes.tolist()!r}, which give no order to rank by; use numeric "
         "relevance labels."
     )
@@ -77,8 +81,4 @@ def check_fitted(estimator, method) -> None:
             "and no expected label to rank by; use a classifier with "
             "predict_proba, a regressor or a ranker."
         )
-    raise ValueError(
-        f"QueryRanker.fit: {name} has {classes.size} non-numeric classes "
-        f"{classes.tolist()!r}, which give no order to rank by; use numeric "
-        "relevance labels."
-    )
+    raise _no_order("QueryRanker.fit", name, classes.size, classes)
