@@ -12,26 +12,10 @@ from sklearn.utils._param_validation import Interval, validate_params
 # The genre vocabulary of the ml-latest files, with rough relative frequencies
 # (share of movies carrying the genre) so that Drama and Comedy dominate and
 # Film-Noir or IMAX are rare, as in the real catalogue.
-GENRES = (
-    "Action",
-    "Adventure",
-    "Animation",
-    "Children",
-    "Comedy",
-    "Crime",
-    "Documentary",
-    "Drama",
-    "Fantasy",
-    "Film-Noir",
-    "Horror",
-    "IMAX",
-    "Musical",
-    "Mystery",
-    "Romance",
-    "Sci-Fi",
-    "Thriller",
-    "War",
-    "Western",
+GENRES = tuple(
+    "Action|Adventure|Animation|Children|Comedy|Crime|Documentary|Drama|"
+    "Fantasy|Film-Noir|Horror|IMAX|Musical|Mystery|Romance|Sci-Fi|Thriller|"
+    "War|Western".split("|")
 )
 _GENRE_SHARE = np.array(
     [19, 13, 6, 7, 39, 12, 5, 45, 8, 1, 10, 2, 3, 6, 16, 10, 19, 4, 2], dtype=float
@@ -322,13 +306,8 @@ def make_movielens_like(
     quality = item_quality[i] - item_quality[i].mean()
     taste = np.einsum("ij,ij->i", p[u], q[i]) / np.sqrt(_N_FACTORS)
     taste -= taste.mean()
-    raw = (
-        3.6
-        + user_offset[u]
-        + quality
-        + user_spread[u] * taste
-        + rng.normal(0.0, 0.55, u.size)
-    )
+    noise = rng.normal(0.0, 0.55, u.size)
+    raw = 3.6 + user_offset[u] + quality + user_spread[u] * taste + noise
     if half_stars:
         rating = np.clip(np.round(raw * 2.0) / 2.0, 0.5, 5.0)
     else:
