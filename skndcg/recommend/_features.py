@@ -184,11 +184,9 @@ class HistoryFeatures(BaseEstimator):
 
     def _snapshot(self, t):
         t = int(t)
-        snap = self._snapshots.get(t)
-        if snap is None:
-            snap = Snapshot(self, self._log, t)
-            self._snapshots[t] = snap
-        return snap
+        if t not in self._snapshots:
+            self._snapshots[t] = Snapshot(self, self._log, t)
+        return self._snapshots[t]
 
     def _check_fitted(self, what):
         if not hasattr(self, "_log"):
