@@ -14,10 +14,26 @@ from ._synthetic import NO_GENRE, as_text
 
 # The genre columns of ml-100k ``u.item``, in file order (also listed in
 # ``u.genre``, which is used instead when present).
-ML100K_GENRES = tuple(
-    "unknown|Action|Adventure|Animation|Children's|Comedy|Crime|Documentary|"
-    "Drama|Fantasy|Film-Noir|Horror|Musical|Mystery|Romance|Sci-Fi|Thriller|"
-    "War|Western".split("|")
+ML100K_GENRES = (
+    "unknown",
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children's",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
 )
 
 # Ratings file name -> (format, movie file name next to it).

@@ -12,10 +12,26 @@ from sklearn.utils._param_validation import Interval, validate_params
 # The genre vocabulary of the ml-latest files, with rough relative frequencies
 # (share of movies carrying the genre) so that Drama and Comedy dominate and
 # Film-Noir or IMAX are rare, as in the real catalogue.
-GENRES = tuple(
-    "Action|Adventure|Animation|Children|Comedy|Crime|Documentary|Drama|"
-    "Fantasy|Film-Noir|Horror|IMAX|Musical|Mystery|Romance|Sci-Fi|Thriller|"
-    "War|Western".split("|")
+GENRES = (
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "IMAX",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
 )
 _GENRE_SHARE = np.array(
     [19, 13, 6, 7, 39, 12, 5, 45, 8, 1, 10, 2, 3, 6, 16, 10, 19, 4, 2], dtype=float
