@@ -345,5 +345,4 @@ def make_ranking_task(
     query, item, label = query[rows], item[rows], label[rows]
 
     user, win = q_user[query], q_win[query]
-    X = feature_rows(log, query.astype(np.int64), user, item, win)
-    return X, label.astype(np.float64)
+    return feature_rows(log, query.astype(np.int64), user, item, win), label

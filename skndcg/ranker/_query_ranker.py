@@ -351,8 +351,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
             )
             check_query_overlap(self, ids, caller="QueryRanker.predict")
-        X_model = self._features(X)
-        return self._scores(X_model, "QueryRanker.predict", **predict_params)
+        return self._scores(self._features(X), "QueryRanker.predict", **predict_params)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries (skndcg's default convention).
