@@ -85,9 +85,7 @@ def drop_roles(X, columns):
 
 def _bad_dtype(dtype) -> bool:
     """Whether a pandas dtype cannot be a LightGBM / XGBoost feature."""
-    if isinstance(dtype, pd.CategoricalDtype):
-        return False
-    if pd.api.types.is_bool_dtype(dtype):
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return False
     return not pd.api.types.is_numeric_dtype(dtype)
 

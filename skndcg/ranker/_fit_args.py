@@ -63,14 +63,8 @@ def final_step(estimator) -> _FinalStep:
         params = frozenset(inspect.signature(final.fit).parameters)
     except (TypeError, ValueError):  # pragma: no cover - builtins without signature
         params = frozenset()
-    if "qid" in params:
-        kind = "qid"
-    elif "group" in params:
-        kind = "group"
-    elif "group_id" in params:
-        kind = "group_id"
-    else:
-        kind = "pointwise"
+    # The first query argument the fit takes, in this order of preference.
+    kind = next((k for k in ("qid", "group", "group_id") if k in params), "pointwise")
     prefix = "".join(f"{name}__" for name in path)
     return _FinalStep(final, prefix, tuple(path), kind, params)
 
@@ -182,7 +176,9 @@ class EvalSets:
     weights: list
 
 
-def _sorted_eval_sets(step, qid_col, roles, eval_set, eval_qid, eval_sample_weight):
+def _sorted_eval_sets(
+    step, qid_col, roles, eval_set, eval_qid=None, eval_sample_weight=None
+):
     """Reorder every eval set by query and derive its query arguments."""
     if isinstance(eval_set, tuple):
         eval_set = [eval_set]
@@ -255,16 +251,8 @@ def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_p
         kwargs["sample_weight"] = args["weight"]
 
     evals = None
-    eval_set = eval_params.get("eval_set")
-    if eval_set is not None:
-        evals = _sorted_eval_sets(
-            step,
-            qid_col,
-            roles,
-            eval_set,
-            eval_params.get("eval_qid"),
-            eval_params.get("eval_sample_weight"),
-        )
+    if eval_params.get("eval_set") is not None:
+        evals = _sorted_eval_sets(step, qid_col, roles, **eval_params)
     elif eval_params.get("eval_qid") is not None:
         raise ValueError("QueryRanker.fit got eval_qid but no eval_set.")
 
