@@ -75,11 +75,6 @@ def _check_options(out, negatives, n_negatives, min_history, protocol):
     return out, list(SAMPLED) if negatives == "both" else [negatives]
 
 
-def _users_of(X):
-    """Query id -> user id."""
-    return X.groupby("qid")["user_id"].first().to_dict()
-
-
 def _task(ratings, mode, args, cut, say):
     """The sampled task of ``mode`` (uniform for ``full``), split by the protocol."""
     from ..datasets import make_ranking_task
@@ -165,7 +160,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
     holdout, lines = holdout_lines(
         reports,
-        _users_of(X_hold),
+        X_hold.groupby("qid")["user_id"].first().to_dict(),
         past.reindex(reports[RANKER]["qid"]),
         strongest,
         n_resamples=n_boot,

@@ -1,13 +1,7 @@
 """How QueryRanker turns the inner model's output into one score per row.
 
-- rankers (``LGBMRanker``, ``XGBRanker``, ``CatBoostRanker``) and regressors:
-  ``predict``;
-- classifiers: ``predict_proba``, as the expected label ``sum_c P(c) * c`` when
-  the classes are numbers (for 0/1 labels, the probability of class 1), or the
-  probability of ``classes_[1]`` for two non-numeric classes; without
-  ``predict_proba``, a one-column ``decision_function``;
-- anything else (a clusterer, a classifier with neither method): refused,
-  because its ``predict`` returns labels, not scores.
+The rules are those of the QueryRanker docstring; anything else (a clusterer,
+a classifier with neither method) is refused: its ``predict`` gives labels.
 """
 
 from __future__ import annotations
