@@ -241,7 +241,6 @@ def full_mode(ratings, args, cut, say, stream):
         "results": results,
         "section": section,
         "reports": reports,
-        "n_hold": n_hold,
         "fold_data": (cv, X_dev, X_hold),
         "n_boot": n_boot,
     }
