@@ -45,9 +45,7 @@ def _windows(timestamp, window):
     stamps = pd.to_datetime(timestamp, unit="s")
     ordinal = np.asarray(stamps.to_period(window).asi8, dtype=np.int64)
     uniq = np.unique(ordinal)
-    starts = pd.DatetimeIndex(
-        [pd.Period(ordinal=int(o), freq=window).start_time for o in uniq]
-    )
+    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
     return ordinal, uniq, starts.as_unit("s").to_numpy()
 
 
