@@ -96,9 +96,9 @@ def plot_folds(roles, path, title):
 
 def ndcg_title(source, mode, n_negatives, n_queries):
     """Title of an NDCG@k plot: what was measured on which data."""
-    what = (
-        "full catalogue" if mode == "full" else f"{mode} negatives, N = {n_negatives}"
-    )
+    what = f"{mode} negatives, N = {n_negatives}"
+    if mode == "full":
+        what = "full catalogue"
     return (
         f"NDCG@k on the hold-out, 95% query-bootstrap bands\n{source}; "
         f"{what}; {n_queries:,} queries"
