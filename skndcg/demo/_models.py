@@ -7,7 +7,6 @@ import pandas as pd
 from sklearn.model_selection import ParameterGrid
 
 from ..metrics import grouped_ranking_scores, make_ranking_scorer, ranking_report
-from ..utils._optional import import_optional
 
 METRICS = ("ndcg@5", "ndcg@10", "map@10")
 #: AP@10 divided by min(10, R): the best ranking scores 1 whatever R.
@@ -60,7 +59,14 @@ def build_search(cv, label_gain, *, quick, random_state):
 
     from ..ranker import QueryRanker
 
-    lgb = import_optional("lightgbm", purpose="the demo's ranker")
+    try:
+        import lightgbm as lgb
+    except ImportError as exc:
+        raise ImportError(
+            "the demo's ranker needs LightGBM: pip install lightgbm (or, from "
+            "a checkout of skndcg, pip install -e '.[lightgbm]')"
+        ) from exc
+
     drop_ids = ColumnTransformer(
         [("ids", "drop", ID_COLUMNS)],
         remainder="passthrough",

@@ -139,9 +139,8 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     if step.kind == "pointwise":
         order, out = None, {"sizes": sizes}
     if sample_weight is not None:
-        what = "sample_weight"
-        if eval_index is not None:
-            what += f" of eval_set[{eval_index}]"
+        where = "" if eval_index is None else f" of eval_set[{eval_index}]"
+        what = f"sample_weight{where}"
         w = np.asarray(sample_weight, dtype=float)
         if w.ndim != 1 or w.shape[0] != qid.shape[0]:
             raise ValueError(
@@ -180,9 +179,7 @@ def _sorted_eval_sets(
     step, qid_col, roles, eval_set, eval_qid=None, eval_sample_weight=None
 ):
     """Reorder every eval set by query and derive its query arguments."""
-    if isinstance(eval_set, tuple):
-        eval_set = [eval_set]
-    eval_set = list(eval_set)
+    eval_set = [eval_set] if isinstance(eval_set, tuple) else list(eval_set)
     n_sets = len(eval_set)
     for name, values in (
         ("eval_qid", eval_qid),
