@@ -8,13 +8,7 @@ scorers) finds them the same way, through :func:`resolve_qid`:
 2. otherwise the column named ``qid_col`` of a pandas or polars DataFrame ``X``;
 3. otherwise a ``ValueError`` that names both ways.
 
-The column is removed from the ``X`` handed back (by default), so the query id
-never becomes a model feature; the caller's object is never modified.
-
-:func:`query_layout` turns per-row ids into the contiguous layout that
-LightGBM and XGBoost need: a stable row order that groups each query together
-(queries in order of first appearance), the sorted query codes and the group
-sizes.
+:func:`query_layout` then gives the contiguous layout LightGBM and XGBoost need.
 """
 
 from __future__ import annotations
