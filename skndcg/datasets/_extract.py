@@ -1,21 +1,11 @@
 """Extract a downloaded archive safely, and check an extracted folder later.
 
-- Every entry is checked before anything is written: no absolute paths, no
-  ``..``, no symbolic links or special files, nothing resolving outside the
-  target.
-- Size limits against zip bombs: the entries may not add up to more than
-  :data:`MAX_EXTRACTED_BYTES` (8 GiB; the largest MovieLens release, ml-32m,
-  is under 1 GiB extracted), and no entry of more than 1 MiB may expand more
-  than :data:`MAX_RATIO` (200) times its compressed size (MovieLens CSV files
-  compress 3 to 6 times). The sizes the archive declares are checked first,
-  and the bytes actually written are counted again while extracting.
-- Extraction happens in a temporary folder renamed into place at the end; a
-  manifest of the size and sha256 of every file (``.skndcg-manifest.json``)
-  is written in it, and checked before an extracted folder is used again.
-- Leftovers of an interrupted fetch (``.part`` downloads and ``.tmp``
-  extraction folders) are removed when they are removed on an exception
-  (``KeyboardInterrupt`` included) and, if the process was killed, by the
-  next fetch once they have not changed for :data:`STALE_SECONDS`.
+The rules are those :func:`~skndcg.datasets.fetch_movielens` states: every
+entry is checked before anything is written, the sizes the archive declares
+are held to the limits below and the bytes actually written are counted
+again, extraction happens in a temporary folder renamed into place with a
+manifest of its files (:data:`MANIFEST`), and the ``.part`` and ``.tmp``
+leftovers of a killed fetch are removed by the next one.
 """
 
 from __future__ import annotations
@@ -30,9 +20,10 @@ import tempfile
 import time
 import zipfile
 
-#: Most bytes an archive may extract to.
+#: Most bytes an archive may extract to (ml-32m, the largest, is under 1 GiB).
 MAX_EXTRACTED_BYTES = 8 << 30
-#: Largest expansion of one entry (uncompressed / compressed size).
+#: Largest expansion of one entry, uncompressed / compressed size (MovieLens
+#: CSV files compress 3 to 6 times).
 MAX_RATIO = 200
 #: Entries smaller than this are not held to :data:`MAX_RATIO`.
 _RATIO_FLOOR = 1 << 20

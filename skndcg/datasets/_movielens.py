@@ -385,6 +385,4 @@ def load_movielens(path, *, return_items=False):
         missing = np.full(ids.size, np.nan, dtype=object)
         items = _items_frame(ids, missing, missing, movies_path)
         ratings["genres"] = as_text(np.full(len(ratings), np.nan), ratings.index)
-    if return_items:
-        return ratings, items
-    return ratings
+    return (ratings, items) if return_items else ratings

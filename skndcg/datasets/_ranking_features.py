@@ -5,20 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-FEATURES = (
-    "item_log_ratings",
-    "item_mean_rating",
-    "item_log_recent",
-    "item_log_30d",
-    "item_share_30d",
-    "item_age",
-    "item_year",
-    "user_log_ratings",
-    "user_mean_rating",
-    "user_days_idle",
-    "genre_affinity",
-    "genre_rating",
-)
 NO_GENRE = "(no genres listed)"
 _RECENT = 3  # windows counted by item_log_recent
 _SHRINK = 5.0  # weight of the global mean in item_mean_rating
@@ -124,7 +110,7 @@ def _last_days(log, item, start_s, days):
 
 
 def build_features(log, user, item, win):
-    """Feature columns for candidate rows (user, item, window index) codes."""
+    """Feature columns, in the task's order, of (user, item, window) code rows."""
     ordinal = log.windows[log.win]
     win_ord = log.windows[win]
     n_win = log.windows.size
@@ -206,7 +192,6 @@ def feature_rows(log, qid, user, item, win):
             "item_id": log.item_ids[item],
         }
     )
-    features = build_features(log, user, item, win)
-    for name in FEATURES:
-        X[name] = features[name]
+    for name, values in build_features(log, user, item, win).items():
+        X[name] = values
     return X

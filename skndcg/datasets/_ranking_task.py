@@ -45,9 +45,7 @@ def _windows(timestamp, window):
     stamps = pd.to_datetime(timestamp, unit="s")
     ordinal = np.asarray(stamps.to_period(window).asi8, dtype=np.int64)
     uniq = np.unique(ordinal)
-    starts = pd.DatetimeIndex(
-        [pd.Period(ordinal=int(o), freq=window).start_time for o in uniq]
-    )
+    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
     return ordinal, uniq, starts.as_unit("s").to_numpy()
 
 
@@ -75,16 +73,14 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
     Returns the query positions, the item codes and a mask of the queries
     whose pool held fewer than ``n_negatives`` items (they get none).
     """
-    n_queries = q_user.size
-    short = np.zeros(n_queries, dtype=bool)
-    if n_negatives == 0 or n_queries == 0:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty, short
+    short = np.zeros(q_user.size, dtype=bool)
+    out_query, out_item = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+    if n_negatives == 0:
+        return out_query[0], out_item[0], short
     user_key = _seed_key(log.user_ids)
     win_key = _seed_key(log.windows)
     counts = np.zeros(log.n_items)
     row_end = np.searchsorted(log.win, np.arange(log.windows.size + 1))
-    out_query, out_item = [], []
     done = 0
     for w in np.unique(q_win):
         # Ratings of windows before w: counts of every item so far.
@@ -107,9 +103,6 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
             pick = np.argpartition(keys, n_negatives - 1)[:n_negatives]
             out_query.append(np.full(n_negatives, q, dtype=np.int64))
             out_item.append(pool[pick])
-    if not out_query:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty, short
     return np.concatenate(out_query), np.concatenate(out_item), short
 
 
@@ -343,16 +336,11 @@ def make_ranking_task(
     pos = sorter[np.minimum(pos, q_lookup.size - 1)] if q_lookup.size else pos
     hit = (q_lookup[pos] == uw) if q_lookup.size else np.zeros(uw.size, dtype=bool)
     hit &= warm
-    pos_query = pos[hit]
-    pos_item = log.item[hit]
-    pos_label = log.rating[hit]
-
-    query = np.r_[pos_query, neg_query]
-    item = np.r_[pos_item, neg_item]
-    label = np.r_[pos_label, np.zeros(neg_item.size)]
+    query = np.r_[pos[hit], neg_query]
+    item = np.r_[log.item[hit], neg_item]
+    label = np.r_[log.rating[hit], np.zeros(neg_item.size)]
     rows = np.lexsort((log.item_ids[item], query))
     query, item, label = query[rows], item[rows], label[rows]
 
     user, win = q_user[query], q_win[query]
-    X = feature_rows(log, query.astype(np.int64), user, item, win)
-    return X, label.astype(np.float64)
+    return feature_rows(log, query.astype(np.int64), user, item, win), label

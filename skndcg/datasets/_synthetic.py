@@ -322,13 +322,8 @@ def make_movielens_like(
     quality = item_quality[i] - item_quality[i].mean()
     taste = np.einsum("ij,ij->i", p[u], q[i]) / np.sqrt(_N_FACTORS)
     taste -= taste.mean()
-    raw = (
-        3.6
-        + user_offset[u]
-        + quality
-        + user_spread[u] * taste
-        + rng.normal(0.0, 0.55, u.size)
-    )
+    noise = rng.normal(0.0, 0.55, u.size)
+    raw = 3.6 + user_offset[u] + quality + user_spread[u] * taste + noise
     if half_stars:
         rating = np.clip(np.round(raw * 2.0) / 2.0, 0.5, 5.0)
     else:

@@ -44,17 +44,10 @@ def holdout_intervals(
     by_user = compare(reports, cluster=users, **common).to_frame()
     key = ["model", "metric"]
     merged = by_query.merge(by_user, on=key, suffixes=("", "_user"))
-    values = pd.DataFrame(
-        {
-            "model": merged["model"],
-            "metric": merged["metric"],
-            "value": merged["mean"],
-            "low": merged["low"],
-            "high": merged["high"],
-            "user_low": merged["low_user"],
-            "user_high": merged["high_user"],
-        }
-    )
+    names = {"mean": "value", "low_user": "user_low", "high_user": "user_high"}
+    values = merged.rename(columns=names)[
+        ["model", "metric", "value", "low", "high", "user_low", "user_high"]
+    ]
     # compare gives model - baseline; the demo reports ranker - model.
     pairs = merged[merged["model"] != ranker]
     diffs = pd.DataFrame(

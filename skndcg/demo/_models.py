@@ -123,9 +123,7 @@ def fold_table(search, cv, X, y, random_state):
     equal the scores on the ratings); the baselines are scored on the same
     test rows.
     """
-    rows = []
-    best = search.best_index_
-    res = search.cv_results_
+    rows, res, best = [], search.cv_results_, search.best_index_
     qid = X["qid"].to_numpy()
     for fold, (_, test) in enumerate(cv.split(X)):
         for name, score in baseline_scores(X.iloc[test], random_state + fold).items():

@@ -45,22 +45,19 @@ def _time_cuts(X, n_splits):
     return [pd.Timestamp(starts[c]) for c in cuts]
 
 
-def holdout_splitter(protocol, cut):
-    """The splitter whose single fold is (tuning queries, hold-out queries)."""
+def _splitter(protocol, cuts, n_splits):
+    """The splitter of ``protocol``; ``cuts`` serve global-time alone."""
     if protocol == "global-time":
-        return GlobalTimeSplit(cut, **_TASK)
+        return GlobalTimeSplit(cuts, **_TASK)
     if protocol == "leave-last-n":
-        return LeaveLastNSplit(1, **_TASK)
+        return LeaveLastNSplit(1, n_splits=n_splits, **_TASK)
     return UserFractionSplit(TEST_FRACTION, **_TASK)
 
 
 def cv_splitter(protocol, X_dev, n_splits):
     """The CV splitter of the same protocol over the tuning queries."""
-    if protocol == "global-time":
-        return GlobalTimeSplit(_time_cuts(X_dev, n_splits), **_TASK)
-    if protocol == "leave-last-n":
-        return LeaveLastNSplit(1, n_splits=n_splits, **_TASK)
-    return UserFractionSplit(TEST_FRACTION, **_TASK)
+    cuts = _time_cuts(X_dev, n_splits) if protocol == "global-time" else None
+    return _splitter(protocol, cuts, n_splits)
 
 
 def describe(protocol, cut, share):
@@ -86,7 +83,7 @@ def describe(protocol, cut, share):
 
 def split(protocol, X, y, cut):
     """(X_dev, y_dev), (X_hold, y_hold) under ``protocol``."""
-    *_, (dev, hold) = holdout_splitter(protocol, cut).split(X)
+    *_, (dev, hold) = _splitter(protocol, cut, 1).split(X)  # a single fold
     # Per-user protocols leave nothing out: every query is dev or hold-out.
     return (
         (X.iloc[dev].reset_index(drop=True), y[dev]),

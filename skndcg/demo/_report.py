@@ -40,13 +40,8 @@ def render(header, rows, *, markdown=False):
 
     out = [line(header)]
     if markdown:
-        out.append(
-            "|"
-            + "|".join(
-                "-" * (w + 1) + ("-" if j == 0 else ":") for j, w in enumerate(widths)
-            )
-            + "|"
-        )
+        rule = ("-" * (w + 1) + ("-" if j == 0 else ":") for j, w in enumerate(widths))
+        out.append("|" + "|".join(rule) + "|")
     else:
         out.append("  ".join("-" * w for w in widths))
     return "\n".join([*out, *(line(r) for r in rows)])

@@ -75,11 +75,6 @@ def _check_options(out, negatives, n_negatives, min_history, protocol):
     return out, list(SAMPLED) if negatives == "both" else [negatives]
 
 
-def _users_of(X):
-    """Query id -> user id."""
-    return X.groupby("qid")["user_id"].first().to_dict()
-
-
 def _task(ratings, mode, args, cut, say):
     """The sampled task of ``mode`` (uniform for ``full``), split by the protocol."""
     from ..datasets import make_ranking_task
@@ -128,8 +123,7 @@ def _tune(X_dev, y_dev, mode, args, say):
         search.scoring, say, f"[{_label(mode, n_neg)}]", search.param_grid,
         cv.get_n_splits(),
     )  # fmt: skip
-    # LightGBM takes integer labels: codes 2 x rating with label_gain[c] = c / 2,
-    # so the training gain is the rating, the gain the metrics report.
+    # rating_codes: LightGBM's integer labels, whose gain is the rating.
     search.fit(X_dev, codes_dev)
     folds = fold_table(search, cv, X_dev, y_dev, seed)
     params, strongest = search_summary(search, folds, say, f"[{_label(mode, n_neg)}]")
@@ -165,7 +159,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
     holdout, lines = holdout_lines(
         reports,
-        _users_of(X_hold),
+        X_hold.groupby("qid")["user_id"].first().to_dict(),
         past.reindex(reports[RANKER]["qid"]),
         strongest,
         n_resamples=n_boot,
@@ -216,7 +210,6 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         "results": results,
         "section": section,
         "reports": reports,
-        "n_hold": n_hold,
         "fold_data": (cv, X_dev, X_hold),
         "n_boot": n_boot,
     }
@@ -336,7 +329,7 @@ def run_demo(
             _plots.plot_ndcg_at_k(
                 curves,
                 out / name,
-                _plots.ndcg_title(source, mode, n_negatives, r["n_hold"]),
+                _plots.ndcg_title(source, mode, n_negatives, len(r["reports"][RANKER])),
             )
             written.append(name)
         cv, X_dev, X_hold = next(iter(runs.values()))["fold_data"]

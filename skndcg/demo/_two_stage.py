@@ -207,15 +207,13 @@ def full_mode(ratings, args, cut, say, stream):
     )
     explain = (
         f"(every eligible item ranked for every query; the ranker reranks the "
-        f"stage's top {n} (item kNN interleaved with popularity of "
-        f"{STAGE_HALF_LIFE:g}-day half-life) and every other item ranks "
-        f"below them; tuned "
-        f"by GridSearchCV on the same full-catalogue ranking of each fold)"
+        f"stage's top {n} (item kNN interleaved with popularity of {STAGE_HALF_LIFE:g}"
+        "-day half-life) and every other item ranks below them; tuned by "
+        "GridSearchCV on the same full-catalogue ranking of each fold)"
     )
     ceiling = (
         f"candidate stage: item kNN + recent popularity, top {n}: recall@{n} "
-        f"{recall:.3f} of the "
-        "hold-out's rated items, the reranker's ceiling"
+        f"{recall:.3f} of the hold-out's rated items, the reranker's ceiling"
     )
     head = _report.headline(holdout, strongest, strongest_cv)
     params = f"chosen parameters: {params}"
@@ -243,7 +241,6 @@ def full_mode(ratings, args, cut, say, stream):
         "results": results,
         "section": section,
         "reports": reports,
-        "n_hold": n_hold,
         "fold_data": (cv, X_dev, X_hold),
         "n_boot": n_boot,
     }

@@ -44,7 +44,6 @@ class SplitData:
     t: np.ndarray
     is_datetime: bool
     tz: object
-    time_dtype: str
     time_source: str
 
 
@@ -139,7 +138,7 @@ def _datetime_ns(values):
     return t, index.tz
 
 
-def _numeric(values, dtype_name):
+def _numeric(values):
     arr = np.asarray(values)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
@@ -169,7 +168,7 @@ def _encode_time(time):
             check_epoch_day(t)
             return t, True, tz, str(dtype)
         if dtype.is_numeric():
-            return _numeric(time.to_numpy(), str(dtype)), False, None, str(dtype)
+            return _numeric(time.to_numpy()), False, None, str(dtype)
         raise _type_error(str(dtype))
     if isinstance(time, pd.Series | pd.Index):
         dtype = time.dtype
@@ -182,7 +181,7 @@ def _encode_time(time):
             raise _type_error(str(dtype))
         _raise_missing("time", np.asarray(time.isna()))
         kind = "int64" if pd.api.types.is_integer_dtype(dtype) else "float64"
-        return _numeric(time.to_numpy(dtype=kind), str(dtype)), False, None, str(dtype)
+        return _numeric(time.to_numpy(dtype=kind)), False, None, str(dtype)
     arr = np.asarray(time)
     if arr.ndim != 1:
         raise ValueError(
@@ -192,7 +191,7 @@ def _encode_time(time):
         t, tz = _datetime_ns(arr)
         return t, True, tz, str(arr.dtype)
     if arr.dtype.kind in "iuf":
-        return _numeric(arr, str(arr.dtype)), False, None, str(arr.dtype)
+        return _numeric(arr), False, None, str(arr.dtype)
     raise _type_error(str(arr.dtype))
 
 
@@ -225,20 +224,11 @@ def resolve(X, groups, time, params):
             )
         source = "metadata"
     elif time_col is not None:
-        time = _column(X, time_col, "time_col")
-        source = "column"
+        time, source = _column(X, time_col, "time_col"), "column"
     else:
-        source = NO_TIME
-    if source == NO_TIME:
-        t, is_dt, tz, dtype_name = (
-            np.arange(n_rows, dtype=np.int64),
-            False,
-            None,
-            "row order",
-        )
-    else:
-        _check_length("time", time, n_rows)
-        t, is_dt, tz, dtype_name = _encode_time(time)
+        time, source = np.arange(n_rows, dtype=np.int64), NO_TIME
+    _check_length("time", time, n_rows)
+    t, is_dt, tz, dtype_name = _encode_time(time)
 
     for name, size in params.time_params:
         if not is_dt:
@@ -250,7 +240,7 @@ def resolve(X, groups, time, params):
                 f"pd.to_datetime(ts, unit={_unit_of(t)!r})"
             )
             raise TypeError(f"{name}={size.raw!r} is {what} but {got}")
-    return SplitData(n_rows, codes, labels, t, is_dt, tz, dtype_name, source)
+    return SplitData(n_rows, codes, labels, t, is_dt, tz, source)
 
 
 def _unit_of(t):

@@ -182,14 +182,8 @@ class Params:
     @property
     def time_params(self):
         """``(name, Size)`` of every parameter that needs datetime time."""
-        pairs = [
-            ("test_size", self.test_size),
-            ("gap", self.gap),
-            ("max_train_size", self.max_train_size),
-        ]
-        return [
-            (name, size) for name, size in pairs if size is not None and size.is_time
-        ]
+        pairs = [(n, getattr(self, n)) for n in ("test_size", "gap", "max_train_size")]
+        return [(n, size) for n, size in pairs if size is not None and size.is_time]
 
 
 def parse_params(cv):

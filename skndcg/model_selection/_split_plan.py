@@ -229,15 +229,9 @@ def _overlap_error(table, fmt, k, fold):
 def plan_folds(params, table, fmt):
     """All folds, earliest first; raise when the requested folds cannot be formed."""
     n_splits = params.n_splits
-    size = params.test_size
-    count_mode = (size is None and params.balance != "time") or (
-        size is not None
-        and (
-            size.kind == "groups"
-            or (size.kind == "fraction" and params.balance != "time")
-        )
-    )
-    if count_mode:
+    kind = None if params.test_size is None else params.test_size.kind
+    # Fold sizes are counted (in groups or rows) unless they are time spans.
+    if kind == "groups" or (kind in (None, "fraction") and params.balance != "time"):
         los, cutoffs = _count_blocks(params, table, n_splits)
     else:
         cutoffs, unit = _time_cutoffs(params, table, n_splits, fmt)

@@ -292,8 +292,7 @@ class UserFractionSplit(_UserProtocol):
         if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f < 1:
             raise ValueError(f"test_fraction must be a float in (0, 1), got {f!r}.")
         length = units["length"]
-        n_test = np.ceil(f * length - 1e-9 * length).astype(np.int64)
-        n_test = np.maximum(n_test, 1)
+        n_test = np.maximum(np.ceil(f * length - 1e-9 * length).astype(np.int64), 1)
         start = length - n_test
         return units["pos"] < start, units["pos"] >= start
 

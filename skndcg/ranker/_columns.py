@@ -1,11 +1,8 @@
 """Column roles of QueryRanker: which DataFrame columns never reach the model.
 
-``QueryRanker`` declares the roles once: ``qid_col`` (query ids), ``time_col``
-(the time a splitter orders by) and ``drop_cols`` (ids and other bookkeeping).
-All of them are removed from ``X`` and from every eval set before the inner
-model sees the data; the feature columns left are checked against what the
-gradient-boosting libraries accept, so a bad column fails before the fit with
-its name and the fix rather than deep inside the library.
+The feature columns left are checked against what the gradient-boosting
+libraries accept, so a bad column fails before the fit with its name and the
+fix rather than deep inside the library.
 """
 
 from __future__ import annotations
@@ -85,9 +82,7 @@ def drop_roles(X, columns):
 
 def _bad_dtype(dtype) -> bool:
     """Whether a pandas dtype cannot be a LightGBM / XGBoost feature."""
-    if isinstance(dtype, pd.CategoricalDtype):
-        return False
-    if pd.api.types.is_bool_dtype(dtype):
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return False
     return not pd.api.types.is_numeric_dtype(dtype)
 

@@ -63,14 +63,8 @@ def final_step(estimator) -> _FinalStep:
         params = frozenset(inspect.signature(final.fit).parameters)
     except (TypeError, ValueError):  # pragma: no cover - builtins without signature
         params = frozenset()
-    if "qid" in params:
-        kind = "qid"
-    elif "group" in params:
-        kind = "group"
-    elif "group_id" in params:
-        kind = "group_id"
-    else:
-        kind = "pointwise"
+    # The first query argument the fit takes, in this order of preference.
+    kind = next((k for k in ("qid", "group", "group_id") if k in params), "pointwise")
     prefix = "".join(f"{name}__" for name in path)
     return _FinalStep(final, prefix, tuple(path), kind, params)
 
@@ -82,20 +76,12 @@ def take(values, order):
     return _safe_indexing(values, order)
 
 
-def _n_rows(values):
-    if hasattr(values, "shape") and len(values.shape) > 0:
-        return values.shape[0]
-    if isinstance(values, list | tuple):
-        return len(values)
-    return None
-
-
 def _is_row_array(value, n_samples) -> bool:
     """Whether a fit parameter is a per-row array that must follow the rows."""
     array_like = isinstance(value, np.ndarray | pd.Series | pd.DataFrame) or (
         is_polars_df(value) or type(value).__name__ == "Series"
     )
-    return array_like and _n_rows(value) == n_samples
+    return array_like and tuple(value.shape[:1]) == (n_samples,)
 
 
 def _check_lightgbm_query_sizes(step, sizes, uniques):
@@ -153,9 +139,8 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     if step.kind == "pointwise":
         order, out = None, {"sizes": sizes}
     if sample_weight is not None:
-        what = "sample_weight"
-        if eval_index is not None:
-            what += f" of eval_set[{eval_index}]"
+        where = "" if eval_index is None else f" of eval_set[{eval_index}]"
+        what = f"sample_weight{where}"
         w = np.asarray(sample_weight, dtype=float)
         if w.ndim != 1 or w.shape[0] != qid.shape[0]:
             raise ValueError(
@@ -190,11 +175,11 @@ class EvalSets:
     weights: list
 
 
-def _sorted_eval_sets(step, qid_col, roles, eval_set, eval_qid, eval_sample_weight):
+def _sorted_eval_sets(
+    step, qid_col, roles, eval_set, eval_qid=None, eval_sample_weight=None
+):
     """Reorder every eval set by query and derive its query arguments."""
-    if isinstance(eval_set, tuple):
-        eval_set = [eval_set]
-    eval_set = list(eval_set)
+    eval_set = [eval_set] if isinstance(eval_set, tuple) else list(eval_set)
     n_sets = len(eval_set)
     for name, values in (
         ("eval_qid", eval_qid),
@@ -263,16 +248,8 @@ def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_p
         kwargs["sample_weight"] = args["weight"]
 
     evals = None
-    eval_set = eval_params.get("eval_set")
-    if eval_set is not None:
-        evals = _sorted_eval_sets(
-            step,
-            qid_col,
-            roles,
-            eval_set,
-            eval_params.get("eval_qid"),
-            eval_params.get("eval_sample_weight"),
-        )
+    if eval_params.get("eval_set") is not None:
+        evals = _sorted_eval_sets(step, qid_col, roles, **eval_params)
     elif eval_params.get("eval_qid") is not None:
         raise ValueError("QueryRanker.fit got eval_qid but no eval_set.")
 

@@ -37,26 +37,13 @@ def _split_params(node, params, routing):
 def fit_with_eval(pipeline, X, y, eval_X, params, routing, check):
     """Fit ``pipeline`` level by level; return the final step and its inputs.
 
-    Parameters
-    ----------
-    pipeline : Pipeline
-        The (cloned) Pipeline; its steps are fitted in place.
-    X, y : training rows, already in query order.
-    eval_X : list
-        The ``X`` of every eval set, already in query order.
-    params : dict
-        Other fit parameters for the Pipeline (prefixed by step name when
-        routing is off, bare names routed by request when it is on).
-    routing : bool
-        Whether scikit-learn metadata routing is enabled.
-    check : callable
-        ``check(final, Xt, eval_Xt)`` run on what the final step will see.
-
-    Returns
-    -------
-    final, Xt, eval_Xt, final_params
-        The final estimator, the transformed training and eval data, and the
-        parameters left for the final step's ``fit``.
+    The steps of the (cloned) ``pipeline`` are fitted in place. ``X, y`` and
+    the ``X`` of every eval set in ``eval_X`` are already in query order;
+    ``params`` are the other fit parameters (prefixed by step name when
+    ``routing`` is off, bare names routed by request when it is on), and
+    ``check(final, Xt, eval_Xt)`` runs on what the final step will see.
+    Returns ``(final, Xt, eval_Xt, final_params)``: the final estimator, the
+    transformed training and eval data, and the parameters left for its fit.
     """
     node = pipeline
     Xt = X

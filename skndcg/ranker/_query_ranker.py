@@ -261,30 +261,18 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 where = f"the X of eval_set[{i}]"
                 check_feature_dtypes(final, X_val, roles, caller=caller, where=where)
 
+        eval_X = [X_val for X_val, _ in evals.sets] if evals else []
         if step.path and evals is not None:
             # Eval sets go through the Pipeline's own preprocessing.
             final, Xt, eval_X, rest = fit_with_eval(
-                estimator,
-                X_fit,
-                y_fit,
-                [X_val for X_val, _ in evals.sets],
-                passthrough,
-                routing,
-                check,
+                estimator, X_fit, y_fit, eval_X, passthrough, routing, check
             )
-            evals.sets = [
-                (X_val, y_val)
-                for X_val, (_, y_val) in zip(eval_X, evals.sets, strict=True)
-            ]
+            evals.sets = list(zip(eval_X, [y for _, y in evals.sets], strict=True))
             final.fit(Xt, y_fit, **rest, **kwargs, **eval_kwargs(step, evals))
         else:
             kwargs.update(eval_kwargs(step, evals))
             if not step.path:
-                check(
-                    estimator,
-                    X_fit,
-                    [X_val for X_val, _ in evals.sets] if evals else [],
-                )
+                check(estimator, X_fit, eval_X)
             if step.path and routing:
                 request_on_clone(estimator, step.path, kwargs)
                 call_kwargs = {**passthrough, **kwargs}
@@ -351,8 +339,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
             )
             check_query_overlap(self, ids, caller="QueryRanker.predict")
-        X_model = self._features(X)
-        return self._scores(X_model, "QueryRanker.predict", **predict_params)
+        return self._scores(self._features(X), "QueryRanker.predict", **predict_params)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries (skndcg's default convention).

@@ -1,13 +1,7 @@
 """How QueryRanker turns the inner model's output into one score per row.
 
-- rankers (``LGBMRanker``, ``XGBRanker``, ``CatBoostRanker``) and regressors:
-  ``predict``;
-- classifiers: ``predict_proba``, as the expected label ``sum_c P(c) * c`` when
-  the classes are numbers (for 0/1 labels, the probability of class 1), or the
-  probability of ``classes_[1]`` for two non-numeric classes; without
-  ``predict_proba``, a one-column ``decision_function``;
-- anything else (a clusterer, a classifier with neither method): refused,
-  because its ``predict`` returns labels, not scores.
+The rules are those of the QueryRanker docstring; anything else (a clusterer,
+a classifier with neither method) is refused: its ``predict`` gives labels.
 """
 
 from __future__ import annotations
@@ -55,8 +49,12 @@ def scores(estimator, method, X, **params) -> np.ndarray:
         return out @ classes.astype(np.float64)
     if out.shape[1] == 2:
         return out[:, 1]
-    raise ValueError(
-        f"QueryRanker: {name} has {out.shape[1]} non-numeric classes "
+    raise _no_order("QueryRanker", name, out.shape[1], classes)
+
+
+def _no_order(caller, name, n_classes, classes):
+    return ValueError(
+        f"{caller}: {name} has {n_classes} non-numeric classes "
         f"{classes.tolist()!r}, which give no order to rank by; use numeric "
         "relevance labels."
     )
@@ -77,8 +75,4 @@ def check_fitted(estimator, method) -> None:
             "and no expected label to rank by; use a classifier with "
             "predict_proba, a regressor or a ranker."
         )
-    raise ValueError(
-        f"QueryRanker.fit: {name} has {classes.size} non-numeric classes "
-        f"{classes.tolist()!r}, which give no order to rank by; use numeric "
-        "relevance labels."
-    )
+    raise _no_order("QueryRanker.fit", name, classes.size, classes)

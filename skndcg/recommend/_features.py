@@ -184,11 +184,9 @@ class HistoryFeatures(BaseEstimator):
 
     def _snapshot(self, t):
         t = int(t)
-        snap = self._snapshots.get(t)
-        if snap is None:
-            snap = Snapshot(self, self._log, t)
-            self._snapshots[t] = snap
-        return snap
+        if t not in self._snapshots:
+            self._snapshots[t] = Snapshot(self, self._log, t)
+        return self._snapshots[t]
 
     def _check_fitted(self, what):
         if not hasattr(self, "_log"):
@@ -289,11 +287,9 @@ class HistoryFeatures(BaseEstimator):
             The labels (0 for negatives).
         """
         check_is_fitted(self, "queries_")
-        parts = [frame for _, frame in self._rows(qids, "stage")]
-        X = pd.concat(parts, ignore_index=True)
+        X = pd.concat((f for _, f in self._rows(qids, "stage")), ignore_index=True)
         X = X.sort_values(["qid", "item_id"], kind="stable").reset_index(drop=True)
-        y = self._q.labels(X["qid"].to_numpy(), X["item_id"].to_numpy())
-        return X, y
+        return X, self._q.labels(X["qid"].to_numpy(), X["item_id"].to_numpy())
 
     def stage_recall(self, qids=None):
         """Share of each query's positives among its candidates (recall@N).

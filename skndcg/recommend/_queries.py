@@ -89,10 +89,8 @@ class Queries:
 
     def labels(self, qid, item_ids):
         """Label of each (qid, item id) row: its positive's, else 0."""
-        i, known = (
-            np.searchsorted(self.log.item_ids, item_ids),
-            np.isin(item_ids, self.log.item_ids),
-        )
+        i = np.searchsorted(self.log.item_ids, item_ids)
+        known = np.isin(item_ids, self.log.item_ids)
         key = np.asarray(qid, dtype=np.int64) * self.log.n_items + i
         pos = np.minimum(np.searchsorted(self.pos_key, key), self.pos_key.size - 1)
         hit = known & (self.pos_key[pos] == key) if self.pos_key.size else known & False

@@ -42,9 +42,8 @@ class Snapshot:
         self.item_users = np.asarray(self.history.sum(axis=0)).ravel()
         self.user_n_items = np.asarray(self.history.sum(axis=1)).ravel()
         self.user_n = np.bincount(user, minlength=log.n_users).astype(np.float64)
-        last = np.full(log.n_users, -np.inf)
-        np.maximum.at(last, user, ts.astype(np.float64))
-        self.user_last = last
+        self.user_last = np.full(log.n_users, -np.inf)
+        np.maximum.at(self.user_last, user, ts.astype(np.float64))
         self.genres = log.genres
         self.user_genres = self.history @ log.genres
         self.stage = clone(builder.stage_).fit(log.frame(n), now=t)

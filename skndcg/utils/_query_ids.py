@@ -8,13 +8,7 @@ scorers) finds them the same way, through :func:`resolve_qid`:
 2. otherwise the column named ``qid_col`` of a pandas or polars DataFrame ``X``;
 3. otherwise a ``ValueError`` that names both ways.
 
-The column is removed from the ``X`` handed back (by default), so the query id
-never becomes a model feature; the caller's object is never modified.
-
-:func:`query_layout` turns per-row ids into the contiguous layout that
-LightGBM and XGBoost need: a stable row order that groups each query together
-(queries in order of first appearance), the sorted query codes and the group
-sizes.
+:func:`query_layout` then gives the contiguous layout LightGBM and XGBoost need.
 """
 
 from __future__ import annotations
@@ -168,25 +162,14 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
 
 
 def query_layout(qid):
-    """Contiguous layout of the queries in ``qid``.
+    """Contiguous layout of ``qid``: per-row query ids, none missing, any order.
 
-    Parameters
-    ----------
-    qid : ndarray of shape (n_samples,)
-        Per-row query ids, without missing values, in any order.
-
-    Returns
-    -------
-    order : ndarray of shape (n_samples,) or None
-        Stable row order that makes every query contiguous, queries in order of
-        first appearance; ``None`` when the rows already are in that order.
-    codes : ndarray of shape (n_samples,)
-        Query codes ``0..n_queries-1`` of the rows *after* reordering
-        (non-decreasing).
-    sizes : ndarray of shape (n_queries,)
-        Number of rows of each query, in code order.
-    uniques : ndarray of shape (n_queries,)
-        The original query id of each code.
+    Returns ``(order, codes, sizes, uniques)``: the stable row order that
+    makes every query contiguous, queries in order of first appearance
+    (``None`` when the rows already are in that order); the query codes
+    ``0..n_queries-1`` of the rows *after* reordering (non-decreasing); the
+    number of rows of each query, in code order; and the original query id
+    of each code.
     """
     codes, uniques = pd.factorize(np.asarray(qid), sort=False)
     codes = codes.astype(np.intp, copy=False)
