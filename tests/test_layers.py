@@ -136,8 +136,6 @@ INTERNAL = {"utils", "_partial", "_native"}
 FACADES = {"evaluation._shared", "metrics._shared"}
 # Private modules of another package still imported, each with its way out.
 KNOWN_PRIVATE = {
-    # skndcg.torch reads the Convention objects
-    ("torch/_options.py", "metrics._conventions"): "registry",
     # measure definitions and trec_eval's names for the command line's
     # trec_eval layer, until the registry has public read functions
     ("cli/_trec.py", "metrics._catalogue"): "registry",
