@@ -162,7 +162,7 @@ def lines(args, usage_error):
     (``-m`` first, then ``--metrics``), and the relevance level (``-l``, or the
     one a name such as ``P(rel=2)@5`` sets); stderr names the families of a
     nickname that skndcg does not compute."""
-    from ..metrics._catalogue import _trec_names as T
+    from ..metrics import trec_dialect as T
 
     out, missing = [], []
     level = args.rel_level
@@ -282,7 +282,7 @@ def _level_average(data, line, options):
 
 def gain_of(line):
     """The ``gain=`` function of a line's custom ndcg gains (``ndcg.1=0.5``)."""
-    from ..metrics._catalogue._trec_names import gain_function
+    from ..metrics.trec_dialect import gain_function
 
     return gain_function(line.gains)
 
@@ -320,7 +320,7 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
     (``qid``, the counts and each line's label) to arrays over the queries
     that count; ``num_rel`` is the summary of num_rel when it is not the sum
     of the rows; ``summary=False`` leaves out the ``all`` lines (-n)."""
-    from ..metrics._catalogue import _trec_names as T
+    from ..metrics import trec_dialect as T
 
     ordered = sorted(lines_, key=lambda ln: ln.order)
     tally = counts(table)

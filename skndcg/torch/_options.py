@@ -1,6 +1,6 @@
 """Options and conventions on tensors: the presets of :mod:`skndcg.metrics`.
 
-Every option goes through :func:`skndcg.metrics._conventions.call_options`,
+Every option goes through :func:`skndcg.metrics.conventions.call_options`,
 the engine's one check and resolver, so a preset means here what it means
 there: the returned convention carries the gain, the tie rule, the empty rule,
 the score precision, the label rules and the denominators as rule objects, and
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ..metrics._conventions import OPTIONS, CallOptions, call_options
+from ..metrics.conventions import OPTIONS, CallOptions, call_options
 
 #: Every keyword option of ranking_scores and RankingMetric.
 OPTION_NAMES = tuple(sorted([*OPTIONS, "cpu_fallback", "num_threads"]))

@@ -54,7 +54,33 @@ from ._trec_table import (  # noqa: F401  (re-exported for the command line)
 @dataclass(frozen=True)
 class TrecMeasure:
     """One line of trec_eval's output: its name, the skndcg metric behind it
-    (None for the counts) and its place in trec_eval's order."""
+    (None for the counts) and its place in trec_eval's order.
+
+    Made by :func:`skndcg.metrics.trec_dialect.expand` and
+    :func:`~skndcg.metrics.trec_dialect.resolve`.
+
+    Attributes
+    ----------
+    trec_name : str
+        The line's name in trec_eval's output (``"P_10"``).
+    metric : str or None
+        skndcg's name of the measure (``"p@10"``), None for a count or text.
+    order : tuple
+        Where trec_eval prints the line: a sort key.
+    gains : tuple
+        ndcg's custom gains, ``((level, gain), ...)``, or ``()``.
+    length : int or None
+        relstring's number of documents, or None.
+    levels : tuple
+        11pt_avg's recall levels, averaged per query, or ``()``.
+
+    Examples
+    --------
+    >>> from skndcg.metrics.trec_dialect import expand
+    >>> measure = expand("P_10")[0][0]
+    >>> measure.trec_name, measure.metric
+    ('P_10', 'p@10')
+    """
 
     trec_name: str
     metric: str | None

@@ -53,7 +53,32 @@ def _choice(name: str, value, allowed, what: str = "") -> None:
 @dataclass(frozen=True)
 class CallOptions:
     """The checked options of one call: its convention, and the options that
-    are not part of a convention."""
+    are not part of a convention.
+
+    Made by :func:`skndcg.metrics.conventions.call_options`; a backend reads
+    it rather than the options as given.
+
+    Attributes
+    ----------
+    conv : Convention
+        The resolved convention, with the call's gain, ties, empty rule,
+        ``rel_threshold``, discount and denominators applied.
+    ties : str or None
+        ``ties`` as given (None: the convention's).
+    discount : str, array or callable
+        ``"log2"``, an array of position weights or a function of the ranks.
+    nan_score, queries, nan_label : str or None
+        As given (None: ``"error"``, ``"retrieved"``, ``"error"``).
+
+    Examples
+    --------
+    >>> from skndcg.metrics.conventions import call_options
+    >>> options = call_options(convention="trec_eval", nan_score="unretrieved")
+    >>> options.unretrieved, options.retrieved_only
+    (True, True)
+    >>> options.tie_rule(doc_id_given=True).by_doc_id
+    True
+    """
 
     conv: Convention
     ties: str | None  # as given (None: the convention's)
