@@ -138,9 +138,10 @@ def test_trec_eval_keeps_its_refusal(tmp_path, capsys):
     assert code == 2
     assert err == (
         "skndcg trec_eval: error: novelty@10 reads the item of each row and its "
-        "training popularity, and the command line keeps no item ids per row: "
-        "compute it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
-        "item_id=..., popularity=...)\n"
+        "training popularity, which trec_eval has no measure for and no option "
+        "to give: use skndcg score RUN --qrels QRELS --popularity FILE, or "
+        "skndcg.metrics.grouped_ranking_scores(..., item_id=..., popularity=...) "
+        "in Python\n"
     )
 
 

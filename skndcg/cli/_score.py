@@ -250,9 +250,10 @@ def _with_popularity(args, lines):
     if _language.prog().endswith("trec_eval"):
         raise UsageError(
             f"{reads[0]} reads the item of each row and its training "
-            "popularity, and the command line keeps no item ids per row: compute "
-            "it in Python, with skndcg.metrics.grouped_ranking_scores(..., "
-            "item_id=..., popularity=...)"
+            "popularity, which trec_eval has no measure for and no option to "
+            "give: use skndcg score RUN --qrels QRELS --popularity FILE, or "
+            "skndcg.metrics.grouped_ranking_scores(..., item_id=..., "
+            "popularity=...) in Python"
         )
     if args.popularity_file is None:
         raise UsageError(
