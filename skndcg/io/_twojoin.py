@@ -14,7 +14,7 @@ import numpy as np
 from . import _text
 from ._arrange import check_depth, depth_cut
 from ._data import CodedRanking
-from ._plainjoin import _str, check_unique, read, shared_codes
+from ._plainjoin import check_unique, read, shared_codes
 
 
 def join(run_path, qrels_path, model_path, *, depth=None):
@@ -55,12 +55,12 @@ def join(run_path, qrels_path, model_path, *, depth=None):
     rel = human["relevance"]
     y_true = _labels(keys, h_key, rel)
     y_true[~by_human[q]] = np.nan
-    recode = np.cumsum(in_run) - 1
+    recode, tag = np.cumsum(in_run) - 1, run["tag"][-1]
     return CodedRanking(
         recode[q[order]], names[in_run], (doc_names[d[order]], np.zeros(0, object)),
         y_true[order],
         np.concatenate([score[keep], np.full(extra.size, np.nan)])[order],
-        d[order], _str(run["tag"][-1]),
+        d[order], tag.decode("utf-8") if isinstance(tag, bytes) else tag,
         y_model=_labels(keys, m_key, model["relevance"])[order],
         grades=(float(rel.min()), float(rel.max())),
     )  # fmt: skip
