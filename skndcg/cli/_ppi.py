@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 
 from ._errors import EXIT_OK, UsageError
 from ._output import aligned, fmt, json_number, markdown
@@ -17,7 +16,6 @@ _REFUSED = (
     ("measure", "-m"),
     ("query_eval", "-q"),
     ("per_query", "--per-query"),
-    ("depth", "-M"),
     ("all_judged", "-c"),
     ("judged_only", "-J"),
     ("num_docs", "-N"),
@@ -45,39 +43,16 @@ def _check(args):
 
 
 def _rows(args):
-    """Row arrays: the run's documents and the documents either source judged
-    for the run's queries (unretrieved: NaN score)."""
-    from ..io import read_trec_qrels, read_trec_run
+    """The run joined with both judgment files, as ``io.open_input`` joins them
+    (the model's missing queries named there), and the grade scale."""
+    from ..io import open_input
 
-    run = read_trec_run(args.input)[["qid", "doc_id", "score"]]
-    human = read_trec_qrels(args.qrels)[["qid", "doc_id", "relevance"]]
-    model = read_trec_qrels(args.model_qrels)[["qid", "doc_id", "relevance"]]
-    queries = pd.unique(run["qid"])
-    keys = ["qid", "doc_id"]
-    extra = pd.concat([human[keys], model[keys]])
-    extra = extra[extra["qid"].isin(queries)].drop_duplicates()
-    rows = run.merge(extra, on=keys, how="outer")
-    rows = rows.merge(
-        model.rename(columns={"relevance": "y_model"}), on=keys, how="left"
+    coded = open_input(
+        args.input, args.qrels, model_qrels=args.model_qrels, depth=args.depth
     )
-    rows = rows.merge(
-        human.rename(columns={"relevance": "y_true"}), on=keys, how="left"
-    )
-    judged = rows["qid"].isin(pd.unique(human["qid"]))
-    # A judged query's document no human judged is not relevant (trec_eval).
-    y_true = np.where(judged, rows["y_true"].fillna(0), np.nan)
-    no_model = pd.unique(rows.loc[~rows["qid"].isin(pd.unique(model["qid"])), "qid"])
-    if no_model.size:
-        raise UsageError(
-            f"{args.model_qrels} has no judgment for the queries "
-            f"{', '.join(map(str, no_model[:5]))}{', ...' if no_model.size > 5 else ''}"
-            " of the run; the model must judge every query"
-        )
-    y_model = rows["y_model"].fillna(0).to_numpy(float)
     # The scale is the human file's (every judgment in it), 0 included.
-    grades = human["relevance"].to_numpy(float)
-    scale = (float(min(grades.min(), 0)), float(max(grades.max(), 1)))
-    return rows, y_true, y_model, scale
+    low, high = coded.grades
+    return coded, (min(low, 0.0), max(high, 1.0))
 
 
 def run_two_sources(args, metrics):
@@ -85,15 +60,15 @@ def run_two_sources(args, metrics):
     from ..evaluation import prediction_powered_report
 
     _check(args)
-    rows, y_true, y_model, scale = _rows(args)
-    score = rows["score"].to_numpy(float)
+    coded, scale = _rows(args)
+    score = coded.y_score
     options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
-    options["doc_id"] = rows["doc_id"].to_numpy()
+    options["doc_id"] = coded.docs[0]
     options["convention"] = args.convention or "trec_eval"
     try:
         report = prediction_powered_report(
-            y_true, y_model, score, rows["qid"].to_numpy(), metrics=metrics,
-            grades=scale, metric_options=options,
+            coded.y_true, coded.y_model, score, coded.names[coded.qid],
+            metrics=metrics, grades=scale, metric_options=options,
         )  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -13,8 +13,9 @@
   :func:`join_trec_files`: the same from two files, with integer query codes
   (:class:`CodedRanking`), as ``skndcg score`` scores them.
 - :func:`open_input`: the one door of ``skndcg score``'s inputs: a run and its
-  qrels or a predictions file, loaded and joined, or a :class:`Chunked` (a
-  file too large to load, for :mod:`skndcg.streaming`).
+  qrels (and a model's qrels beside the human ones) or a predictions file,
+  loaded and joined, or a :class:`Chunked` (a file too large to load, for
+  :mod:`skndcg.streaming`).
 - :func:`is_stream`: whether a path is a pipe or a device, readable only once.
 """
 

@@ -149,6 +149,12 @@ class CodedRanking:
         not retrieved) keeps each scored query that has no judged row left.
     empty_cells : int
         Score cells a predictions file left empty (see :func:`open_input`).
+    y_model : ndarray of shape (n_rows,) or None
+        A second source's labels (a model's judgments, beside the human ones
+        in ``y_true``: see ``model_qrels`` in :func:`open_input`), or None.
+    grades : tuple of (float, float) or None
+        With ``y_model``: the lowest and highest judgment of the human qrels
+        file, its queries outside the run included.
 
     Examples
     --------
@@ -172,6 +178,8 @@ class CodedRanking:
     presorted: bool = False
     placeholders: int = 0  # rows -J added to keep a query it left empty
     empty_cells: int = 0
+    y_model: np.ndarray | None = None  # model's labels beside the humans'
+    grades: tuple | None = None  # (lowest, highest) human judgment
 
     def __repr__(self):
         return f"CodedRanking(n_rows={len(self.y_true)}, n_queries={len(self.names)})"

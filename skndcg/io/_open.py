@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _plainjoin
+from . import _plainjoin, _twojoin
 from ._columns import is_parquet, read_predictions
 from ._files import join_trec_files
 from ._parquet import ParquetColumns
@@ -62,7 +62,8 @@ class Chunked:
 
 def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
                depth=None, by_docno=False, unjudged="zero", judged_only=False,
-               all_judged=False, stream=False, items=False):  # fmt: skip
+               all_judged=False, stream=False, items=False,
+               model_qrels=None):  # fmt: skip
     """A run joined with its qrels, or a predictions file, as ``skndcg score``
     scores it: loaded, or a :class:`Chunked` to stream when it is large.
 
@@ -88,6 +89,17 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
         Keep the document id of each loaded row in ``docs`` (the item ids of
         the beyond-accuracy measures): a run's docno, or the ``doc`` column
         of predictions.
+    model_qrels : str, path-like or None, default=None
+        A second qrels file for the run: a model's judgments (an LLM judge's)
+        of every query of the run, beside the human ones of ``qrels``. The
+        rows are then every query's retrieved documents (its ``depth`` best)
+        and the documents either file judged (NaN score), loaded with their
+        ids in ``docs``; ``y_true`` holds the human labels as judged
+        (negative ones too), 0 for a document ``qrels`` did not judge and NaN
+        on the queries it does not judge; ``y_model`` the model's, 0 for a
+        document it did not judge; ``grades`` the lowest and highest
+        judgment of ``qrels``. Takes none of ``by_docno``, ``unjudged``,
+        ``judged_only``, ``all_judged`` and ``stream``.
 
     Returns
     -------
@@ -99,7 +111,8 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
     ------
     FileNotFoundError, ValueError
         As :func:`join_trec_files` and :func:`read_predictions` do; ValueError
-        too when a threshold in the environment is not a number >= 0.
+        too when a threshold in the environment is not a number >= 0, or when
+        ``model_qrels`` judges no document of a query of the run.
 
     Examples
     --------
@@ -111,7 +124,31 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
     >>> coded = open_input(path, qid="q", label="y", score="s", stream=True)
     >>> coded.y_score, coded.empty_cells
     (array([0.5, nan]), 1)
+
+    A run with human judgments of one query and a model's of both:
+
+    >>> files = {"run": "q1 Q0 d1 1 2 r\\nq2 Q0 d1 1 2 r\\n",
+    ...          "human": "q1 0 d2 1\\n", "model": "q1 0 d1 1\\nq2 0 d1 0\\n"}
+    >>> for name, text in files.items():
+    ...     with open(os.path.join(os.path.dirname(path), name), "w") as fh:
+    ...         _ = fh.write(text)
+    >>> run, human, model = (os.path.join(os.path.dirname(path), name)
+    ...                      for name in files)
+    >>> coded = open_input(run, human, model_qrels=model)
+    >>> coded.names[coded.qid], coded.y_score
+    (array(['q1', 'q1', 'q2'], dtype=object), array([ 2., nan,  2.]))
+    >>> coded.y_true, coded.y_model
+    (array([ 0.,  1., nan]), array([1., 0., 0.]))
     """
+    if model_qrels is not None:
+        if qrels is None:
+            raise ValueError("model_qrels needs the human judgments too: give qrels")
+        if by_docno or unjudged != "zero" or judged_only or all_judged or stream:
+            raise ValueError(
+                "model_qrels takes none of by_docno, unjudged, judged_only, "
+                "all_judged and stream"
+            )
+        return _twojoin.join(path, qrels, model_qrels, depth=depth)
     if qrels is not None:
         if stream and unjudged == "zero" and not judged_only and _large_run(path):
             return Chunked(path, qrels, depth=depth)

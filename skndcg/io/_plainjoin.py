@@ -36,21 +36,11 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
          items=False):  # fmt: skip
     """A :class:`CodedRanking` of the two files (see the module); ``items``
     keeps each row's docno in ``docs``."""
-    run_path = _text.check_path(run_path, "run file")
-    run = _text.columns(run_path, _text.RUN, text=False)
-    qrels_path = _text.check_path(qrels_path, "qrels file")
-    qrels = _text.columns(qrels_path, _text.QRELS, text=False)
-    ids = [run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"]]
-    if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
-        ids = [[_str(v) for v in col] for col in ids]
-    exact = any(_has_nul(col) for col in ids)
-    run["qid"], qrels["qid"], run["doc_id"], qrels["doc_id"] = ids
-    n_run, rel = len(run["qid"]), qrels["relevance"]
-    names, q = _codes(run["qid"] + qrels["qid"], exact)
-    doc_names, d = _codes(run["doc_id"] + qrels["doc_id"], exact)
-    names = np.array([_str(n) for n in names.tolist()], dtype=object)
-    r_q, j_q, r_d, j_d = q[:n_run], q[n_run:], d[:n_run], d[n_run:]
-    width = int(d.max()) + 1
+    run_path, run = read(run_path, _text.RUN)
+    qrels_path, qrels = read(qrels_path, _text.QRELS)
+    names, doc_names, (r_q, j_q), (r_d, j_d) = shared_codes(run, qrels)
+    rel = qrels["relevance"]
+    width = doc_names.size
     r_key, j_key = r_q * width + r_d, j_q * width + j_d
     score = run["score"]
     judged = np.zeros(names.size, dtype=bool)
@@ -60,16 +50,8 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
         keep &= depth_cut(r_q, score, r_d, depth)
     # A document twice in a query, both times among the rows kept, is an error
     # (trec_eval checks only the documents within its depth, too).
-    for path, layout, rows, key, source in (
-        (run_path, _text.RUN, np.flatnonzero(keep), r_key, run),
-        (qrels_path, _text.QRELS, np.arange(j_key.size), j_key, qrels),
-    ):
-        again = _repeat(key[rows])
-        if again is not None:
-            row = rows[again]
-            raise duplicate_error(
-                path, layout, _str(source["qid"][row]), _str(source["doc_id"][row])
-            )
+    check_unique(run_path, _text.RUN, run, r_key, np.flatnonzero(keep))
+    check_unique(qrels_path, _text.QRELS, qrels, j_key)
     # Labels of the kept run rows, and the judgments they retrieve.
     by_key = np.argsort(j_key)
     at = np.minimum(np.searchsorted(j_key[by_key], r_key), rel.size - 1)
@@ -125,9 +107,47 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     )  # fmt: skip
     coded.placeholders = placeholders
     if items:
-        docs = np.array([_str(n) for n in doc_names.tolist()], dtype=object)
-        coded.docs = (docs[doc[order]], np.zeros(0, dtype=object))
+        coded.docs = (doc_names[doc[order]], np.zeros(0, dtype=object))
     return coded
+
+
+def read(path, layout):
+    """``(path, fields)`` of a run or qrels file, its ids maybe UTF-8 bytes."""
+    path = _text.check_path(path, f"{layout.kind} file")
+    return path, _text.columns(path, layout, text=False)
+
+
+def shared_codes(*tables):
+    """Codes of the tables' query and document ids, shared by all of them:
+    ``(query names, document names, query codes, document codes)``, the
+    names sorted strings, the codes one int64 array per table. Ids read as
+    bytes in one table and as strings in another become strings in place."""
+    fields = [(table, key) for key in ("qid", "doc_id") for table in tables]
+    ids = [table[key] for table, key in fields]
+    if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
+        ids = [[_str(v) for v in col] for col in ids]
+        for (table, key), col in zip(fields, ids, strict=True):
+            table[key] = col
+    exact = any(_has_nul(col) for col in ids)
+    bounds = np.cumsum([len(table["qid"]) for table in tables])[:-1]
+    out = []
+    for cols in (ids[: len(tables)], ids[len(tables) :]):
+        names, codes = _codes([v for col in cols for v in col], exact)
+        names = np.array([_str(n) for n in names.tolist()], dtype=object)
+        out += [names, np.split(codes, bounds)]
+    return out[0], out[2], out[1], out[3]
+
+
+def check_unique(path, layout, table, keys, rows=None):
+    """Refuse a (query, document) key that repeats among ``rows`` of a file
+    (all of them by default), naming the file and its lines."""
+    rows = np.arange(keys.size) if rows is None else rows
+    again = _repeat(keys[rows])
+    if again is not None:
+        row = rows[again]
+        raise duplicate_error(
+            path, layout, _str(table["qid"][row]), _str(table["doc_id"][row])
+        )
 
 
 def _str(field):
