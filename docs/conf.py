@@ -93,6 +93,10 @@ numpydoc_validation_exclude = {
     r"\.get_params$",
     r"\.set_params$",
     r"\.set_\w+_request$",
+    # Read-only mappings (MappingProxyType has no docstring of its own): the
+    # ``#:`` comment above each is its documentation.
+    r"\.conventions\.OPTIONS$",
+    r"\.trec_dialect\.NICKNAMES$",
 }
 
 # -- Cross-links -------------------------------------------------------------

@@ -59,7 +59,7 @@ class TrecMeasure:
     Made by :func:`skndcg.metrics.trec_dialect.expand` and
     :func:`~skndcg.metrics.trec_dialect.resolve`.
 
-    Attributes
+    Parameters
     ----------
     trec_name : str
         The line's name in trec_eval's output (``"P_10"``).

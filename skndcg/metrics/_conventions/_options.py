@@ -58,7 +58,7 @@ class CallOptions:
     Made by :func:`skndcg.metrics.conventions.call_options`; a backend reads
     it rather than the options as given.
 
-    Attributes
+    Parameters
     ----------
     conv : Convention
         The resolved convention, with the call's gain, ties, empty rule,
@@ -103,7 +103,18 @@ class CallOptions:
         return self.queries in (None, QUERIES_OPTIONS[0])
 
     def tie_rule(self, doc_id_given: bool) -> TieRule:
-        """The tie rule of the call, refusing document-id order without ids."""
+        """The tie rule of the call, refusing document-id order without ids.
+
+        Parameters
+        ----------
+        doc_id_given : bool
+            Whether the call has document ids (``doc_id=``).
+
+        Returns
+        -------
+        TieRule
+            The rule that orders the call's tied rows.
+        """
         rule = self.conv.tie_rule(self.ties, doc_id_given)
         if rule.by_doc_id and not doc_id_given:
             raise ValueError(
