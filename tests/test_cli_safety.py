@@ -230,3 +230,56 @@ def test_fifo_with_a_writer_is_read(trec, tmp_path):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "1.0000" in out
+
+
+RUN3 = "".join(f"q{q} Q0 d{d} {d} {4 - d}.0 r\n" for q in (1, 2, 3) for d in (1, 2, 3))
+HUMAN3 = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq3 0 d2 1\n"
+MODEL3 = "q1 0 d1 1\nq2 0 d3 1\nq2 0 d1 1\nq3 0 d2 2\n"
+
+
+@pytest.mark.parametrize(
+    "flag, text, extra",
+    [
+        ("--model-qrels", MODEL3, ["--metrics", "map"]),
+        ("--popularity", "d1 5\nd2 1\nd3 2\n", ["-m", "arp@2"]),
+    ],
+)
+def test_every_input_file_may_be_a_pipe(tmp_path, flag, text, extra):
+    # As a run and its qrels are, --model-qrels and --popularity are copied
+    # from a pipe before they are read: the same output as from a file.
+    run, qrels, plain = tmp_path / "run", tmp_path / "qrels", tmp_path / "plain"
+    run.write_text(RUN3)
+    qrels.write_text(HUMAN3)
+    plain.write_text(text)
+    expected = _score(run, "--qrels", qrels, flag, plain, *extra)
+    assert expected.returncode == 0, expected.stderr
+    fifo = tmp_path / "input.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        _cmd(run, "--qrels", qrels, flag, fifo, *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    _write_when_opened(fifo, text, proc)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out == expected.stdout
+
+
+def _write_when_opened(fifo, text, proc):
+    """Write ``text`` into ``fifo`` once ``proc`` opens it for reading; fail,
+    rather than wait for ever, when ``proc`` ends without opening it."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no reader
+            break
+        except OSError:
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)

@@ -397,7 +397,7 @@ def _spool(args, stack):
     from pathlib import Path
 
     copies, folder, paths = {}, None, {}
-    for attr in ("input", "qrels"):
+    for attr in ("input", "qrels", "model_qrels", "popularity_file"):
         given = getattr(args, attr)
         # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given
