@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -155,3 +156,15 @@ def test_cli_loss_note_at_the_floor(tmp_path):
     # b.run is below a.run and no resample says otherwise: p below the floor.
     assert "significantly below a.run: b.run map" in done.stderr
     assert "(p<0.00995)" in done.stderr
+
+
+def test_equal_differences_have_no_effect_size():
+    # Three equal differences whose float mean is not exactly their value: the
+    # standard deviation is a rounding residue, and d_z is undefined (NaN), not
+    # a number near 1e16.
+    d = np.full(3, 0.3836363512021296)
+    qid = np.arange(3)
+    a = pd.DataFrame({"qid": qid, "m": np.zeros(3)})
+    b = pd.DataFrame({"qid": qid, "m": d})
+    cmp = compare({"a": a, "b": b}, baseline="a", test="t", min_queries=0)
+    assert np.isnan(cmp.to_frame(pairs=True)["effect_size"][0])

@@ -55,9 +55,10 @@ def effect_sizes(values, pairs):
             d = d[~np.isnan(d)]
             if d.size < 2:
                 continue
-            sd = d.std(ddof=1)
-            if sd > 0:
-                out[p, k] = d.mean() / sd
+            # Equal differences have no spread: their std is a rounding residue
+            # (the mean of equal floats need not equal them), not a scale.
+            if np.ptp(d) > 0:
+                out[p, k] = d.mean() / d.std(ddof=1)
     return out
 
 
