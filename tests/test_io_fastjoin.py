@@ -273,6 +273,22 @@ def test_nineteen_digit_decimals_anywhere_in_range(
     assert _scan.scan_fast(path, _text.RUN).value[0] == float(text)
 
 
+def test_powers_of_five_table_is_five_to_the_q_in_128_bits():
+    """Every entry is 5**q scaled by a power of two to 128 bits, within one unit
+    (truncated for q >= 0; the method's rounded-up reciprocal below)."""
+    from fractions import Fraction
+
+    from skndcg.io import _decimal
+
+    for i, q in enumerate(range(_decimal._SMALLEST_Q, _decimal._LARGEST_Q + 1)):
+        c = (int(_decimal._P5_HI[i]) << 64) | int(_decimal._P5_LO[i])
+        assert 1 << 127 <= c < 1 << 128
+        exact = Fraction(5) ** q
+        scale = Fraction(c) / exact  # a power of two, times (1 +- tiny)
+        k = scale.numerator.bit_length() - scale.denominator.bit_length()
+        assert min(abs(c - exact * Fraction(2) ** e) for e in (k - 1, k, k + 1)) <= 1
+
+
 def test_pieces_give_the_same_arrays_and_line_numbers(tmp_path, monkeypatch):
     rng = np.random.default_rng(1)
     n = 3000

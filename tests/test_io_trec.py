@@ -232,6 +232,23 @@ def test_not_utf8(tmp_path):
         read_trec_run(path)
 
 
+@pytest.mark.parametrize("text", [True, False])
+def test_fields_as_bytes_are_checked_utf8_as_the_text_ones(tmp_path, text):
+    # The column reader may leave ids as bytes (text=False); an ASCII file, a
+    # UTF-8 one and a broken one are read or refused as with text=True.
+    path = tmp_path / "f.txt"
+    path.write_bytes("q Q0 d 1 1.0 r\nq Q0 \u00e9 2 0.5 r\n".encode())
+    got = _text.columns(path, _text.RUN, text=text)
+    assert [_text_of(v) for v in got["doc_id"]] == ["d", "\u00e9"]
+    path.write_bytes(b"q Q0 d 1 1.0 r\nq Q0 \xc3 2 0.5 r\n")
+    with pytest.raises(ValueError, match=r"line 2: the line is not valid UTF-8"):
+        _text.columns(path, _text.RUN, text=text)
+
+
+def _text_of(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
 @pytest.mark.parametrize("odd", ["\x0b", "\x0c", "\t"])
 def test_any_c_whitespace_separates_fields(tmp_path, odd):
     # trec_eval splits on isspace(): vertical tab and form feed too.

@@ -32,17 +32,13 @@ def _powers_of_five():
     for q in range(_SMALLEST_Q, _LARGEST_Q + 1):
         if q >= 0:
             c = 5**q
-            while c < 1 << 127:
-                c <<= 1
-            while c >= 1 << 128:
-                c >>= 1
         else:
             p = 5**-q
             z = p.bit_length()
             b = z + 127 if q >= -27 else 2 * z + 128
             c = (1 << b) // p + 1
-            while c >= 1 << 128:
-                c >>= 1
+        shift = c.bit_length() - 128  # to 128 bits; a right shift truncates
+        c = c >> shift if shift > 0 else c << -shift
         hi.append(c >> 64)
         lo.append(c & ((1 << 64) - 1))
     return np.array(hi, dtype=np.uint64), np.array(lo, dtype=np.uint64)

@@ -53,10 +53,8 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     check_unique(run_path, _text.RUN, run, r_key, np.flatnonzero(keep))
     check_unique(qrels_path, _text.QRELS, qrels, j_key)
     # Labels of the kept run rows, and the judgments they retrieve.
-    by_key = np.argsort(j_key)
-    at = np.minimum(np.searchsorted(j_key[by_key], r_key), rel.size - 1)
-    found = keep & (j_key[by_key][at] == r_key)
-    match = by_key[at]
+    found, match = find(r_key, j_key)
+    found &= keep
     retrieved = np.zeros(rel.size, dtype=bool)
     retrieved[match[found]] = True
     rows_q = np.concatenate([r_q[keep], j_q[~retrieved]])
@@ -103,7 +101,7 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
         doc_order = np.where(unretrieved, width + np.arange(doc.size), doc)[order]
     coded = CodedRanking(
         recode[rows_q[order]], out_names.astype(object), None, y[order],
-        y_score[order], doc_order, _str(run["tag"][-1]), bool(by_docno),
+        y_score[order], doc_order, as_text(run["tag"][-1]), bool(by_docno),
     )  # fmt: skip
     coded.placeholders = placeholders
     if items:
@@ -125,7 +123,7 @@ def shared_codes(*tables):
     fields = [(table, key) for key in ("qid", "doc_id") for table in tables]
     ids = [table[key] for table, key in fields]
     if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
-        ids = [[_str(v) for v in col] for col in ids]
+        ids = [[as_text(v) for v in col] for col in ids]
         for (table, key), col in zip(fields, ids, strict=True):
             table[key] = col
     exact = any(_has_nul(col) for col in ids)
@@ -133,7 +131,7 @@ def shared_codes(*tables):
     out = []
     for cols in (ids[: len(tables)], ids[len(tables) :]):
         names, codes = _codes([v for col in cols for v in col], exact)
-        names = np.array([_str(n) for n in names.tolist()], dtype=object)
+        names = np.array(_all_text(names.tolist()), dtype=object)
         out += [names, np.split(codes, bounds)]
     return out[0], out[2], out[1], out[3]
 
@@ -146,12 +144,29 @@ def check_unique(path, layout, table, keys, rows=None):
     if again is not None:
         row = rows[again]
         raise duplicate_error(
-            path, layout, _str(table["qid"][row]), _str(table["doc_id"][row])
+            path, layout, as_text(table["qid"][row]), as_text(table["doc_id"][row])
         )
 
 
-def _str(field):
+def find(keys, judged):
+    """``(found, at)``: whether each key is among the ``judged`` keys, and the
+    position of its match there (of some judged key where it is not)."""
+    by_key = np.argsort(judged)
+    at = by_key[np.minimum(np.searchsorted(judged[by_key], keys), judged.size - 1)]
+    return judged[at] == keys, at
+
+
+def as_text(field):
+    """An id read as UTF-8 bytes, or already a string, as a string."""
     return field.decode("utf-8") if isinstance(field, bytes) else field
+
+
+def _all_text(ids):
+    """:func:`as_text` of a list of ids, decoded in one call (no id holds a
+    line break, so one can join them)."""
+    if not ids or not isinstance(ids[0], bytes):
+        return ids
+    return b"\n".join(ids).decode("utf-8").split("\n")
 
 
 def _has_nul(col):

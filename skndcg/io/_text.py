@@ -249,11 +249,6 @@ def columns(path, layout, data=None, first_line=0, whole=True, text=True):
     return columns
 
 
-#: The bytes ``bytes.split()`` splits on.
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[list(b" \t\n\r\x0b\x0c")] = True
-
-
 def _columns_at_once(data, layout, text=True):
     """:func:`columns` of ``data`` a column at a time, or None when a line is
     a comment or has another number of fields, a field is not UTF-8 or a
@@ -263,17 +258,18 @@ def _columns_at_once(data, layout, text=True):
     if b"#" in data:
         return None
     arr = np.frombuffer(data, dtype=np.uint8)
-    space = _SPACE[arr]
+    space = (arr == 32) | ((arr >= 9) & (arr <= 13))  # what bytes.split() splits on
     first = ~space
     first[1:] &= space[:-1]  # the first byte of each field
-    fields = np.cumsum(first, dtype=np.int32 if arr.size < 2**31 else np.int64)
-    before = fields[(arr == 10) | (arr == 13)]  # fields up to each line end
-    per_line = np.diff(before, prepend=0)
-    if fields.size:
-        per_line = np.append(per_line, fields[-1] - (before[-1] if before.size else 0))
+    starts = np.flatnonzero(first)
+    before = np.searchsorted(starts, np.flatnonzero((arr == 10) | (arr == 13)))
+    per_line = np.diff(before, prepend=0)  # fields up to each line end, per line
+    if arr.size:
+        per_line = np.append(per_line, starts.size - (before[-1] if before.size else 0))
     if not per_line.any() or ((per_line != 0) & (per_line != n)).any():
         return None
-    tokens = bytes(data).split()
+    data = bytes(data)
+    tokens, is_ascii = data.split(), data.isascii()  # ASCII: every field is UTF-8
     out = {}
     for i, name in enumerate(layout.names):
         if name is None:
@@ -291,11 +287,13 @@ def _columns_at_once(data, layout, text=True):
                 return None
             out[name] = values
             continue
-        try:  # (no field holds a line end)
-            decoded = b"\n".join(col).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        out[name] = decoded.split("\n") if text else col
+        if text or not is_ascii:
+            try:  # (no field holds a line end)
+                decoded = b"\n".join(col).decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            col = decoded.split("\n") if text else col
+        out[name] = col
     return out
 
 

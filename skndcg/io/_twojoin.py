@@ -14,7 +14,7 @@ import numpy as np
 from . import _text
 from ._arrange import check_depth, depth_cut
 from ._data import CodedRanking
-from ._plainjoin import check_unique, read, shared_codes
+from ._plainjoin import as_text, check_unique, find, read, shared_codes
 
 
 def join(run_path, qrels_path, model_path, *, depth=None):
@@ -55,12 +55,12 @@ def join(run_path, qrels_path, model_path, *, depth=None):
     rel = human["relevance"]
     y_true = _labels(keys, h_key, rel)
     y_true[~by_human[q]] = np.nan
-    recode, tag = np.cumsum(in_run) - 1, run["tag"][-1]
+    recode = np.cumsum(in_run) - 1
     return CodedRanking(
         recode[q[order]], names[in_run], (doc_names[d[order]], np.zeros(0, object)),
         y_true[order],
         np.concatenate([score[keep], np.full(extra.size, np.nan)])[order],
-        d[order], tag.decode("utf-8") if isinstance(tag, bytes) else tag,
+        d[order], as_text(run["tag"][-1]),
         y_model=_labels(keys, m_key, model["relevance"])[order],
         grades=(float(rel.min()), float(rel.max())),
     )  # fmt: skip
@@ -68,7 +68,5 @@ def join(run_path, qrels_path, model_path, *, depth=None):
 
 def _labels(keys, judged, relevance):
     """The judgment of each key as a float, 0 for a key not judged."""
-    by_key = np.argsort(judged)
-    at = np.minimum(np.searchsorted(judged[by_key], keys), judged.size - 1)
-    found = judged[by_key][at] == keys
-    return np.where(found, relevance[by_key][at], 0).astype(np.float64)
+    found, at = find(keys, judged)
+    return np.where(found, relevance[at], 0).astype(np.float64)
