@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ class _Dist:
     ],
 )
 def test_missing_module_hint_follows_the_install(monkeypatch, dists, hint):
-    monkeypatch.setattr(_optional.metadata, "distributions", lambda name: dists)
+    monkeypatch.setattr(metadata, "distributions", lambda name: dists)
     monkeypatch.setitem(sys.modules, "lightgbm", None)  # import fails
     with pytest.raises(ImportError, match=re.escape(hint)):
         _optional.import_optional("lightgbm", purpose="the demo")

@@ -17,9 +17,12 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from ._jit import plain
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -65,6 +68,8 @@ def num_threads() -> int:
 
 
 def _get_pool(n: int) -> ThreadPoolExecutor:
+    from concurrent.futures import ThreadPoolExecutor  # not needed on one thread
+
     global _pool, _pool_pid
     with _lock:
         # A forked child inherits the pool object but none of its threads.

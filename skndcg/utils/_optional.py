@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-from importlib import metadata
 from types import ModuleType
 
 _EXTRA_OF = {
@@ -26,6 +25,8 @@ def _install_hint(top: str, extra: str) -> str:
     module alone. Not installed at all (a source tree on ``sys.path``): the
     module alone.
     """
+    from importlib import metadata  # slow to import, needed only here
+
     dists = list(metadata.distributions(name="skndcg"))
     if not dists:
         return f"`pip install {top}`"

@@ -198,7 +198,7 @@ def _evaluate(
         raw, aux, n_rel, lsum, rel_ret = run(y_g, np.ones(len(kinds), bool), n_hist)
     reads_side = [j for j in custom if all_specs[j].definition.side_inputs]
     custom = [j for j in custom if j not in reads_side]
-    fused = np.setdiff1d(np.arange(len(all_specs)), custom + reads_side)
+    fused = np.flatnonzero(~np.isin(np.arange(len(all_specs)), custom + reads_side))
     pieces = [(fused, raw, aux)]
     if custom:
         unjudged_g, pooled_g = (

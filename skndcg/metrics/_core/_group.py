@@ -357,4 +357,4 @@ def chunk_bounds(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     targets = np.linspace(0, cum[-1], n_chunks + 1)[1:-1]
     inner = np.searchsorted(cum, targets, side="left") + 1
     bounds = np.concatenate(([0], inner, [n_groups])).astype(np.int64)
-    return np.unique(bounds)
+    return bounds[np.diff(bounds, prepend=-1) > 0]  # sorted: drop repeats
