@@ -202,10 +202,13 @@ def test_parallel_grouping_path_gives_the_numbers_of_sorted_input(monkeypatch):
     np.testing.assert_array_equal(shuffled.to_numpy(), ordered.to_numpy())
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("n_chunks", [1, 2, 3, 7])
 @pytest.mark.parametrize("layout", ["sorted", "contiguous", "shuffled", "one run"])
-def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
-    # Runs that cross chunk borders, chunks inside one run, unsorted keys.
+def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout, compiled):
+    # Runs that cross chunk borders, chunks inside one run, unsorted keys; the
+    # kernels compiled and their numpy twins (the no-compile backend).
+    from skndcg._native._jit import no_compile
     from skndcg.metrics._core import _group_kernels as GK
 
     rng = np.random.default_rng(n_chunks)
@@ -217,7 +220,8 @@ def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
             q = np.repeat(rng.permutation(20), rng.integers(1, 9, size=20))
         elif layout == "shuffled":
             q = rng.permutation(q)
-    parts = [GK.scan_keys(t, q, n_chunks) for t in range(n_chunks)]
+    with no_compile(not compiled):
+        parts = [GK.scan_keys(t, q, n_chunks) for t in range(n_chunks)]
     runs = np.array([p[0] for p in parts])
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
     assert runs.sum() == starts.size
@@ -227,8 +231,9 @@ def test_chunked_key_scans_match_a_plain_definition(n_chunks, layout):
     first[1:] = np.cumsum(runs)
     out = np.empty(first[-1] + 1, dtype=np.int64)
     out[0], out[-1] = 0, q.size
-    for t in range(n_chunks):
-        GK.run_starts(t, q, n_chunks, first, out)
+    with no_compile(not compiled):
+        for t in range(n_chunks):
+            GK.run_starts(t, q, n_chunks, first, out)
     assert out.tolist() == [*starts.tolist(), q.size]
 
 

@@ -4,6 +4,6 @@ A measure's kernel is compiled with ``jit`` (see the guide on adding a
 measure); the compiled-code layer itself lives in ``skndcg._native._jit``.
 """
 
-from .._native._jit import compile_times, jit
+from .._native._jit import compile_times, jit, numpy_twin
 
-__all__ = ["compile_times", "jit"]
+__all__ = ["compile_times", "jit", "numpy_twin"]

@@ -70,6 +70,17 @@ def run_starts(t, q, n_chunks, first, out):
     return 0
 
 
+@numpy_twin(run_starts)
+def _run_starts_numpy(t, q, n_chunks, first, out):
+    n = q.shape[0]
+    i0 = max(1, n * t // n_chunks)
+    part = q[i0 - 1 : n * (t + 1) // n_chunks]
+    at = np.flatnonzero(part[1:] != part[:-1]) + i0
+    j = first[t] + np.int64(t == 0)
+    out[j : j + at.size] = at
+    return 0
+
+
 @jit
 def count_keys(t, q, n_chunks, base, counts):
     """Histogram of ``q - base`` over chunk ``t`` into ``counts[t]``."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._native._jit import jit, native, plain
+from ..._native._jit import jit, native, numpy_twin, plain
 from .._conventions import TieRule
 from . import _tie_orders as T
 from ._rank import argsort_desc
@@ -126,6 +126,16 @@ def _rank_spans(s, starts, ends, out, ranked):
         for i in range(m):
             out[lo + i] = lo + order[i]
             ranked[lo + i] = key[order[i]]
+
+
+@numpy_twin(_rank_spans)
+def _rank_spans_numpy(s, starts, ends, out, ranked):
+    for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+        key = np.where(np.isnan(s[lo:hi]), -np.inf, s[lo:hi])
+        order, tmp = np.empty(hi - lo, dtype=np.int64), np.empty(hi - lo, np.int64)
+        argsort_desc(key, hi - lo, order, tmp)
+        out[lo:hi] = lo + order
+        ranked[lo:hi] = key[order]
 
 
 def evaluate_per_query(

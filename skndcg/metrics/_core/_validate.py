@@ -156,6 +156,14 @@ def _first_nonfinite(t, x, n_chunks):
     return -1
 
 
+@numpy_twin(_first_nonfinite)
+def _first_nonfinite_numpy(t, x, n_chunks):
+    n = x.shape[0]
+    part = x[n * t // n_chunks : n * (t + 1) // n_chunks]
+    bad = np.flatnonzero(~np.isfinite(part))
+    return n * t // n_chunks + int(bad[0]) if bad.size else -1
+
+
 def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
@@ -240,6 +248,15 @@ def _float_label_range(t, y, n_chunks):
         hi = max(hi, v)
         frac |= np.int64(v != np.floor(v))
     return lo, hi, frac == 0
+
+
+@numpy_twin(_float_label_range)
+def _float_label_range_numpy(t, y, n_chunks):
+    # With a NaN, the loop's min and max may differ, but both say "not all
+    # integers", and hist_size reads nothing else then.
+    n = y.shape[0]
+    part = y[n * t // n_chunks : n * (t + 1) // n_chunks]
+    return part.min(), part.max(), bool((part == np.floor(part)).all())
 
 
 def hist_size(y: np.ndarray) -> int:

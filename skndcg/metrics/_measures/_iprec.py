@@ -13,8 +13,10 @@ second. skndcg follows 10.0.
 
 import math
 
+import numpy as np
+
 from .._catalogue._registry import Measure, Param, register
-from .._jit import jit
+from .._jit import jit, numpy_twin
 
 
 @jit
@@ -40,6 +42,23 @@ def iprec(labels, k, n_relevant, rel_threshold, recall):
             so_far -= 1
         i -= 1
     return best
+
+
+@numpy_twin(iprec)
+def _iprec_numpy(labels, k, n_relevant, rel_threshold, recall):
+    # The loop's best precision, from the bottom of the list up to the row of
+    # the cut-th relevant one, in numpy (with a cut of 0, the rows above the
+    # first relevant one have precision 0 and change nothing).
+    n = labels.shape[0]
+    hits = np.cumsum(labels >= rel_threshold)
+    found = int(hits[-1]) if n else 0
+    cut = math.floor(recall * n_relevant + 0.5)
+    if cut > found:
+        return 0.0
+    if found == 0:
+        return found / n
+    stop = int(np.searchsorted(hits, cut))
+    return float((hits[stop:] / np.arange(stop + 1, n + 1)).max())
 
 
 def iprec_at(r, recall):
