@@ -260,7 +260,9 @@ def test_the_others_are_refused_with_why_and_their_function(name, why, function)
         (dict(metrics=["novelty(n_users=3)@2"]), r"n_users=3 is below the largest"),
         (dict(metrics=["aplt(long_tail=1)@2"]), r"long_tail=1 is out of range"),
         (dict(metrics=["arp@2"], item_id=ITEM[:5]), "item_id has 5 rows but y_true"),
-        (dict(metrics=["arp@2"], popularity={"a": 1}), "missing from popularity"),
+        (dict(metrics=["arp@2"], popularity={"a": 1}),
+         r"missing from popularity.*Give each one a count in popularity, or call "
+         r"the measure's function \(skndcg.metrics.novelty_score"),
         (dict(metrics=["novelty@2"], popularity={**dict.fromkeys("abcd", 1), "c": 0}),
          "item 'c' has popularity 0"),
         (dict(metrics=["arp(p=1)@2"]), "arp has no parameter 'p'"),

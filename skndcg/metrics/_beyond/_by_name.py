@@ -83,9 +83,7 @@ def _items(relevant, side):
 
     codes, uniques = item_codes(side["item_id"])
     check_length("item_id", codes.shape[0], relevant.shape[0])
-    pop, table = popularity_of(
-        side["popularity"], uniques, "error", allowed=("error", "one", "zero")
-    )
+    pop, table = popularity_of(side["popularity"], uniques, "error", allowed=("error",))
     return codes, uniques, pop, table
 
 

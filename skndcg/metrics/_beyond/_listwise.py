@@ -74,6 +74,19 @@ def per_query_sum(lists: Lists, value: np.ndarray) -> np.ndarray:
     return np.bincount(lists.gid, weights=lists.prob * value, minlength=n_q)
 
 
+def _missing_hint(fix, name):
+    """What to do about items ``name`` lacks: the ``missing=`` value that counts
+    them, or (a measure named as a metric has no such option) the functions."""
+    if fix is None:
+        return (
+            f"Give each one a count in {name}, or call the measure's function "
+            "(skndcg.metrics.novelty_score, average_popularity_score, ...), whose "
+            "missing='one' counts such items as seen once."
+        )
+    what = "seen once." if fix == "one" else "never interacted with."
+    return f"Pass missing={fix!r} to count such items as {what}"
+
+
 def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSING):
     """Training popularity of every item code, and the table it came from.
 
@@ -90,13 +103,12 @@ def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSI
     if absent.any():
         first = py(uniques[np.flatnonzero(absent)[0]])
         if missing == "error":
-            fix = next(m for m in allowed if m != "error")
+            fix = next((m for m in allowed if m != "error"), None)
             raise ValueError(
                 f"{int(absent.sum())} recommended item(s) are missing from {name} "
                 f"(first {first!r}); {name} must count every item of the training "
-                "log, so an item it lacks was never seen in training. Pass "
-                f"missing={fix!r} to count such items as "
-                + ("seen once." if fix == "one" else "never interacted with.")
+                "log, so an item it lacks was never seen in training. "
+                + _missing_hint(fix, name)
                 + _looks_like_counts(popularity, uniques[absent], name)
             )
         warnings.warn(
