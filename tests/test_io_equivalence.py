@@ -38,11 +38,11 @@ def _error(exc):
     return ("error", _one_line(exc))
 
 
-def _means(values):
-    return ("means", {m: float(values[m]) for m in METRICS})
+def _means(values, names=METRICS):
+    return ("means", {m: float(values[m]) for m in names})
 
 
-def _cli(argv, monkeypatch, env=None):
+def _cli(argv, monkeypatch, env=None, names=METRICS):
     with monkeypatch.context() as m:
         for key, value in (env or {}).items():
             m.setenv(key, value)
@@ -53,40 +53,54 @@ def _cli(argv, monkeypatch, env=None):
         text = err.getvalue().strip()
         assert text.startswith(_PREFIX), text
         return ("error", _one_line(text[len(_PREFIX) :]))
-    return _means(json.loads(out.getvalue())["mean"])
+    return _means(json.loads(out.getvalue())["mean"], names)
 
 
 # --------------------------------------------------------------------------- TREC
 
 
-def _trec_api(run, qrels):
+def _trec_api(run, qrels, names=METRICS, popularity=None):
+    items = {} if popularity is None else {"popularity": popularity}
     try:
         data = join_run_qrels(read_trec_run(run), read_trec_qrels(qrels))
+        if items:
+            items["item_id"] = data.doc_id
         return _means(
             grouped_ranking_scores(
-                data.y_true, data.y_score, data.qid, metrics=METRICS,
+                data.y_true, data.y_score, data.qid, metrics=names,
                 convention="trec_eval", nan_score="unretrieved", doc_id=data.doc_id,
-            )
+                **items,
+            ),
+            names,
         )  # fmt: skip
     except ValueError as exc:
         return _error(exc)
 
 
-def _trec_streamed(run, qrels, **kw):
+def _trec_streamed(run, qrels, names=METRICS, **kw):
     try:
-        return _means(score_trec_run(run, qrels, METRICS, **kw))
+        return _means(score_trec_run(run, qrels, names, **kw), names)
     except ValueError as exc:
         return _error(exc)
 
 
-def trec_doors(run, qrels, monkeypatch):
-    argv = [run, "--qrels", qrels, "--metrics", *METRICS]
+def trec_doors(run, qrels, monkeypatch, popularity=None):
+    """Each door's answer; ``popularity`` (``(counts, file)``) adds the per-user
+    popularity measures, which read each document's training count."""
+    names, flags, kw = METRICS, [], {}
+    if popularity is not None:
+        names = METRICS + BEYOND
+        flags, kw = ["--popularity", popularity[1]], {"popularity": popularity[0]}
+    argv = [run, "--qrels", qrels, *flags, "--metrics", *names]
+    streamed = {"SKNDCG_STREAM_BYTES": "0"}
     return {
-        "api": _trec_api(run, qrels),
-        "cli": _cli(argv, monkeypatch),
-        "cli streamed": _cli(argv, monkeypatch, {"SKNDCG_STREAM_BYTES": "0"}),
-        "score_trec_run": _trec_streamed(run, qrels),
-        "score_trec_run, 2 lines a batch": _trec_streamed(run, qrels, batch_lines=2),
+        "api": _trec_api(run, qrels, names, kw.get("popularity")),
+        "cli": _cli(argv, monkeypatch, names=names),
+        "cli streamed": _cli(argv, monkeypatch, streamed, names),
+        "score_trec_run": _trec_streamed(run, qrels, names, **kw),
+        "score_trec_run, 2 lines a batch": _trec_streamed(
+            run, qrels, names, batch_lines=2, **kw
+        ),
     }
 
 
@@ -161,6 +175,45 @@ def test_trec_files_give_one_answer_through_every_door(tmp_path, monkeypatch, ca
     assert len({repr(v) for v in got.values()}) == 1, got
     if case in ("clean", "a leading BOM", "CRLF", "CR only", "tabs and runs of spaces"):
         assert got["api"] == trec_doors(*_clean(tmp_path), monkeypatch)["api"]
+
+
+BEYOND = ["novelty@2", "arp@2", "aplt(long_tail=0.5)@3", "serendipity@2"]
+# Every document of every case (the judged ones the run missed too).
+COUNTS = {"a": 9, "b": 4, "c": 2, "c\u00e9": 2, "d": 1, "d#1": 1, "e": 3, "x": 5}
+
+
+@pytest.mark.parametrize("case", sorted(TREC_CASES))
+def test_popularity_measures_give_one_answer_through_every_door(
+    tmp_path, monkeypatch, case
+):
+    run_bytes, qrels_bytes = TREC_CASES[case]
+    run = _write(tmp_path, "run.txt", run_bytes)
+    qrels = _write(tmp_path, "qrels.txt", qrels_bytes)
+    text = "".join(f"{item} {n}\n" for item, n in COUNTS.items())
+    pop = _write(tmp_path, "popularity.txt", text.encode())
+    got = trec_doors(run, qrels, monkeypatch, (COUNTS, pop))
+    assert len({repr(v) for v in got.values()}) == 1, got
+    if got["api"][0] == "means":  # the measures without popularity are unmoved
+        plain = trec_doors(run, qrels, monkeypatch)["api"][1]
+        assert {m: got["api"][1][m] for m in METRICS} == plain
+
+
+def test_an_item_missing_from_popularity_is_one_message_at_every_door(
+    tmp_path, monkeypatch
+):
+    # A measure named as a metric has no missing= option: the message says so.
+    run = _write(tmp_path, "run.txt", RUN)
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    lacking = {k: v for k, v in COUNTS.items() if k not in ("x", "e")}
+    pop = _write(tmp_path, "popularity.txt", b"".join(
+        f"{item} {n}\n".encode() for item, n in lacking.items()
+    ))  # fmt: skip
+    got = trec_doors(run, qrels, monkeypatch, (lacking, pop))
+    assert len({repr(v) for v in got.values()}) == 1, got
+    kind, message = got["api"]
+    assert kind == "error" and "2 recommended item(s) are missing" in message
+    assert "(first 'x')" in message and "Pass missing=" not in message
+    assert "Give each one a count in popularity" in message
 
 
 def _clean(tmp_path):
