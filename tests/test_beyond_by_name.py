@@ -312,7 +312,7 @@ def test_a_scorer_without_the_side_inputs_is_refused_when_made():
         M.make_ranking_scorer("novelty@10")
     with pytest.raises(ValueError, match="pass popularity="):
         M.make_ranking_scorer(["ndcg@10", "arp@10"], item_col="item")
-    with pytest.raises(ValueError, match="has none"):
+    with pytest.raises(ValueError, match="none of the metrics asked for"):
         M.make_ranking_scorer("ndcg@10", item_col="item", popularity=LOG)
 
 
@@ -324,7 +324,7 @@ def test_the_command_line_asks_for_the_popularity_file(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert out.returncode == 2
-    assert "novelty@10 reads the item of each row" in out.stderr
+    assert "'novelty@10' reads the item of each row" in out.stderr
     assert "--popularity FILE" in out.stderr
 
 

@@ -131,7 +131,7 @@ def test_dask_refuses_clearly(client):
         sd.grouped_ranking_scores(ddf, ["arp@2"], **COLS, item_col="item")
     with pytest.raises(ValueError, match="pass item_col="):
         sd.ranking_report(ddf, metrics=["arp@2"], **COLS, popularity=counts)
-    with pytest.raises(ValueError, match="has none"):
+    with pytest.raises(ValueError, match="none of the metrics asked for"):
         sd.grouped_ranking_scores(ddf, ["ndcg@2"], **COLS, item_col="item",
                                   popularity=counts)  # fmt: skip
     with pytest.raises(ValueError, match="item_col='items' is not a column"):
@@ -187,6 +187,49 @@ def test_parquet_refuses_clearly(tmp_path):
     with pytest.raises(ValueError, match="missing from popularity") as got:
         score_parquet(path, NAMES, **COLS, item_col="item", popularity=lacking)
     assert str(want.value) in str(got.value)  # (after the file's rows)
+
+
+@pytest.mark.parametrize("given", ["item", "popularity", "both"])
+def test_an_unused_side_input_is_one_refusal_at_every_door(client, tmp_path, given):
+    """Side inputs given while no metric reads them: the same message in
+    memory, from ranking_report, a scorer, Dask and a Parquet stream, each
+    naming the argument as that door spells it."""
+    import dask.dataframe as dd
+
+    import skndcg.dask as sd
+    from skndcg.metrics import make_ranking_scorer, ranking_report
+
+    frame, counts = rows(seed=5)
+    path, frame = _parquet(tmp_path, frame)
+    names = ["ndcg@3", "map"]
+    item = frame["item"].to_numpy()
+    mem = {"item_id": item if given != "popularity" else None,
+           "popularity": counts if given != "item" else None}  # fmt: skip
+    col = {"item_col": "item" if given != "popularity" else None,
+           "popularity": mem["popularity"]}  # fmt: skip
+    y, s, q = frame["label"].to_numpy(), frame["score"].to_numpy(), frame["qid"]
+    ddf = dd.from_pandas(frame, npartitions=2)
+    calls = {
+        "memory": lambda: grouped_ranking_scores(y, s, q, names, **mem),
+        "report": lambda: ranking_report(y, s, q, metrics=names, **mem),
+        "scorer": lambda: make_ranking_scorer(names, **col),
+        "dask": lambda: sd.grouped_ranking_scores(ddf, names, **COLS, **col),
+        "parquet": lambda: score_parquet(path, names, **COLS, **col),
+    }
+    said = {}
+    for door, call in calls.items():
+        with pytest.raises(ValueError) as info:
+            call()
+        said[door] = str(info.value)
+    tail = (
+        " by the beyond-accuracy measures only ('novelty@10', 'arp@10', ...), "
+        "and none of the metrics asked for ('ndcg@3', 'map') is one."
+    )
+    head = {"item": "{} is read", "popularity": "popularity= is read",
+            "both": "{} and popularity= are read"}[given]  # fmt: skip
+    for door, message in said.items():
+        item_arg = "item_id=" if door in ("memory", "report") else "item_col="
+        assert message == head.format(item_arg) + tail, door
 
 
 @settings(max_examples=15, deadline=None)
@@ -247,7 +290,7 @@ def test_trec_stream_refuses_without_popularity(tmp_path):
     run, qrels, counts = trec_files(tmp_path)
     with pytest.raises(ValueError, match=r"'arp@3' .* pass popularity="):
         score_trec_run(run, qrels, ["arp@3"])
-    with pytest.raises(ValueError, match="has none"):
+    with pytest.raises(ValueError, match="none of the metrics asked for"):
         score_trec_run(run, qrels, ["map"], popularity=counts)
 
 

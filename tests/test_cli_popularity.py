@@ -76,7 +76,7 @@ def test_without_popularity_the_flag_is_named(tmp_path, capsys):
     run, qrels, _ = trec_files(tmp_path)
     code, _, err = _score(capsys, run, "--qrels", qrels, "-m", "novelty@10")
     assert code == 2
-    assert "novelty@10 reads the item of each row" in err
+    assert "'novelty@10' reads the item of each row" in err
     assert "--popularity FILE" in err
 
 
@@ -85,7 +85,8 @@ def test_popularity_without_such_a_measure_is_refused(tmp_path, capsys):
     pop = _pop_file(tmp_path / "pop", counts)
     code, _, err = _score(capsys, run, "--qrels", qrels, "-m", "map",
                           "--popularity", pop)  # fmt: skip
-    assert code == 2 and "--popularity is read by the beyond-accuracy" in err
+    assert code == 2 and "--popularity FILE is read by the beyond-accuracy" in err
+    assert "none of the metrics asked for ('map') is one" in err
 
 
 def test_an_item_missing_from_the_file_is_the_in_memory_error(tmp_path, capsys):

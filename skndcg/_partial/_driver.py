@@ -32,6 +32,7 @@ from ..metrics._shared import (
     Convention,
     Means,
     call_options,
+    check_side_inputs,
     check_unique,
     ensure_registered,
     evaluate,
@@ -124,7 +125,7 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     check_weights(cols.get("sample_weight_col"), sample_weight)
     conv = call_options(**options).conv
     used = dict.fromkeys(parse_metric(n).definition for n in names)
-    cols = _side_columns(names, used, cols, popularity)
+    cols = _side_columns(names, cols, popularity)
     columns = dict(cols, sample_weight=sample_weight, popularity=popularity,
                    options=options)  # fmt: skip
     user = tuple(m for m in used if not m.builtin)
@@ -132,29 +133,15 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     return Spec(names, conv, columns, user, needs)
 
 
-def _side_columns(names, used, cols, popularity) -> dict:
+def _side_columns(names, cols, popularity) -> dict:
     """``cols``, checked against the measures that read the item of each row
-    and its training popularity (the per-user beyond-accuracy measures); the
-    item column is dropped when no measure reads it."""
-    reads = [n for n in names if parse_metric(n).definition.side_inputs]
-    if not reads:
-        if popularity is not None:
-            raise ValueError(
-                "popularity is read by the beyond-accuracy measures only "
-                f"('novelty@10', 'arp@10', ...), and {list(names)!r} has none."
-            )
-        return dict(cols, item_col=None)
-    lacking = [
-        f"{n}=" for n, v in (("item_col", cols.get("item_col")),
-                             ("popularity", popularity)) if v is None
-    ]  # fmt: skip
-    if lacking:
-        raise ValueError(
-            f"metric {reads[0]!r} reads the item of each row and its training "
-            f"popularity: pass {' and '.join(lacking)} (the column of item ids, "
-            "and the training popularity as skndcg.metrics.grouped_ranking_scores "
-            "takes it: a dict of counts by item, or the training log's item ids)."
-        )
+    and its training popularity (the per-user beyond-accuracy measures)."""
+    check_side_inputs(
+        names, {"item_col=": cols.get("item_col"), "popularity=": popularity},
+        hint=" (the column of item ids, and the training popularity as "
+        "skndcg.metrics.grouped_ranking_scores takes it: a dict of counts by "
+        "item, or the training log's item ids)",
+    )  # fmt: skip
     return cols
 
 

@@ -145,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         # trec_eval's command line is skndcg score's, with its flags translated.
         from ._trec_eval import score_argv
 
-        args = parser.parse_args(["score", *score_argv(args)])
+        args = parser.parse_args(
+            ["score", *score_argv(args)], argparse.Namespace(caller="trec_eval")
+        )
     from ._language import set_caller
     from ._notes import announce_first_compile
 

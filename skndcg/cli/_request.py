@@ -47,6 +47,8 @@ class ScoreRequest:
     texts: tuple = ()  # relstring lines, printed per query
     unjudged_used: bool = False  # a measure tells unjudged documents apart
     item_counts: dict | None = None  # --popularity's counts, when a measure reads them
+    # The command that built the request: "trec_eval" translates its flags.
+    caller: str = "score"
 
     @classmethod
     def from_args(cls, args, default_metrics=(), **changes):

@@ -234,32 +234,27 @@ def _with_popularity(args, lines):
     """The request with ``--popularity``'s counts when a measure reads the item
     of each row and its training popularity; such a measure is refused
     without them, and by ``skndcg trec_eval`` (trec_eval has none)."""
-    from ..metrics.registry import parse as parse_metric
+    from ..metrics.registry import check_side_inputs
 
-    reads = [
-        ln.shown for ln in lines
-        if ln.metric is not None and parse_metric(ln.metric).definition.side_inputs
-    ]  # fmt: skip
+    names = [ln.metric for ln in lines if ln.metric is not None]
+    trec_eval = args.caller == "trec_eval"
+    given = {} if trec_eval else {"--popularity FILE": args.popularity_file}
+    try:
+        reads = check_side_inputs(
+            names, given, hint=" (the items' training counts, lines 'ITEM COUNT'; "
+            "a row's item is the run's docno)",
+        )  # fmt: skip
+    except ValueError as exc:
+        raise UsageError(str(exc).rstrip(".")) from None
     if not reads:
-        if args.popularity_file is not None:
-            raise UsageError(
-                "--popularity is read by the beyond-accuracy measures only "
-                "(novelty@10, arp@10, ...), and none of them is asked for"
-            )
         return args
-    if _language.prog().endswith("trec_eval"):
+    if trec_eval:
         raise UsageError(
             f"{reads[0]} reads the item of each row and its training "
             "popularity, which trec_eval has no measure for and no option to "
             "give: use skndcg score RUN --qrels QRELS --popularity FILE, or "
             "skndcg.metrics.grouped_ranking_scores(..., item_id=..., "
             "popularity=...) in Python"
-        )
-    if args.popularity_file is None:
-        raise UsageError(
-            f"{reads[0]} reads the item of each row and its training popularity: "
-            "give the items' training counts with --popularity FILE (lines 'ITEM "
-            "COUNT'; a row's item is the run's docno)"
         )
     if args.qrels is None and args.doc is None:
         raise UsageError(

@@ -19,6 +19,7 @@ from ._core._aggregate import Means
 from ._core._engine import evaluate
 from ._core._labels import label_max_of
 from ._core._reorder import quicksort_order
+from ._core._side import check_side_inputs
 from ._core._validate import discount as discount_weights
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Means",
     "TieRule",
     "call_options",
+    "check_side_inputs",
     "check_unique",
     "discount_weights",
     "ensure_registered",

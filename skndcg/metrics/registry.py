@@ -46,6 +46,7 @@ __all__ = [
     "MetricSpec",
     "Param",
     "beyond_accuracy",
+    "check_side_inputs",
     "describe",
     "measures",
     "names",
@@ -157,3 +158,51 @@ def parse(name) -> MetricSpec:
         parameter; the message says what is accepted.
     """
     return _names.parse_metric(name)
+
+
+def check_side_inputs(metrics, given, *, hint="") -> list[str]:
+    """Check the side inputs of a call against the metrics that read them.
+
+    The per-user beyond-accuracy measures read the item of each row and its
+    training popularity. Every door into the engine (the metric functions,
+    the scorers, Dask, Spark, streaming, the command line) applies this one
+    rule, each naming the inputs as its own arguments: a side input given
+    while no metric reads it is refused (a misspelt metric name would
+    otherwise go unnoticed), and so is a missing one when a metric reads it.
+
+    Parameters
+    ----------
+    metrics : sequence of str or MetricSpec
+        The metric names of the call.
+    given : dict
+        Each side input, named as the caller's argument (``"item_col="``,
+        ``"--popularity FILE"``), mapped to its value, or None when not given.
+    hint : str, default=""
+        Said after the names of the missing inputs.
+
+    Returns
+    -------
+    list of str
+        The canonical names of the metrics that read side inputs.
+
+    Raises
+    ------
+    ValueError
+        Naming the unused or the missing inputs.
+
+    Examples
+    --------
+    >>> from skndcg.metrics import registry
+    >>> registry.check_side_inputs(["ndcg@10", "novelty@10"],
+    ...                            {"item_id=": [7, 8], "popularity=": {7: 3}})
+    ['novelty@10']
+    >>> registry.check_side_inputs(["ndcg@10"], {"popularity=": None})
+    []
+    >>> registry.check_side_inputs(["ndcg@10"], {"popularity=": {7: 3}})
+    Traceback (most recent call last):
+    ...
+    ValueError: popularity= is read by the beyond-accuracy measures only ...
+    """
+    from ._core._side import check_side_inputs as check
+
+    return check(metrics, given, hint=hint)

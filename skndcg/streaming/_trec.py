@@ -15,7 +15,7 @@ from .._partial._driver import (
 )
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
 from ..metrics import get_convention
-from ..metrics._shared import parse_metric
+from ..metrics._shared import check_side_inputs, parse_metric
 from ._order import GroupedCheck
 
 
@@ -123,7 +123,11 @@ def score_trec_run(
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
     queries = "judged" if all_judged else "retrieved"
     kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
-    spec = setup(metrics, _COLUMNS, None, kw, "the run", popularity=popularity)
+    # The docno is the item id of the measures that read popularity.
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    reads = check_side_inputs(names, {"popularity=": popularity})
+    cols = dict(_COLUMNS, item_col="doc_id" if reads else None)
+    spec = setup(metrics, cols, None, kw, "the run", popularity=popularity)
     # Measures that tell unjudged documents apart (bpref, infAP) read them as
     # skndcg score does: NaN for nobody judged, negative for "in the pool, not
     # judged" under trec_eval's label rule (NaN under the others).
@@ -199,5 +203,4 @@ _COLUMNS = {
     "score_col": "y_score",
     "doc_col": "doc_id",
     "sample_weight_col": None,
-    "item_col": "doc_id",  # the docno is the item id
 }

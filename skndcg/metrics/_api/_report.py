@@ -9,6 +9,7 @@ from .._catalogue._names import MetricSpec, check_unique, parse_metric
 from .._conventions import call_options, pick
 from .._core import _blocks as K
 from .._core._engine import evaluate
+from .._core._side import check_call_side
 from ._docstrings import REFERENCES
 
 
@@ -133,6 +134,7 @@ def report_with_means(
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
+    check_call_side(specs, side)  # (as asked, before the additions below)
     # Add the DCG and ideal DCG behind every member of the DCG family.
     wanted: list[MetricSpec] = []
     for sp in specs:

@@ -31,6 +31,7 @@ from ...utils._leak import check_query_overlap
 from .._catalogue._names import parse_metric
 from .._catalogue._registry import ensure_registered
 from .._core._engine import check_k
+from .._core._side import check_side_inputs
 from ._docstrings import REFERENCES
 from ._ranking import grouped_ranking_scores
 from ._scorer_options import check_metric_options, check_metrics
@@ -371,24 +372,13 @@ def make_ranking_scorer(
 
 def _side_of(names, item_col, popularity):
     """``(item_col, popularity)`` for the metrics that read them, checked."""
-    reads = [n for n in names if parse_metric(n).definition.side_inputs]
-    if not reads and item_col is None and popularity is None:
-        return None
+    reads = check_side_inputs(
+        names, {"item_col=": item_col, "popularity=": popularity},
+        hint=" to make_ranking_scorer (the DataFrame column of item ids, and the "
+        "training popularity)",
+    )  # fmt: skip
     if not reads:
-        raise ValueError(
-            "item_col and popularity are read by the beyond-accuracy measures "
-            f"only ('novelty@10', 'arp@10', ...), and {list(names)!r} has none."
-        )
-    if item_col is None or popularity is None:
-        lacking = " and ".join(
-            f"{n}=" for n, v in (("item_col", item_col), ("popularity", popularity))
-            if v is None
-        )  # fmt: skip
-        raise ValueError(
-            f"metric {reads[0]!r} reads the item of each row and its training "
-            f"popularity: pass {lacking} to make_ranking_scorer (the DataFrame "
-            "column of item ids, and the training popularity)."
-        )
+        return None
     if isinstance(item_col, bool) or not isinstance(item_col, (str, Integral)):
         raise TypeError(
             f"item_col must be a column name (str or int), got {item_col!r}."

@@ -25,7 +25,7 @@ from ._labels import labels_in
 from ._perquery import evaluate_per_query
 from ._rank import GAIN_EXPONENTIAL, GAIN_LINEAR
 from ._reorder import order_within_queries
-from ._side import evaluate_side, missing_side
+from ._side import check_call_side, evaluate_side
 from ._validate import (
     as_1d,
     check_k,  # noqa: F401  (re-exported for the scorers)
@@ -83,9 +83,7 @@ def evaluate(
         raise ValueError("metrics is empty; ask for at least one metric.")
     if all(isinstance(m, str) for m in metrics):
         check_unique(list(metrics), specs)
-    for sp in specs:
-        if (why := missing_side(sp, side)) is not None:
-            raise ValueError(why)
+    check_call_side(specs, side)
     opts = call_options(**given) if options is None else options
     ties = opts.tie_rule(doc_id is not None)
     with road(y_true, specs, ties.average):

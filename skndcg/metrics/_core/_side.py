@@ -13,7 +13,41 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._catalogue._names import parse_metric
 from ._perquery import evaluate_per_query
+
+
+def check_side_inputs(names, given, *, hint="") -> list[str]:
+    """The canonical names of the metrics ``names`` whose measure reads side
+    inputs, once the side inputs ``given`` are checked against them: every
+    door's one rule.
+
+    ``given`` maps each side input, named as the caller's argument
+    (``"item_col="``, ``"--popularity FILE"``), to its value or None. A side
+    input given while no measure reads it is refused (a misspelt metric name
+    would otherwise go unnoticed), and so is a missing one when a measure reads
+    it; ``hint`` follows the names of the missing ones.
+    """
+    specs = [parse_metric(n) for n in names]
+    reads = [sp.name for sp in specs if sp.definition.side_inputs]
+    if reads:
+        lacking = [arg for arg, value in given.items() if value is None]
+        if lacking:
+            raise ValueError(
+                f"metric {reads[0]!r} reads the item of each row and its training "
+                f"popularity: pass {' and '.join(lacking)}{hint}."
+            )
+        return reads
+    unused = [arg for arg, value in given.items() if value is not None]
+    if unused:
+        shown = ", ".join(repr(sp.name) for sp in specs[:5])
+        more = ", ..." if len(specs) > 5 else ""
+        raise ValueError(
+            f"{' and '.join(unused)} {'is' if len(unused) == 1 else 'are'} read "
+            "by the beyond-accuracy measures only ('novelty@10', 'arp@10', ...), "
+            f"and none of the metrics asked for ({shown}{more}) is one."
+        )
+    return reads
 
 
 def missing_side(spec, side) -> str | None:
@@ -41,6 +75,16 @@ def missing_side(spec, side) -> str | None:
         "or ranking_report (make_ranking_scorer: item_col= and popularity=), "
         f"or compute it with skndcg.metrics.{function}; {where}."
     )
+
+
+def check_call_side(specs, side) -> None:
+    """The side inputs of an in-memory call checked against its measures
+    (``side``: the inputs by parameter name; None where a door takes none)."""
+    for sp in specs:
+        if (why := missing_side(sp, side)) is not None:
+            raise ValueError(why)
+    if side is not None:
+        check_side_inputs(specs, {f"{name}=": v for name, v in side.items()})
 
 
 def evaluate_side(specs, side, relevant, grouping, perm, s_g, nret, rel_thr,
