@@ -10,10 +10,6 @@ from ...utils._query_ids import resolve_qid
 from .._compare._inputs import metric_names
 
 
-def _n_rows(X):
-    return int(X.shape[0]) if hasattr(X, "shape") else len(X)
-
-
 def _slice(params, indices, n_rows, safe_indexing):
     """Per-row entries of ``params`` restricted to ``indices``; others as they are."""
     out = {}
@@ -186,7 +182,7 @@ def cross_val_ranking_report(
     scorer = make_ranking_scorer(names, qid_col=qid_col, **metric_options)
     X, y = indexable(X, y)
     y = np.asarray(y)
-    n_rows = _n_rows(X)
+    n_rows = int(X.shape[0]) if hasattr(X, "shape") else len(X)
     params = {} if params is None else dict(params)
     cv = check_cv(cv, y, classifier=is_classifier(estimator))
     split_params, fit_params, score_params = _route(
