@@ -24,8 +24,7 @@ from ._numbers import correct, run
 
 def segment_labels(by, scores, s: Scores) -> np.ndarray:
     """One segment label per query of ``s`` (in the order of ``s.qids``)."""
-    frames = model_frames(scores)
-    first_raw = next(iter(frames.values()))
+    first_raw = next(iter(model_frames(scores).values()))
     order = sorted_order(first_raw["qid"].to_numpy())
     first = first_raw.iloc[order]
     if callable(by) and not isinstance(by, (Mapping, pd.Series)):
