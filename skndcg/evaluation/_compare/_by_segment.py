@@ -47,16 +47,13 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
 
 def _subset(s: Scores, rows: np.ndarray) -> Scores:
     """The queries ``rows`` (a mask, or positions in increasing order) of ``s``."""
-    clusters = None
-    if s.clusters is not None:
-        clusters = pd.factorize(s.clusters[rows], sort=False)[0]
     return replace(
         s,
         qids=s.qids[rows],
         values=s.values[:, rows],
         keep=s.keep[rows],
         weights=s.weights[rows],
-        clusters=clusters,
+        clusters=None if s.clusters is None else pd.factorize(s.clusters[rows])[0],
     )
 
 
