@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 import numpy as np
 import pandas as pd
 
@@ -16,24 +18,12 @@ def _slice(params, indices, n_rows, safe_indexing):
     for key, value in params.items():
         if value is None:
             continue
+        sized = False
         if hasattr(value, "__len__") and not isinstance(value, (str, dict)):
-            try:
+            with suppress(TypeError):
                 sized = len(value) == n_rows
-            except TypeError:
-                sized = False
-            if sized:
-                out[key] = safe_indexing(value, indices)
-                continue
-        out[key] = value
+        out[key] = safe_indexing(value, indices) if sized else value
     return out
-
-
-def _uses_column(estimator, qid_col) -> bool:
-    try:
-        names = estimator.feature_names_in_
-    except AttributeError:
-        return False
-    return qid_col in list(names)
 
 
 def _route(estimator, cv, scorer, groups, params):
@@ -203,7 +193,7 @@ def cross_val_ranking_report(
                 qid_test,
                 qid_col=qid_col,
                 caller=caller,
-                drop_col=not _uses_column(model, qid_col),
+                drop_col=qid_col not in list(getattr(model, "feature_names_in_", ())),
             )
         except ValueError as exc:
             raise ValueError(
