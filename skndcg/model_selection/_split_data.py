@@ -259,8 +259,7 @@ def rows_out_of_time_order(X):
     Used when no time is given: a datetime column that is not sorted, or a
     pandas index that is neither increasing nor decreasing (shuffled rows).
     """
-    columns = getattr(X, "columns", None)
-    if columns is None:
+    if getattr(X, "columns", None) is None:
         return None
     if _is_polars(X):
         for name, dtype in X.schema.items():

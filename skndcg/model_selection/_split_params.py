@@ -44,10 +44,6 @@ def _is_int(value):
     )
 
 
-def _is_duration_object(value):
-    return isinstance(value, pd.Timedelta | datetime.timedelta | np.timedelta64)
-
-
 def _duration_ns(value):
     """Nanoseconds of a duration object or string, or ``None`` if it is not one."""
     if isinstance(value, str):
@@ -55,7 +51,7 @@ def _duration_ns(value):
             delta = pd.Timedelta(value)
         except (ValueError, TypeError):
             return None
-    elif _is_duration_object(value):
+    elif isinstance(value, pd.Timedelta | datetime.timedelta | np.timedelta64):
         delta = pd.Timedelta(value)
     else:
         return None

@@ -199,11 +199,7 @@ def _train(params, table, cutoff, lo):
     return train, gap_pos, purged
 
 
-def _spanning(n):
-    return "1 group spans" if n == 1 else f"{n} groups span"
-
-
-def _fold_error(params, table, fmt, k, fold):
+def _fold_error(params, fmt, k, fold):
     n_outside = fold.test_lo - fold.train.size - fold.gap.size - fold.purged.size
     extra = f", {n_outside} outside max_train_size" if n_outside else ""
     return ValueError(
@@ -216,11 +212,12 @@ def _fold_error(params, table, fmt, k, fold):
 
 
 def _overlap_error(table, fmt, k, fold):
-    p = fold.purged[0]
+    p, n = fold.purged[0], fold.purged.size
     label = table.labels[p]
     label = label.item() if isinstance(label, np.generic) else label
+    spans = "1 group spans" if n == 1 else f"{n} groups span"
     return ValueError(
-        f"{fmt.note()}{_spanning(fold.purged.size)} the cutoff of fold {k} "
+        f"{fmt.note()}{spans} the cutoff of fold {k} "
         f"({fmt.text(fold.cutoff)}), e.g. group {label!r}: "
         f"{fmt.text(table.start[p])} .. {fmt.text(table.end[p])}"
     )
@@ -256,7 +253,7 @@ def plan_folds(params, table, fmt):
         fold = Fold(cutoffs[k], int(los[k]), int(his[k]), train, gap, purged)
         if n_splits is None and train.size < params.min_train_size:
             if not folds:
-                raise _fold_error(params, table, fmt, 0, fold)
+                raise _fold_error(params, fmt, 0, fold)
             break
         folds.append(fold)
     folds.reverse()
@@ -264,5 +261,5 @@ def plan_folds(params, table, fmt):
         if params.on_overlap == "raise" and fold.purged.size:
             raise _overlap_error(table, fmt, k, fold)
         if fold.train.size < params.min_train_size:
-            raise _fold_error(params, table, fmt, k, fold)
+            raise _fold_error(params, fmt, k, fold)
     return folds

@@ -50,8 +50,7 @@ def metric_frame(values, metrics, named):
                 "values must be one-dimensional (one metric value per row) or a "
                 f"DataFrame of metric columns, got shape {arr.shape}."
             )
-        name = getattr(values, "name", None) or "value"
-        frame = pd.DataFrame({name: arr})
+        frame = pd.DataFrame({getattr(values, "name", None) or "value": arr})
     try:
         out = frame.astype(np.float64)
     except (ValueError, TypeError) as exc:

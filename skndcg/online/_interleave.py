@@ -76,8 +76,7 @@ def rank_candidates(q, it, scores):
             f"{dup.size} (qid, item) pair(s) appear on more than one row; each "
             "candidate of a query must be one row."
         )
-    orders = np.stack([group_order(codes, n_q, -s) for s in scores])
-    return codes, n_q, orders
+    return codes, n_q, np.stack([group_order(codes, n_q, -s) for s in scores])
 
 
 def fill_lists(kernel, codes, n_q, k, *args):

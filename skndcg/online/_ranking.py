@@ -89,8 +89,7 @@ def rank_rows(codes, score):
     idx = np.arange(n, dtype=np.int64)
     start = np.maximum.accumulate(np.where(new_query, idx, 0))
     rank = idx - start + 1
-    tie = np.cumsum(new_tie) - 1
-    return order, rank, tie
+    return order, rank, np.cumsum(new_tie) - 1
 
 
 def rank_weights(codes, score, table):

@@ -93,8 +93,7 @@ class SimulatedClickLog:
             log_miss = np.log1p(-np.minimum(rel[order][top], 1 - 1e-15))
             miss = np.bincount(codes[order][top], weights=log_miss, minlength=n_q)
             return -np.expm1(miss)
-        table = _target_table(target, k, self.examination)
-        w = rank_weights(codes, score, table)
+        w = rank_weights(codes, score, _target_table(target, k, self.examination))
         return np.bincount(codes, weights=w * rel, minlength=n_q)
 
     def true_value(self, new_score, *, k=10, target="clicks"):

@@ -66,17 +66,12 @@ def plot_metric_over_time(result, *, metric=None, ax=None):
         alpha=0.25,
         label="interval",
     )
-    ax.plot(x, rows["value"].to_numpy(dtype=float), "-o", ms=3, label=metric)
+    value = rows["value"].to_numpy(dtype=float)
+    ax.plot(x, value, "-o", ms=3, label=metric)
     ax.plot(x, rows["baseline"].to_numpy(dtype=float), "k--", lw=1, label="baseline")
     flagged = rows["alert"].to_numpy(dtype=bool)
     if flagged.any():
-        ax.plot(
-            x[flagged],
-            rows["value"].to_numpy(dtype=float)[flagged],
-            "rv",
-            ms=9,
-            label="alert",
-        )
+        ax.plot(x[flagged], value[flagged], "rv", ms=9, label="alert")
     ax.set_xlabel("window")
     ax.set_ylabel(metric)
     ax.legend(loc="best")

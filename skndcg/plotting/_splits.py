@@ -108,8 +108,7 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     ax.autoscale(axis="x")
     if fmt.is_datetime:
         ax.xaxis_date()
-    label = "time" if fmt.tz is None else f"time ({fmt.tz})"
-    ax.set_xlabel(label)
+    ax.set_xlabel("time" if fmt.tz is None else f"time ({fmt.tz})")
     handles = [
         mlines.Line2D([], [], color=c, linewidth=3, label=name)
         for name, c in STATUS_COLORS.items()

@@ -97,8 +97,7 @@ def _bad_polars_dtype(dtype) -> bool:
 
 def check_feature_dtypes(estimator, X, roles, *, caller, where="X") -> None:
     """Refuse columns LightGBM or XGBoost cannot take, before their fit."""
-    module = type(estimator).__module__.split(".")[0]
-    library = _STRICT_LIBRARIES.get(module)
+    library = _STRICT_LIBRARIES.get(type(estimator).__module__.split(".")[0])
     if library is None:
         return
     if is_pandas_df(X):

@@ -110,8 +110,7 @@ def _show(value):
 
 def _per_query_weights(weights, codes, sizes, uniques, *, what):
     """One weight per query (XGBRanker), checking they are constant in a query."""
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    per_query = weights[starts]
+    per_query = weights[np.concatenate(([0], np.cumsum(sizes)[:-1]))]
     differs = np.repeat(per_query, sizes) != weights
     if differs.any():
         row = int(np.flatnonzero(differs)[0])

@@ -240,8 +240,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         eval_params = {k: fit_params.pop(k) for k in CONSUMED if k in fit_params}
         routing = routing_enabled()
         if routing:
-            routed = process_routing(self, "fit", **fit_params)
-            extra = dict(routed["estimator"]["fit"])
+            extra = dict(process_routing(self, "fit", **fit_params)["estimator"]["fit"])
         else:
             extra = fit_params
 

@@ -24,8 +24,7 @@ def request_on_clone(estimator, path, keys):
         node = dict(node.steps)[name]
     node.set_fit_request(**dict.fromkeys(keys, True))
     for step in steps:
-        request = get_routing_for_object(step)
-        fit_request = getattr(request, "fit", None)
+        fit_request = getattr(get_routing_for_object(step), "fit", None)
         pending = getattr(fit_request, "requests", {})
         unset = {k: False for k in keys if k in pending and pending[k] is None}
         if unset and hasattr(step, "set_fit_request"):

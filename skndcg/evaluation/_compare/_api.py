@@ -348,10 +348,7 @@ def compare_scores(
         )
         for name, score in y_scores.items()
     }
-    weights = "weight" if sample_weight is not None else None
-    clusters = None
-    if cluster is not None:
-        clusters = _cluster_per_query(cluster, qid)
+    clusters = None if cluster is None else _cluster_per_query(cluster, qid)
     names = metric_names(metrics)
     if by is not None and not callable(by):
         by = _cluster_per_query(by, qid, "by")
@@ -359,7 +356,7 @@ def compare_scores(
         reports,
         baseline=baseline,
         metrics=names,
-        sample_weight=weights,
+        sample_weight=None if sample_weight is None else "weight",
         cluster=clusters,
         by=by,
         **compare_options,

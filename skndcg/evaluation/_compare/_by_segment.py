@@ -24,8 +24,7 @@ from ._numbers import correct, run
 
 def segment_labels(by, scores, s: Scores) -> np.ndarray:
     """One segment label per query of ``s`` (in the order of ``s.qids``)."""
-    frames = model_frames(scores)
-    first_raw = next(iter(frames.values()))
+    first_raw = next(iter(model_frames(scores).values()))
     order = sorted_order(first_raw["qid"].to_numpy())
     first = first_raw.iloc[order]
     if callable(by) and not isinstance(by, (Mapping, pd.Series)):
@@ -48,16 +47,13 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
 
 def _subset(s: Scores, rows: np.ndarray) -> Scores:
     """The queries ``rows`` (a mask, or positions in increasing order) of ``s``."""
-    clusters = None
-    if s.clusters is not None:
-        clusters = pd.factorize(s.clusters[rows], sort=False)[0]
     return replace(
         s,
         qids=s.qids[rows],
         values=s.values[:, rows],
         keep=s.keep[rows],
         weights=s.weights[rows],
-        clusters=clusters,
+        clusters=None if s.clusters is None else pd.factorize(s.clusters[rows])[0],
     )
 
 

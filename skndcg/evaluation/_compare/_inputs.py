@@ -191,8 +191,7 @@ def sorted_order(qids):
 
 def _check_qids(frames):
     models = list(frames)
-    first = frames[models[0]]
-    qids = first["qid"].to_numpy()
+    qids = frames[models[0]]["qid"].to_numpy()
     index = pd.Index(qids)
     for name, frame in frames.items():
         q = pd.Index(frame["qid"].to_numpy())

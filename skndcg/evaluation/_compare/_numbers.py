@@ -115,9 +115,8 @@ def run(
         lift = diff / means[b_idx]
         diff_dist = (dist[:, a_idx] - dist[:, b_idx]).reshape(n_resamples, P * K)
         lift_dist = diff_dist / dist[:, b_idx].reshape(n_resamples, P * K)
-    diff_jack = lift_jack = None
-    if jack is not None:
-        with np.errstate(invalid="ignore", divide="ignore"):
+        diff_jack = lift_jack = None
+        if jack is not None:
             diff_jack = (jack[:, a_idx] - jack[:, b_idx]).reshape(G, P * K)
             lift_jack = diff_jack / jack[:, b_idx].reshape(G, P * K)
     n_units_pk = np.tile(n_units_k, P)

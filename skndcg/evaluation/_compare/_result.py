@@ -14,10 +14,6 @@ from ._inputs import plain_value
 from ._pairs_table import latex_escape
 
 
-def _letters(n):
-    return [chr(ord("a") + i) if i < 26 else f"m{i}" for i in range(n)]
-
-
 class Comparison:
     """Models compared on the same queries: means, differences, tests.
 
@@ -228,7 +224,9 @@ class Comparison:
     def _cells(self, digits, latex=False):
         """Formatted table: one row per model, one column per metric."""
         r = self._r
-        letters = _letters(len(self.models))
+        letters = [
+            chr(ord("a") + i) if i < 26 else f"m{i}" for i in range(len(self.models))
+        ]
         beats = defaultdict(list)  # (model, metric): letters of the models it beats
         sig = {}
         for p, (a, b) in enumerate(r["pairs"]):

@@ -136,8 +136,7 @@ object
         name: ranking_report(y_true, s, q, metrics=names, **options)
         for name, s in scores.items()
     }
-    times = as_times(time, q.shape[0])
-    windows = times.groupby(pd.Series(q)).min().dt.floor(step)
+    windows = as_times(time, q.shape[0]).groupby(pd.Series(q)).min().dt.floor(step)
     # Integer window codes: segment labels compare fast; mapped back below.
     codes, starts = pd.factorize(windows, sort=True)
     windows = pd.Series(codes, index=windows.index)

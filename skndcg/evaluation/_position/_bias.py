@@ -120,9 +120,7 @@ def _check_log(position, click, qid, doc, max_position):
 
 def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
     """Per-query sums of the matched click rates for every pair of positions."""
-    multi = np.bincount(cell_pair)
-    shown_twice = np.flatnonzero(multi >= 2)
-    sel = np.isin(cell_pair, shown_twice)
+    sel = np.isin(cell_pair, np.flatnonzero(np.bincount(cell_pair) >= 2))
     if not sel.any():
         raise ValueError(
             "no (qid, doc) pair of the log was shown at two different positions, "
@@ -191,13 +189,12 @@ def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
             "the other positions, so intervention harvesting cannot place them; "
             "pass a smaller max_position or use method='em'."
         )
-    weight = tot_clicks
-    est = _solve(ii, jj, num.sum(0), den.sum(0), weight, n_pos)
+    est = _solve(ii, jj, num.sum(0), den.sum(0), tot_clicks, n_pos)
     boots = np.empty((n_resamples, n_pos))
     n_q = num.shape[0]
     for b in range(n_resamples):
         counts = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)
-        boots[b] = _solve(ii, jj, counts @ num, counts @ den, weight, n_pos)
+        boots[b] = _solve(ii, jj, counts @ num, counts @ den, tot_clicks, n_pos)
     return est, boots
 
 

@@ -101,8 +101,7 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
             "use interval='percentile' (or test='t' for t intervals)."
         )
     human = gather(scores, metrics, None, None, nan_policy)
-    model = gather(y_model, human.metrics, None, None, "omit")
-    F, H, judged = _align(human, model)
+    F, H, judged = _align(human, gather(y_model, human.metrics, None, None, "omit"))
     M, N, K = F.shape
     n = int(judged.sum())
     pi = np.full(N, n / N)

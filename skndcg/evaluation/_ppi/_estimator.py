@@ -132,7 +132,9 @@ def estimate(
     se, sd_h = _se(theta, lam, judged, pi, a_h, d_h, a_f, d_f)
     _, den = _theta(np.array([lam]), np.ones((1, N)), ht, a_h, d_h, a_f, d_f)
     out = {"estimate": theta, "se": se, "lam": lam, "sd_human": sd_h}
-    out["sd_residual"] = _residual_sd(theta, lam, judged, a_h, d_h, a_f, d_f, den[0])
+    e = (a_h - theta * d_h - lam * (a_f - theta * d_f))[judged]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["sd_residual"] = float(np.std(e, ddof=1) / abs(den[0]))
     if bootstrap is None:
         q = stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
         out["low"], out["high"] = theta - q * se, theta + q * se
@@ -143,12 +145,6 @@ def estimate(
         out["low"], out["high"] = float(low[0]), float(high[0])
         out["dist"] = dist
     return out
-
-
-def _residual_sd(theta, lam, judged, a_h, d_h, a_f, d_f, den):
-    e = (a_h - theta * d_h - lam * (a_f - theta * d_f))[judged]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return float(np.std(e, ddof=1) / abs(den))
 
 
 def model_only(a_f, d_f, *, confidence, bootstrap, rng=None):

@@ -128,8 +128,7 @@ def inclusion_per_query(inclusion_probability, qids, judged_q, qid_rows):
         return np.full(N, n / N)
     spec = inclusion_probability
     if isinstance(spec, (Mapping, pd.Series)):
-        series = pd.Series(spec) if isinstance(spec, Mapping) else spec
-        pi = series.reindex(qids).to_numpy(dtype=float)
+        pi = pd.Series(spec).reindex(qids).to_numpy(dtype=float)
     else:
         rows = _float("inclusion_probability", spec)
         if rows.shape != qid_rows.shape:

@@ -276,8 +276,7 @@ def choose_queries_to_judge(qids, n, *, strata=None, priority=None, random_state
         alloc = np.minimum(alloc, sizes)
         pi = (alloc / sizes)[codes]
         for h, take in enumerate(alloc):
-            members = np.flatnonzero(codes == h)
-            selected[rng.choice(members, take, replace=False)] = True
+            selected[rng.choice(np.flatnonzero(codes == h), take, replace=False)] = True
     else:
         pi = np.full(N, n / N)
         selected[rng.choice(N, n, replace=False)] = True

@@ -212,11 +212,8 @@ default=None
     rng = as_generator(random_state)
     rows = []
     for k, name in enumerate(names):
-        row = {"metric": name, "method": method}
-        row.update(
-            one_estimate(H[:, k], F[:, k], judged, pi, method, confidence, boot, rng)
-        )
-        rows.append(row)
+        est = one_estimate(H[:, k], F[:, k], judged, pi, method, confidence, boot, rng)
+        rows.append({"metric": name, "method": method, **est})
     return pd.DataFrame(rows)
 
 

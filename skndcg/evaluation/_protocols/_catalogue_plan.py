@@ -66,8 +66,7 @@ def _codes(values, uniques):
         at = values.astype(np.int64) - base
         inside = (at >= 0) & (at < table.size)
         pos = np.where(inside, table[np.where(inside, at, 0)], -1)
-        known = pos >= 0
-        return np.maximum(pos, 0), known
+        return np.maximum(pos, 0), pos >= 0
     pos = np.searchsorted(uniques, values)
     pos = np.minimum(pos, uniques.size - 1)
     return pos, uniques[pos] == values

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 import numpy as np
 import pandas as pd
 
@@ -10,34 +12,18 @@ from ...utils._query_ids import resolve_qid
 from .._compare._inputs import metric_names
 
 
-def _n_rows(X):
-    return int(X.shape[0]) if hasattr(X, "shape") else len(X)
-
-
 def _slice(params, indices, n_rows, safe_indexing):
     """Per-row entries of ``params`` restricted to ``indices``; others as they are."""
     out = {}
     for key, value in params.items():
         if value is None:
             continue
+        sized = False
         if hasattr(value, "__len__") and not isinstance(value, (str, dict)):
-            try:
+            with suppress(TypeError):
                 sized = len(value) == n_rows
-            except TypeError:
-                sized = False
-            if sized:
-                out[key] = safe_indexing(value, indices)
-                continue
-        out[key] = value
+        out[key] = safe_indexing(value, indices) if sized else value
     return out
-
-
-def _uses_column(estimator, qid_col) -> bool:
-    try:
-        names = estimator.feature_names_in_
-    except AttributeError:
-        return False
-    return qid_col in list(names)
 
 
 def _route(estimator, cv, scorer, groups, params):
@@ -186,7 +172,7 @@ def cross_val_ranking_report(
     scorer = make_ranking_scorer(names, qid_col=qid_col, **metric_options)
     X, y = indexable(X, y)
     y = np.asarray(y)
-    n_rows = _n_rows(X)
+    n_rows = int(X.shape[0]) if hasattr(X, "shape") else len(X)
     params = {} if params is None else dict(params)
     cv = check_cv(cv, y, classifier=is_classifier(estimator))
     split_params, fit_params, score_params = _route(
@@ -207,7 +193,7 @@ def cross_val_ranking_report(
                 qid_test,
                 qid_col=qid_col,
                 caller=caller,
-                drop_col=not _uses_column(model, qid_col),
+                drop_col=qid_col not in list(getattr(model, "feature_names_in_", ())),
             )
         except ValueError as exc:
             raise ValueError(

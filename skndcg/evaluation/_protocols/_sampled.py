@@ -109,12 +109,11 @@ def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
 def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
     """Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``."""
     frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
-    rel = (
+    frame["rel"] = (
         frame["y"].to_numpy() >= rel_threshold
         if rel_threshold is not None
         else (frame["y"].to_numpy() > 0)
     )
-    frame["rel"] = rel
     frame["w"] = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
     out = []
     for q, g in frame.groupby("q", sort=True):
@@ -276,8 +275,7 @@ def sampled_metric_estimates(
         idx = np.flatnonzero(where.ravel() == p)
         for name, kind, k in specs:
             for e in estimates:
-                raw = e == "raw"
-                jj, tt = (j, ties) if raw else (j_est, ties_est)
+                jj, tt = (j, ties) if e == "raw" else (j_est, ties_est)
                 jj, tt = jj[idx], tt[idx]
                 table = correction_table(kind, k, n_p, m_p, e, float(bv_lambda))
                 # Tied negatives: the mean over the positions a random order

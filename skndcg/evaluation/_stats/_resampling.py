@@ -80,12 +80,6 @@ def _count_rows(t, n_chunks, seeds, n_units, out):  # pragma: no cover - compile
 _PARALLEL_FROM = 1_000_000  # cells from which a block is filled by all threads
 
 
-def _seeds(rng, n_rows):
-    return rng.integers(
-        0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
-    )
-
-
 def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     """Bootstrap counts: ``n_rows`` resamples of ``n_units`` units, with replacement.
 
@@ -93,7 +87,9 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     ``n_units``.
     """
     out = np.empty((n_rows, n_units), dtype=dtype)
-    seeds = _seeds(rng, n_rows)
+    seeds = rng.integers(
+        0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
+    )
     # Each row depends on its seed alone: blocks of rows fill on the engine's
     # thread pool, with the same result for any number of threads.
     n_chunks = num_threads() if out.size >= _PARALLEL_FROM else 1

@@ -119,9 +119,7 @@ def adjust_p_values(p, method):
     else:  # fdr_bh
         scaled = ranked * m / np.arange(1, m + 1)
         adj = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    back = np.empty(m)
-    back[order] = adj
-    out[ok] = back
+    out[np.flatnonzero(ok)[order]] = adj
     return out
 
 
