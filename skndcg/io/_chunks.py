@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _text
-from ._columns import check_flat, checked_rows
+from ._columns import check_flat, check_present, checked_rows
 from ._pandas import pd
 from ._parquet import ParquetColumns
 
@@ -80,13 +80,7 @@ def read_predictions_chunks(
             raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
     check_rows(chunk_rows, "chunk_rows")
     file = file or ParquetColumns(name)
-    columns = file.names
-    for arg, col in wanted.items():
-        if col not in columns:
-            raise ValueError(
-                f"{name} has no column {col!r} (passed as {arg}=); its columns "
-                f"are {columns}."
-            )
+    check_present(name, wanted, file.names)
     check_flat(name, wanted)
     return _parquet_chunks(file, wanted, int(chunk_rows))
 

@@ -170,6 +170,16 @@ def _check_fields(name, sep, n_columns):
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
 
 
+def check_present(name, wanted, columns):
+    """Refuse a ``wanted`` column (argument name to column) the file lacks."""
+    for arg, col in wanted.items():
+        if col not in columns:
+            raise ValueError(
+                f"{name} has no column {col!r} (passed as {arg}=); its columns "
+                f"are {columns}."
+            )
+
+
 def check_flat(name, wanted):
     """Refuse a Parquet column holding lists or structs: one value per row."""
     import pyarrow as pa
@@ -309,12 +319,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     if not parquet and sep is None:
         sep = _sniff(name)
     columns = _read_header(name, parquet, sep)
-    for arg, col in wanted.items():
-        if col not in columns:
-            raise ValueError(
-                f"{name} has no column {col!r} (passed as {arg}=); its columns "
-                f"are {columns}."
-            )
+    check_present(name, wanted, columns)
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
         check_flat(name, wanted)
