@@ -116,8 +116,7 @@ def _label(mode, n_neg):
 def _tune(X_dev, y_dev, mode, args, say):
     n_neg, seed = args["n_negatives"], args["random_state"]
     codes_dev, label_gain = rating_codes(y_dev)
-    n_splits = 2 if args["quick"] else 3
-    cv = _protocols.cv_splitter(args["protocol"], X_dev, n_splits)
+    cv = _protocols.cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
     search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
     search.scoring = ProgressScorer(
         search.scoring, say, f"[{_label(mode, n_neg)}]", search.param_grid,
@@ -166,10 +165,9 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
-    n_hold = len(reports[RANKER])
     n_users = X_hold.loc[X_hold["qid"].isin(reports[RANKER]["qid"]), "user_id"]
     title = (
-        f"{_title(mode, n_neg)}: hold-out of {n_hold:,} queries "
+        f"{_title(mode, n_neg)}: hold-out of {len(reports[RANKER]):,} queries "
         f"({n_users.nunique():,} users), --protocol {args['protocol']}"
     )
     per_item = _estimates.estimates(
