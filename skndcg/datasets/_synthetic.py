@@ -52,12 +52,6 @@ def as_text(values, index=None):
     return pd.Series(np.asarray(values, dtype=object), index=index, dtype=_STR_DTYPE)
 
 
-def _seeded_generator(random_state):
-    """A numpy Generator fully determined by an sklearn-style random_state."""
-    seed = check_random_state(random_state).randint(0, 2**31 - 1)
-    return np.random.default_rng(seed)
-
-
 def _make_items(rng, n_items, t0, span):
     """Latent factors, genres, release times and base popularity of items."""
     q = rng.standard_normal((n_items, _N_FACTORS))
@@ -260,7 +254,7 @@ def make_movielens_like(
         raise ValueError(
             f"start={start!r} is not a date; expected a string such as '2010-01-01'."
         ) from exc
-    rng = _seeded_generator(random_state)
+    rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
     span = n_years * _YEAR
     t_end = t0 + span
 
