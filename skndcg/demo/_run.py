@@ -41,16 +41,14 @@ MODES = ("full", *SAMPLED)
 _MIN_QUERIES = 40
 
 
-class _Progress:
-    """Print one timestamped line per step."""
+def _progress(stream):
+    """A function printing one timestamped line per step."""
+    t0 = time.perf_counter()
 
-    def __init__(self, stream):
-        self.stream = stream
-        self.t0 = time.perf_counter()
+    def say(message):
+        print(f"[{time.perf_counter() - t0:6.1f}s] {message}", file=stream, flush=True)
 
-    def __call__(self, message):
-        elapsed = time.perf_counter() - self.t0
-        print(f"[{elapsed:6.1f}s] {message}", file=self.stream, flush=True)
+    return say
 
 
 def _check_options(out, negatives, n_negatives, min_history, protocol):
@@ -252,7 +250,7 @@ def run_demo(
     errors.
     """
     stream = sys.stdout if stream is None else stream
-    say = _Progress(stream)
+    say = _progress(stream)
     out, modes = _check_options(out, negatives, n_negatives, min_history, protocol)
     planned = ["results.csv", "results.md", "cv_folds.png"]
     for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:
