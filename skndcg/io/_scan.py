@@ -286,8 +286,7 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
         return None
-    n_pieces = num_threads() if data.size > _PARALLEL_BYTES else 1
-    pieces = _pieces(data, n_pieces)
+    pieces = _pieces(data, num_threads() if data.size > _PARALLEL_BYTES else 1)
     # Rows each piece may write: its line ends, plus an unterminated last line.
     caps = [
         _count_lines(data[lo:hi]) - (data[hi - 1] in (10, 13)) for lo, hi, _ in pieces
