@@ -198,8 +198,7 @@ def grouped_ranking_scores(
             f"the frame out by query first (e.g. ddf.set_index({qid_col!r}))."
         )
     message = "ddf has no rows; at least one row is required."
-    spec = kwargs["spec"]
-    return finish(parts, spec, message)[0]
+    return finish(parts, kwargs["spec"], message)[0]
 
 
 def ranking_report(

@@ -52,8 +52,7 @@ def lay_out(ddf, cols, flag):
         )
     qid_col = cols["qid_col"]
     in_index = qid_col not in ddf.columns and ddf.index.name == qid_col
-    columns = list(ddf.columns) + ([qid_col] if in_index else [])
-    check_columns(columns, cols, "ddf")
+    check_columns(list(ddf.columns) + ([qid_col] if in_index else []), cols, "ddf")
     expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
     known = in_index and ddf.known_divisions
     if flag is True or (flag is None and known):

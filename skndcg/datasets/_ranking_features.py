@@ -29,13 +29,11 @@ def _item_genres(log):
         return cached
     first = np.full(log.n_items, np.nan, dtype=object)
     # The first non-missing genre string of each item.
-    present = pd.notna(log.genres)
-    idx = np.flatnonzero(present)
+    idx = np.flatnonzero(pd.notna(log.genres))
     if idx.size:
         items, where = np.unique(log.item[idx], return_index=True)
         first[items] = log.genres[idx[where]]
-    strings = pd.Series(first, dtype=object).fillna("")
-    dummies = strings.str.get_dummies(sep="|")
+    dummies = pd.Series(first, dtype=object).fillna("").str.get_dummies(sep="|")
     dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
     log.item_genre_matrix = dummies.to_numpy(dtype=bool)
     return log.item_genre_matrix
@@ -64,8 +62,7 @@ def _user_genre_sums(log, uw_inverse, n_uw, genre):
 
 def _before_within(values, first_row_of_key):
     """Cumulative sums of earlier rows of the same key (rows sorted by key)."""
-    csum = np.cumsum(values, axis=0)
-    before = csum - values
+    before = np.cumsum(values, axis=0) - values
     return before - before[first_row_of_key]
 
 
@@ -124,8 +121,7 @@ def build_features(log, user, item, win):
 
     # Item history.
     i_n, i_s, i_recent, i_first = _item_to_date(log, ordinal, item, win_ord)
-    prior = glob_mean[win]
-    item_mean = (i_s + _SHRINK * prior) / (i_n + _SHRINK)
+    item_mean = (i_s + _SHRINK * glob_mean[win]) / (i_n + _SHRINK)
     item_age = np.where(i_first >= 0, win_ord - i_first, 0)
 
     # User history per (user, window), accumulated over earlier windows.

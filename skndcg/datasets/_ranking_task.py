@@ -92,8 +92,7 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
         weight = counts[pool] if negatives == "popularity" else np.ones(pool.size)
         for q in np.flatnonzero(q_win == w):
             u = q_user[q]
-            rated = user_items.rated_by(u, w)
-            allowed = ~np.isin(pool, rated, assume_unique=True)
+            allowed = ~np.isin(pool, user_items.rated_by(u, w), assume_unique=True)
             if allowed.sum() < n_negatives:
                 short[q] = True
                 continue
@@ -303,8 +302,7 @@ def make_ranking_task(
     q_user, q_win = q_key // log.windows.size, q_key % log.windows.size
     first_of_user = np.r_[True, q_user[1:] != q_user[:-1]]
     before = np.cumsum(q_size) - q_size
-    user_start = np.maximum.accumulate(np.where(first_of_user, before, 0))
-    history = before - user_start
+    history = before - np.maximum.accumulate(np.where(first_of_user, before, 0))
     # Eligible positives: ratings of items rated by anyone in an earlier window.
     item_first = np.full(log.n_items, np.iinfo(np.int64).max)
     np.minimum.at(item_first, log.item, log.win)

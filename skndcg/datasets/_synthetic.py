@@ -52,12 +52,6 @@ def as_text(values, index=None):
     return pd.Series(np.asarray(values, dtype=object), index=index, dtype=_STR_DTYPE)
 
 
-def _seeded_generator(random_state):
-    """A numpy Generator fully determined by an sklearn-style random_state."""
-    seed = check_random_state(random_state).randint(0, 2**31 - 1)
-    return np.random.default_rng(seed)
-
-
 def _make_items(rng, n_items, t0, span):
     """Latent factors, genres, release times and base popularity of items."""
     q = rng.standard_normal((n_items, _N_FACTORS))
@@ -72,8 +66,7 @@ def _make_items(rng, n_items, t0, span):
     chosen = np.zeros((n_items, len(GENRES)), dtype=bool)
     rows = np.repeat(np.arange(n_items), n_genres)
     chosen[rows, best[np.arange(5) < n_genres[:, None]]] = True
-    no_genre = rng.random(n_items) < 0.004
-    chosen[no_genre] = False
+    chosen[rng.random(n_items) < 0.004] = False  # a few items without a genre
 
     # About half of the catalogue exists before the window opens; the rest is
     # released during it, so new items keep appearing.
@@ -104,8 +97,7 @@ def _allocate(rng, n_ratings, weights, capacity, minimum):
     while rest > 0:
         room = capacity - counts
         w = np.where(room > 0, weights, 0.0)
-        extra = np.minimum(rng.multinomial(rest, w / w.sum()), room)
-        counts += extra
+        counts += np.minimum(rng.multinomial(rest, w / w.sum()), room)
         rest = n_ratings - counts.sum()
     return counts
 
@@ -130,8 +122,7 @@ def _sessions(rng, n_per_user, arrival, span_end):
     first = np.r_[0, np.cumsum(n_sessions)[:-1]]
     start = arrival[owner] + rng.random(owner.size) * duration[owner]
     start[first] = arrival
-    order = np.lexsort((start, owner))
-    return n_sessions, np.floor(start[order])
+    return n_sessions, np.floor(start[np.lexsort((start, owner))])
 
 
 @validate_params(
@@ -260,7 +251,7 @@ def make_movielens_like(
         raise ValueError(
             f"start={start!r} is not a date; expected a string such as '2010-01-01'."
         ) from exc
-    rng = _seeded_generator(random_state)
+    rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
     span = n_years * _YEAR
     t_end = t0 + span
 
@@ -281,8 +272,7 @@ def make_movielens_like(
     minimum = min(20, n_ratings // n_users)
     counts = _allocate(rng, n_ratings, activity, capacity, minimum)
     n_sessions, session_start = _sessions(rng, counts, arrival, t_end)
-    session_offset = np.r_[0, np.cumsum(n_sessions)]
-    last_session = session_start[session_offset[1:] - 1]
+    last_session = session_start[np.cumsum(n_sessions) - 1]
     mid_time = 0.5 * (arrival + last_session)
 
     # Users only rate items released before their last visit; if that leaves
@@ -386,8 +376,7 @@ def _timestamps(rng, u, item_release, n_sessions, session_start):
     new_session = np.r_[True, sess_sorted[1:] != sess_sorted[:-1]]
     gaps[new_session] = 0.0
     csum = np.cumsum(gaps)
-    base = np.maximum.accumulate(np.where(new_session, csum, 0.0))
-    within = csum - base
+    within = csum - np.maximum.accumulate(np.where(new_session, csum, 0.0))
     out = np.empty(n, dtype=np.float64)
     out[order] = np.floor(session_start[sess_sorted]) + within
     return out

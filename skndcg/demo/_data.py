@@ -79,5 +79,4 @@ def cold_ratings(ratings):
     dropped as positives.
     """
     month = pd.to_datetime(ratings["timestamp"], unit="s").dt.to_period("M")
-    first = month.groupby(ratings["item_id"]).transform("min")
-    return (month == first).to_numpy()
+    return (month == month.groupby(ratings["item_id"]).transform("min")).to_numpy()

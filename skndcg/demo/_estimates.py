@@ -62,8 +62,7 @@ def estimates(scores, X, y, pool, mode):
     if mode == "popularity":
         m = X.assign(neg=y == 0).groupby("qid")["neg"].sum()
         w = np.expm1(X["item_log_ratings"].to_numpy())
-        per_row = (m / pool["weight"]).reindex(qid).to_numpy()
-        prob = np.minimum(w * per_row, 1.0)
+        prob = np.minimum(w * (m / pool["weight"]).reindex(qid).to_numpy(), 1.0)
         prob[y > 0] = 1.0
     rows = []
     for name, s in scores.items():

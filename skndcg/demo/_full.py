@@ -141,8 +141,7 @@ def _item_ranks(c):
                       for a, b, v in zip(lo_q, hi_q, key_s, strict=True)])  # fmt: skip
     upto = np.array([np.searchsorted(ns[a:b], v, side="right")
                      for a, b, v in zip(lo_q, hi_q, key_s, strict=True)])  # fmt: skip
-    above = (hi_q - lo_q) - upto
-    return c["qid"].to_numpy()[pos], above, upto - below
+    return c["qid"].to_numpy()[pos], (hi_q - lo_q) - upto, upto - below
 
 
 def per_item_full(cands):

@@ -42,8 +42,7 @@ def holdout_intervals(
     }
     by_query = compare(reports, **common).to_frame()
     by_user = compare(reports, cluster=users, **common).to_frame()
-    key = ["model", "metric"]
-    merged = by_query.merge(by_user, on=key, suffixes=("", "_user"))
+    merged = by_query.merge(by_user, on=["model", "metric"], suffixes=("", "_user"))
     names = {"mean": "value", "low_user": "user_low", "high_user": "user_high"}
     values = merged.rename(columns=names)[
         ["model", "metric", "value", "low", "high", "user_low", "user_high"]

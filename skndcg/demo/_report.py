@@ -128,8 +128,7 @@ def long_results(folds, holdout, *, negatives, n_negatives):
     cv = folds.assign(split=[f"fold {f}" for f in folds["fold"]])
     means = folds.groupby(["model", "metric"], sort=False)["value"].mean()
     means = means.reset_index().assign(split="CV mean")
-    hold = holdout.assign(split="hold-out")
-    out = pd.concat([cv, means, hold], ignore_index=True)
+    out = pd.concat([cv, means, holdout.assign(split="hold-out")], ignore_index=True)
     for col in COLUMNS:
         if col not in out.columns:
             out[col] = np.nan

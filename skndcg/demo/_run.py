@@ -41,16 +41,14 @@ MODES = ("full", *SAMPLED)
 _MIN_QUERIES = 40
 
 
-class _Progress:
-    """Print one timestamped line per step."""
+def _progress(stream):
+    """A function printing one timestamped line per step."""
+    t0 = time.perf_counter()
 
-    def __init__(self, stream):
-        self.stream = stream
-        self.t0 = time.perf_counter()
+    def say(message):
+        print(f"[{time.perf_counter() - t0:6.1f}s] {message}", file=stream, flush=True)
 
-    def __call__(self, message):
-        elapsed = time.perf_counter() - self.t0
-        print(f"[{elapsed:6.1f}s] {message}", file=self.stream, flush=True)
+    return say
 
 
 def _check_options(out, negatives, n_negatives, min_history, protocol):
@@ -116,8 +114,7 @@ def _label(mode, n_neg):
 def _tune(X_dev, y_dev, mode, args, say):
     n_neg, seed = args["n_negatives"], args["random_state"]
     codes_dev, label_gain = rating_codes(y_dev)
-    n_splits = 2 if args["quick"] else 3
-    cv = _protocols.cv_splitter(args["protocol"], X_dev, n_splits)
+    cv = _protocols.cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
     search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
     search.scoring = ProgressScorer(
         search.scoring, say, f"[{_label(mode, n_neg)}]", search.param_grid,
@@ -166,10 +163,9 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
-    n_hold = len(reports[RANKER])
     n_users = X_hold.loc[X_hold["qid"].isin(reports[RANKER]["qid"]), "user_id"]
     title = (
-        f"{_title(mode, n_neg)}: hold-out of {n_hold:,} queries "
+        f"{_title(mode, n_neg)}: hold-out of {len(reports[RANKER]):,} queries "
         f"({n_users.nunique():,} users), --protocol {args['protocol']}"
     )
     per_item = _estimates.estimates(
@@ -254,7 +250,7 @@ def run_demo(
     errors.
     """
     stream = sys.stdout if stream is None else stream
-    say = _Progress(stream)
+    say = _progress(stream)
     out, modes = _check_options(out, negatives, n_negatives, min_history, protocol)
     planned = ["results.csv", "results.md", "cv_folds.png"]
     for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:

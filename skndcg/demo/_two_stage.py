@@ -92,8 +92,7 @@ def _baseline(name):
 def tune(build, X_dev, y_dev, args, say):
     """GridSearchCV of the reranker, scored on the catalogue per fold."""
     codes, label_gain = rating_codes(y_dev)
-    n_splits = 2 if args["quick"] else 3
-    cv = _protocols.cv_splitter(args["protocol"], X_dev, n_splits)
+    cv = _protocols.cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
     search = build_search(
         cv, label_gain, quick=args["quick"], random_state=args["random_state"]
     )
@@ -199,11 +198,9 @@ def full_mode(ratings, args, cut, say, stream):
         random_state=args["random_state"],
     )
     models = [*BASELINES, RANKER]
-    n_hold = len(qids)
-    n_users = len({users[q] for q in qids})
     title = (
-        f"full catalogue: hold-out of {n_hold:,} queries ({n_users:,} users), "
-        f"--protocol {args['protocol']}"
+        f"full catalogue: hold-out of {len(qids):,} queries "
+        f"({len({users[q] for q in qids}):,} users), --protocol {args['protocol']}"
     )
     explain = (
         f"(every eligible item ranked for every query; the ranker reranks the "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _text
-from ._columns import check_flat, checked_rows
+from ._columns import check_flat, check_present, checked_rows
 from ._pandas import pd
 from ._parquet import ParquetColumns
 
@@ -78,20 +78,19 @@ def read_predictions_chunks(
     for arg, col in wanted.items():
         if not isinstance(col, str):
             raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer):
-        raise TypeError(f"chunk_rows must be an int >= 1, got {chunk_rows!r}.")
-    if chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be >= 1, got {chunk_rows!r}.")
+    check_rows(chunk_rows, "chunk_rows")
     file = file or ParquetColumns(name)
-    columns = file.names
-    for arg, col in wanted.items():
-        if col not in columns:
-            raise ValueError(
-                f"{name} has no column {col!r} (passed as {arg}=); its columns "
-                f"are {columns}."
-            )
+    check_present(name, wanted, file.names)
     check_flat(name, wanted)
     return _parquet_chunks(file, wanted, int(chunk_rows))
+
+
+def check_rows(value, name):
+    """Refuse a number of rows (or lines) read at a time other than an int >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int >= 1, got {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value!r}.")
 
 
 def _parquet_chunks(file, wanted, chunk_rows):

@@ -170,6 +170,16 @@ def _check_fields(name, sep, n_columns):
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
 
 
+def check_present(name, wanted, columns):
+    """Refuse a ``wanted`` column (argument name to column) the file lacks."""
+    for arg, col in wanted.items():
+        if col not in columns:
+            raise ValueError(
+                f"{name} has no column {col!r} (passed as {arg}=); its columns "
+                f"are {columns}."
+            )
+
+
 def check_flat(name, wanted):
     """Refuse a Parquet column holding lists or structs: one value per row."""
     import pyarrow as pa
@@ -213,31 +223,25 @@ def _numbers(frame, col, name, parquet, what, allow_nan):
     rows = frame.index.to_numpy()
     values = frame[col].reset_index(drop=True)
     kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else ""
-    if kind and kind in "iuf":  # numbers already: nothing to convert
-        numeric = values
-        bad = np.zeros(1, dtype=bool)
-    else:
+
+    def first(bad):
+        """The first flagged row, and the start of its message."""
+        row = int(np.flatnonzero(bad)[0])
+        return row, f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r}"
+
+    numeric = values
+    if not (kind and kind in "iuf"):  # numbers already: nothing to convert
         numeric = pd.to_numeric(values, errors="coerce")
         bad = (numeric.isna() & values.notna()).to_numpy()
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
-            f"{values.iloc[row]!r}, which is not a number."
-        )
+        if bad.any():
+            row, at = first(bad)
+            raise ValueError(f"{at} holds {values.iloc[row]!r}, which is not a number.")
     out = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
     if not allow_nan and np.isnan(out).any():
-        row = int(np.flatnonzero(np.isnan(out))[0])
-        raise ValueError(
-            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} "
-            "is empty; every row needs one."
-        )
+        raise ValueError(f"{first(np.isnan(out))[1]} is empty; every row needs one.")
     if np.isinf(out).any():
-        row = int(np.flatnonzero(np.isinf(out))[0])
-        raise ValueError(
-            f"{_where(name, parquet, int(rows[row]))}: {what} column {col!r} holds "
-            f"{float(out[row])!r}; expected a finite number."
-        )
+        row, at = first(np.isinf(out))
+        raise ValueError(f"{at} holds {float(out[row])!r}; expected a finite number.")
     return out
 
 
@@ -315,12 +319,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     if not parquet and sep is None:
         sep = _sniff(name)
     columns = _read_header(name, parquet, sep)
-    for arg, col in wanted.items():
-        if col not in columns:
-            raise ValueError(
-                f"{name} has no column {col!r} (passed as {arg}=); its columns "
-                f"are {columns}."
-            )
+    check_present(name, wanted, columns)
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
         check_flat(name, wanted)

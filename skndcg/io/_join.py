@@ -245,8 +245,7 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
         return data
     # A row is judged when its (query, document) pair has a non-negative
     # judgment in the qrels; with "pool", a negative judgment is kept.
-    relevance = qrels["relevance"].to_numpy()
-    judged = qrels if unjudged == "pool" else qrels[relevance >= 0]
+    judged = qrels if unjudged == "pool" else qrels[qrels["relevance"].to_numpy() >= 0]
     pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
     at = pairs.get_indexer(pd.MultiIndex.from_arrays([data.qid, data.doc_id]))
     y = np.where(at >= 0, data.y_true, np.nan)

@@ -17,15 +17,11 @@ from ._pandas import pd
 _VALUE = {"run": "score", "qrels": "relevance"}
 
 
-def _is_ranx(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "ranx" and hasattr(obj, "to_dict")
-
-
 def as_frame(obj, kind: str):
     """``obj`` as a run or qrels DataFrame (a DataFrame is returned as is)."""
     if isinstance(obj, pd.DataFrame):
         return obj
-    if _is_ranx(obj):
+    if type(obj).__module__.split(".")[0] == "ranx" and hasattr(obj, "to_dict"):
         obj = obj.to_dict()
     if not isinstance(obj, Mapping):
         raise TypeError(

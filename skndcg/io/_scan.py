@@ -242,7 +242,6 @@ def _recode(qcode, mapping):  # pragma: no cover - compiled
 class Scanned:
     """A TREC file located field by field; strings stay in ``data``."""
 
-    path: str
     data: np.ndarray  # the file's bytes (uint8), past a leading BOM
     qcode: np.ndarray  # int32 code of each row's query id, by first appearance
     names: np.ndarray  # str query id of each code
@@ -252,11 +251,6 @@ class Scanned:
     tag: str | None  # the last line's run tag (runs only)
     tag_start: np.ndarray | None = None  # each row's tag, when asked for
     tag_len: np.ndarray | None = None
-
-    def doc(self, row):
-        """The document id of ``row`` as text."""
-        start = self.doc_start[row]
-        return bytes(self.data[start : start + self.doc_len[row]]).decode("ascii")
 
 
 def _pieces(data, n_pieces):
@@ -292,8 +286,7 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
         return None
-    n_pieces = num_threads() if data.size > _PARALLEL_BYTES else 1
-    pieces = _pieces(data, n_pieces)
+    pieces = _pieces(data, num_threads() if data.size > _PARALLEL_BYTES else 1)
     # Rows each piece may write: its line ends, plus an unterminated last line.
     caps = [
         _count_lines(data[lo:hi]) - (data[hi - 1] in (10, 13)) for lo, hi, _ in pieces
@@ -322,8 +315,7 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     if any(r[0] == GAVE_UP for r in results):
         return None
     # Pieces wrote from their own offsets: close the gaps, one code per query id.
-    names, code_of, row = [], {}, 0
-    tag = None
+    code_of, row, tag = {}, 0, None
     arrays = [qcode, doc_start, doc_len, value] + ([tag_start, tag_len] if tags else [])
     for t, (_, n_rows, q_start, q_len, t0, t1) in enumerate(results):
         text = [
@@ -356,9 +348,8 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
         return None
     names = np.array(list(code_of), dtype=object)
     return Scanned(
-        path, data, qcode[:row], names, doc_start[:row], doc_len[:row],
-        value[:row], tag, tag_start[:row] if tags else None,
-        tag_len[:row] if tags else None,
+        data, qcode[:row], names, doc_start[:row], doc_len[:row], value[:row],
+        tag, tag_start[:row] if tags else None, tag_len[:row] if tags else None,
     )  # fmt: skip
 
 

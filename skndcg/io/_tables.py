@@ -64,8 +64,7 @@ def parse_block(path, layout, data, first_line=0, whole=True):
 
 def read_table(path, layout):
     """Read a TREC run or qrels file into a DataFrame."""
-    frame = parse_block(path, layout, _text.map_bytes(path))
-    return frame.reset_index(drop=True)
+    return parse_block(path, layout, _text.map_bytes(path)).reset_index(drop=True)
 
 
 def iter_blocks(path, layout, block_bytes=16 << 20):

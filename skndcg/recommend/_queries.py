@@ -46,8 +46,7 @@ class Queries:
         self.n_history = n_history[keep]
         self.qid = np.arange(self.start.size, dtype=np.int64)
         # Positives: the best label of each (query, item).
-        q_of = pd.MultiIndex.from_arrays([self.start, self.user])
-        pos_q = q_of.get_indexer(keys)
+        pos_q = pd.MultiIndex.from_arrays([self.start, self.user]).get_indexer(keys)
         found = pos_q >= 0
         p_q, p_item = pos_q[found], log.item[positive][found]
         p_label = log.label[positive][found]

@@ -26,22 +26,8 @@ class CatalogueFallbackWarning(UserWarning):
     """
 
 
-def _check_metrics(metrics, top_n, protocol):
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric, got none.")
-    for name in names:
-        match = _CUTOFF.search(str(name))
-        if match is None or int(match.group(1)) > top_n:
-            raise ValueError(
-                f"metric {name!r} needs a cut-off of at most top_n={top_n} under "
-                f"candidates={protocol!r}: only the top {top_n} items per query "
-                "are kept, e.g. 'ndcg@10'."
-            )
-    return names
-
-
-def _settings(builder, candidates, top_n):
+def _settings(builder, candidates, top_n, metrics):
+    """The checked ``top_n`` (an int) and metric names."""
     if candidates not in PROTOCOLS:
         raise ValueError(
             f"candidates must be one of {list(PROTOCOLS)}, got {candidates!r}."
@@ -50,7 +36,19 @@ def _settings(builder, candidates, top_n):
         top_n = builder.n_candidates if candidates == "stage" else 100
     if isinstance(top_n, bool) or not isinstance(top_n, Integral) or top_n < 1:
         raise ValueError(f"top_n must be an integer >= 1 or None, got {top_n!r}.")
-    return int(top_n)
+    top_n = int(top_n)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics must name at least one metric, got none.")
+    for name in names:
+        match = _CUTOFF.search(str(name))
+        if match is None or int(match.group(1)) > top_n:
+            raise ValueError(
+                f"metric {name!r} needs a cut-off of at most top_n={top_n} under "
+                f"candidates={candidates!r}: only the top {top_n} items per query "
+                "are kept, e.g. 'ndcg@10'."
+            )
+    return top_n, names
 
 
 def _top(qid, score, top_n):
@@ -130,8 +128,7 @@ def catalogue_report(
     30
     """
     builder._check_fitted("catalogue_report")
-    top_n = _settings(builder, candidates, top_n)
-    names = _check_metrics(metrics, top_n, candidates)
+    top_n, names = _settings(builder, candidates, top_n, metrics)
     q, log = builder._q, builder._log
     parts = []
     for members, frame in builder._rows(qids, candidates):
@@ -186,8 +183,7 @@ class _CatalogueScorer:
 
     def __init__(self, builder, metrics, candidates, top_n, options, single):
         self.builder, self.metrics, self.candidates = builder, metrics, candidates
-        self.single = single
-        self.top_n, self.options = top_n, options
+        self.top_n, self.options, self.single = top_n, options, single
 
     def __repr__(self):
         return (
@@ -318,6 +314,5 @@ def make_catalogue_scorer(
             f"{type(builder).__name__}."
         )
     single = isinstance(metrics, str)
-    top_n_checked = _settings(builder, candidates, top_n)
-    metrics = _check_metrics(metrics, top_n_checked, candidates)
+    metrics = _settings(builder, candidates, top_n, metrics)[1]
     return _CatalogueScorer(builder, metrics, candidates, top_n, options, single)

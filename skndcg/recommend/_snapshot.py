@@ -71,8 +71,7 @@ class Snapshot:
         sims = (hist @ self.history.T).toarray() * u_norm[None, :]
         sims *= u_norm[users][:, None]
         sims[np.arange(users.size), users] = 0.0
-        user_knn = np.asarray(self.history.T @ sims.T).T
-        return stage, full_rank, (cooc, user_knn), hist
+        return stage, full_rank, (cooc, np.asarray(self.history.T @ sims.T).T), hist
 
     def rows(self, users, r, item, block):
         """Feature columns of pairs (``users[r]``, ``item``)."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._partial._driver import (
     columns_of,
     finish,
@@ -15,6 +13,7 @@ from .._partial._driver import (
 )
 from .._partial._pieces import check_columns
 from ..io import ParquetColumns, read_predictions_chunks
+from ..io._chunks import check_rows
 from ._order import GroupedCheck
 
 
@@ -107,10 +106,7 @@ def score_parquet(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
-        raise TypeError(f"batch_size must be an int >= 1, got {batch_size!r}.")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size!r}.")
+    check_rows(batch_size, "batch_size")
     cols = columns_of(locals())
     spec = setup(
         metrics, cols, sample_weight, options, "the file", popularity=popularity

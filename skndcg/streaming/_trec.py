@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .._partial._driver import (
@@ -14,6 +13,7 @@ from .._partial._driver import (
     whole_queries,
 )
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
+from ..io._chunks import check_rows
 from ..metrics import get_convention
 from ..metrics._shared import check_side_inputs, parse_metric
 from ._order import GroupedCheck
@@ -114,10 +114,7 @@ def score_trec_run(
     >>> {name: round(value, 4) for name, value in scores.items()}
     {'map': 0.25, 'p@2': 0.5}
     """
-    if isinstance(batch_lines, bool) or not isinstance(batch_lines, int | np.integer):
-        raise TypeError(f"batch_lines must be an int >= 1, got {batch_lines!r}.")
-    if batch_lines < 1:
-        raise ValueError(f"batch_lines must be >= 1, got {batch_lines!r}.")
+    check_rows(batch_lines, "batch_lines")
     for key in ("doc_id", "nan_score", "queries"):
         if key in options:
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
