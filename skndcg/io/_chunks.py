@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._counts import check_rows
 from . import _text
 from ._columns import check_flat, check_present, checked_rows
 from ._pandas import pd
@@ -83,14 +84,6 @@ def read_predictions_chunks(
     check_present(name, wanted, file.names)
     check_flat(name, wanted)
     return _parquet_chunks(file, wanted, int(chunk_rows))
-
-
-def check_rows(value, name):
-    """Refuse a number of rows (or lines) read at a time other than an int >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int >= 1, got {value!r}.")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value!r}.")
 
 
 def _parquet_chunks(file, wanted, chunk_rows):

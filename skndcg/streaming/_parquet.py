@@ -13,7 +13,7 @@ from .._partial._driver import (
 )
 from .._partial._pieces import check_columns
 from ..io import ParquetColumns, read_predictions_chunks
-from ..io._chunks import check_rows
+from ..utils._counts import check_rows
 from ._order import GroupedCheck
 
 

@@ -13,9 +13,9 @@ from .._partial._driver import (
     whole_queries,
 )
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
-from ..io._chunks import check_rows
 from ..metrics import get_convention
 from ..metrics._shared import check_side_inputs, parse_metric
+from ..utils._counts import check_rows
 from ._order import GroupedCheck
 
 
