@@ -125,24 +125,18 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     check_weights(cols.get("sample_weight_col"), sample_weight)
     conv = call_options(**options).conv
     used = dict.fromkeys(parse_metric(n).definition for n in names)
-    cols = _side_columns(names, cols, popularity)
-    columns = dict(cols, sample_weight=sample_weight, popularity=popularity,
-                   options=options)  # fmt: skip
-    user = tuple(m for m in used if not m.builtin)
-    needs = any("label_max" in m.needs for m in used)
-    return Spec(names, conv, columns, user, needs)
-
-
-def _side_columns(names, cols, popularity) -> dict:
-    """``cols``, checked against the measures that read the item of each row
-    and its training popularity (the per-user beyond-accuracy measures)."""
+    # The measures that read the item of each row and its training popularity.
     check_side_inputs(
         names, {"item_col=": cols.get("item_col"), "popularity=": popularity},
         hint=" (the column of item ids, and the training popularity as "
         "skndcg.metrics.grouped_ranking_scores takes it: a dict of counts by "
         "item, or the training log's item ids)",
     )  # fmt: skip
-    return cols
+    columns = dict(cols, sample_weight=sample_weight, popularity=popularity,
+                   options=options)  # fmt: skip
+    user = tuple(m for m in used if not m.builtin)
+    needs = any("label_max" in m.needs for m in used)
+    return Spec(names, conv, columns, user, needs)
 
 
 def label_candidates(values) -> list[float]:
