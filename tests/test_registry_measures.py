@@ -1,5 +1,6 @@
 """Every registered measure, picked up from the registry: against the brute-force
-reference, invariant under row order, and the same through Dask and streaming.
+reference, invariant under row order, the same on the engine's no-compile
+backend as on the compiled one, and the same through Dask and streaming.
 
 A measure added to ``skndcg/metrics/_measures/`` is collected here by itself; its
 brute-force reference goes in ``tests/reference.py`` (``REFERENCES`` below).
@@ -12,8 +13,10 @@ from reference import per_query_measure, query_metric
 from scale_cases import local_cluster
 
 import skndcg.dask as sd
+from skndcg._native._jit import no_compile
 from skndcg.metrics import grouped_ranking_scores, ranking_report
 from skndcg.metrics._catalogue._registry import measures
+from skndcg.metrics._core._engine import evaluate
 from skndcg.streaming import score_parquet
 
 BLOCK = {"ndcg", "dcg", "idcg", "map", "mrr", "p", "r", "hit"}
@@ -84,6 +87,42 @@ def test_row_order_invariance(measure):
         shuffled["label"], shuffled["score"], shuffled["qid"], names
     )
     assert a == pytest.approx(b, abs=1e-13)
+
+
+# Options that change what the kernels read: every tie rule, the trec_eval
+# preset (its label rule, pooled unjudged rows), unjudged and unretrieved rows.
+BACKEND_CASES = {
+    "average": ({}, None),
+    "stable": ({"ties": "stable"}, None),
+    "reverse": ({"ties": "reverse", "empty": "zero"}, None),
+    "trec_eval": ({"convention": "trec_eval"}, None),
+    "unjudged": ({"nan_label": "unjudged"}, "label"),
+    "unretrieved": ({"ties": "stable", "nan_score": "unretrieved"}, "score"),
+}
+
+
+@pytest.mark.parametrize("case", BACKEND_CASES)
+@pytest.mark.parametrize("measure", BUILTIN, ids=lambda m: m.name)
+def test_no_compile_backend_gives_the_compiled_numbers(measure, case, monkeypatch):
+    """Small inputs are scored without the compiler (the fast start), large
+    ones compiled: the two must agree to the last bit, or a number would
+    depend on the size of the input."""
+    monkeypatch.setenv("SKNDCG_PLAIN_CELLS", "0")  # outside no_compile: compiled
+    options, holes = BACKEND_CASES[case]
+    df = table(5, n_queries=40)
+    y, s, q = (df[c].to_numpy() for c in ("label", "score", "qid"))
+    mask = np.random.default_rng(6).random(y.size) < 0.25
+    if holes == "label":
+        y = np.where(mask, np.nan, y)
+    elif holes == "score":
+        s = np.where(mask, np.nan, s)
+    names = [*names_of(measure), f"{measure.name}@1"][: 3 if measure.cutoff else 1]
+    with no_compile():
+        plain = evaluate(y, s, q, names, **options)
+    compiled = evaluate(y, s, q, names, **options)
+    for field in ("values", "raw", "aux", "n_relevant", "n_relevant_retrieved"):
+        a, b = getattr(plain, field), getattr(compiled, field)
+        assert np.array_equal(a, b, equal_nan=True), (names, field)
 
 
 ALL_NAMES = [n for m in BUILTIN for n in names_of(m)]
