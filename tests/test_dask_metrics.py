@@ -1,6 +1,7 @@
 """skndcg.dask against skndcg.metrics in memory, on a two-process LocalCluster."""
 
 import itertools
+import re
 
 import dask
 import dask.dataframe as dd
@@ -231,9 +232,17 @@ def test_nan_scores_raise_the_in_memory_error(client):
     df.loc[17, "score"] = np.nan
     with pytest.raises(ValueError, match="y_score contains 1 NaN") as memory:
         in_memory(df)
-    with pytest.raises(ValueError, match="y_score contains 1 NaN") as dist:
-        distributed(dd.from_pandas(df, npartitions=3))
+    ddf = dd.from_pandas(df, npartitions=3)
+    with pytest.raises(
+        ValueError, match=r"y_score contains NaN .*\(one at row"
+    ) as dist:
+        distributed(ddf)
     assert str(dist.value).endswith(str(memory.value).split(")")[-1])
+    # The row named is the caller's: a row of one of ddf's partitions.
+    row, part = re.search(
+        r"row (\d+) of ddf\.partitions\[(\d+)\]", str(dist.value)
+    ).groups()
+    assert ddf.partitions[int(part)].compute().index[int(row)] == 17
 
 
 def test_qid_dtype_differing_between_partitions(client):

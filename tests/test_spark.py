@@ -133,7 +133,9 @@ def test_errors(spark):
     assert np.isnan(got["ndcg@3"])
     bad = df.astype({"score": "float64"})
     bad.loc[5, "score"] = np.nan
-    with pytest.raises(Exception, match="y_score contains 1 NaN"):
+    # A group's rows are not numbered as the caller's frame: the query is named.
+    want = rf"y_score contains NaN or infinite value\(s\) \(one in query {bad.qid[5]}: "
+    with pytest.raises(Exception, match=want):
         scores(spark.createDataFrame(bad))
 
 

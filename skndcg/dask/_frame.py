@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._partial._driver import score_piece, wants_progress
 from .._partial._pieces import ORDER_COLUMNS, check_columns
+from ..metrics._shared import RowsError
 
 
 def import_dask():
@@ -130,12 +131,27 @@ def score_partition(
         qid = pd.Series(part.index, name=qid_col)
     if what == "report" and len(part) == 0:
         return template.copy()
-    out = score_piece(part, spec, what, qid)
+    try:
+        out = score_piece(part, spec, what, qid)
+    except RowsError as exc:
+        where = _where(part, exc.row, layout_shuffled, partition_info)
+        raise exc.placed(where) from None
     if ends:
         low, high = _ends(part.index if qid_in_index else part[qid_col])
         out[END_COLUMNS[0]] = pd.Series([low], dtype=object)
         out[END_COLUMNS[1]] = pd.Series([high], dtype=object)
     return out
+
+
+def _where(part, row, shuffled, partition_info) -> str:
+    """Where row ``row`` of a scored partition sits in the frame the caller
+    gave: its partition and position there (the partition that failed first
+    need not hold the frame's first such row)."""
+    if shuffled:
+        number, row = (int(part[c].iloc[row]) for c in ORDER_COLUMNS)
+    else:
+        number = _number(partition_info)
+    return f"one at row {row} of ddf.partitions[{number}]"
 
 
 def _ends(ids):

@@ -20,12 +20,14 @@ from ._core._engine import evaluate
 from ._core._labels import label_max_of
 from ._core._reorder import quicksort_order
 from ._core._side import check_side_inputs
+from ._core._validate import RowsError
 from ._core._validate import discount as discount_weights
 
 __all__ = [
     "Convention",
     "Gain",
     "Means",
+    "RowsError",
     "TieRule",
     "call_options",
     "check_side_inputs",

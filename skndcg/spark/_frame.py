@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from .._partial._driver import score_piece
-from .._partial._pieces import ORDER_COLUMNS
+from .._partial._pieces import ORDER_COLUMNS, by_query
+from ..metrics._shared import RowsError
 
 ORDER = ORDER_COLUMNS[1]
 BUCKET = "__skndcg_bucket__"
@@ -64,6 +65,9 @@ def make_scorer(what, spec):
         # Rows of each query back in their original order: the tie rules read it.
         order = np.argsort(frame[ORDER].to_numpy(), kind="stable")
         frame = frame.iloc[order].reset_index(drop=True)
-        return score_piece(frame, spec, what)
+        try:
+            return score_piece(frame, spec, what)
+        except RowsError as exc:
+            raise by_query(exc, frame, spec.columns["qid_col"]) from None
 
     return score

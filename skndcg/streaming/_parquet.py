@@ -13,6 +13,7 @@ from .._partial._driver import (
 )
 from .._partial._pieces import check_columns
 from ..io import ParquetColumns, read_predictions_chunks
+from ..metrics._shared import RowsError
 from ..utils._counts import check_rows
 from ._order import GroupedCheck
 
@@ -141,7 +142,10 @@ def score_parquet(
                 parts.append(sums_of(piece, spec))
             except (ValueError, TypeError) as exc:
                 last = first_row + len(piece) - 1
-                raise type(exc)(f"{where}, rows {first_row}-{last}: {exc}") from exc
+                err = exc
+                if isinstance(exc, RowsError):  # the row as the file numbers it
+                    err = exc.placed(f"first at row {first_row + exc.row} of the file")
+                raise type(err)(f"{where}, rows {first_row}-{last}: {err}") from exc
     finally:
         if bar is not None:
             bar.close()

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d, check_finite, py
+from .._core._validate import as_1d, check_finite, missing_error, py
 
 
 def check_choice(name: str, value, allowed) -> None:
@@ -43,12 +43,8 @@ def item_codes(item_id):
         raise TypeError(
             f"item_id values must be hashable, got {arr[0]!r} in the first row."
         ) from None
-    missing = codes < 0
-    if missing.any():
-        raise ValueError(
-            f"item_id has {int(missing.sum())} missing value(s) (first at row "
-            f"{int(np.flatnonzero(missing)[0])}); every row needs an item id."
-        )
+    if (codes < 0).any():
+        raise missing_error("item_id", codes < 0, "an item id")
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._conventions import resolve_convention
-from ._validate import as_1d, hist_size, label_range, labels
+from ._validate import RowsError, as_1d, hist_size, label_range, labels
 
 
 def labels_in(y_true, nan_label):
@@ -28,9 +28,10 @@ def labels_in(y_true, nan_label):
         try:
             y = labels(y_in)
         except ValueError as exc:
-            if nan_label is None and np.isnan(y_in).any():
-                raise ValueError(
-                    f"{exc} A NaN label can mark a row nobody judged: pass "
+            nan = isinstance(exc, RowsError) and np.isnan(y_in).any()
+            if nan and nan_label is None:
+                raise exc.hinted(
+                    "A NaN label can mark a row nobody judged: pass "
                     "nan_label='unjudged'."
                 ) from None
             raise

@@ -30,14 +30,42 @@ def check_length(name: str, n: int, n_rows: int, other: str = "y_true") -> None:
         )
 
 
+class RowsError(ValueError):
+    """A refusal of some rows of the input: how many, and the first one's row.
+
+    ``template`` holds ``{count}`` and ``{at}``. A door that scores a table
+    piece by piece (Dask, Spark, a streamed file) knows where the piece's
+    rows sit in the table, which the engine does not: :meth:`placed` names the
+    row as the table numbers it, and leaves out the count, which is the
+    piece's alone.
+    """
+
+    def __init__(self, template: str, count: int, row: int):
+        self.template, self.count, self.row = template, count, row
+        super().__init__(template.format(count=f"{count} ", at=f"first at row {row}"))
+
+    def __reduce__(self):  # sent back whole from a Dask or Spark worker
+        return type(self), (self.template, self.count, self.row)
+
+    def hinted(self, hint: str) -> RowsError:
+        """The same refusal followed by ``hint``."""
+        text = hint.replace("{", "{{").replace("}", "}}")
+        return RowsError(f"{self.template} {text}", self.count, self.row)
+
+    def placed(self, at: str) -> ValueError:
+        """The same refusal with the row named ``at`` (``"first at row 7 of
+        the file"``) and no count."""
+        return ValueError(self.template.format(count="", at=at))
+
+
 # ------------------------------------------------------------------ array-likes
 def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
     """The error for missing entries of ``name``: how many, the first row, and
     that every row needs ``what``."""
-    first = int(np.flatnonzero(mask)[0])
-    return ValueError(
-        f"{name} has {int(mask.sum())} missing value(s) (first at row {first}); "
-        f"every row needs {what}."
+    return RowsError(
+        f"{name} has {{count}}missing value(s) ({{at}}); every row needs {what}.",
+        int(mask.sum()),
+        int(np.flatnonzero(mask)[0]),
     )
 
 
@@ -177,10 +205,11 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         nonfinite = np.flatnonzero(~np.isfinite(arr))
         bad = int(nonfinite[0]) if nonfinite.size else -1
     if bad >= 0:
-        n_bad = int((~np.isfinite(arr)).sum())
-        raise ValueError(
-            f"{name} contains {n_bad} NaN or infinite value(s) (first at row "
-            f"{bad}: {py(arr[bad])!r}); every {name} value must be finite."
+        raise RowsError(
+            f"{name} contains {{count}}NaN or infinite value(s) ({{at}}: "
+            f"{py(arr[bad])!r}); every {name} value must be finite.",
+            int((~np.isfinite(arr)).sum()),
+            bad,
         )
 
 
@@ -325,13 +354,12 @@ def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray 
             return s, nan
     try:
         check_finite(s, "y_score")
-    except ValueError as exc:
+    except RowsError as exc:
         if not np.isnan(s).any():
             raise
-        raise ValueError(
-            f"{exc} If NaN marks judged documents the run did not retrieve (as "
-            "in the output of skndcg.io.join_run_qrels), pass "
-            'nan_score="unretrieved".'
+        raise exc.hinted(
+            "If NaN marks judged documents the run did not retrieve (as in the "
+            'output of skndcg.io.join_run_qrels), pass nan_score="unretrieved".'
         ) from None
     return s, nan
 

@@ -1,0 +1,118 @@
+"""A refused row is named where the caller's table has it, at every door.
+
+The engine numbers rows from 0 in the arrays it is given. Dask, Spark and a
+Parquet stream score pieces of the table, so the engine's row is
+the piece's: each door names the row as the caller can find it (a row of a
+partition, a row of the file, a query), and leaves out the count, which would
+be the piece's alone.
+"""
+
+import pickle
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scale_cases import local_cluster
+
+import skndcg.dask as sd
+from skndcg.metrics import grouped_ranking_scores
+from skndcg.metrics._core._validate import RowsError
+from skndcg.streaming import score_parquet
+
+COLS = dict(qid_col="qid", label_col="label", score_col="score")
+
+
+def frame(seed=0, n_queries=12):
+    rng = np.random.default_rng(seed)
+    qid = rng.permutation(np.repeat(np.arange(n_queries), 4))  # interleaved
+    return pd.DataFrame(
+        {"qid": qid, "label": rng.integers(0, 3, qid.size).astype(float),
+         "score": rng.random(qid.size)}
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_cluster() as c:
+        yield c
+
+
+def test_in_memory_message_counts_and_numbers_from_zero():
+    df = frame()
+    df.loc[[13, 30], "label"] = np.nan
+    with pytest.raises(ValueError) as got:
+        grouped_ranking_scores(df["label"], df["score"], df["qid"], ["ndcg@3"])
+    assert str(got.value).startswith(
+        "y_true contains 2 NaN or infinite value(s) (first at row 13: nan); "
+        "every y_true value must be finite. A NaN label can mark a row nobody "
+        "judged: pass nan_label='unjudged'."
+    )
+
+
+def test_the_refusal_travels_whole_between_processes():
+    err = RowsError("x has {count}bad value(s) ({at}).", 3, 7)
+    back = pickle.loads(pickle.dumps(err))
+    assert (type(back), str(back), back.row, back.count) == (
+        RowsError, "x has 3 bad value(s) (first at row 7).", 7, 3,
+    )  # fmt: skip
+    assert str(back.placed("one at row 2 of a piece")) == (
+        "x has bad value(s) (one at row 2 of a piece)."
+    )
+    assert (
+        str(err.hinted("Use {braces}."))
+        == "x has 3 bad value(s) (first at row 7). Use {braces}."
+    )
+
+
+@pytest.mark.parametrize("by_qid", [False, True])
+@pytest.mark.parametrize("column, value", [("label", np.nan), ("score", np.inf)])
+def test_dask_names_the_partition_row(client, by_qid, column, value):
+    import dask.dataframe as dd
+
+    df = frame(seed=1)
+    if by_qid:  # each query in one partition, no shuffle
+        df = df.sort_values("qid", kind="stable", ignore_index=True)
+    bad = 29
+    df.loc[bad, column] = value
+    ddf = dd.from_pandas(df, npartitions=3)
+    with pytest.raises(ValueError) as got:
+        sd.grouped_ranking_scores(ddf, ["ndcg@3"], **COLS, partitioned_by_qid=by_qid)
+    text = str(got.value)
+    name = "y_true" if column == "label" else "y_score"
+    assert text.startswith(f"{name} contains NaN or infinite value(s) (one at row ")
+    row, number = map(
+        int, re.search(r"row (\d+) of ddf\.partitions\[(\d+)\]", text).groups()
+    )
+    # The row named is the bad row of the frame the caller gave.
+    part = ddf.partitions[number].compute()
+    assert part.index[row] == bad
+
+
+@pytest.mark.parametrize("case", ["item", "weight"])
+def test_parquet_names_the_file_row(tmp_path, case):
+    # The reader checks labels and scores itself; item ids and weights are
+    # checked by the engine, piece by piece.
+    df = frame(seed=2).sort_values("qid", kind="stable", ignore_index=True)
+    df["item"] = [f"i{j % 7}" for j in range(len(df))]
+    df["w"] = df["qid"] + 1.0
+    if case == "item":
+        df.loc[[22, 40], "item"] = None
+        extra = dict(item_col="item", popularity={f"i{j}": j + 1 for j in range(7)})
+        metrics, want = (
+            ["arp@3"],
+            "item_id has missing value(s) (first at row 22 of the file)",
+        )
+    else:
+        df.loc[[22, 23, 40], "w"] = np.nan
+        extra = dict(sample_weight_col="w")
+        metrics = ["ndcg@3"]
+        want = (
+            "sample_weight contains NaN or infinite value(s) (first at row 22 of "
+            "the file: nan)"
+        )
+    path = tmp_path / "rows.parquet"
+    df.to_parquet(path, row_group_size=5)
+    with pytest.raises(ValueError) as got:
+        score_parquet(path, metrics, **COLS, **extra, batch_size=8)
+    assert str(got.value).startswith(f"{path}, rows 20-23: {want}")
