@@ -21,7 +21,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._counts import check_integer
-from ._log import DAY, check_log, codes, history_matrix
+from ..utils._interactions import DAY
+from ._log import check_log, codes, history_matrix
 
 
 class _Recommender(BaseEstimator):
