@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._values import py
 from ._ranking_features import feature_rows
 from ._ranking_task import RatingsLog, check_ratings, make_ranking_task
 
@@ -18,7 +19,7 @@ def _codes(values, uniques, what):
     if bad.size and values.size:
         v = values[bad[0]]
         raise ValueError(
-            f"{what} {v.item() if isinstance(v, np.generic) else v!r} is not in the "
+            f"{what} {py(v)!r} is not in the "
             f"ratings ({bad.size} such {what}s); features exist only for the users "
             "and items of the log."
         )

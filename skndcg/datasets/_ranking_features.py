@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-NO_GENRE = "(no genres listed)"
+from ..utils._interactions import DAY
+from ._synthetic import NO_GENRE
+
 _RECENT = 3  # windows counted by item_log_recent
 _SHRINK = 5.0  # weight of the global mean in item_mean_rating
-_DAY = 86_400.0
 _RECENT_DAYS = 30  # days counted by item_log_30d and item_share_30d
 
 
@@ -96,11 +97,11 @@ def _item_to_date(log, ordinal, item, win_ord):
 def _last_days(log, item, start_s, days):
     """Ratings of each item, and of all items, in ``[start - days, start)``."""
     ts = log.timestamp.astype(np.int64)
-    span = int(ts.max() - ts.min()) + 2 * int(days * _DAY) + 2
-    lo = int(ts.min()) - int(days * _DAY) - 1
+    span = int(ts.max() - ts.min()) + 2 * int(days * DAY) + 2
+    lo = int(ts.min()) - int(days * DAY) - 1
     key = np.sort(log.item * span + (ts - lo))
     base = item * span - lo
-    since = start_s - int(days * _DAY)
+    since = start_s - int(days * DAY)
     n_item = np.searchsorted(key, base + start_s) - np.searchsorted(key, base + since)
     n_all = np.searchsorted(ts, start_s) - np.searchsorted(ts, since)
     return n_item.astype(np.float64), n_all.astype(np.float64)
@@ -146,7 +147,7 @@ def build_features(log, user, item, win):
     user_mean = np.divide(u_s[row], n_hist, out=np.zeros(row.size), where=n_hist > 0)
     start_s = log.window_starts.astype("datetime64[s]").astype(np.int64)[win]
     n_30, all_30 = _last_days(log, item, start_s, _RECENT_DAYS)
-    idle = (start_s - prev_last[row]) / _DAY
+    idle = (start_s - prev_last[row]) / DAY
 
     item_g = genre[item].astype(np.float64)
     n_item_g = item_g.sum(axis=1)

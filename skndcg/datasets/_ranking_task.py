@@ -13,7 +13,6 @@ from ..utils._interactions import check_frame, check_no_duplicates, check_second
 from ._ranking_features import feature_rows
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
-_DAY = 86_400
 
 
 def check_ratings(ratings):

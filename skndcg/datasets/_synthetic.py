@@ -9,6 +9,8 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
+from ..utils._interactions import DAY
+
 # The genre vocabulary of the ml-latest files, with rough relative frequencies
 # (share of movies carrying the genre) so that Drama and Comedy dominate and
 # Film-Noir or IMAX are rare, as in the real catalogue.
@@ -38,8 +40,7 @@ _GENRE_SHARE = np.array(
 )
 NO_GENRE = "(no genres listed)"
 
-_DAY = 86_400
-_YEAR = 365.25 * _DAY
+_YEAR = 365.25 * DAY
 _N_FACTORS = 8
 
 
@@ -115,7 +116,7 @@ def _sessions(rng, n_per_user, arrival, span_end):
     )
     n_sessions = np.minimum(n_sessions, n_per_user)
     duration = np.where(
-        multi, rng.lognormal(np.log(200 * _DAY), 1.0, n_users), 0.8 * _DAY
+        multi, rng.lognormal(np.log(200 * DAY), 1.0, n_users), 0.8 * DAY
     )
     duration = np.minimum(duration, np.maximum(span_end - arrival, 0.0))
     owner = np.repeat(np.arange(n_users), n_sessions)
@@ -284,7 +285,7 @@ def make_movielens_like(
 
     # Choice of items: Gumbel top-k on popularity (boosted around release)
     # plus latent affinity, in blocks of users to bound memory.
-    tau = 180 * _DAY
+    tau = 180 * DAY
     users, items = [], []
     block = max(1, 2**21 // n_items)
     for lo in range(0, n_users, block):

@@ -139,6 +139,18 @@ def long_results(folds, holdout, *, negatives, n_negatives):
     return out[COLUMNS]
 
 
+def mode_outputs(results, section, reports, fold_data, n_boot):
+    """One mode's rows of results.csv, section of results.md, per-query reports,
+    folds (for the fold plot) and number of resamples (for the curves)."""
+    return {
+        "results": results,
+        "section": section,
+        "reports": reports,
+        "fold_data": fold_data,
+        "n_boot": n_boot,
+    }
+
+
 def write_markdown(path, *, summary, sections):
     """results.md: the summary, then per sampling mode its table and lines."""
     text = ["# skndcg demo results", "", *summary, ""]

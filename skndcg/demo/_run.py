@@ -202,13 +202,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         for e in per_item_rows["estimate"]
     ]
     results = pd.concat([results, per_item_rows], ignore_index=True)
-    return {
-        "results": results,
-        "section": section,
-        "reports": reports,
-        "fold_data": (cv, X_dev, X_hold),
-        "n_boot": n_boot,
-    }
+    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold), n_boot)
 
 
 def _title(mode, n_neg):

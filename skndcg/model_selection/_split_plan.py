@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..utils._values import py
 from ._split_data import NO_TIME
 
 
@@ -74,7 +75,7 @@ class Formatter:
             return (
                 ts.tz_convert(self.tz) if self.tz is not None else ts.tz_localize(None)
             )
-        return v.item() if hasattr(v, "item") else v
+        return py(v)
 
     def text(self, v):
         v = self.value(v)
@@ -85,7 +86,7 @@ class Formatter:
     def span(self, d):
         if self.is_datetime:
             return str(pd.Timedelta(int(d), unit="ns"))
-        return repr(d.item() if hasattr(d, "item") else d)
+        return repr(py(d))
 
 
 def _cannot_form(params, table, n_splits):
@@ -213,8 +214,7 @@ def _fold_error(params, fmt, k, fold):
 
 def _overlap_error(table, fmt, k, fold):
     p, n = fold.purged[0], fold.purged.size
-    label = table.labels[p]
-    label = label.item() if isinstance(label, np.generic) else label
+    label = py(table.labels[p])
     spans = "1 group spans" if n == 1 else f"{n} groups span"
     return ValueError(
         f"{fmt.note()}{spans} the cutoff of fold {k} "

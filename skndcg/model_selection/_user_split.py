@@ -9,11 +9,12 @@ unit that is never split), with the same rule, so a model tuned by
 from __future__ import annotations
 
 from itertools import pairwise
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
+from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ._split_data import check_epoch_day
 
@@ -186,12 +187,6 @@ class _UserProtocol:
         return train, np.flatnonzero(test_mask)
 
 
-def _count(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
 @_with_common
 class LeaveLastNSplit(_UserProtocol):
     """Hold out each user's last ``n`` units; train on that user's earlier ones.
@@ -239,8 +234,8 @@ class LeaveLastNSplit(_UserProtocol):
         self._keep(locals())
 
     def _fold(self, units, fold):
-        n = _count("n", self.n)
-        n_splits = _count("n_splits", self.n_splits)
+        n = check_integer("n", self.n, 1)
+        n_splits = check_integer("n_splits", self.n_splits, 1)
         end = units["length"] - (n_splits - 1 - fold) * n
         start = end - n
         pos = units["pos"]

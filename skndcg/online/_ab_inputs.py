@@ -16,6 +16,7 @@ from ..evaluation._shared import (
     metric_names,
     sorted_unique,
 )
+from ..utils._values import py
 
 
 def column(x, name, data, n):
@@ -59,7 +60,7 @@ def metric_frame(values, metrics, named):
 
 
 def _sorted_unique(labels):
-    return [v.item() if isinstance(v, np.generic) else v for v in sorted_unique(labels)]
+    return [py(v) for v in sorted_unique(labels)]
 
 
 def arms_and_units(arm, unit, control):

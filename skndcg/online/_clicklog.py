@@ -26,6 +26,14 @@ def _first(mask):
     return int(np.flatnonzero(mask)[0])
 
 
+def check_qid(qid):
+    """``qid`` as an array, or an error unless it is non-empty and 1-D."""
+    q = np.asarray(qid)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
+    return q
+
+
 def column(values, name, n, dtype=None):
     """``values`` as a 1-D array of ``n`` values, or an error naming ``name``."""
     must = f"{name} must hold one value per row of the log ({n} values, as qid)"
@@ -94,9 +102,7 @@ def clicks(click, n):
 
 def check_click_log(qid, item, position, click, new_score):
     """Check the shared columns of a log; return a :class:`ClickLog`."""
-    q = np.asarray(qid)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
+    q = check_qid(qid)
     n = q.size
     column(item, "item", n)
     pos, shown = positions(position, n)

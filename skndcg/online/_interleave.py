@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import column, score_column
+from ._clicklog import check_qid, column, score_column
 from ._ranking import group_order, query_codes
 
 _TEAMS = np.array(["a", "b"])
@@ -197,9 +197,7 @@ def interleave(
     >>> lists[["item", "position", "team"]].to_numpy().tolist()
     [['z', 1, 'b'], ['w', 2, 'a'], ['y', 3, 'b'], ['x', 4, 'a']]
     """
-    q = np.asarray(qid)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
+    q = check_qid(qid)
     n = q.size
     it = column(item, "item", n)
     sa = score_column(score_a, "score_a", n)

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from .._native._jit import jit
 from ..evaluation._shared import as_generator
-from ._clicklog import clicks, column, score_column
+from ._clicklog import check_qid, clicks, column, score_column
 from ._interleave import fill_lists, rank_candidates
 from ._interleave_result import InterleavingResult, sign_test
 from ._ranking import query_codes
@@ -104,9 +104,7 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     >>> sorted(lists["team"].tolist())  # each ranker placed one item
     [0, 1, 2]
     """
-    q = np.asarray(qid)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"qid must be a non-empty 1-D array, got shape {q.shape}.")
+    q = check_qid(qid)
     n = q.size
     sc = np.asarray(scores, dtype=np.float64)
     if sc.ndim != 2 or sc.shape[0] != n or sc.shape[1] < 2:

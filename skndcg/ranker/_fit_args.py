@@ -24,6 +24,7 @@ from sklearn.utils import _safe_indexing
 
 from skndcg.ranker._columns import drop_roles
 from skndcg.utils._query_ids import is_polars_df, query_layout, resolve_qid
+from skndcg.utils._values import py
 
 # LightGBM refuses queries larger than this for its ranking objectives.
 _LIGHTGBM_MAX_QUERY_ROWS = 10_000
@@ -93,19 +94,14 @@ def _check_lightgbm_query_sizes(step, sizes, uniques):
         return
     largest = int(np.argmax(sizes))
     if sizes[largest] > _LIGHTGBM_MAX_QUERY_ROWS:
-        name, size = _show(uniques[largest]), int(sizes[largest])
+        name, size = py(uniques[largest]), int(sizes[largest])
         raise ValueError(
-            f"QueryRanker.fit: query {name} has {size} "
+            f"QueryRanker.fit: query {name!r} has {size} "
             f"rows, but LightGBM's ranking objectives accept at most "
             f"{_LIGHTGBM_MAX_QUERY_ROWS} rows per query. Split or subsample that "
             "query (for example keep its top candidates), or use a pointwise "
             "objective."
         )
-
-
-def _show(value):
-    """repr of a query id without numpy's type wrapper (``148``, not ``np.int64``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _per_query_weights(weights, codes, sizes, uniques, *, what):
@@ -114,9 +110,9 @@ def _per_query_weights(weights, codes, sizes, uniques, *, what):
     differs = np.repeat(per_query, sizes) != weights
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
-        name = _show(uniques[codes[row]])
+        name = py(uniques[codes[row]])
         raise ValueError(
-            f"QueryRanker.fit: {what} varies within query {name}; "
+            f"QueryRanker.fit: {what} varies within query {name!r}; "
             "XGBRanker takes one weight per query, so every row of a query must "
             "carry the same weight."
         )

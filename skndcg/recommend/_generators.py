@@ -10,7 +10,7 @@ log, then by item id: the **popularity fallback**.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -20,7 +20,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._log import DAY, check_log, codes, history_matrix
+from ..utils._counts import check_integer
+from ..utils._interactions import DAY
+from ._log import check_log, codes, history_matrix
 
 
 class _Recommender(BaseEstimator):
@@ -137,8 +139,7 @@ class _Recommender(BaseEstimator):
 
 
 def check_n_items(n, n_available, name):
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {n!r}.")
+    check_integer(name, n, 1)
     if n > n_available:
         raise ValueError(
             f"{name}={n} is larger than the {n_available} items that exist in the "

@@ -8,8 +8,6 @@ import scipy.sparse as sp
 
 from ..utils._interactions import check_frame, check_seconds
 
-DAY = 86_400
-
 
 def check_log(log, name, *, time=True):
     """Refuse a log without ``user_id``, ``item_id`` (and ``timestamp``)."""

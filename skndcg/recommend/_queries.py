@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._values import py
+
 
 def _starts(ts, window):
     """Period start (Unix seconds) of each timestamp's window."""
@@ -111,14 +113,10 @@ class Queries:
         bad = np.flatnonzero((found < 0) | (self.log.user_ids[u] != user_ids))
         if bad.size:
             raise ValueError(
-                f"(user_id={_plain(np.asarray(user_ids)[bad[0]])!r}, window_start="
+                f"(user_id={py(np.asarray(user_ids)[bad[0]])!r}, window_start="
                 f"{pd.Timestamp(t[bad[0]], unit='s')}) is not a query of the "
                 f"builder's log ({bad.size} such rows): the scorer ranks queries "
                 "of the interaction history it was given (a user in a window in "
                 "which they met an eligible item)."
             )
         return found
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value

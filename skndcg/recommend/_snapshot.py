@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ..utils._interactions import DAY
 from ._generators import cosine_cooccurrence, rank_order
-from ._log import DAY, history_matrix
+from ._log import history_matrix
 
 _SHRINK = 5.0
 

@@ -89,16 +89,18 @@ def recall(r, k, opts):
     return _binary(r, value)
 
 
-def _first_relevant(r, k):
-    """Per block: is it the first block of its query with a relevant row above k."""
+def _first_relevant(r, k, dtype):
+    """The first block of each query with a relevant row above k (a mask over
+    the blocks), and its size and relevant rows as ``dtype``."""
     n_blocks = r.block_size.numel()
     eligible = (r.block_rel > 0) & (_taken(r, k) > 0)
     ids = torch.arange(n_blocks, device=r.block_size.device)
     big = torch.full((r.n_queries,), n_blocks, device=ids.device, dtype=ids.dtype)
-    first = big.scatter_reduce(
+    lowest = big.scatter_reduce(
         0, r.block_query[eligible], ids[eligible], reduce="amin", include_self=True
     )
-    return eligible & (first[r.block_query] == ids)
+    first = eligible & (lowest[r.block_query] == ids)
+    return first, r.block_size[first].to(dtype), r.block_rel[first].to(dtype)
 
 
 def _log_falling(a, j):
@@ -128,9 +130,7 @@ def _p_none(c, rel, j):
 
 def hit_rate(r, k, opts):
     dtype = opts["dtype"]
-    first = _first_relevant(r, k)
-    c = r.block_size[first].to(dtype)
-    rel = r.block_rel[first].to(dtype)
+    first, c, rel = _first_relevant(r, k, dtype)
     j = _taken(r, k)[first].to(dtype)
     value = segment_sum(1.0 - _p_none(c, rel, j), r.block_query[first], r.n_queries)
     return _binary(r, value)
@@ -138,9 +138,7 @@ def hit_rate(r, k, opts):
 
 def reciprocal_rank(r, k, opts):
     dtype = opts["dtype"]
-    first = _first_relevant(r, k)
-    c = r.block_size[first].to(dtype)
-    rel = r.block_rel[first].to(dtype)
+    first, c, rel = _first_relevant(r, k, dtype)
     p = r.block_start[first].to(dtype)
     kk = r.kk(k)[r.block_query[first]].to(dtype)
     last = torch.minimum(c - rel + 1.0, kk - p)

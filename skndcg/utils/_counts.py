@@ -1,8 +1,10 @@
-"""The check of a number of rows (or lines) read at a time, shared by the
+"""Checks of whole-number arguments: a number of rows read at a time (the
 readers of :mod:`skndcg.io` and the streamed scoring of
-:mod:`skndcg.streaming`."""
+:mod:`skndcg.streaming`) and any count with a least value."""
 
 from __future__ import annotations
+
+from numbers import Integral
 
 import numpy as np
 
@@ -13,3 +15,10 @@ def check_rows(value, name):
         raise TypeError(f"{name} must be an int >= 1, got {value!r}.")
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value!r}.")
+
+
+def check_integer(name, value, low):
+    """``value`` as an int; raise unless it is an integer (not a bool) >= ``low``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    return int(value)

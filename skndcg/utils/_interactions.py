@@ -1,10 +1,13 @@
-"""Checks shared by everything that reads an interaction log (user, item, time)."""
+"""Checks and units shared by everything that reads an interaction log (user,
+item, time in Unix seconds)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+#: Seconds in a day.
+DAY = 86_400
 #: Unix seconds of 5138-11-16: numeric times at or above it are not seconds.
 MILLISECONDS_FROM = 100_000_000_000
 

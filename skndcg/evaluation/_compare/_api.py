@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
+from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_choice, check_integer, check_length, check_share
+from .._stats._resampling import check_choice, check_length, check_share
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels

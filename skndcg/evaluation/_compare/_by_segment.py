@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ...utils._values import py
 from .._stats._significance import adjust_p_values, corrected_confidence
 from .._stats._small_sample import warn_small
 from ._inputs import (
@@ -15,7 +16,6 @@ from ._inputs import (
     examples_text,
     model_frames,
     per_query_input,
-    plain_value,
     sorted_order,
     sorted_unique,
 )
@@ -92,9 +92,7 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         r["n_corrected"] = int(p_all.size)
         del r["diff_dist"], r["diff_jack"]
         if r["small"].any():
-            small_any.append(
-                f"{plain_value(g)!r} ({int(r['n_units'][r['small']].max())})"
-            )
+            small_any.append(f"{py(g)!r} ({int(r['n_units'][r['small']].max())})")
         options = {k: v for k, v in settings.items() if k != "min_queries"}
         comparisons[g] = Comparison(sub, r, **options, **flags)
     if small_any:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...utils._values import py
 from .._stats._resampling import check_length
 
 #: Columns of a ranking report (or a long frame) that are not metrics.
@@ -44,15 +45,10 @@ def examples_text(items, n=5, count=True):
     """The first ``n`` of ``items`` for a message, then ``...`` (and, with
     ``count``, how many there are in all) when there are more."""
     items = list(items)
-    shown = ", ".join(repr(plain_value(x)) for x in items[:n])
+    shown = ", ".join(repr(py(x)) for x in items[:n])
     if len(items) <= n:
         return shown
     return shown + (f", ... ({len(items)} in all)" if count else ", ...")
-
-
-def plain_value(x):
-    """A numpy scalar as the Python value it holds, for messages."""
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def model_frames(scores):

@@ -9,8 +9,8 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
+from ...utils._values import py
 from . import _pairs_table as _pairs
-from ._inputs import plain_value
 from ._pairs_table import latex_escape
 
 
@@ -356,7 +356,7 @@ class Comparison:
         def records(frame):
             frame = frame.astype(object).where(frame.notna(), None)
             return [
-                {k: plain_value(v) for k, v in row.items()}
+                {k: py(v) for k, v in row.items()}
                 for row in frame.to_dict(orient="records")
             ]
 

@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 
-from ._inputs import plain_value
+from ...utils._values import py
 
 
 class SegmentedComparison:
@@ -139,7 +139,7 @@ confidence_adjusted, alpha, interval, n_resamples
         """
         doc = {
             "segments": [
-                {"segment": plain_value(g), "comparison": json.loads(cmp.to_json())}
+                {"segment": py(g), "comparison": json.loads(cmp.to_json())}
                 for g, cmp in self.comparisons.items()
             ]
         }

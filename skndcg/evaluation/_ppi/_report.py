@@ -6,14 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
 from .._compare._inputs import metric_names
-from .._stats._resampling import (
-    as_generator,
-    check_choice,
-    check_integer,
-    check_share,
-)
+from .._stats._resampling import as_generator, check_choice, check_share
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,

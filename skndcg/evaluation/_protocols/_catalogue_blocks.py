@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..._native._threads import PARALLEL_ROWS, num_threads, run_chunks
 from ...metrics._shared import label_max_of, parse_metric, report_with_means
-from .._compare._inputs import plain_value
+from ...utils._values import py
 from . import _catalogue_kernels as K
 
 #: Kept rows gathered before they are scored into the report (and freed).
@@ -111,8 +111,8 @@ def _check_finite(block, ids, catalogue):
         return
     r, c = bad[0]
     raise ValueError(
-        f"scores must be finite; user {plain_value(ids[r])!r}, item "
-        f"{plain_value(catalogue[c])!r} scored {float(block[r, c])}."
+        f"scores must be finite; user {py(ids[r])!r}, item "
+        f"{py(catalogue[c])!r} scored {float(block[r, c])}."
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._compare._inputs import plain_value
+from ...utils._values import py
 
 
 @dataclass
@@ -100,7 +100,7 @@ def make_plan(train, test, catalogue, exclude_seen):
     empty = np.flatnonzero(np.diff(seen_ptr) >= n_items)
     if empty.size:
         raise ValueError(
-            f"user {plain_value(users[empty[0]])!r} has no eligible item: all "
+            f"user {py(users[empty[0]])!r} has no eligible item: all "
             f"{catalogue.size} catalogue items are in its training "
             f"interactions ({empty.size} such users); drop these users or pass "
             "exclude_seen=False."

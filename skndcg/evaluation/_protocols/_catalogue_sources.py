@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._compare._inputs import plain_value
+from ...utils._values import py
 
 
 class Source:
@@ -157,7 +157,7 @@ def _factor_rows(factors, ids, name):
     if isinstance(factors, pd.DataFrame):
         where = factors.index.get_indexer(ids)
         if (where < 0).any():
-            missing = [plain_value(x) for x in np.asarray(ids)[where < 0][:5]]
+            missing = [py(x) for x in np.asarray(ids)[where < 0][:5]]
             raise ValueError(
                 f"{arg} has no row for the {name}s {missing} "
                 f"({int((where < 0).sum())} missing); its index must hold every "
@@ -170,12 +170,12 @@ def _factor_rows(factors, ids, name):
         if where.dtype.kind not in "iu":
             raise ValueError(
                 f"{arg} is an array, so {name} ids must be integer row numbers; "
-                f"got {plain_value(where[0])!r}. Pass a DataFrame indexed by {name} id."
+                f"got {py(where[0])!r}. Pass a DataFrame indexed by {name} id."
             )
         if where.size and (where.min() < 0 or where.max() >= values.shape[0]):
             bad = where[(where < 0) | (where >= values.shape[0])][0]
             raise ValueError(
-                f"{name} id {plain_value(bad)} is outside the {values.shape[0]} "
+                f"{name} id {py(bad)} is outside the {values.shape[0]} "
                 f"rows of {arg}; an array is indexed by {name} id."
             )
     if values.ndim != 2 or values.dtype.kind not in "biuf":
@@ -187,6 +187,6 @@ def _factor_rows(factors, ids, name):
     if not np.isfinite(out).all():
         r = int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])
         raise ValueError(
-            f"{arg} must be finite; the row of {name} {plain_value(ids[r])!r} is not."
+            f"{arg} must be finite; the row of {name} {py(ids[r])!r} is not."
         )
     return out

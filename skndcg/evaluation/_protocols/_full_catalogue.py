@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import time
 
+from ...utils._counts import check_integer
 from ...utils._interactions import check_frame
 from .._compare._inputs import metric_names
-from .._stats._resampling import check_integer
 from ._catalogue_blocks import evaluate_blocks
 from ._catalogue_plan import make_plan, unique
 from ._catalogue_sources import make_source, model_kind

@@ -8,8 +8,9 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
+from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
-from ._resampling import check_choice, check_integer, check_share
+from ._resampling import check_choice, check_share
 
 _REFERENCES = """
     References

@@ -22,7 +22,7 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -252,13 +252,6 @@ def check_share(name, value):
             f"{name} must be a number strictly between 0 and 1, got {value!r}."
         )
     return float(value)
-
-
-def check_integer(name, value, low):
-    """``value`` as an int; raise unless it is an integer (not a bool) >= ``low``."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
-    return int(value)
 
 
 def check_length(values, n, must, dtype=None):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._core._validate import py
+from ...utils._values import py
 
 
 def with_segment(report: pd.DataFrame, by, qid) -> pd.DataFrame:

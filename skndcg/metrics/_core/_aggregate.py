@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...utils._values import py
 from .._conventions import Convention
 from ._group import Grouping
-from ._validate import py
 
 
 @dataclass

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._native._jit import jit, native, numpy_twin, plain
+from ...utils._values import py
 from .._conventions import TieRule
 from . import _tie_orders as T
 from ._rank import argsort_desc
-from ._validate import py
 
 _loops: dict = {}
 

@@ -15,11 +15,7 @@ import numpy as np
 
 from ..._native._jit import jit, numpy_twin
 from ..._native._threads import PARALLEL_ROWS, row_chunks, run_chunks
-
-
-def py(value):
-    """A numpy scalar as the Python value it holds, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
+from ...utils._values import py
 
 
 def check_length(name: str, n: int, n_rows: int, other: str = "y_true") -> None:
