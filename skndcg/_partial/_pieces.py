@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics._shared import RowsError, report_with_means
+from ..utils._values import py
 
 # Columns added to carry the original row order through a shuffle.
 ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
@@ -16,9 +17,7 @@ ORDER_COLUMNS = ("__skndcg_part__", "__skndcg_row__")
 def by_query(exc: RowsError, frame: pd.DataFrame, qid_col: str) -> ValueError:
     """A refusal of rows of a piece whose rows the caller's table does not
     number (a Spark group), with the row named by its query."""
-    qid = frame[qid_col].iloc[exc.row]
-    qid = qid.item() if isinstance(qid, np.generic) else qid
-    return exc.placed(f"one in query {qid!r}")
+    return exc.placed(f"one in query {py(frame[qid_col].iloc[exc.row])!r}")
 
 
 def check_columns(columns, wanted: dict, where: str) -> None:
