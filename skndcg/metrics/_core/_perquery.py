@@ -6,12 +6,17 @@ grouped arrays, its retrieved rows first, best score first, tied rows in row
 order. Under ``ties="average"`` a query whose tied rows hold labels the measure
 tells apart gets the expectation over their orders (``_tie_orders.py``).
 
-A numba-compiled ``per_query`` runs inside a compiled loop over the queries (one
-loop per arity, built from source and compiled once per measure); a plain
-Python one, or any on the no-compile road, in the same loop run as Python.
+A numba-compiled ``per_query`` runs inside a compiled loop over the queries,
+built from source for its arity; for a kernel that can be imported by name
+the loop is written to a module of its own (``skndcg/_native/_written.py``),
+which numba caches, so later processes load it instead of compiling it. A
+plain Python ``per_query``, or any on the no-compile road, runs in the same
+loop run as Python.
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -48,21 +53,24 @@ _AVERAGE = """\
 _HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
-def _loop(n_args, use_ideal, empty=False, average=False, compiled=True):
+def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
     """The loop calling ``f(labels, k[, ideal], *args)`` for every query (with
     nothing retrieved: 0, or ``f`` on the empty list when ``empty``); with
     ``average``, the expectation over the orders of tied rows for the queries
-    ``tied``. One source: numba compiles it (once per process) for a compiled
-    ``f``; as Python, it checks each value with the extra last argument
-    ``value(v, g)``."""
-    key = (n_args, use_ideal, empty, average, compiled)
+    ``tied``. One source: as Python, it checks each value with the extra last
+    argument ``value(v, g)``. Compiled, a kernel ``f`` that can be imported by
+    name is read as a global of a written module, which numba caches across
+    processes; any other ``f`` is the loop's first argument, compiled once per
+    process. Returns ``(loop, whether f is its first argument)``."""
+    written = compiled and _importable(f)
+    key = (n_args, use_ideal, empty, average, compiled, f if written else None)
     if key not in _loops:
         names = [f"a{i}" for i in range(n_args)]
         call = ", ideal[lo:ends[g]]" if use_ideal else ""
         call += "".join(f", {a}[g]" for a in names)
         src = (
-            f"def loop(f, ry, starts, nret, k{''.join(', ' + a for a in names)}, "
-            "ideal, ends, out"
+            f"def loop({'' if written else 'f, '}ry, starts, nret, k"
+            f"{''.join(', ' + a for a in names)}, ideal, ends, out"
         )
         if average:
             src += ", tied, rs, by_k, form, binary, thr, cap, calls"
@@ -84,18 +92,51 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True):
                 "        else:\n"
                 f"            out[g] = {value}\n"
             )
-        scope = {
-            name: native(getattr(T, name)) if compiled else getattr(T, name)
-            for name in _HELPERS
-        }
-        exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
-        if compiled:
-            from numba import njit
-
-            _loops[key] = njit(scope["loop"])
+        module = _written_loop(src, f) if written else None
+        if module is not None:
+            _loops[key] = (module.loop, False)
         else:
-            _loops[key] = scope["loop"]
+            scope = {
+                name: native(getattr(T, name)) if compiled else getattr(T, name)
+                for name in _HELPERS
+            }
+            exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
+            if compiled:
+                from numba import njit
+
+                _loops[key] = (njit(scope["loop"]), True)
+            else:
+                _loops[key] = (scope["loop"], True)
     return _loops[key]
+
+
+def _importable(f) -> bool:
+    """Whether the kernel ``f`` is what its module and name import."""
+    func = getattr(f, "py_func", None)
+    module = getattr(func, "__module__", None)
+    qualname = getattr(func, "__qualname__", "")
+    if module in (None, "__main__") or "<" in qualname or "." in qualname:
+        return False
+    return getattr(sys.modules.get(module), qualname, None) is f
+
+
+def _written_loop(src, f):
+    """The module defining ``src``'s loop around the kernel ``f``, written so
+    that numba caches it (:mod:`skndcg._native._written`), or None."""
+    from ..._native._written import written_module
+
+    func = f.py_func
+    text = (
+        f'"""The per-query loop of {func.__module__}.{func.__qualname__}, '
+        "written by skndcg.metrics._core._perquery."
+        '"""\n\n'
+        "from skndcg._native._jit import jit\n"
+        f"from skndcg.metrics._core._tie_orders import {', '.join(sorted(_HELPERS))}\n"
+        f"from {func.__module__} import {func.__qualname__} as f\n\n\n"
+        f"@jit\n{src}"
+    )
+    depends = (sys.modules[func.__module__].__file__, T.__file__)
+    return written_module(text, depends)
 
 
 def ranked_order(s_g, grouping) -> tuple[np.ndarray, np.ndarray]:
@@ -301,7 +342,7 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
     calls = np.zeros(grouping.n_groups)
     use_ideal = ideal.size > 0
     f = native(m.per_query) if compiled else m.per_query
-    head = (f, ry, grouping.starts, nret, sp.k, *extras, ideal, grouping.ends, out)
+    head = (ry, grouping.starts, nret, sp.k, *extras, ideal, grouping.ends, out)
     tail = ()
     if not compiled:
 
@@ -312,11 +353,13 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
 
     def run():
         empty = m.scores_empty_lists
-        _loop(len(extras), use_ideal, empty, compiled=compiled)(*head, *tail)
+        kernel = m.per_query if compiled else None
+        loop, takes_f = _loop(len(extras), use_ideal, empty, False, compiled, kernel)
+        loop(*((f,) if takes_f else ()), *head, *tail)
         tied = ties.tied(ry, grouping, nret, sp.k)
         if tied.size:
-            loop = _loop(len(extras), use_ideal, empty, True, compiled)
-            loop(*head, tied, *ties.args(calls), *tail)
+            loop, takes_f = _loop(len(extras), use_ideal, empty, True, compiled, kernel)
+            loop(*((f,) if takes_f else ()), *head, tied, *ties.args(calls), *tail)
 
     if not compiled:
         run()

@@ -1,0 +1,82 @@
+"""Modules written from source at run time, so that numba can cache them.
+
+numba caches a compiled function by the file that defines it, and never
+caches one that takes another compiled function as an argument. A loop built
+from source for one kernel (the per-query loop of a measure) therefore gets a
+file of its own, which imports the kernel as a global: the first process
+compiles it, later ones load it from numba's cache like any other kernel.
+
+The file's name is a digest of its text and of the files it depends on, so an
+edited kernel gets a new loop instead of a stale cached one. It is written in
+the first folder that takes files: ``NUMBA_CACHE_DIR`` (when set), then the
+user's cache folder (``$XDG_CACHE_HOME/skndcg``, ``~/.cache/skndcg``); never
+inside the package, nor in a shared folder such as the system's temporary
+one, since the file is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+_folder_found: list = []
+
+
+def _candidates():
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir:
+        yield Path(numba_dir) / "skndcg_written"
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
+    yield Path(home).expanduser() / "skndcg" / "written"
+
+
+def _folder() -> Path | None:
+    """The first candidate folder that takes files, found once per process."""
+    if not _folder_found:
+        for path in _candidates():
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                tempfile.TemporaryFile(dir=path).close()
+            except OSError:
+                continue
+            _folder_found.append(path)
+            break
+        else:
+            _folder_found.append(None)
+    return _folder_found[0]
+
+
+def written_module(source: str, depends=()):
+    """The module of ``source``, written to a file of its own and imported, or
+    None when no folder takes files (the caller then compiles in memory).
+
+    ``depends``: files whose text the compiled code also reads (the kernel a
+    loop calls); a change in any of them gives another file.
+    """
+    folder = _folder()
+    if folder is None:
+        return None
+    digest = hashlib.sha256(source.encode())
+    for dep in depends:
+        digest.update(Path(dep).read_bytes())
+    name = f"skndcg_written_{digest.hexdigest()[:24]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = folder / f"{name}.py"
+    if not path.is_file() or path.read_text() != source:
+        try:  # written whole, then renamed: a reader never sees half a file
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(source)
+            os.replace(tmp, path)
+        except OSError:
+            return None
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

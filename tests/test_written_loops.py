@@ -1,0 +1,77 @@
+"""The per-query loops numba caches across processes.
+
+A measure without a block kernel (ERR, RBP, bpref, ...) runs in a loop built
+from source around its kernel. The loop is written to a module of its own so
+that numba caches it: a second process loads it instead of compiling it.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from skndcg._native import _written
+
+SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    from skndcg.metrics import grouped_ranking_scores
+    from skndcg.metrics._core import _perquery
+
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(50), 8)
+    y = rng.integers(0, 4, q.size).astype(float)
+    s = np.round(rng.random(q.size), 1)  # ties: the averaging loop runs too
+    got = grouped_ranking_scores(y, s, q, ["err@5", "rbp(p=0.8)"])
+    hits = misses = 0
+    for (loop, takes_f) in _perquery._loops.values():
+        assert not takes_f, "a built-in kernel's loop is a written module"
+        hits += sum(loop.stats.cache_hits.values())
+        misses += sum(loop.stats.cache_misses.values())
+    print(repr(got), hits, misses)
+    """
+)
+
+
+def _run(env):
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    got, hits, misses = out.stdout.rsplit(" ", 2)
+    return got, int(hits), int(misses)
+
+
+def test_a_second_process_loads_the_loops_from_the_cache(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), SKNDCG_PLAIN_CELLS="0")
+    first = _run(env)
+    second = _run(env)
+    assert first[1:] == (0, 4)  # two measures, each a plain and an averaging loop
+    assert second[1:] == (4, 0)
+    assert first[0] == second[0]
+    written = list((tmp_path / "skndcg_written").glob("skndcg_written_*.py"))
+    assert len(written) == 4
+
+
+def test_a_changed_dependency_gives_another_module(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_written, "_folder_found", [])
+    dep = tmp_path / "kernel.py"
+    dep.write_text("x = 1\n")
+    source = "VALUE = 41 + 1\n"
+    one = _written.written_module(source, [dep])
+    assert one.VALUE == 42
+    assert _written.written_module(source, [dep]) is one
+    dep.write_text("x = 2\n")
+    two = _written.written_module(source, [dep])
+    assert two is not one and two.VALUE == 42
+    assert one.__file__.startswith(str(tmp_path / "cache" / "skndcg_written"))
+
+
+def test_no_folder_that_takes_files_means_no_module(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setattr(_written, "_folder_found", [])
+    monkeypatch.setattr(_written, "_candidates", lambda: iter([blocker / "x"]))
+    assert _written.written_module("VALUE = 1\n") is None
