@@ -6,8 +6,8 @@ in a process that has not loaded numba yet, running the kernels' Python
 functions finishes sooner than that load, and gives the same numbers (the same
 code, every sum in the same order). The rule is
 :func:`~skndcg._native._jit.plain_road`, on the rows of the call times one
-pass for the block measures (more under averaged ties, see
-``AVERAGED_BLOCK_PASSES``) and one per measure scored query by query.
+pass for the block measures and one per measure scored query by query, more
+under averaged ties (``AVERAGED_BLOCK_PASSES``, ``AVERAGED_QUERY_PASSES``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from .._catalogue._names import CUSTOM
 #: averaged ties (it has no numpy version there: the tie blocks are walked row
 #: by row), against one pass of a numpy version or a per-query measure.
 AVERAGED_BLOCK_PASSES = 30
+#: Passes one row of a measure scored query by query costs as Python under
+#: averaged ties, where the loop also averages over the orders of tied rows.
+AVERAGED_QUERY_PASSES = 3
 
 
 def road(y_true, specs, average: bool):
@@ -26,7 +29,7 @@ def road(y_true, specs, average: bool):
     :func:`~skndcg._native._jit.no_compile` when it is small enough (see the
     module); ``average``: whether its tie rule is ``"average"``."""
     custom = sum(sp.kind == CUSTOM for sp in specs)
-    passes = 1 + custom
+    passes = 1 + custom * (AVERAGED_QUERY_PASSES if average else 1)
     if custom < len(specs) and average:
         passes += AVERAGED_BLOCK_PASSES
     try:
