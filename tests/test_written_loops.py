@@ -69,6 +69,27 @@ def test_a_changed_dependency_gives_another_module(tmp_path, monkeypatch):
     assert one.__file__.startswith(str(tmp_path / "cache" / "skndcg_written"))
 
 
+def test_another_version_of_the_package_gives_another_module(tmp_path, monkeypatch):
+    # A loop compiled with the kernels it calls is not reused once any module
+    # of the package has another size or time (an upgrade, an edit).
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_written, "_folder_found", [])
+    source = "VALUE = 7\n"
+    monkeypatch.setattr(_written, "_stamp", [b"skndcg/a.py:10:1"])
+    one = _written.written_module(source)
+    monkeypatch.setattr(_written, "_stamp", [b"skndcg/a.py:10:2"])
+    two = _written.written_module(source)
+    assert one is not two and one.__name__ != two.__name__
+
+
+def test_the_stamp_covers_every_module_of_the_package(monkeypatch):
+    monkeypatch.setattr(_written, "_stamp", [])
+    lines = _written._package_stamp().decode().splitlines()
+    names = {line.split(":")[0] for line in lines}
+    assert {"metrics/_measures/_err.py", "metrics/_core/_tie_orders.py"} <= names
+    assert all(len(line.split(":")) == 3 for line in lines)
+
+
 def test_no_folder_that_takes_files_means_no_module(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("")

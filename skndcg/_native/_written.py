@@ -6,8 +6,11 @@ from source for one kernel (the per-query loop of a measure) therefore gets a
 file of its own, which imports the kernel as a global: the first process
 compiles it, later ones load it from numba's cache like any other kernel.
 
-The file's name is a digest of its text and of the files it depends on, so an
-edited kernel gets a new loop instead of a stale cached one. It is written in
+The file's name is a digest of its text, of the files it depends on and of
+every skndcg module's size and modification time (numba's own stamp of a
+file, taken for the whole package, since a compiled loop holds the code of
+every kernel it calls): an edited kernel, or another version of skndcg, gets
+a new loop instead of a stale cached one. It is written in
 the first folder that takes files: ``NUMBA_CACHE_DIR`` (when set), then the
 user's cache folder (``$XDG_CACHE_HOME/skndcg``, ``~/.cache/skndcg``); never
 inside the package, nor in a shared folder such as the system's temporary
@@ -24,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 _folder_found: list = []
+_stamp: list = []
 
 
 def _candidates():
@@ -50,6 +54,19 @@ def _folder() -> Path | None:
     return _folder_found[0]
 
 
+def _package_stamp() -> bytes:
+    """Size and modification time of every module of the package, read once."""
+    if not _stamp:
+        root = Path(__file__).resolve().parent.parent
+        parts = []
+        for path in sorted(root.rglob("*.py")):
+            st = path.stat()
+            name = path.relative_to(root).as_posix()
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        _stamp.append("\n".join(parts).encode())
+    return _stamp[0]
+
+
 def written_module(source: str, depends=()):
     """The module of ``source``, written to a file of its own and imported, or
     None when no folder takes files (the caller then compiles in memory).
@@ -61,6 +78,7 @@ def written_module(source: str, depends=()):
     if folder is None:
         return None
     digest = hashlib.sha256(source.encode())
+    digest.update(_package_stamp())
     for dep in depends:
         digest.update(Path(dep).read_bytes())
     name = f"skndcg_written_{digest.hexdigest()[:24]}"
