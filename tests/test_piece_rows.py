@@ -89,6 +89,20 @@ def test_dask_names_the_partition_row(client, by_qid, column, value):
     assert part.index[row] == bad
 
 
+def test_the_lazy_dask_report_names_the_partition_row(client):
+    import dask.dataframe as dd
+
+    df = frame(seed=3)
+    df.loc[17, "score"] = np.nan
+    ddf = dd.from_pandas(df, npartitions=4)
+    report = sd.ranking_report(ddf, metrics=["ndcg@3"], **COLS)
+    with pytest.raises(ValueError) as got:
+        report.compute()
+    found = re.search(r"one at row (\d+) of ddf\.partitions\[(\d+)\]", str(got.value))
+    row, number = map(int, found.groups())
+    assert ddf.partitions[number].compute().index[row] == 17
+
+
 @pytest.mark.parametrize("case", ["item", "weight"])
 def test_parquet_names_the_file_row(tmp_path, case):
     # The reader checks labels and scores itself; item ids and weights are
