@@ -96,3 +96,25 @@ def test_no_folder_that_takes_files_means_no_module(tmp_path, monkeypatch):
     monkeypatch.setattr(_written, "_folder_found", [])
     monkeypatch.setattr(_written, "_candidates", lambda: iter([blocker / "x"]))
     assert _written.written_module("VALUE = 1\n") is None
+
+
+def test_without_a_folder_the_loops_compile_in_memory(monkeypatch):
+    # An install with nowhere to write (read-only, no writable home): the
+    # loops take the kernel as an argument and give the same numbers.
+    import numpy as np
+
+    from skndcg.metrics import grouped_ranking_scores
+    from skndcg.metrics._core import _perquery
+
+    monkeypatch.setenv("SKNDCG_PLAIN_CELLS", "0")  # the compiled road
+    rng = np.random.default_rng(1)
+    q = np.repeat(np.arange(40), 6)
+    y = rng.integers(0, 3, q.size).astype(float)
+    s = np.round(rng.random(q.size), 1)  # ties: the averaging loop too
+    names = ["err@5", "bpref", "rbp(p=0.8)"]
+    want = grouped_ranking_scores(y, s, q, names)
+    monkeypatch.setattr(_perquery, "_loops", {})
+    monkeypatch.setattr(_written, "_folder_found", [None])
+    got = grouped_ranking_scores(y, s, q, names)
+    assert got == want
+    assert _perquery._loops and all(takes_f for _, takes_f in _perquery._loops.values())

@@ -68,23 +68,21 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
         names = [f"a{i}" for i in range(n_args)]
         call = ", ideal[lo:ends[g]]" if use_ideal else ""
         call += "".join(f", {a}[g]" for a in names)
-        src = (
-            f"def loop({'' if written else 'f, '}ry, starts, nret, k"
-            f"{''.join(', ' + a for a in names)}, ideal, ends, out"
+        params = (
+            f"ry, starts, nret, k{''.join(', ' + a for a in names)}, ideal, ends, out"
         )
         if average:
-            src += ", tied, rs, by_k, form, binary, thr, cap, calls"
+            params += ", tied, rs, by_k, form, binary, thr, cap, calls"
             value = f"f(buf, k{call})"
         else:
             value = f"f(ry[lo:lo + nret[g]], k{call})"
         if not compiled:
-            src += ", value"
+            params += ", value"
             value = f"value({value}, g)"
-        src += "):\n"
         if average:
-            src += _AVERAGE.format(value=value)
+            body = _AVERAGE.format(value=value)
         else:
-            src += (
+            body = (
                 "    for g in range(starts.shape[0]):\n"
                 "        lo = starts[g]\n"
                 f"        if nret[g] == 0 and not {empty}:\n"
@@ -92,14 +90,15 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
                 "        else:\n"
                 f"            out[g] = {value}\n"
             )
-        module = _written_loop(src, f) if written else None
+        module = _written_loop(f"def loop({params}):\n{body}", f) if written else None
         if module is not None:
             _loops[key] = (module.loop, False)
-        else:
+        else:  # f is the loop's first argument
             scope = {
                 name: native(getattr(T, name)) if compiled else getattr(T, name)
                 for name in _HELPERS
             }
+            src = f"def loop(f, {params}):\n{body}"
             exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
             if compiled:
                 from numba import njit
@@ -135,8 +134,9 @@ def _written_loop(src, f):
         f"from {func.__module__} import {func.__qualname__} as f\n\n\n"
         f"@jit\n{src}"
     )
-    depends = (sys.modules[func.__module__].__file__, T.__file__)
-    return written_module(text, depends)
+    # (skndcg's own modules are in the written module's stamp; a user's kernel
+    # module is read here)
+    return written_module(text, (sys.modules[func.__module__].__file__,))
 
 
 def ranked_order(s_g, grouping) -> tuple[np.ndarray, np.ndarray]:
