@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
-from ._resampling import check_length, percentile_interval
+from ._resampling import blocks, check_length, percentile_interval
 from ._significance import bootstrap_p_value
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
@@ -132,9 +132,7 @@ def _resampled_means(values, n_resamples, random_state, weights=None):
     rs = check_random_state(random_state)
     n = values.size
     out = np.empty(n_resamples)
-    step = max(1, _CHUNK_CELLS // max(n, 1))
-    for lo in range(0, n_resamples, step):
-        hi = min(lo + step, n_resamples)
+    for lo, hi in blocks(n_resamples, n, _CHUNK_CELLS):
         idx = rs.randint(0, n, size=(hi - lo, n))
         if weights is None:
             out[lo:hi] = values[idx].mean(axis=1)

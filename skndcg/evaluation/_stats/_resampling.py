@@ -120,8 +120,11 @@ def _dtype(n_rows, n_units):
     return np.float32 if n_rows * n_units >= _FLOAT32_FROM else np.float64
 
 
-def _block_rows(n_units, n_rows):
-    return max(1, min(n_rows, _BLOCK_CELLS // max(n_units, 1)))
+def blocks(n_rows, n_units, cells):
+    """``(lo, hi)``: the rows in blocks of ``cells // n_units`` (at least one)."""
+    step = max(1, cells // max(n_units, 1))
+    for lo in range(0, n_rows, step):
+        yield lo, min(lo + step, n_rows)
 
 
 def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
@@ -153,9 +156,7 @@ def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
     # One product per block: numerators and denominators side by side.
     both = np.hstack([resid, den]).astype(dtype)
     out = np.empty((n_resamples, n_series))
-    step = _block_rows(n_units, n_resamples)
-    for lo in range(0, n_resamples, step):
-        hi = min(lo + step, n_resamples)
+    for lo, hi in blocks(n_resamples, n_units, _BLOCK_CELLS):
         sums = multinomial_counts(rng, hi - lo, n_units, dtype) @ both
         with np.errstate(invalid="ignore", divide="ignore"):
             out[lo:hi] = center + sums[:, :n_series] / sums[:, n_series:][:, den_index]
@@ -178,9 +179,7 @@ def sign_flip_means(num, den_total, n_resamples, rng):
     resid = (num - center).astype(dtype)
     total = num.sum(0)
     out = np.empty((n_resamples, num.shape[1]))
-    step = _block_rows(n_units, n_resamples)
-    for lo in range(0, n_resamples, step):
-        hi = min(lo + step, n_resamples)
+    for lo, hi in blocks(n_resamples, n_units, _BLOCK_CELLS):
         bits = random_bits(rng, hi - lo, n_units, dtype)
         ones = bits.sum(1, dtype=np.float64)[:, None]
         out[lo:hi] = (2.0 * (bits @ resid + ones * center) - total) / den_total
