@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib import import_module
 
 from ._errors import integer
 
@@ -116,18 +117,12 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="random seed (default: 0)",
     )
-    from ._score import add_parser as add_score_parser
+    from . import _compare, _monitor, _score, _trec_eval
 
-    add_score_parser(sub)
-    from ._trec_eval import add_parser as add_trec_eval_parser
-
-    add_trec_eval_parser(sub, _version())
-    from ._compare import add_parser as add_compare_parser
-
-    add_compare_parser(sub)
-    from ._monitor import add_parser as add_monitor_parser
-
-    add_monitor_parser(sub)
+    _score.add_parser(sub)
+    _trec_eval.add_parser(sub, _version())
+    _compare.add_parser(sub)
+    _monitor.add_parser(sub)
     parser.commands = sub.choices  # each sub-command's parser, by name
     return parser
 
@@ -159,39 +154,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    if args.command == "score":
-        from ._score import run as run_score
+    if args.command != "demo":  # score (trec_eval's too), compare or monitor
+        return import_module(f"._{args.command}", __package__).run(args)
+    from ..demo import run_demo
 
-        return run_score(args)
-    if args.command == "compare":
-        from ._compare import run as run_compare
+    try:
+        run_demo(
+            data=args.data,
+            fetch=args.fetch,
+            out=args.out,
+            quick=args.quick,
+            max_ratings=args.max_ratings,
+            negatives=args.negatives,
+            n_negatives=args.n_negatives,
+            min_history=args.min_history,
+            random_state=args.seed,
+            protocol=args.protocol,
+        )
+    except (ValueError, OSError, ImportError) as exc:
+        from ._language import error
 
-        return run_compare(args)
-    if args.command == "monitor":
-        from ._monitor import run as run_monitor
-
-        return run_monitor(args)
-    if args.command == "demo":
-        from ..demo import run_demo
-
-        try:
-            run_demo(
-                data=args.data,
-                fetch=args.fetch,
-                out=args.out,
-                quick=args.quick,
-                max_ratings=args.max_ratings,
-                negatives=args.negatives,
-                n_negatives=args.n_negatives,
-                min_history=args.min_history,
-                random_state=args.seed,
-                protocol=args.protocol,
-            )
-        except (ValueError, OSError, ImportError) as exc:
-            from ._language import error
-
-            error(exc)
-            return _EXIT_USAGE
+        error(exc)
+        return _EXIT_USAGE
     return 0
 
 

@@ -66,6 +66,13 @@ def probabilities(values, name):
     return p
 
 
+def examination_or_default(examination, depth):
+    """``examination`` as float64, or ``1 / position`` for positions 1..depth."""
+    if examination is None:
+        return 1.0 / np.arange(1, depth + 1)
+    return np.asarray(examination, dtype=np.float64)
+
+
 def positions(position, n):
     """``position`` as ``n`` floats (whole numbers >= 1, NaN where the row was
     not shown) and the mask of shown rows, or an error."""

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..evaluation._shared import as_generator
-from ._clicklog import column, positions, probabilities
+from ._clicklog import column, examination_or_default, positions, probabilities
 from ._ranking import query_codes
 
 
@@ -76,11 +76,7 @@ def simulate_clicks(
     attracted = shown & (rng.random(n) < rel)
     if click_model == "pbm":
         depth = int(ipos.max()) if n else 0
-        e = (
-            1.0 / np.arange(1, depth + 1)
-            if examination is None
-            else np.asarray(examination, dtype=np.float64)
-        )
+        e = examination_or_default(examination, depth)
         if e.ndim != 1 or e.size < depth:
             raise ValueError(
                 f"examination must cover every position down to {depth}, got "

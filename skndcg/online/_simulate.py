@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, check_length
-from ._clicklog import score_column
+from ._clicklog import examination_or_default, score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
 
@@ -231,11 +231,7 @@ def simulate_click_log(
     rng = as_generator(random_state)
     exam = None
     if click_model == "pbm":
-        exam = (
-            1.0 / np.arange(1, n_shown + 1)
-            if examination is None
-            else np.asarray(examination, dtype=np.float64)
-        )
+        exam = examination_or_default(examination, n_shown)
         if exam.shape != (n_shown,) or not np.all((exam >= 0) & (exam <= 1)):
             raise ValueError(
                 f"examination must hold {n_shown} probabilities in [0, 1] (one per "
