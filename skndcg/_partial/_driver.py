@@ -21,6 +21,7 @@ order) and call these.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from dataclasses import dataclass
@@ -238,10 +239,11 @@ def finish(parts, spec, empty_message):
 
 
 def progress_bar(total, progress, unit="rows"):
-    """A progress bar shown after a few seconds, or None: when ``progress`` is
-    True, or None and standard error is a terminal."""
+    """A progress bar shown after a few seconds, when ``progress`` is True, or
+    None and standard error is a terminal; a context manager that closes it
+    (and gives None, for no bar, when not shown)."""
     if not wants_progress(progress):
-        return None
+        return contextlib.nullcontext()
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit=unit, unit_scale=True, delay=3, file=sys.stderr)

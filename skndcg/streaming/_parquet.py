@@ -132,9 +132,8 @@ def score_parquet(
     # Whole queries, rows checked as read_predictions does, numbered from 0.
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
-    bar = progress_bar(file.num_rows, progress)
     parts = []
-    try:
+    with progress_bar(file.num_rows, progress) as bar:
         for first_row, piece in whole_queries(
             batches, qid_col, check, bar, aligned=True
         ):
@@ -146,9 +145,6 @@ def score_parquet(
                 if isinstance(exc, RowsError):  # the row as the file numbers it
                     err = exc.placed(f"first at row {first_row + exc.row} of the file")
                 raise type(err)(f"{where}, rows {first_row}-{last}: {err}") from exc
-    finally:
-        if bar is not None:
-            bar.close()
     means, counts = finish(
         parts, spec, f"{where} has no rows; at least one row is required."
     )
