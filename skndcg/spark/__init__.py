@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from .._partial._driver import columns_of, finish, setup, sum_columns
-from .._partial._pieces import check_columns, report_template
+from .._partial._pieces import check_columns, check_frame, report_template
 from ._frame import (
     BUCKET,
     ORDER,
@@ -28,11 +28,7 @@ def _prepare(sdf, metrics, cols, sample_weight, popularity, n_groups, options):
     sql = import_spark()
     from pyspark.sql import functions as F
 
-    if not isinstance(sdf, sql.DataFrame):
-        raise TypeError(
-            f"sdf must be a pyspark.sql.DataFrame, got {type(sdf).__name__}; use "
-            "skndcg.metrics for pandas or NumPy data."
-        )
+    check_frame(sdf, sql.DataFrame, "sdf", "pyspark.sql.DataFrame")
     spec = setup(metrics, cols, sample_weight, options, "sdf", popularity=popularity)
     check_columns(sdf.columns, cols, "sdf")
     if n_groups is None:

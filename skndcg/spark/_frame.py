@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._partial._driver import score_piece
-from .._partial._pieces import ORDER_COLUMNS, by_query
+from .._partial._pieces import ORDER_COLUMNS, by_query, door_module
 from ..metrics._shared import RowsError
 
 ORDER = ORDER_COLUMNS[1]
@@ -15,14 +15,7 @@ BUCKET = "__skndcg_bucket__"
 
 def import_spark():
     """``pyspark.sql``, or an error naming the extra to install."""
-    try:
-        import pyspark.sql as sql
-    except ImportError as exc:  # pragma: no cover - the extra installs it
-        raise ImportError(
-            "skndcg.spark needs pyspark (with pyarrow); install them with "
-            "pip install 'skndcg[spark]'."
-        ) from exc
-    return sql
+    return door_module("spark", "pyspark.sql", "pyspark (with pyarrow)")
 
 
 def sample_rows(empty: pd.DataFrame) -> pd.DataFrame:
