@@ -140,6 +140,14 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     return Spec(names, conv, columns, user, needs)
 
 
+def setup_of(args: dict, source: str) -> Spec:
+    """:func:`setup` from the arguments of a front end (its ``locals()``):
+    ``metrics``, the column arguments, ``sample_weight``, ``popularity`` and
+    ``options``."""
+    return setup(args["metrics"], columns_of(args), args["sample_weight"],
+                 args["options"], source, popularity=args["popularity"])  # fmt: skip
+
+
 def label_candidates(values) -> list[float]:
     """The labels of ``values`` that can be the table's largest: the largest
     number, and NaN when there is one (an unjudged row, which reads as 0).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from .._partial._driver import columns_of, finish, setup, sum_columns
+from .._partial._driver import columns_of, finish, setup_of, sum_columns
 from .._partial._pieces import check_columns, check_frame, report_template
 from ._frame import (
     BUCKET,
@@ -24,12 +24,13 @@ from ._frame import (
 )
 
 
-def _prepare(sdf, metrics, cols, sample_weight, popularity, n_groups, options):
+def _prepare(args):
     sql = import_spark()
     from pyspark.sql import functions as F
 
+    sdf, cols, n_groups = args["sdf"], columns_of(args), args["n_groups"]
     check_frame(sdf, sql.DataFrame, "sdf", "pyspark.sql.DataFrame")
-    spec = setup(metrics, cols, sample_weight, options, "sdf", popularity=popularity)
+    spec = setup_of(args, "sdf")
     check_columns(sdf.columns, cols, "sdf")
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
@@ -138,10 +139,7 @@ def grouped_ranking_scores(
     ...     popularity={"a": 4, "b": 2, "c": 1, "d": 1})
     {'novelty@2': 1.75, 'arp@2': 2.75}
     """
-    cols = columns_of(locals())
-    grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, popularity, n_groups, options
-    )
+    grouped, template, spec = _prepare(locals())
     schema = ", ".join(f"`{c}` double" for c in sum_columns(spec.names))
     score = make_scorer("sums", spec)
     parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
@@ -196,10 +194,7 @@ def ranking_report(
     ...                         label_col="label", score_col="score")
     >>> report.toPandas().sort_values("qid")  # doctest: +SKIP
     """
-    cols = columns_of(locals())
-    grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, popularity, n_groups, options
-    )
+    grouped, template, spec = _prepare(locals())
     score = make_scorer("report", spec)
     return grouped.applyInPandas(score, schema=schema_of(template))
 
