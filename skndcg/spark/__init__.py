@@ -13,11 +13,10 @@ from __future__ import annotations
 import math
 
 from .._partial._driver import columns_of, finish, setup_of, sum_columns
-from .._partial._pieces import check_columns, check_frame, report_template
+from .._partial._pieces import check_columns, check_frame, door_module, report_template
 from ._frame import (
     BUCKET,
     ORDER,
-    import_spark,
     make_scorer,
     sample_rows,
     schema_of,
@@ -25,7 +24,7 @@ from ._frame import (
 
 
 def _prepare(args):
-    sql = import_spark()
+    sql = door_module("spark", "pyspark.sql", "pyspark (with pyarrow)")
     from pyspark.sql import functions as F
 
     sdf, cols, n_groups = args["sdf"], columns_of(args), args["n_groups"]

@@ -6,16 +6,11 @@ import numpy as np
 import pandas as pd
 
 from .._partial._driver import score_piece
-from .._partial._pieces import ORDER_COLUMNS, by_query, door_module
+from .._partial._pieces import ORDER_COLUMNS, by_query
 from ..metrics._shared import RowsError
 
 ORDER = ORDER_COLUMNS[1]
 BUCKET = "__skndcg_bucket__"
-
-
-def import_spark():
-    """``pyspark.sql``, or an error naming the extra to install."""
-    return door_module("spark", "pyspark.sql", "pyspark (with pyarrow)")
 
 
 def sample_rows(empty: pd.DataFrame) -> pd.DataFrame:
