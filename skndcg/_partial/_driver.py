@@ -21,6 +21,7 @@ order) and call these.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from dataclasses import dataclass
@@ -139,6 +140,14 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     return Spec(names, conv, columns, user, needs)
 
 
+def setup_of(args: dict, source: str) -> Spec:
+    """:func:`setup` from the arguments of a front end (its ``locals()``):
+    ``metrics``, the column arguments, ``sample_weight``, ``popularity`` and
+    ``options``."""
+    return setup(args["metrics"], columns_of(args), args["sample_weight"],
+                 args["options"], source, popularity=args["popularity"])  # fmt: skip
+
+
 def label_candidates(values) -> list[float]:
     """The labels of ``values`` that can be the table's largest: the largest
     number, and NaN when there is one (an unjudged row, which reads as 0).
@@ -238,10 +247,11 @@ def finish(parts, spec, empty_message):
 
 
 def progress_bar(total, progress, unit="rows"):
-    """A progress bar shown after a few seconds, or None: when ``progress`` is
-    True, or None and standard error is a terminal."""
+    """A progress bar shown after a few seconds, when ``progress`` is True, or
+    None and standard error is a terminal; a context manager that closes it
+    (and gives None, for no bar, when not shown)."""
     if not wants_progress(progress):
-        return None
+        return contextlib.nullcontext()
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit=unit, unit_scale=True, delay=3, file=sys.stderr)

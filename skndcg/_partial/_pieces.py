@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -18,6 +19,27 @@ def by_query(exc: RowsError, frame: pd.DataFrame, qid_col: str) -> ValueError:
     """A refusal of rows of a piece whose rows the caller's table does not
     number (a Spark group), with the row named by its query."""
     return exc.placed(f"one in query {py(frame[qid_col].iloc[exc.row])!r}")
+
+
+def door_module(door: str, module: str, needs: str):
+    """``module``, which ``skndcg.<door>`` is built on, or an error naming
+    the extra to install (``needs``: what it brings)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - the extra installs it
+        raise ImportError(
+            f"skndcg.{door} needs {needs}; install them with "
+            f"pip install 'skndcg[{door}]'."
+        ) from exc
+
+
+def check_frame(frame, cls, name: str, kind: str) -> None:
+    """Refuse a table (argument ``name``) that is not a ``cls`` (``kind``)."""
+    if not isinstance(frame, cls):
+        raise TypeError(
+            f"{name} must be a {kind}, got {type(frame).__name__}; use "
+            "skndcg.metrics for pandas or NumPy data."
+        )
 
 
 def check_columns(columns, wanted: dict, where: str) -> None:

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._partial._driver import columns_of, finish, setup, sum_columns
+from .._partial._driver import columns_of, finish, setup_of, sum_columns
 from .._partial._pieces import report_template
 from ._frame import (
     END_COLUMNS,
@@ -35,13 +35,13 @@ from ._frame import (
 )
 
 
-def _prepare(ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid,
-             options):  # fmt: skip
+def _prepare(args):
     import_dask()
     from dask.dataframe.utils import meta_nonempty
 
-    spec = setup(metrics, cols, sample_weight, options, "ddf", popularity=popularity)
-    layout = lay_out(ddf, cols, partitioned_by_qid)
+    ddf, cols = args["ddf"], columns_of(args)
+    spec = setup_of(args, "ddf")
+    layout = lay_out(ddf, cols, args["partitioned_by_qid"])
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
         # g_max): one reduction before the pieces are scored.
@@ -157,10 +157,7 @@ def grouped_ranking_scores(
     ...                        popularity={"a": 4, "b": 2, "c": 1, "d": 1})
     {'novelty@2': 1.75, 'arp@2': 2.75}
     """
-    cols = columns_of(locals())
-    names, layout, _, kwargs = _prepare(
-        ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid, options
-    )
+    names, layout, _, kwargs = _prepare(locals())
     import pandas as pd
 
     # Known divisions are trusted only once checked: each partition also gives
@@ -183,7 +180,7 @@ def grouped_ranking_scores(
     if ends:
         if spanning_qid(parts) is not None:
             return grouped_ranking_scores(
-                ddf, metrics, **cols, sample_weight=sample_weight,
+                ddf, metrics, **columns_of(locals()), sample_weight=sample_weight,
                 popularity=popularity, partitioned_by_qid=False,
                 progress=progress, **options,
             )  # fmt: skip
@@ -261,10 +258,7 @@ def ranking_report(
     0   a        3  0.8212
     1   b        2     NaN
     """
-    cols = columns_of(locals())
-    _, layout, template, kwargs = _prepare(
-        ddf, metrics, cols, sample_weight, popularity, partitioned_by_qid, options
-    )
+    _, layout, template, kwargs = _prepare(locals())
     return layout.frame.map_partitions(
         score_partition, what="report", meta=template, clear_divisions=True, **kwargs
     )

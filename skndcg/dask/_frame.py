@@ -9,20 +9,13 @@ import numpy as np
 import pandas as pd
 
 from .._partial._driver import score_piece, wants_progress
-from .._partial._pieces import ORDER_COLUMNS, check_columns
+from .._partial._pieces import ORDER_COLUMNS, check_columns, check_frame, door_module
 from ..metrics._shared import RowsError
 
 
 def import_dask():
     """``dask.dataframe``, or an error naming the extra to install."""
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:  # pragma: no cover - the test extra installs it
-        raise ImportError(
-            "skndcg.dask needs dask[dataframe] and distributed; install them with "
-            "pip install 'skndcg[dask]'."
-        ) from exc
-    return dd
+    return door_module("dask", "dask.dataframe", "dask[dataframe] and distributed")
 
 
 @dataclass
@@ -41,12 +34,7 @@ def lay_out(ddf, cols, flag):
     """Check the columns (``cols``: ``qid_col`` ... ``sample_weight_col`` to
     names) and shuffle rows by query unless they are laid out so (``flag``:
     ``partitioned_by_qid``)."""
-    dd = import_dask()
-    if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(
-            f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}; "
-            "use skndcg.metrics for pandas or NumPy data."
-        )
+    check_frame(ddf, import_dask().DataFrame, "ddf", "dask.dataframe.DataFrame")
     if flag not in (None, True, False):
         raise ValueError(
             f"partitioned_by_qid must be None, True or False, got {flag!r}."

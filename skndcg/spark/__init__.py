@@ -12,28 +12,24 @@ from __future__ import annotations
 
 import math
 
-from .._partial._driver import columns_of, finish, setup, sum_columns
-from .._partial._pieces import check_columns, report_template
+from .._partial._driver import columns_of, finish, setup_of, sum_columns
+from .._partial._pieces import check_columns, check_frame, door_module, report_template
 from ._frame import (
     BUCKET,
     ORDER,
-    import_spark,
     make_scorer,
     sample_rows,
     schema_of,
 )
 
 
-def _prepare(sdf, metrics, cols, sample_weight, popularity, n_groups, options):
-    sql = import_spark()
+def _prepare(args):
+    sql = door_module("spark", "pyspark.sql", "pyspark (with pyarrow)")
     from pyspark.sql import functions as F
 
-    if not isinstance(sdf, sql.DataFrame):
-        raise TypeError(
-            f"sdf must be a pyspark.sql.DataFrame, got {type(sdf).__name__}; use "
-            "skndcg.metrics for pandas or NumPy data."
-        )
-    spec = setup(metrics, cols, sample_weight, options, "sdf", popularity=popularity)
+    sdf, cols, n_groups = args["sdf"], columns_of(args), args["n_groups"]
+    check_frame(sdf, sql.DataFrame, "sdf", "pyspark.sql.DataFrame")
+    spec = setup_of(args, "sdf")
     check_columns(sdf.columns, cols, "sdf")
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
@@ -142,10 +138,7 @@ def grouped_ranking_scores(
     ...     popularity={"a": 4, "b": 2, "c": 1, "d": 1})
     {'novelty@2': 1.75, 'arp@2': 2.75}
     """
-    cols = columns_of(locals())
-    grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, popularity, n_groups, options
-    )
+    grouped, template, spec = _prepare(locals())
     schema = ", ".join(f"`{c}` double" for c in sum_columns(spec.names))
     score = make_scorer("sums", spec)
     parts = grouped.applyInPandas(score, schema=schema).toPandas().to_numpy()
@@ -200,10 +193,7 @@ def ranking_report(
     ...                         label_col="label", score_col="score")
     >>> report.toPandas().sort_values("qid")  # doctest: +SKIP
     """
-    cols = columns_of(locals())
-    grouped, template, spec = _prepare(
-        sdf, metrics, cols, sample_weight, popularity, n_groups, options
-    )
+    grouped, template, spec = _prepare(locals())
     score = make_scorer("report", spec)
     return grouped.applyInPandas(score, schema=schema_of(template))
 

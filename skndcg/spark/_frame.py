@@ -13,18 +13,6 @@ ORDER = ORDER_COLUMNS[1]
 BUCKET = "__skndcg_bucket__"
 
 
-def import_spark():
-    """``pyspark.sql``, or an error naming the extra to install."""
-    try:
-        import pyspark.sql as sql
-    except ImportError as exc:  # pragma: no cover - the extra installs it
-        raise ImportError(
-            "skndcg.spark needs pyspark (with pyarrow); install them with "
-            "pip install 'skndcg[spark]'."
-        ) from exc
-    return sql
-
-
 def sample_rows(empty: pd.DataFrame) -> pd.DataFrame:
     """One made-up row with the dtypes of ``empty`` (a frame with no rows)."""
     row = {}

@@ -7,7 +7,7 @@ from .._partial._driver import (
     finish,
     label_candidates,
     progress_bar,
-    setup,
+    setup_of,
     sums_of,
     whole_queries,
 )
@@ -108,15 +108,12 @@ def score_parquet(
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
     check_rows(batch_size, "batch_size")
-    cols = columns_of(locals())
-    spec = setup(
-        metrics, cols, sample_weight, options, "the file", popularity=popularity
-    )
+    spec = setup_of(locals(), "the file")
     where = str(path)
     # The file is opened once: its footer serves the column check, the
     # checked reader and the pass over the labels.
     file = ParquetColumns(path)
-    check_columns(file.names, cols, where)
+    check_columns(file.names, columns_of(spec.columns), where)
     chunks = read_predictions_chunks(
         file, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
         weight=sample_weight_col, item=spec.columns["item_col"],
@@ -132,9 +129,8 @@ def score_parquet(
     # Whole queries, rows checked as read_predictions does, numbered from 0.
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
-    bar = progress_bar(file.num_rows, progress)
     parts = []
-    try:
+    with progress_bar(file.num_rows, progress) as bar:
         for first_row, piece in whole_queries(
             batches, qid_col, check, bar, aligned=True
         ):
@@ -146,9 +142,6 @@ def score_parquet(
                 if isinstance(exc, RowsError):  # the row as the file numbers it
                     err = exc.placed(f"first at row {first_row + exc.row} of the file")
                 raise type(err)(f"{where}, rows {first_row}-{last}: {err}") from exc
-    finally:
-        if bar is not None:
-            bar.close()
     means, counts = finish(
         parts, spec, f"{where} has no rows; at least one row is required."
     )

@@ -169,12 +169,8 @@ def score_trec_run(
             found += label_candidates(frame["y_true"].to_numpy())
         spec.know_label_max(found)
         reader = read_trec_run_chunks(run, chunk_lines=batch_lines)
-    bar = progress_bar(None, progress)
-    try:
+    with progress_bar(None, progress) as bar:
         parts = [sums_of(frame, spec) for frame in pieces(reader, bar)]
-    finally:
-        if bar is not None:
-            bar.close()
     means, counts = finish(
         parts, spec,
         f"no query of {where} has judgments in {qrels}; do the query ids of the "
