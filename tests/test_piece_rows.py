@@ -103,6 +103,27 @@ def test_the_lazy_dask_report_names_the_partition_row(client):
     assert ddf.partitions[number].compute().index[row] == 17
 
 
+@pytest.mark.parametrize("column, name", [("label", "y_true"), ("score", "y_score")])
+def test_dask_refuses_a_text_column_before_scoring(column, name):
+    # A column of strings (a CSV read without dtypes) is refused from the
+    # frame's dtypes, before any partition is computed or the largest label
+    # is looked for (err reads it); it used to fail building the report's
+    # template, with "Cannot interpret '<StringDtype>' as a data type".
+    import dask.dataframe as dd
+
+    df = frame(seed=4)
+    df[column] = df[column].astype(str)
+    ddf = dd.from_pandas(df, npartitions=2)
+    want = (
+        f"{name} must be numeric, got {column}_col={column!r}, a column of "
+        f"{ddf.dtypes[column]} in ddf; convert it to numbers explicitly."
+    )
+    for call in (sd.grouped_ranking_scores, sd.ranking_report):
+        with pytest.raises(TypeError) as got:
+            call(ddf, metrics=["ndcg@3", "err@3"], **COLS)
+        assert str(got.value) == want
+
+
 @pytest.mark.parametrize("case", ["item", "weight"])
 def test_parquet_names_the_file_row(tmp_path, case):
     # The reader checks labels and scores itself; item ids and weights are

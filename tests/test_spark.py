@@ -137,6 +137,13 @@ def test_errors(spark):
     want = rf"y_score contains NaN or infinite value\(s\) \(one in query {bad.qid[5]}: "
     with pytest.raises(Exception, match=want):
         scores(spark.createDataFrame(bad))
+    # Labels read as text are refused before any group is scored.
+    text = spark.createDataFrame(df.astype({"label": str}))
+    with pytest.raises(
+        TypeError,
+        match=r"y_true must be numeric, got label_col='label', a column of string in",
+    ):
+        scores(text, ["err@3"])
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,18 @@ def check_columns(columns, wanted: dict, where: str) -> None:
             )
 
 
+def check_numeric(columns: dict, text_type, where: str) -> None:
+    """Refuse a label or score column that holds no numbers before any piece
+    is scored; ``text_type(col)`` names the column's type then, else is None."""
+    for key, name in (("label_col", "y_true"), ("score_col", "y_score")):
+        found = text_type(columns[key])
+        if found is not None:
+            raise TypeError(
+                f"{name} must be numeric, got {key}={columns[key]!r}, a column of "
+                f"{found} in {where}; convert it to numbers explicitly."
+            )
+
+
 def check_weights(sample_weight_col, sample_weight) -> None:
     if sample_weight_col is not None and sample_weight is not None:
         raise ValueError(

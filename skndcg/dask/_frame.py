@@ -9,7 +9,13 @@ import numpy as np
 import pandas as pd
 
 from .._partial._driver import score_piece, wants_progress
-from .._partial._pieces import ORDER_COLUMNS, check_columns, check_frame, door_module
+from .._partial._pieces import (
+    ORDER_COLUMNS,
+    check_columns,
+    check_frame,
+    check_numeric,
+    door_module,
+)
 from ..metrics._shared import RowsError
 
 
@@ -42,6 +48,7 @@ def lay_out(ddf, cols, flag):
     qid_col = cols["qid_col"]
     in_index = qid_col not in ddf.columns and ddf.index.name == qid_col
     check_columns(list(ddf.columns) + ([qid_col] if in_index else []), cols, "ddf")
+    check_numeric(cols, lambda col: _text_type(ddf.dtypes[col]), "ddf")
     expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
     known = in_index and ddf.known_divisions
     if flag is True or (flag is None and known):
@@ -56,6 +63,16 @@ def lay_out(ddf, cols, flag):
     )
     shuffled = ordered.shuffle(on=qid_col)
     return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
+
+
+def _text_type(dtype):
+    """The name of ``dtype`` when it holds no numbers (strings, dates), else None;
+    an object column may hold numbers, and each piece checks its values."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    types = pd.api.types
+    numeric = types.is_object_dtype(dtype) or types.is_numeric_dtype(dtype)
+    return None if numeric else str(dtype)
 
 
 def _check_qid_dtype(actual, expected, qid_col, number):

@@ -13,7 +13,13 @@ from __future__ import annotations
 import math
 
 from .._partial._driver import columns_of, finish, setup_of, sum_columns
-from .._partial._pieces import check_columns, check_frame, door_module, report_template
+from .._partial._pieces import (
+    check_columns,
+    check_frame,
+    check_numeric,
+    door_module,
+    report_template,
+)
 from ._frame import (
     BUCKET,
     ORDER,
@@ -31,6 +37,15 @@ def _prepare(args):
     check_frame(sdf, sql.DataFrame, "sdf", "pyspark.sql.DataFrame")
     spec = setup_of(args, "sdf")
     check_columns(sdf.columns, cols, "sdf")
+    types = {field.name: field.dataType for field in sdf.schema.fields}
+    numeric = (sql.types.NumericType, sql.types.BooleanType)
+    check_numeric(
+        cols,
+        lambda col: (
+            None if isinstance(types[col], numeric) else types[col].simpleString()
+        ),
+        "sdf",
+    )
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
