@@ -87,9 +87,8 @@ def rndcg_tensor(r, k, opts):
     mode = torch.ones(r.n_queries, dtype=torch.int64, device=dev)
 
     def flush(cond, total, count):
-        safe = torch.where(idcg > 0, idcg, torch.ones_like(idcg))
         add = cond & (idcg > 0)
-        return (torch.where(add, total + dcg / safe, total),
+        return (torch.where(add, total + dcg / r.ops.den(idcg), total),
                 count + add.to(torch.int64))  # fmt: skip
 
     for t in range(steps):
