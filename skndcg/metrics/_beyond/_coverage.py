@@ -12,7 +12,6 @@ give -- and both metrics are exact expectations under that model.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -20,7 +19,7 @@ import pandas as pd
 from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
 from .._core._group import query_weights
-from .._core._validate import as_1d
+from .._core._validate import as_1d, undefined
 from ._items import check_choice, item_categories_csr, item_codes, item_vectors, py
 from ._topk import Ranked, check_ties, cutoffs, membership, rank
 
@@ -319,15 +318,11 @@ def intra_list_diversity_score(
 def _mean(values: np.ndarray, weights) -> float:
     ok = ~np.isnan(values)
     if not ok.any():
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warnings.warn(
+        return undefined(
             "intra-list diversity is undefined: no query has two rows in its top k "
             "(a single item has no pair); nan is returned.",
-            UndefinedMetricWarning,
-            stacklevel=3,
+            3,
         )
-        return float("nan")
     if weights is None:
         return float(np.mean(values[ok]))
     total = np.sum(weights[ok])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._core._validate import as_1d, check_k, check_length
+from .._core._validate import as_1d, check_k, check_length, undefined
 from ._items import check_choice, item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
@@ -231,14 +231,9 @@ def finish(values: np.ndarray, keys, base, k, per_query, what):
         return pd.DataFrame({"qid": keys, name: values})
     ok = ~np.isnan(values)
     if not ok.any():
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warnings.warn(
-            f"{name} is undefined for every query ({what}); nan is returned.",
-            UndefinedMetricWarning,
-            stacklevel=3,
+        return undefined(
+            f"{name} is undefined for every query ({what}); nan is returned.", 3
         )
-        return float("nan")
     return float(values[ok].mean())
 
 

@@ -10,6 +10,20 @@ from ._rules import EMPTY_OPTIONS, Gain
 GAIN_OPTIONS = tuple(Gain.TABLE)
 _ANY = None  # marker: every valid value is allowed
 
+# trec_eval 10.0 reads run scores as double.
+_TREC_EVAL = Convention(
+    "trec_eval",
+    ties="reverse",
+    empty="zero",
+    labels="trec_eval",
+    rel_threshold=1.0,
+    doc_ties=True,
+    trec_runs=True,
+    # trec_eval -l: the relevance level of every binary measure; ndcg's
+    # gains as trec_eval's ndcg parameters give them.
+    free={"rel_threshold": _ANY, "gain": _ANY},
+)
+
 PRESETS: dict[str, Convention] = {
     "skndcg": Convention(
         "skndcg",
@@ -46,29 +60,11 @@ PRESETS: dict[str, Convention] = {
         weighting="empty_unweighted_clamped",
         free={"gain": GAIN_OPTIONS, "empty": ("one", "zero")},
     ),
-    # trec_eval 10.0 reads run scores as double.
-    "trec_eval": Convention(
-        "trec_eval",
-        ties="reverse",
-        empty="zero",
-        labels="trec_eval",
-        rel_threshold=1.0,
-        doc_ties=True,
-        trec_runs=True,
-        # trec_eval -l: the relevance level of every binary measure; ndcg's
-        # gains as trec_eval's ndcg parameters give them.
-        free={"rel_threshold": _ANY, "gain": _ANY},
-    ),
-    # pytrec_eval-terrier 0.5.x (and trec_eval before 10.0) compare them as float32.
-    "pytrec_eval": Convention(
-        "pytrec_eval",
-        ties="reverse",
-        empty="zero",
-        score_dtype="float32",
-        labels="trec_eval",
-        rel_threshold=1.0,
-        doc_ties=True,
-        free={"rel_threshold": _ANY, "gain": _ANY},
+    "trec_eval": _TREC_EVAL,
+    # pytrec_eval-terrier 0.5.x (and trec_eval before 10.0): trec_eval's rules,
+    # with the run scores compared as float32.
+    "pytrec_eval": replace(
+        _TREC_EVAL, name="pytrec_eval", score_dtype="float32", trec_runs=False
     ),
     "ranx": Convention(
         "ranx",

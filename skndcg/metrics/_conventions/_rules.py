@@ -11,13 +11,12 @@ as before; the library itself only calls the methods.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from .._core._validate import check_finite
+from .._core._validate import check_finite, undefined
 
 # Exponential gain: 2**label - 1 stays an exact integer up to this label.
 MAX_EXP_LABEL = 53
@@ -398,16 +397,12 @@ class AllSkipped(Rule, kind="all_skipped"):
     def result(self, name: str, why: str, stacklevel: int) -> float:
         if self.name == "zero":
             return 0.0
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warnings.warn(
+        return undefined(
             f"{name}: every query was skipped ({why}); the score "
             "is undefined and nan is returned. Pass empty='zero' or empty='one' "
             "to score such queries.",
-            UndefinedMetricWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel + 1,
         )
-        return float("nan")
 
 
 AllSkipped.TABLE = _table(AllSkipped("nan"), AllSkipped("zero"))

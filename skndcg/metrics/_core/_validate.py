@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import warnings
 
 import numpy as np
 
@@ -55,6 +56,15 @@ class RowsError(ValueError):
 
 
 # ------------------------------------------------------------------ array-likes
+def undefined(message: str, stacklevel: int) -> float:
+    """NaN, with an ``UndefinedMetricWarning`` saying ``message``; ``stacklevel``
+    as :func:`warnings.warn` takes it from the caller of this function."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel + 1)
+    return float("nan")
+
+
 def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
     """The error for missing entries of ``name``: how many, the first row, and
     that every row needs ``what``."""

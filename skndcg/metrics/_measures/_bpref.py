@@ -54,9 +54,8 @@ def bpref_tensor(r, k, opts):
     n_nonrel = (r.n_rows - r.n_relevant - n_unjudged).to(dtype)
     n_rel = r.n_relevant.to(dtype)
     m = torch.minimum(n_rel, n_nonrel)[r.row_query]
-    safe = torch.where(m > 0, m, torch.ones_like(m))
     term = torch.where(
-        (above > 0) & (m > 0), 1.0 - torch.minimum(above, m) / safe, 1.0
+        (above > 0) & (m > 0), 1.0 - torch.minimum(above, m) / r.ops.den(m), 1.0
     ).to(dtype)
     total = r.sum(torch.where(rel, term, torch.zeros_like(term)))
     value = torch.where(n_rel > 0, total / torch.clamp(n_rel, min=1.0), 0.0)

@@ -88,9 +88,7 @@ def nerr_tensor(r, k, opts):
     q, pos, labels = r.ideal_rows()
     mk = r.n_rows if k is None else torch.clamp(r.n_rows, max=k)
     best = _err_on_tensors(q, pos, labels, mk, gm, r.n_queries, dtype)
-    positive = best > 0
-    safe = torch.where(positive, best, torch.ones_like(best))
-    value = torch.where(positive, value / safe, torch.zeros_like(value))
+    value = r.ops.zero_unless(best > 0, value / r.ops.den(best))
     return r.retrieved(value), None
 
 

@@ -63,8 +63,7 @@ def g_tensor(r, k, opts):
     for t in range(steps):
         gi = col(lab, t)
         out = torch.where((t < kk) & (gi != 0), out + gi / logs[:, t], out)
-    safe = torch.where(total_ideal > 0, total_ideal, torch.ones_like(total_ideal))
-    value = torch.where(total_ideal > 0, out / safe, torch.zeros_like(out))
+    value = r.ops.zero_unless(total_ideal > 0, out / r.ops.den(total_ideal))
     return r.retrieved(value.to(opts["dtype"])), None
 
 

@@ -61,11 +61,9 @@ def ndcg_rel_tensor(r, k, opts):
         dcg = torch.where(on & (gi != 0), dcg + gi / log2[t], dcg)
         idcg = torch.where(on & (t < m), idcg + col(ideal, t) / log2[t], idcg)
         hit = on & (gi > 0)
-        safe = torch.where(idcg > 0, idcg, torch.ones_like(idcg))
-        total = torch.where(hit, total + dcg / safe, total)
+        total = torch.where(hit, total + dcg / r.ops.den(idcg), total)
         found = found + hit.to(torch.int64)
-    full = torch.where(idcg_full > 0, idcg_full, torch.ones_like(idcg_full))
-    total = total + (m - found).to(torch.float64) * dcg / full
+    total = total + (m - found).to(torch.float64) * dcg / r.ops.den(idcg_full)
     value = r.ops.zero_unless(m > 0, total / torch.clamp(m, min=1).to(torch.float64))
     return r.retrieved(value.to(opts["dtype"])), None
 

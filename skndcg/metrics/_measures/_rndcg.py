@@ -87,9 +87,8 @@ def rndcg_tensor(r, k, opts):
     mode = torch.ones(r.n_queries, dtype=torch.int64, device=dev)
 
     def flush(cond, total, count):
-        safe = torch.where(idcg > 0, idcg, torch.ones_like(idcg))
         add = cond & (idcg > 0)
-        return (torch.where(add, total + dcg / safe, total),
+        return (torch.where(add, total + dcg / r.ops.den(idcg), total),
                 count + add.to(torch.int64))  # fmt: skip
 
     for t in range(steps):
@@ -109,9 +108,7 @@ def rndcg_tensor(r, k, opts):
         dcg = torch.where((m1 | m2) & (gi != 0), dcg + gi / log2[t], dcg)
         idcg = torch.where((m1 | m3) & (cur > 0), idcg + cur / log2[t], idcg)
         current = torch.where(m1 | m3, cur, current)
-    value = r.ops.zero_unless(
-        count > 0, total / torch.clamp(count, min=1).to(torch.float64)
-    )
+    value = r.ops.zero_unless(count > 0, total / r.ops.den(count).to(torch.float64))
     value = r.ops.zero_unless(r.n_relevant != 0, value)
     return r.retrieved(value.to(opts["dtype"])), None
 

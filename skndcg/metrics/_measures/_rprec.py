@@ -23,9 +23,7 @@ def rprec_tensor(r, k, opts):
     n_rel = r.n_relevant
     on = (r.row_pos < n_rel[r.row_query]) & r.row_rel
     hits = r.sum(on.to(torch.int64))
-    value = torch.where(
-        n_rel > 0, hits.to(dtype) / torch.clamp(n_rel, min=1).to(dtype), 0.0
-    )
+    value = r.ops.zero_unless(n_rel > 0, hits.to(dtype) / r.ops.den(n_rel).to(dtype))
     return r.retrieved(value.to(dtype)), None
 
 
