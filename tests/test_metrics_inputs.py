@@ -146,6 +146,30 @@ def test_binary_options_are_checked():
         grouped_map_score(Y, S, Q, rel_threshold=np.nan)
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["dcg", "hit_rate", "map", "mrr", "ndcg", "precision", "recall", "report"],
+)
+def test_the_all_skipped_warning_names_the_callers_line(name):
+    # Each public function warns at the line that called it, not inside the
+    # library; ranking_report warns for the metrics asked, not its extra columns.
+    import inspect
+    import warnings
+
+    import skndcg.metrics as sm
+
+    args = [0, 0, 0], [1, 2, 3], [1, 1, 2]
+    call, kwargs = getattr(sm, f"grouped_{name}_score", None), {}
+    if name == "report":
+        call, kwargs = sm.ranking_report, dict(metrics="ndcg@3", return_means=True)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        call(*args, **kwargs)
+    assert [(w.filename, w.lineno) for w in got] == [(__file__, line)]
+    assert "every query was skipped" in str(got[0].message)
+
+
 def test_all_queries_skipped_warns_and_returns_nan():
     from sklearn.exceptions import UndefinedMetricWarning
 

@@ -178,5 +178,7 @@ def report_with_means(
         data = pd.DataFrame(data)
     if not with_means:
         return data, None
-    means = ev.means()[: len(names)]
+    # The asked metrics alone (not the report's extra columns), warning at
+    # ranking_report's caller.
+    means = ev.means(depth=2, first=len(names))
     return data, {n: float(v) for n, v in zip(names, means, strict=True)}

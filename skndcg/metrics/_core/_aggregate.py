@@ -11,7 +11,7 @@ pieces of the queries (the scale-out driver, torch), and give the means once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -85,9 +85,14 @@ class Evaluation:
             convention=conv,
         )
 
-    def means(self) -> np.ndarray:
-        """The average of each metric over queries, as the convention defines it."""
-        return Means.of(self).result(self.convention, stacklevel=4)
+    def means(self, depth: int = 1, first: int | None = None) -> np.ndarray:
+        """The average of each metric (of the ``first`` ones) over queries, as
+        the convention defines it; an undefined mean warns at the call ``depth``
+        calls above the caller."""
+        sums = Means.of(self)
+        if first is not None:
+            sums = replace(sums, specs=sums.specs[:first], sums=sums.sums[:first])
+        return sums.result(self.convention, stacklevel=3 + depth)
 
 
 @dataclass
