@@ -124,6 +124,34 @@ def test_dask_refuses_a_text_column_before_scoring(column, name):
         assert str(got.value) == want
 
 
+def test_a_value_of_the_wrong_type_is_named_where_the_table_has_it(client):
+    # An object column holding one string among numbers (Dask keeps it as
+    # objects when it does not convert them to text).
+    import dask
+    import dask.dataframe as dd
+
+    df = frame(seed=5)
+    df["label"] = df["label"].astype(object)
+    df.loc[21, "label"] = "2"
+    with pytest.raises(TypeError) as got:
+        grouped_ranking_scores(df["label"], df["score"], df["qid"], ["ndcg@3"])
+    assert str(got.value) == (
+        "y_true must be numeric, got '2' (str) (first at row 21); convert it to "
+        "numbers explicitly."
+    )
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=3)
+        assert ddf.dtypes["label"].kind == "O"
+        with pytest.raises(TypeError) as got:
+            sd.grouped_ranking_scores(ddf, ["ndcg@3"], **COLS)
+    text = str(got.value)
+    assert text.startswith("y_true must be numeric, got '2' (str) (one at row ")
+    row, number = map(
+        int, re.search(r"row (\d+) of ddf\.partitions\[(\d+)\]", text).groups()
+    )
+    assert ddf.partitions[number].compute().index[row] == 21
+
+
 @pytest.mark.parametrize("case", ["item", "weight"])
 def test_parquet_names_the_file_row(tmp_path, case):
     # The reader checks labels and scores itself; item ids and weights are

@@ -16,7 +16,7 @@ from .._partial._pieces import (
     check_numeric,
     door_module,
 )
-from ..metrics._shared import RowsError
+from ..metrics._shared import RowsError, as_1d
 
 
 def import_dask():
@@ -58,9 +58,7 @@ def lay_out(ddf, cols, flag):
     if in_index:
         ddf = ddf.reset_index()
     meta = ddf._meta.assign(**{c: np.zeros(0, dtype=np.int64) for c in ORDER_COLUMNS})
-    ordered = ddf.map_partitions(
-        _with_order, qid_col=qid_col, expected=expected, meta=meta
-    )
+    ordered = ddf.map_partitions(_with_order, cols=cols, expected=expected, meta=meta)
     shuffled = ordered.shuffle(on=qid_col)
     return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
 
@@ -94,10 +92,17 @@ def _number(partition_info):
     return None if partition_info is None else partition_info["number"]
 
 
-def _with_order(part, partition_info=None, *, qid_col, expected):
+def _with_order(part, partition_info=None, *, cols, expected):
     """Tag each row with its partition and position, to restore order later."""
     number = _number(partition_info)
-    _check_qid_dtype(part[qid_col].dtype, expected, qid_col, number)
+    _check_qid_dtype(part[cols["qid_col"]].dtype, expected, cols["qid_col"], number)
+    for key, name in (("label_col", "y_true"), ("score_col", "y_score")):
+        # The shuffle fails on text among the numbers of an object column.
+        if len(part) and part[cols[key]].dtype == object:
+            try:
+                as_1d(part[cols[key]], name)
+            except RowsError as exc:
+                raise exc.placed(_where(part, exc.row, False, partition_info)) from None
     return part.assign(
         **{
             ORDER_COLUMNS[0]: np.full(len(part), -1 if number is None else number),

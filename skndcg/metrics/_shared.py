@@ -20,7 +20,7 @@ from ._core._engine import evaluate
 from ._core._labels import label_max_of
 from ._core._reorder import quicksort_order
 from ._core._side import check_side_inputs
-from ._core._validate import RowsError
+from ._core._validate import RowsError, as_1d
 from ._core._validate import discount as discount_weights
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Means",
     "RowsError",
     "TieRule",
+    "as_1d",
     "call_options",
     "check_side_inputs",
     "check_unique",

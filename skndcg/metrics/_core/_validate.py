@@ -47,12 +47,17 @@ class RowsError(ValueError):
     def hinted(self, hint: str) -> RowsError:
         """The same refusal followed by ``hint``."""
         text = hint.replace("{", "{{").replace("}", "}}")
-        return RowsError(f"{self.template} {text}", self.count, self.row)
+        return type(self)(f"{self.template} {text}", self.count, self.row)
 
     def placed(self, at: str) -> ValueError:
         """The same refusal with the row named ``at`` (``"first at row 7 of
-        the file"``) and no count."""
-        return ValueError(self.template.format(count="", at=at))
+        the file"``) and no count, as a ``ValueError`` or ``TypeError``."""
+        kind = TypeError if isinstance(self, TypeError) else ValueError
+        return kind(self.template.format(count="", at=at))
+
+
+class RowsTypeError(RowsError, TypeError):
+    """A refusal of a row whose value has the wrong type (a ``TypeError``)."""
 
 
 # ------------------------------------------------------------------ array-likes
@@ -157,9 +162,14 @@ def as_1d(
             if isinstance(v, (str, bytes)) or not isinstance(
                 v, (numbers.Number, np.generic)
             ):
-                raise TypeError(
-                    f"{name} must be numeric, got {v!r} ({type(v).__name__}) at "
-                    f"row {i}; convert it to numbers explicitly."
+                got = f"{v!r} ({type(v).__name__})".replace("{", "{{").replace(
+                    "}", "}}"
+                )
+                raise RowsTypeError(
+                    f"{name} must be numeric, got {got} ({{at}}); convert it to "
+                    "numbers explicitly.",
+                    1,
+                    i,
                 )
         arr = arr.astype(np.float64)
     if arr.dtype.kind == "c":
