@@ -144,6 +144,17 @@ def test_per_query_symlink_out_of_the_folder_is_refused(trec, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["link.csv", "pq.csv", "real.csv"]
 
 
+def test_per_query_into_a_missing_folder_names_the_file_asked_for(trec, tmp_path):
+    run, qrels = trec
+    target = tmp_path / "no_such_folder" / "pq.csv"
+    proc = _score(run, "--qrels", qrels, "--per-query", target)
+    _one_line_error(
+        proc, f"cannot write --per-query file {str(target)!r}: No such file or"
+    )
+    assert ".part" not in proc.stderr
+    assert not target.parent.exists()
+
+
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_per_query_leaves_no_partial_file(tmp_path, sig, code):
     path = tmp_path / "p.csv"

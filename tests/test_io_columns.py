@@ -125,6 +125,22 @@ def test_bad_csv_files(tmp_path, text, match):
         read_predictions(_write(tmp_path, text), **COLS, doc="item")
 
 
+@pytest.mark.parametrize("rows", [1, 3000])
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_text_that_is_not_utf8_names_the_line(tmp_path, rows, suffix):
+    # A Latin-1 byte in the first buffer (read to sniff the separator) or far
+    # past it (read by pandas); the decoder alone gives a buffer offset.
+    raw = b"user,item,rating,pred\n" + b"7,a,5,0.9\n" * rows + b"8,caf\xe9,1,0.2\n"
+    path = tmp_path / f"p.csv{suffix}"
+    path.write_bytes(gzip.compress(raw) if suffix else raw)
+    with pytest.raises(
+        ValueError,
+        match=rf"p\.csv{suffix}, line {rows + 2}: the line is not valid UTF-8 "
+        r"text in '8,caf\ufffd,1,0\.2'; save the file as UTF-8\.",
+    ):
+        read_predictions(path, **COLS, doc="item")
+
+
 def test_missing_file_and_bad_arguments(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"predictions file .* does not exist"):
         read_predictions(tmp_path / "none.csv", **COLS)

@@ -232,6 +232,35 @@ def test_mapping_weights_from_a_pandas_series():
     )
 
 
+def test_per_row_weights_in_a_pandas_series_are_refused():
+    # A column of per-row weights would be read by its index (0..5) as query
+    # ids 1 and 2, silently giving both queries the weights of rows 1 and 2.
+    per_row = pd.Series(np.where(Q == 1, 1.0, 3.0))
+    with pytest.raises(
+        ValueError,
+        match=r"sample_weight is a pandas Series with one entry per row "
+        r"\(6 rows, 2 queries\).*sample_weight.to_numpy\(\)",
+    ):
+        grouped_ndcg_score(Y, S, Q, sample_weight=per_row)
+    # The array of the same column is scored as per-row weights.
+    expected = grouped_ndcg_score(Y, S, Q, sample_weight=per_row.to_numpy())
+    assert grouped_ndcg_score(Y, S, Q, sample_weight={1: 1.0, 2: 3.0}) == expected
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        ({1: np.nan, 2: 1.0}, r"has a missing weight for query 1 \(got nan\)"),
+        ({1: 1.0, 2: None}, r"has a missing weight for query 2 \(got None\)"),
+        (pd.Series({1: 1.0, 2: np.nan}), "has a missing weight for query 2"),
+        ({1: 1.0, 2: np.inf}, "must be finite and >= 0, got inf for query 2"),
+    ],
+)
+def test_bad_mapping_weight_names_the_query(weights, match):
+    with pytest.raises(ValueError, match=match):
+        grouped_ndcg_score(Y, S, Q, sample_weight=weights)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_nonfinite_scores_found_in_every_float_width(dtype, bad):

@@ -81,7 +81,11 @@ def write_per_query(shown, path, usage_error):
         with atomic_write(path, newline="") as fh:
             shown.to_csv(fh, index=False)
     except OSError as exc:
-        raise usage_error(f"cannot write --per-query file: {exc}") from None
+        # (the error may name the hidden temporary file beside the target)
+        reason = exc.strerror or exc
+        raise usage_error(
+            f"cannot write --per-query file {str(path)!r}: {reason}"
+        ) from None
     except ValueError as exc:
         raise usage_error(f"--per-query: {exc}") from None
 

@@ -101,6 +101,8 @@ def _first_line(name):
             return ""  # (read by pandas alone; the separator stays a comma)
         with _open_text(name) as fh:
             return fh.readline()
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(name, exc) from None
     except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
         raise ValueError(f"cannot read {name!r}: {exc}") from None
 
@@ -122,12 +124,14 @@ def _read_header(name, parquet, sep):
         raise ValueError(
             f"{name} is empty: expected a header line naming the columns."
         ) from None
-    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(name, exc, " as CSV") from None
+    except pd.errors.ParserError as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
     return [str(c) for c in header.columns]
 
 
-def _open_text(name):
+def _open_text(name, binary=False):
     """The file as text lines, decompressed as pandas would (gzip, bz2, xz)."""
     import bz2
     import gzip
@@ -141,7 +145,30 @@ def _open_text(name):
         opener = lzma.open
     else:
         opener = open
+    if binary:
+        return opener(name, "rb")
     return opener(name, "rt", encoding="utf-8-sig", newline="")
+
+
+def _not_utf8(name, exc, what=""):
+    """The error for a file that is not UTF-8 text, naming its first such line
+    (the decoder's own message gives a byte offset within a buffer)."""
+    if not name.lower().endswith((".zip", ".zst", ".tar")):
+        try:
+            with _open_text(name, binary=True) as fh:
+                for lineno, raw in enumerate(fh, 1):
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        shown = raw.decode("utf-8", "replace").rstrip("\r\n")
+                        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                        return ValueError(
+                            f"{name}, line {lineno}: the line is not valid UTF-8 "
+                            f"text in {shown!r}; save the file as UTF-8."
+                        )
+        except (OSError, EOFError):
+            pass
+    return ValueError(f"cannot read {name!r}{what}: {exc}")
 
 
 def _check_fields(name, sep, n_columns):
@@ -166,7 +193,9 @@ def _check_fields(name, sep, n_columns):
                         f"{len(record)} in {shown!r}; a row with a field missing "
                         "(a truncated last line) or one too many is refused."
                     )
-    except (UnicodeDecodeError, csv.Error, OSError, EOFError) as exc:
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(name, exc, " as CSV") from None
+    except (csv.Error, OSError, EOFError) as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
 
 
@@ -331,7 +360,9 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
             frame = pd.read_csv(
                 name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
             )
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(name, exc, " as CSV") from None
+        except pd.errors.ParserError as exc:
             raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]

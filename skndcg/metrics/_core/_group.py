@@ -316,6 +316,18 @@ def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
     if isinstance(sample_weight, dict) or (
         hasattr(sample_weight, "index") and hasattr(sample_weight, "reindex")
     ):
+        if (
+            not isinstance(sample_weight, dict)
+            and len(sample_weight) == n_rows
+            and n_rows > grouping.keys.shape[0]
+        ):
+            raise ValueError(
+                f"sample_weight is a pandas Series with one entry per row "
+                f"({n_rows} rows, {grouping.keys.shape[0]} queries), but a Series "
+                "is read as a mapping from query id (its index) to weight; pass "
+                "per-row weights as an array (sample_weight.to_numpy()) or "
+                "per-query weights as a dict or a Series indexed by query id."
+            )
         mapping = dict(sample_weight.items())
         missing = [k for k in grouping.keys if k not in mapping]
         if missing:
@@ -323,7 +335,17 @@ def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
                 f"sample_weight given per query lacks a weight for query "
                 f"{py(missing[0])!r}; every query needs one."
             )
-        w = as_1d([mapping[k] for k in grouping.keys], "sample_weight")
+        values = [mapping[k] for k in grouping.keys]
+        boxed = np.empty(len(values), dtype=object)
+        boxed[:] = values
+        none = np.flatnonzero(isna(boxed))
+        if none.size:
+            raise ValueError(
+                f"sample_weight given per query has a missing weight for query "
+                f"{py(grouping.keys[none[0]])!r} (got {py(values[none[0]])!r}); "
+                "every query needs a finite weight >= 0."
+            )
+        w = as_1d(values, "sample_weight")
         w = w.astype(np.float64)
     else:
         rows = as_1d(sample_weight, "sample_weight")
@@ -338,7 +360,13 @@ def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
         rows = rows.astype(np.float64, copy=False)
         check_finite(rows, "sample_weight")
         w = group_constant(rows, grouping, "sample_weight")
-    if not np.isfinite(w).all() or (w < 0).any():
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        raise ValueError(
+            f"sample_weight must be finite and >= 0, got {py(w[bad[0]])!r} for "
+            f"query {py(grouping.keys[bad[0]])!r}."
+        )
+    if (w < 0).any():
         raise ValueError(
             f"sample_weight must be finite and >= 0, got min {py(np.nanmin(w))!r}."
         )
