@@ -349,3 +349,21 @@ def test_a_worker_killed_mid_run_still_gives_the_exact_result():
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)  # the worker really died (and was reaped)
     assert_same(out["scores"], expected)
+
+
+def test_nullable_dtypes_match_in_memory(client):
+    # pandas' nullable columns (Int64, Float64) score as their NumPy twins; a
+    # missing value is refused with the row it sits at, as NaN is.
+    df = table(seed=12).astype({"label": "int64"})
+    nullable = df.astype(
+        {"qid": "Int64", "label": "Int64", "score": "Float64", "w": "Float64"}
+    )
+    ddf = dd.from_pandas(nullable, npartitions=3)
+    assert_same(distributed(ddf, weight="w"), in_memory(df, weight="w"))
+    report = sd.ranking_report(
+        ddf, metrics=METRICS, qid_col="qid", label_col="label", score_col="score"
+    ).compute()
+    assert len(report) == df["qid"].nunique()
+    nullable.loc[17, "label"] = pd.NA
+    with pytest.raises(ValueError, match=r"y_true contains NaN .*\(one at row"):
+        distributed(dd.from_pandas(nullable, npartitions=3))

@@ -60,6 +60,16 @@ def test_y_length_differs(data):
         QueryRanker(Ridge()).fit(X, y[:6])
 
 
+def test_score_y_length_differs(data):
+    # Named as the caller passed it: y of QueryRanker.score, against X's rows.
+    X, y = data
+    model = QueryRanker(Ridge()).fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"^QueryRanker\.score: y has 6 entries but X has 7 rows"
+    ):
+        model.score(X, y[:6])
+
+
 def test_sample_weight_length_differs(data):
     X, y = data
     with pytest.raises(

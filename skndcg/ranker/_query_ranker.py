@@ -366,6 +366,11 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         X_model, qid = resolve_qid(
             X, qid, qid_col=self.qid_col, caller="QueryRanker.score"
         )
+        if hasattr(y, "__len__") and len(y) != qid.shape[0]:
+            raise ValueError(
+                f"QueryRanker.score: y has {len(y)} entries but X has "
+                f"{qid.shape[0]} rows; pass one relevance label per row."
+            )
         X_model = drop_roles(X_model, self._roles("QueryRanker.score"))
         check_query_overlap(self, qid, caller="QueryRanker.score")
         y_score = self._scores(X_model, "QueryRanker.score")
