@@ -9,6 +9,7 @@ import pytest
 from skndcg.evaluation import (
     Comparison,
     bootstrap_ci,
+    choose_queries_to_judge,
     compare,
     compare_scores,
     paired_bootstrap,
@@ -238,6 +239,25 @@ def test_clear_errors():
     before = reports["good"].copy()
     compare(reports, n_resamples=50, random_state=0)
     pd.testing.assert_frame_equal(reports["good"], before)
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 2**32, 1.5, [1, 2]])
+def test_bad_random_state_is_named(seed):
+    # It gave the seeding library's message, without the argument's name
+    # ("Seed must be between 0 and 2**32 - 1" for -1).
+    reports = _reports(metrics=("ndcg@5",))
+    y, qid, scores = _data()
+    must = r"random_state must be None, an integer in \[0, 2\*\*32 - 1\], a numpy "
+    with pytest.raises(ValueError, match=must + r"RandomState or a numpy Generator"):
+        compare(reports, n_resamples=50, random_state=seed)
+    with pytest.raises(ValueError, match=must):
+        compare_scores(y, scores, qid, n_resamples=50, random_state=seed)
+    with pytest.raises(ValueError, match=must):
+        choose_queries_to_judge(range(10), 3, random_state=seed)
+    # The seeds it takes give the numbers they gave.
+    a = compare(reports, n_resamples=50, random_state=np.int64(3)).to_frame()
+    b = compare(reports, n_resamples=50, random_state=3).to_frame()
+    pd.testing.assert_frame_equal(a, b)
 
 
 def test_tables_and_json():

@@ -146,6 +146,9 @@ def test_history_rule_by_hand():
     assert history_segments([1, 2], bins=(2,))([1, 3]).tolist() == ["< 2", "< 2"]
     with pytest.raises(ValueError, match="bins must be increasing integers"):
         history_segments([1], bins=(3, 2))
+    # A single number was a TypeError from inside ("'int' object is not iterable").
+    with pytest.raises(ValueError, match=r"bins must be a sequence of .*got 2\."):
+        history_segments([1], bins=2)
 
 
 def test_frequency_rule_by_hand():

@@ -133,6 +133,21 @@ def test_bad_input():
         explain_change(ok.assign(mrr=np.nan), ok, by="seg")
 
 
+def test_text_and_infinite_values_are_named():
+    # Text was pandas' "Unable to parse string"; inf gave -inf and NaN parts.
+    before = pd.DataFrame({"qid": [1, 2], "m": [0.1, 0.2], "seg": ["a", "b"]})
+    after = pd.DataFrame({"qid": [3, 4], "m": [0.3, 0.4], "seg": ["a", "b"]})
+    with pytest.raises(
+        ValueError,
+        match=r"metric 'm' of after must be numeric, got 'x' for the query 4\.",
+    ):
+        explain_change(before, after.assign(m=[0.3, "x"]), by="seg", metrics="m")
+    with pytest.raises(
+        ValueError, match=r"metric 'm' of before is infinite for the query 1\."
+    ):
+        explain_change(before.assign(m=[np.inf, 0.2]), after, by="seg")
+
+
 def test_default_metrics_are_those_compare_and_ab_test_take():
     # One list of bookkeeping columns: n_retrieved and the dcg@k behind an
     # ndcg@k are not metrics anywhere; dcg@5, alone, is one everywhere.

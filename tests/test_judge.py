@@ -105,6 +105,10 @@ def test_plan_impossible_and_bad_input():
         prediction_powered_queries(pilot, 0)
     with pytest.raises(ValueError, match="prediction_powered_report frame"):
         prediction_powered_queries(pilot.drop(columns="sd_residual"), 0.1)
+    # n_queries=0 was a ZeroDivisionError.
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match=r"n_queries must be an integer >= 1, got"):
+            prediction_powered_queries(pilot, 0.1, n_queries=bad)
 
 
 def test_choose_uniform_stratified_priority():

@@ -80,6 +80,13 @@ def test_multileave_bad_scores(scores, match):
         multileave([1, 1, 1], [1, 2, 3], scores)
 
 
+def test_multileave_refuses_a_mapping_of_scores():
+    # It was numpy's "float() argument must be a string or a real number".
+    scores = {"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}
+    with pytest.raises(TypeError, match=r"shape \(n_rows, n_rankers\).*got a dict"):
+        multileave([1, 1, 1], [1, 2, 3], scores)
+
+
 def test_multileave_and_result_bad_input():
     with pytest.raises(ValueError, match="appear on more than one row"):
         multileave([1, 1], [5, 5], [[1.0, 2.0], [2.0, 1.0]])

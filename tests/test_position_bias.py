@@ -197,6 +197,19 @@ def test_errors():
         )
     with pytest.raises(ValueError, match=r"method"):
         estimate_position_bias([1, 2], [1, 0], qid=[0, 0], doc=[0, 1], method="x")
+    with pytest.raises(ValueError, match=r"click holds no click among its 4 imp"):
+        # EM returned propensities near 0 for every position but the first.
+        estimate_position_bias(
+            [1, 2, 1, 2], [0, 0, 0, 0], qid=[0, 0, 0, 0], doc=[0, 1, 1, 0],
+            method="em",
+        )  # fmt: skip
+    with pytest.raises(
+        ValueError, match=r"features must be finite, got nan at impression 1, feat"
+    ):
+        estimate_position_bias(
+            [1, 2], [1, 0], qid=[0, 0], doc=[0, 1], method="em",
+            features=[[1.0], [np.nan]],
+        )  # fmt: skip
     with pytest.raises(ValueError, match=r"features must have shape"):
         estimate_position_bias(
             [1, 2], [1, 0], qid=[0, 0], doc=[0, 1], method="em", features=[[1.0]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from numbers import Integral
 
@@ -106,6 +107,12 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
     """
     q = check_qid(qid)
     n = q.size
+    if isinstance(scores, Mapping):
+        raise TypeError(
+            "scores must be an array of shape (n_rows, n_rankers), one column per "
+            f"ranker, got a {type(scores).__name__}; stack a mapping's scores as "
+            "columns, for example np.column_stack(list(scores.values()))."
+        )
     sc = np.asarray(scores, dtype=np.float64)
     if sc.ndim != 2 or sc.shape[0] != n or sc.shape[1] < 2:
         raise ValueError(

@@ -69,6 +69,11 @@ def history_segments(history_qid, *, bins=(1,), users=None):
     ['>= 1', 'no past']
     """
     log = _as_log(history_qid, "history_qid")
+    if isinstance(bins, str) or not np.iterable(bins):
+        raise ValueError(
+            "bins must be a sequence of increasing integers >= 1, such as (1, 5), "
+            f"got {bins!r}."
+        )
     bins = list(bins)
     if (
         not bins

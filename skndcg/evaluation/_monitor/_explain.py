@@ -148,8 +148,22 @@ def explain_change(before, after, *, by, metrics=None):
     rows = []
     for m in names:
         parts = []
-        for frame, lab in zip((before, after), labels, strict=True):
-            v = pd.to_numeric(frame[m], errors="raise").to_numpy(dtype=np.float64)
+        for frame, lab, side in zip(
+            (before, after), labels, ("before", "after"), strict=True
+        ):
+            v = pd.to_numeric(frame[m], errors="coerce").to_numpy(dtype=np.float64)
+            text = np.isnan(v) & frame[m].notna().to_numpy()
+            if text.any():
+                raise ValueError(
+                    f"metric {m!r} of {side} must be numeric, got "
+                    f"{frame[m][text].tolist()[0]!r} for the query "
+                    f"{frame['qid'][text].tolist()[0]!r}."
+                )
+            if np.isinf(v).any():
+                raise ValueError(
+                    f"metric {m!r} of {side} is infinite for the query "
+                    f"{frame['qid'][np.isinf(v)].tolist()[0]!r}."
+                )
             ok = ~np.isnan(v)
             if not ok.any():
                 raise ValueError(f"every value of {m!r} is NaN in one of the periods.")

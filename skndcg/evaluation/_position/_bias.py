@@ -345,6 +345,11 @@ def estimate_position_bias(
             "propensities are estimated for consecutive positions from 1 (pass "
             "max_position to stop earlier)."
         )
+    if not clk.any():
+        raise ValueError(
+            f"click holds no click among its {clk.size} impressions; a log without "
+            "clicks says nothing about how often each position is examined."
+        )
     shown = np.unique(np.stack([pair, pos], axis=1), axis=0)[:, 0]
     varied = np.unique(shown).size < shown.size
     if method == "auto":
@@ -368,6 +373,12 @@ def estimate_position_bias(
                 raise ValueError(
                     f"features must have shape (n_impressions, n_features) = "
                     f"({keep.size}, ...), got {X.shape}."
+                )
+            if not np.isfinite(X).all():
+                row, col = np.argwhere(~np.isfinite(X))[0]
+                raise ValueError(
+                    f"features must be finite, got {float(X[row, col])!r} at "
+                    f"impression {row}, feature {col}."
                 )
             X = X[keep]
         est, boots = regression_em(

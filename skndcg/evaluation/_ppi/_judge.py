@@ -12,6 +12,7 @@ from scipy import stats
 from sklearn.utils import Bunch
 
 from ...metrics import ranking_report
+from ...utils._counts import check_integer
 from .._compare._inputs import metric_names
 from .._stats._resampling import as_generator, check_choice, check_share
 from ._inputs import check_labels, scores_per_row
@@ -188,6 +189,8 @@ def prediction_powered_queries(report, width, *, n_queries=None, confidence=None
         raise ValueError(f"width must be a positive number, got {width!r}.")
     confidence = 0.95 if confidence is None else confidence
     check_share("confidence", confidence)
+    if n_queries is not None:
+        check_integer("n_queries", n_queries, 1)
     need = {"metric", "sd_human", "sd_residual", "n_queries"}
     if not isinstance(report, pd.DataFrame) or not need <= set(report.columns):
         raise ValueError(

@@ -22,7 +22,7 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -39,6 +39,15 @@ def as_generator(random_state):
     """A numpy ``Generator`` from an int, RandomState, Generator or None."""
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if not (
+        random_state is None
+        or isinstance(random_state, np.random.RandomState)
+        or (isinstance(random_state, Integral) and 0 <= random_state < 2**32)
+    ):
+        raise ValueError(
+            "random_state must be None, an integer in [0, 2**32 - 1], a numpy "
+            f"RandomState or a numpy Generator, got {random_state!r}."
+        )
     rs = check_random_state(random_state)
     return np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
 
