@@ -125,3 +125,16 @@ def test_bad_rows_are_named_by_file_and_line(tmp_path, capsys):
     df.head(0).to_csv(path, index=False)
     assert main(["monitor", str(path), "--time", "ts", "--qid", "q"]) == 2
     assert "empty.csv has a header but no rows." in capsys.readouterr().err
+
+
+def test_unreadable_time_gives_no_advice_on_options_we_lack(tmp_path, capsys):
+    # pandas' "passing `format='ISO8601'`" read as --format ISO8601, the
+    # output format's flag.
+    df = _log(False).head(40).reset_index(drop=True).astype({"ts": object})
+    df.loc[5, "ts"] = "yesterday"
+    path = tmp_path / "log.csv"
+    df.to_csv(path, index=False)
+    assert main(["monitor", str(path), "--time", "ts", "--qid", "q"]) == 2
+    err = capsys.readouterr().err
+    assert "time column 'ts' must hold datetimes" in err and '"yesterday"' in err
+    assert "--format" not in err and "You might want" not in err
