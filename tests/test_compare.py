@@ -235,6 +235,10 @@ def test_clear_errors():
         ValueError, match=r"mapping \{model name: y_score\} of at least two"
     ):
         compare_scores(y, {"a": scores["good"]}, qid)
+    # A model's bad scores were refused without naming the model.
+    short = {**scores, "bad": scores["good"][:-1]}
+    with pytest.raises(ValueError, match=r"^model 'bad': y_score has \d+ rows but"):
+        compare_scores(y, short, qid)
     # Inputs are not modified.
     before = reports["good"].copy()
     compare(reports, n_resamples=50, random_state=0)

@@ -133,6 +133,18 @@ def test_bad_input():
         explain_change(ok.assign(mrr=np.nan), ok, by="seg")
 
 
+def test_duplicated_query_ids_are_refused_as_compare_does():
+    # A query twice in one period was counted as two queries, silently.
+    ok = _period([1.0, 0.0, 0.5], ["a", "b", "b"])
+    twice = ok.assign(qid=[1, 1, 2])
+    with pytest.raises(
+        ValueError, match=r"after has several rows for the queries 1; give one row"
+    ):
+        explain_change(ok, twice, by="seg")
+    with pytest.raises(ValueError, match=r"before has several rows for the queries 1;"):
+        explain_change(twice, ok, by="seg")
+
+
 def test_text_and_infinite_values_are_named():
     # Text was pandas' "Unable to parse string"; inf gave -inf and NaN parts.
     before = pd.DataFrame({"qid": [1, 2], "m": [0.1, 0.2], "seg": ["a", "b"]})

@@ -129,6 +129,12 @@ def test_choose_uniform_stratified_priority():
         choose_queries_to_judge(range(3), 5)
     with pytest.raises(ValueError, match="qids must name each query once"):
         choose_queries_to_judge([1, 1, 2], 2)
+    # A missing id was taken as a query of its own.
+    for missing in (np.nan, None):
+        with pytest.raises(
+            ValueError, match=r"qids has 1 missing value\(s\) \(first at position 1\)"
+        ):
+            choose_queries_to_judge([1, missing, 3], 2)
 
 
 def test_priority_sampling_is_unbiased_only_with_its_weights():

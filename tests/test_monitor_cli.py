@@ -97,3 +97,44 @@ def test_baseline_flag_reaches_metric_over_time(tmp_path, capsys):
     assert flags["previous"].tolist() == [False, False, True, False]
     with pytest.raises(SystemExit):
         main([*base, "--baseline", "yesterday"])
+
+
+def test_bad_rows_are_named_by_file_and_line(tmp_path, capsys):
+    # A text score was reported as the first, numeric, one ('0.55' (str) at row
+    # 0); a NaN as "every the scores value must be finite", with no line.
+    df = _log(False).head(40).reset_index(drop=True)
+    cases = {
+        "text": (df.astype({"score": object}), "score", "high"),
+        "nan": (df.copy(), "score", np.nan),
+        "nolabel": (df.copy(), "label", np.nan),
+    }
+    want = {
+        "text": "text.csv, line 7: score column 'score' holds 'high', which is not "
+        "a number.",
+        "nan": "nan.csv, line 7: score column 'score' is empty; every row needs one.",
+        "nolabel": "nolabel.csv, line 7: label column 'label' is empty; every row "
+        "needs one.",
+    }
+    for name, (frame, col, value) in cases.items():
+        frame.loc[5, col] = value
+        path = tmp_path / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        assert main(["monitor", str(path), "--time", "ts", "--qid", "q"]) == 2
+        assert want[name] in capsys.readouterr().err
+    path = tmp_path / "empty.csv"
+    df.head(0).to_csv(path, index=False)
+    assert main(["monitor", str(path), "--time", "ts", "--qid", "q"]) == 2
+    assert "empty.csv has a header but no rows." in capsys.readouterr().err
+
+
+def test_unreadable_time_gives_no_advice_on_options_we_lack(tmp_path, capsys):
+    # pandas' "passing `format='ISO8601'`" read as --format ISO8601, the
+    # output format's flag.
+    df = _log(False).head(40).reset_index(drop=True).astype({"ts": object})
+    df.loc[5, "ts"] = "yesterday"
+    path = tmp_path / "log.csv"
+    df.to_csv(path, index=False)
+    assert main(["monitor", str(path), "--time", "ts", "--qid", "q"]) == 2
+    err = capsys.readouterr().err
+    assert "time column 'ts' must hold datetimes" in err and '"yesterday"' in err
+    assert "--format" not in err and "You might want" not in err

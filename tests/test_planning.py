@@ -119,6 +119,14 @@ def test_bad_arguments(kwargs, match):
         minimum_detectable_effect(n_queries=1, sd=1)
 
 
+def test_minimum_detectable_effect_of_a_huge_n_queries():
+    # scipy takes no integer beyond int64 ("ufunc 'stdtrit' not supported").
+    for n in (10**30, 10**400, 10**1000):
+        mde = minimum_detectable_effect(n_queries=n, sd=0.1)
+        z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+        assert mde == pytest.approx(z * 0.1 / math.sqrt(float(n)) if n < 10**300 else 0)
+
+
 def test_simulated_power_with_the_project_tests():
     """At the planned size the randomization and t tests reach the power."""
     effect, sd = 0.5, 1.0

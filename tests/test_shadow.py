@@ -92,3 +92,12 @@ def test_bad_input():
                           data=tiny)  # fmt: skip
     with pytest.raises(ValueError, match=r"time must hold one value per row"):
         compare_over_time(y, scores, qid, time[:3], freq="5min", baseline="live")
+    # "y_score has 899 rows but y_true has 900" did not say which model.
+    short = {**scores, "cand": scores["cand"][:-1]}
+    with pytest.raises(
+        ValueError, match=r"^model 'cand': y_score has 899 rows but y_true has 900;"
+    ):
+        compare_over_time(y, short, qid, time, freq="5min", baseline="live")
+    nan = {**scores, "live": np.where(np.arange(qid.size) == 4, np.nan, y)}
+    with pytest.raises(ValueError, match=r"^model 'live': y_score contains 1 NaN"):
+        compare_over_time(y, nan, qid, time, freq="5min", baseline="live")

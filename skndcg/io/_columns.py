@@ -88,6 +88,32 @@ def read_columns(path, columns):
     return pd.read_csv(name, sep=sep, usecols=wanted)[wanted]
 
 
+def read_log(path, columns, numbers):
+    """:func:`read_columns`' frame, its rows checked as :func:`read_predictions`
+    checks its own: a file without rows, a text row with a field missing or
+    one too many, and a value of a ``numbers`` column (``{argument: column}``)
+    that is missing or not a number are refused naming the file and line (row
+    for Parquet); those columns come back as float64."""
+    import os
+
+    name = os.fspath(path)
+    frame = read_columns(path, columns)  # (the missing file and columns)
+    parquet = is_parquet(name)
+    if not parquet:
+        sep = _sniff(name)
+        frame = pd.read_csv(
+            name, sep=sep, usecols=list(frame.columns), skip_blank_lines=False
+        )[list(frame.columns)]
+        # Blank lines come back as empty rows, so row i sits on line i + 2.
+        frame = frame[~frame.isna().all(axis=1).to_numpy()]
+        _check_fields(name, sep, len(_read_header(name, parquet, sep)))
+    if len(frame) == 0:
+        raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
+    for arg, col in numbers.items():
+        frame[col] = _numbers(frame, col, name, parquet, arg, False)
+    return frame.reset_index(drop=True)
+
+
 def _first_line(name):
     """The header line, decompressed as pandas would read the file."""
     import zipfile

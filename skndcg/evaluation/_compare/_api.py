@@ -343,12 +343,9 @@ def compare_scores(
         return compare(human, y_model=model, baseline=baseline, metrics=names,
                        sample_weight=sample_weight, cluster=cluster, by=by,
                        **compare_options)  # fmt: skip
-    reports = {
-        name: ranking_report(
-            y_true, score, qid, metrics=metrics, sample_weight=sample_weight, **options
-        )
-        for name, score in y_scores.items()
-    }
+    reports = model_reports(
+        y_true, y_scores, qid, metrics=metrics, sample_weight=sample_weight, **options
+    )
     clusters = None if cluster is None else _cluster_per_query(cluster, qid)
     names = metric_names(metrics)
     if by is not None and not callable(by):
@@ -362,6 +359,19 @@ def compare_scores(
         by=by,
         **compare_options,
     )
+
+
+def model_reports(y_true, scores, qid, **options):
+    """``{model: ranking_report}``; a refusal of a model's scores names it."""
+    reports = {}
+    for name, score in scores.items():
+        try:
+            reports[name] = ranking_report(y_true, score, qid, **options)
+        except ValueError as exc:
+            if not str(exc).startswith("y_score"):
+                raise
+            raise ValueError(f"model {name!r}: {exc}") from exc
+    return reports
 
 
 def _cluster_per_query(cluster, qid, name="cluster"):

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .._compare._inputs import (
     check_metric_columns,
+    examples_text,
     metric_columns,
     metric_names,
     sorted_unique,
@@ -67,6 +68,13 @@ def _check(frame, name):
                 if isinstance(frame, pd.DataFrame)
                 else f"{type(frame).__name__}."
             )
+        )
+    q = pd.Index(frame["qid"].to_numpy())
+    if q.has_duplicates:
+        raise ValueError(
+            f"{name} has several rows for the queries "
+            f"{examples_text(q[q.duplicated()].unique())}; give one row per query "
+            "(as compare asks)."
         )
 
 

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...metrics import ranking_report
-from .._compare._api import compare
+from .._compare._api import compare, model_reports
 from .._compare._inputs import metric_names
 from ._windows import as_times, check_columns, check_freq
 
@@ -132,10 +131,7 @@ object
     step = check_freq(freq)
     names = metric_names(metrics)
     q = np.asarray(qid)
-    reports = {
-        name: ranking_report(y_true, s, q, metrics=names, **options)
-        for name, s in scores.items()
-    }
+    reports = model_reports(y_true, scores, q, metrics=names, **options)
     windows = as_times(time, q.shape[0]).groupby(pd.Series(q)).min().dt.floor(step)
     # Integer window codes: segment labels compare fast; mapped back below.
     codes, starts = pd.factorize(windows, sort=True)

@@ -77,9 +77,11 @@ def as_times(time, n, name="time", unit=None):
         try:
             out = pd.to_datetime(t)
         except (ValueError, TypeError) as exc:
+            # pandas' advice ("passing `format`") names an option we lack.
+            why = str(exc).split(" You might want to try")[0]
             raise ValueError(
                 f"{name} must hold datetimes (or strings pandas can read as "
-                f"datetimes, or numbers with time_unit=): {exc}"
+                f"datetimes, or numbers with time_unit=): {why}"
             ) from None
     if out.isna().any():
         raise ValueError(

@@ -246,6 +246,12 @@ def choose_queries_to_judge(qids, n, *, strata=None, priority=None, random_state
     """
     qids = np.asarray(list(qids))
     N = qids.size
+    missing = np.asarray(pd.isna(qids)).reshape(-1)
+    if missing.any():
+        raise ValueError(
+            f"qids has {int(missing.sum())} missing value(s) (first at position "
+            f"{int(np.flatnonzero(missing)[0])}); every query needs an id."
+        )
     if pd.Index(qids).has_duplicates:
         raise ValueError("qids must name each query once.")
     if isinstance(n, bool) or not isinstance(n, Integral) or not 2 <= n <= N:

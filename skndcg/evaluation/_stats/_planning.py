@@ -91,7 +91,9 @@ def _settings(sd, alpha, power, n_comparisons, alternative, metric, pair):
 
 
 def _t_sum(n, alpha, power, sides):
-    df = n - 1
+    # scipy takes no integer beyond int64; from 10**12 on the t quantiles are
+    # the normal ones to 12 digits.
+    df = min(n - 1, 10**12)
     return stats.t.ppf(1 - alpha / sides, df) + stats.t.ppf(power, df)
 
 
@@ -227,4 +229,8 @@ def minimum_detectable_effect(
     sd, a, power, sides = _settings(
         sd, alpha, power, n_comparisons, alternative, metric, pair
     )
-    return float(_t_sum(int(n_queries), a, power, sides) * sd / math.sqrt(n_queries))
+    n = int(n_queries)
+    spread = _t_sum(n, a, power, sides) * sd
+    if n >= 2**1000:  # math.sqrt overflows beyond the float range; math.log does not
+        return float(spread * math.exp(-math.log(n) / 2))
+    return float(spread / math.sqrt(n))
