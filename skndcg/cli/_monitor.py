@@ -80,7 +80,7 @@ def add_parser(sub):
 def run(args):
     """Run ``skndcg monitor``; returns the exit code."""
     from ..evaluation import metric_over_time
-    from ..io._columns import read_log
+    from ..io import read_columns
     from ._inputs import DEFAULT_COLUMNS, columns_hint
     from ._language import error
 
@@ -89,10 +89,10 @@ def run(args):
     defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
     try:
         try:
-            data = read_log(
+            data = read_columns(
                 args.log,
                 [args.time, *named.values()],
-                {a: named[a] for a in ("label", "score")},
+                numbers={a: named[a] for a in ("label", "score")},
             )
         except ValueError as exc:
             if defaulted and "no column" in str(exc):

@@ -34,7 +34,7 @@ def is_parquet(path) -> bool:
     return str(path).lower().endswith(PARQUET_SUFFIXES)
 
 
-def read_columns(path, columns):
+def read_columns(path, columns, *, numbers=None):
     r"""The named columns of a CSV or Parquet file, as a DataFrame.
 
     The file is read as :func:`read_predictions` reads it: Parquet by its
@@ -47,6 +47,14 @@ def read_columns(path, columns):
     path : str or path-like
     columns : list of str
         Column names; each must be in the file.
+    numbers : dict, default=None
+        Columns that must hold a finite number on every row, by the name the
+        error calls them (``{"score": "s"}``: "score column 's'"); they come
+        back as float64. The rows are then checked as
+        :func:`read_predictions` checks its own: a file without rows, a text
+        row with a field missing or one too many, and a missing or
+        non-numeric value are refused naming the file and line (the row for
+        Parquet).
 
     Returns
     -------
@@ -84,33 +92,21 @@ def read_columns(path, columns):
     if missing:
         raise ValueError(f"{path}: no column(s) {missing}; the file has {header}")
     if parquet:
-        return pd.read_parquet(name, columns=wanted)
-    return pd.read_csv(name, sep=sep, usecols=wanted)[wanted]
-
-
-def read_log(path, columns, numbers):
-    """:func:`read_columns`' frame, its rows checked as :func:`read_predictions`
-    checks its own: a file without rows, a text row with a field missing or
-    one too many, and a value of a ``numbers`` column (``{argument: column}``)
-    that is missing or not a number are refused naming the file and line (row
-    for Parquet); those columns come back as float64."""
-    import os
-
-    name = os.fspath(path)
-    frame = read_columns(path, columns)  # (the missing file and columns)
-    parquet = is_parquet(name)
-    if not parquet:
-        sep = _sniff(name)
+        frame = pd.read_parquet(name, columns=wanted)
+    else:
         frame = pd.read_csv(
-            name, sep=sep, usecols=list(frame.columns), skip_blank_lines=False
-        )[list(frame.columns)]
+            name, sep=sep, usecols=wanted, skip_blank_lines=not numbers
+        )[wanted]
+    if not numbers:
+        return frame
+    if not parquet:
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]
-        _check_fields(name, sep, len(_read_header(name, parquet, sep)))
+        _check_fields(name, sep, len(header))
     if len(frame) == 0:
         raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
-    for arg, col in numbers.items():
-        frame[col] = _numbers(frame, col, name, parquet, arg, False)
+    for what, col in numbers.items():
+        frame[col] = _numbers(frame, col, name, parquet, what, False)
     return frame.reset_index(drop=True)
 
 
