@@ -1,6 +1,7 @@
 """``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,9 +120,25 @@ def test_different_queries_are_named(capsys, files):
          "expected a number in (0, 1)"),
         (["{good}", "{bad}", "--qrels", "{qrels}", "-m", "mapp"],
          "Did you mean 'map'?"),
+        (["{good}", "{bad}", "--qrels", "{qrels}", "--seed", "-1"],
+         "argument --seed: expected an integer in [0, 2**32 - 1], got '-1'"),
     ],
 )  # fmt: skip
 def test_errors(capsys, files, argv, message):
     code, _, err = run(capsys, *[a.format(**files) for a in argv])
     assert code == 2
     assert message in err
+
+
+def test_run_and_qrels_of_other_query_ids(capsys, files, tmp_path):
+    """Query ids "q00" in the runs, "00" in the qrels: named as skndcg score
+    names it, not a metric without queries."""
+    numbered = tmp_path / "numbered"
+    numbered.write_text(Path(files["qrels"]).read_text().replace("q", ""))
+    code, out, err = run(capsys, files["good"], files["bad"], "--qrels",
+                         str(numbered), "-m", "map")  # fmt: skip
+    assert code == 2 and out == ""
+    assert err == (
+        f"skndcg compare: error: no query of {files['good']} has judgments in "
+        f"{numbered}; do the query ids of the two files match?\n"
+    )

@@ -70,3 +70,31 @@ def test_bad_history():
         sustained_lift(_looks([0.1]), threshold={"ctr": 0.0}, duration="1D")
     with pytest.raises(ValueError, match=r"lacks the column\(s\) \['relative_low'\]"):
         sustained_lift(_looks([0.1]), threshold=0.0, duration="1D", relative=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"threshold": float("nan")}, "threshold must be a finite number, got nan."),
+        ({"threshold": {"ndcg@10": "a"}},
+         "threshold['ndcg@10'] must be a finite number, got 'a'."),
+        ({"threshold": {}}, "threshold is an empty mapping; name at least one metric."),
+        ({"duration": "-1D"}, "duration must be a non-negative pandas.Timedelta or "
+         "a string such as '24h' (the look times are dates), got '-1D'."),
+        ({"duration": 1}, "duration must be a non-negative pandas.Timedelta or "
+         "a string such as '24h' (the look times are dates), got 1."),
+        ({"history": _looks([0.1]).assign(time=[0]), "duration": "1D"},
+         "duration must be a non-negative number (the look times are numbers), "
+         "got '1D'."),
+        ({"history": _looks([0.1, 0.2]).assign(time=[0, np.nan])},
+         "history's time is missing at row 1; every look needs one."),
+        ({"history": _looks([])}, "history holds no look."),
+    ],
+)  # fmt: skip
+def test_bad_threshold_duration_and_times_are_named(kwargs, message):
+    """A NaN threshold or a negative duration was a silent answer (never met,
+    stopped at once), a look without a time a lost row, others pandas' errors."""
+    args = {"history": _looks([0.04, 0.05]), "threshold": 0.03, "duration": "1D"}
+    with pytest.raises(ValueError) as info:
+        sustained_lift(**{**args, **kwargs})
+    assert str(info.value) == message

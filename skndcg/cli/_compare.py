@@ -91,7 +91,8 @@ def add_parser(sub):
         "p-values; below, no interval and the exact randomization test's "
         "p-values (default: 10; 0 gives the bootstrap numbers at any size)",
     )  # fmt: skip
-    cmp.add_argument("--seed", type=int, default=0,
+    cmp.add_argument("--seed", type=integer(0, "an integer in [0, 2**32 - 1]",
+                                            high=2**32 - 1), default=0,
                      help="seed of the resampling (default: 0)")  # fmt: skip
     cmp.add_argument("--format", choices=FORMATS, default="md",
                      help="output (default: md)")  # fmt: skip
@@ -117,6 +118,11 @@ def _score_run(args, run, lines):
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
+    if not one.all_judged and np.isnan(coded.y_score).all():
+        raise UsageError(
+            f"no query of {run} has judgments in {one.qrels}; do the query ids "
+            "of the two files match?"
+        )
     options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     gained = [ln for ln in lines if ln.own_call]

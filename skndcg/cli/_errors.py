@@ -15,9 +15,9 @@ class UsageError(Exception):
     """A problem with the command line or its input files (exit code 2)."""
 
 
-def integer(low=1, what=None):
-    """The argparse type of an integer option: ``low`` or more, up to the
-    64-bit range; else the message ``expected <what>, got '<text>'`` (after
+def integer(low=1, what=None, high=_INT64_MAX):
+    """The argparse type of an integer option: ``low`` or more, up to ``high``
+    (the 64-bit range); else the message ``expected <what>, got '<text>'`` (after
     argparse's ``argument --flag:``)."""
     what = what or ("a positive integer" if low == 1 else "a non-negative integer")
 
@@ -26,8 +26,8 @@ def integer(low=1, what=None):
             value = int(text)
         except ValueError:
             value = low - 1
-        if not low <= value <= _INT64_MAX:
-            beyond = f" up to {_INT64_MAX}" if value > _INT64_MAX else ""
+        if not low <= value <= high:
+            beyond = f" up to {high}" if value > high == _INT64_MAX else ""
             raise argparse.ArgumentTypeError(f"expected {what}{beyond}, got {text!r}")
         return value
 

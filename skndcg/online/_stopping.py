@@ -38,6 +38,33 @@ def _history_frame(history):
     )
 
 
+def _duration(duration, time):
+    """``duration`` as a difference of look times (a Timedelta for datetimes),
+    non-negative, or a ValueError naming it."""
+    dated = pd.api.types.is_datetime64_any_dtype(time)
+    try:
+        if dated:
+            value = pd.Timedelta(duration)
+            if isinstance(duration, Real):  # a bare number would mean nanoseconds
+                raise ValueError
+        else:
+            if isinstance(duration, bool) or not isinstance(duration, Real):
+                raise ValueError
+            value = duration
+        ok = bool(value >= value * 0)
+    except (ValueError, TypeError):
+        ok = False
+    if not ok:
+        what = (
+            "a non-negative pandas.Timedelta or a string such as '24h' (the look "
+            "times are dates)"
+            if dated
+            else "a non-negative number (the look times are numbers)"
+        )
+        raise ValueError(f"duration must be {what}, got {duration!r}.")
+    return value
+
+
 @validate_params(
     {
         "history": [dict, pd.DataFrame],
@@ -116,10 +143,29 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         raise ValueError(
             f"history lacks the column(s) {sorted(need - set(frame.columns))}."
         )
+    if not len(frame):
+        raise ValueError("history holds no look.")
+    if frame["time"].isna().any():
+        row = int(np.flatnonzero(frame["time"].isna().to_numpy())[0])
+        raise ValueError(
+            f"history's time is missing at row {row}; every look needs one."
+        )
     metrics = sorted(frame["metric"].unique(), key=str)
     limits = (
         threshold if isinstance(threshold, dict) else dict.fromkeys(metrics, threshold)
     )
+    if not limits:
+        raise ValueError("threshold is an empty mapping; name at least one metric.")
+    for metric, limit in limits.items():
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, Real)
+            or not np.isfinite(limit)
+        ):
+            where = (
+                f"threshold[{metric!r}]" if isinstance(threshold, dict) else "threshold"
+            )
+            raise ValueError(f"{where} must be a finite number, got {limit!r}.")
     unknown = [m for m in limits if m not in metrics]
     if unknown:
         raise ValueError(
@@ -134,7 +180,7 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         .agg(lambda s: bool(s.all()) and s.size == len(limits))
         .reset_index(name="met")
     )
-    duration = pd.Timedelta(duration) if isinstance(duration, str) else duration
+    duration = _duration(duration, frame["time"])
     out = []
     for _, g in met.groupby("arm", sort=False):
         g = g.sort_values("time")

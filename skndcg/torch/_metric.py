@@ -172,6 +172,10 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     specs = [parse(m) for m in names]
     check_unique(names, specs)
     impls = [implementation(sp, cpu_fallback=opts.cpu_fallback) for sp in specs]
+    for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
+                    ("doc_id", doc_id)):  # fmt: skip
+        if not isinstance(t, torch.Tensor) and not (name == "doc_id" and t is None):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}.")
     preds, target, indexes = preds.flatten(), target.flatten(), indexes.flatten()
     doc_id = None if doc_id is None else doc_id.flatten()
     _check(preds, target, indexes, doc_id, opts)

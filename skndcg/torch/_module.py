@@ -128,6 +128,11 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
 
         def compute(self):
             """Mean over queries of every row kept since the last reset."""
+            if not _given(self.preds):
+                raise ValueError(
+                    "RankingMetric has no rows to score: call update() with a "
+                    "batch before compute() (since the last reset())."
+                )
             preds = self.preds
             device = preds.device if isinstance(preds, Tensor) else preds[0].device
             # The concatenation too runs on num_threads threads.

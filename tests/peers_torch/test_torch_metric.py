@@ -226,6 +226,22 @@ def test_errors():
         ranking_scores(p, t, i, ["map@5", "ap@5"])
 
 
+def test_not_a_tensor_and_compute_before_update_are_named():
+    """A list of scores failed with "'list' object has no attribute 'flatten'",
+    compute() with no batch with an IndexError."""
+    t, i = torch.tensor([1, 0]), torch.tensor([0, 0])
+    with pytest.raises(TypeError) as info:
+        ranking_scores([1.0, 0.5], t, i, ["ndcg"])
+    assert str(info.value) == "preds must be a torch.Tensor, got list."
+    metric = RankingMetric("ndcg")
+    with pytest.raises(ValueError) as info:
+        metric.compute()
+    assert str(info.value) == (
+        "RankingMetric has no rows to score: call update() with a batch before "
+        "compute() (since the last reset())."
+    )
+
+
 def test_cuda_equals_cpu():
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device on this machine: the CUDA run is not tested here")
