@@ -134,3 +134,19 @@ def test_history_features_by_hand():
     X, y = b.task()
     assert X["item_id"].tolist() == [12] and y.tolist() == [5.0]
     assert b.stage_recall().tolist() == [1.0]
+
+
+@pytest.mark.parametrize(
+    "cls", [PopularityRecommender, ItemKNNRecommender, EASERecommender]
+)
+def test_mixed_id_kinds_and_a_bad_now_are_named(cls):
+    log = _log()
+    mixed = log.assign(user_id=log["user_id"].astype(object))
+    mixed.loc[0, "user_id"] = "a"
+    with pytest.raises(
+        TypeError, match=r"X\['user_id'\] mixes ids of the kinds int, str"
+    ):
+        cls().fit(mixed)
+    for now in ("x", np.nan, np.inf):
+        with pytest.raises(ValueError, match=r"now must be a time in Unix seconds"):
+            cls().fit(log, now=now)

@@ -260,3 +260,25 @@ def test_stage_protocol_puts_items_outside_the_candidates_below(builder):
     n_pos = builder.queries_.set_index("qid")["n_positives"]
     got = 1 - missed.reindex(qids, fill_value=0) / n_pos.reindex(qids)
     np.testing.assert_allclose(got.to_numpy(), recall.reindex(qids).to_numpy())
+
+
+@pytest.mark.parametrize(
+    "qids, match",
+    [
+        ([], r"qids holds no query; pass None for every query"),
+        (["x"], r"qids must hold query ids \(integers 0 to \d+ .*\), got 'x'\."),
+        ([1.5], r"qids must hold query ids .*, got 1\.5\."),
+    ],
+)
+def test_bad_qids_are_named(builder, qids, match):
+    with pytest.raises(ValueError, match=match):
+        catalogue_report(FeatureColumnRanker("pop_log"), builder, qids)
+    with pytest.raises(ValueError, match=match):
+        builder.task(qids)
+
+
+def test_mixed_id_kinds_are_named(ratings):
+    mixed = ratings.assign(item_id=ratings["item_id"].astype(object))
+    mixed.loc[mixed.index[0], "item_id"] = "a"
+    with pytest.raises(TypeError, match=r"X\['item_id'\] mixes ids of the kinds"):
+        HistoryFeatures().fit(mixed)

@@ -217,3 +217,17 @@ def test_the_beyond_accuracy_names_match_in_memory(spark):
         sk_spark.grouped_ranking_scores(
             sdf, ["arp@3"], qid_col="qid", label_col="label", score_col="score"
         )
+
+
+def test_decimal_labels_and_scores_read_as_numbers(spark):
+    from decimal import Decimal
+
+    rows = table(seed=5)[["qid", "label", "score"]].round({"score": 3})
+    data = [
+        (int(q), Decimal(int(y)), Decimal(f"{s:.3f}"))
+        for q, y, s in rows.itertuples(index=False)
+    ]
+    sdf = spark.createDataFrame(
+        data, "qid long, label decimal(5,0), score decimal(10,3)"
+    )
+    assert_same(scores(sdf), in_memory(rows))

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._counts import check_integer
 from ..utils._interactions import DAY
-from ._log import check_log, codes, history_matrix
+from ._log import check_log, codes, history_matrix, unique_ids
 
 
 class _Recommender(BaseEstimator):
@@ -53,8 +53,15 @@ class _Recommender(BaseEstimator):
         """
         self._validate_params()
         check_log(X, "X", time=self._needs_time)
-        self.users_, user = np.unique(X["user_id"].to_numpy(), return_inverse=True)
-        self.items_, item = np.unique(X["item_id"].to_numpy(), return_inverse=True)
+        if now is not None and not (
+            isinstance(now, Real) and not isinstance(now, bool) and np.isfinite(now)
+        ):
+            raise ValueError(
+                f"now must be a time in Unix seconds (a finite number) or None, "
+                f"got {now!r}."
+            )
+        self.users_, user = unique_ids(X, "X", "user_id")
+        self.items_, item = unique_ids(X, "X", "item_id")
         self.history_ = history_matrix(user, item, self.users_.size, self.items_.size)
         self.item_users_ = np.asarray(self.history_.sum(axis=0)).ravel()
         ts = X["timestamp"].to_numpy().astype(np.int64) if self._needs_time else None

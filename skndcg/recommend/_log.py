@@ -29,6 +29,20 @@ def check_log(log, name, *, time=True):
         )
 
 
+def unique_ids(frame, name, column):
+    """``np.unique(frame[column], return_inverse=True)``; ids of mixed kinds
+    (``1`` and ``"a"``), which have no order, named."""
+    values = frame[column].to_numpy()
+    try:
+        return np.unique(values, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(
+            f"{name}[{column!r}] mixes ids of the kinds {', '.join(kinds)}; ids "
+            "must be of one kind (cast the column, e.g. .astype(str))."
+        ) from None
+
+
 def codes(values, uniques):
     """Positions of ``values`` in the sorted ``uniques`` and a mask of the known."""
     values = np.asarray(values)
@@ -53,12 +67,8 @@ class Log:
 
     def __init__(self, frame, name="ratings"):
         check_log(frame, name)
-        self.user_ids, user = np.unique(
-            frame["user_id"].to_numpy(), return_inverse=True
-        )
-        self.item_ids, item = np.unique(
-            frame["item_id"].to_numpy(), return_inverse=True
-        )
+        self.user_ids, user = unique_ids(frame, name, "user_id")
+        self.item_ids, item = unique_ids(frame, name, "item_id")
         ts = frame["timestamp"].to_numpy().astype(np.int64)
         label = (
             frame["rating"].to_numpy(np.float64)

@@ -79,7 +79,20 @@ class Queries:
             yield int(t), members[starts == t]
 
     def check(self, qids):
-        qids = np.unique(np.asarray(qids, dtype=np.int64))
+        given = np.asarray(qids).ravel()
+        if given.size == 0:
+            raise ValueError(
+                "qids holds no query; pass None for every query, or ids of "
+                "builder.queries_['qid']."
+            )
+        as_int = pd.to_numeric(pd.Series(given), errors="coerce").to_numpy(float)
+        odd = ~np.isfinite(as_int) | (as_int != np.round(as_int))
+        if odd.any():
+            raise ValueError(
+                f"qids must hold query ids (integers 0 to {self.qid.size - 1} of "
+                f"builder.queries_['qid']), got {py(given[odd][0])!r}."
+            )
+        qids = np.unique(as_int.astype(np.int64))
         bad = qids[(qids < 0) | (qids >= self.qid.size)]
         if bad.size:
             raise ValueError(

@@ -62,6 +62,16 @@ def _prepare(args):
         found = [] if top is None else [top]
         spec.know_label_max(found + [math.nan] * bool(n_missing))
     used = list(dict.fromkeys(c for c in cols.values() if c is not None))
+    # A decimal column reaches pandas as Decimal objects: read as doubles.
+    values = {cols[k] for k in ("label_col", "score_col", "sample_weight_col")}
+    sdf = sdf.select(
+        *(
+            F.col(c).cast("double").alias(c)
+            if c in values and isinstance(types[c], sql.types.DecimalType)
+            else F.col(c)
+            for c in used
+        )
+    )
     sample = sample_rows(sdf.select(*used).limit(0).toPandas())
     template = report_template(sample, spec.names, **spec.columns)
     grouped = (
