@@ -31,6 +31,12 @@ def test_popularity_counts_all_time_recent_and_decayed():
     decay = PopularityRecommender(half_life_days=1).fit(log, now=10 * DAY)
     expected = [0.5**10 + 0.5**8, 0.5**9 + 0.5**1, 0.5**1, 0.5**1]
     np.testing.assert_allclose(decay.score_items([1], [10, 11, 12, 13])[0], expected)
+    # Every interaction counts: a user meeting item 12 again adds one, while
+    # the fallback (item_users_) counts that user once.
+    again = pd.concat([log, log[log.item_id == 12]], ignore_index=True)
+    twice = PopularityRecommender().fit(again)
+    assert twice.score_items([1], [10, 11, 12, 13]).tolist() == [[2, 2, 2, 1]]
+    assert twice.item_users_.tolist() == [2, 2, 1, 1]
 
 
 def test_item_knn_is_cosine_co_occurrence_summed_over_the_past():

@@ -181,7 +181,10 @@ def cosine_cooccurrence(rows, history, item_users):
 
 
 class PopularityRecommender(_Recommender):
-    """Items by their number of users: over the whole log or a recent window.
+    """Items by their number of interactions: over the whole log or a recent window.
+
+    Each row of the log counts (a user who met an item twice counts twice);
+    the popularity fallback that breaks ties counts each user once.
 
     Parameters
     ----------
