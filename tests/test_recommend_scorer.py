@@ -247,6 +247,23 @@ def test_more_candidates_than_items_is_a_clear_error(ratings):
         HistoryFeatures(n_candidates=n + 1).fit(ratings)
 
 
+def test_a_log_without_queries_and_a_bad_time_are_clear_errors(builder):
+    # Three interactions: nobody meets, in a later month, an item met before.
+    tiny = pd.DataFrame(
+        {"user_id": [1, 1, 2], "item_id": [10, 11, 10], "timestamp": [0, 86400, 86400]}
+    )
+    empty = HistoryFeatures(n_candidates=2).fit(tiny)  # (an IndexError before)
+    assert len(empty.queries_) == 0
+    assert empty.features([1], [10], at="1970-01-03").shape[0] == 1
+    with pytest.raises(ValueError, match=r"the fitted log holds no query \(a user"):
+        empty.task()
+    # A time that is not one was read as pandas' earliest date, or raised
+    # pandas' DateParseError.
+    for at in ("x", None, np.nan):
+        with pytest.raises(ValueError, match=r"at must be a time \(a datetime or"):
+            builder.features([1], [1], at=at)
+
+
 def test_stage_protocol_puts_items_outside_the_candidates_below(builder):
     qids = builder.queries_["qid"].iloc[-20:]
     _, rows = catalogue_report(

@@ -215,7 +215,16 @@ class HistoryFeatures(BaseEstimator):
         """
         self._check_fitted("features")
         log = self._log
-        t = int(pd.Timestamp(at).value // 10**9)
+        try:
+            stamp = pd.Timestamp(at)
+        except (ValueError, TypeError):
+            stamp = pd.NaT
+        if pd.isna(stamp):
+            raise ValueError(
+                f"at must be a time (a datetime or a string such as "
+                f"'2024-05-01'), got {at!r}."
+            )
+        t = int(stamp.value // 10**9)
         u, ok_u = codes(np.ravel(user_ids), log.user_ids)
         i, ok_i = codes(np.ravel(item_ids), log.item_ids)
         if not (ok_u.all() and ok_i.all()):

@@ -55,6 +55,7 @@ class Queries:
         order = np.lexsort((-p_label, p_item, p_q))
         p_q, p_item, p_label = p_q[order], p_item[order], p_label[order]
         first = np.r_[True, (p_q[1:] != p_q[:-1]) | (p_item[1:] != p_item[:-1])]
+        first = first[: p_q.size]  # (no positive at all: no query)
         self.pos_q, self.pos_item = p_q[first], p_item[first]
         self.pos_label = p_label[first]
         self.pos_key = self.pos_q * n_items + self.pos_item
@@ -73,6 +74,13 @@ class Queries:
 
     def by_start(self, qids=None):
         """(window start, query positions) pairs, in time order."""
+        if self.qid.size == 0:
+            raise ValueError(
+                "the fitted log holds no query (a user who, in some window, met an "
+                "item others met before the window, with at least min_history "
+                "earlier interactions); a longer log, a shorter window or a "
+                "smaller min_history gives some."
+            )
         members = self.qid if qids is None else self.check(qids)
         starts = self.start[members]
         for t in np.unique(starts):
