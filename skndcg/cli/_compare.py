@@ -118,11 +118,7 @@ def _score_run(args, run, lines):
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
-    if not one.all_judged and np.isnan(coded.y_score).all():
-        raise UsageError(
-            f"no query of {run} has judgments in {one.qrels}; do the query ids "
-            "of the two files match?"
-        )
+    _inputs.check_ids_match(one, coded)
     options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     gained = [ln for ln in lines if ln.own_call]
