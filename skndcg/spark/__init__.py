@@ -72,11 +72,10 @@ def _prepare(args):
             for c in used
         )
     )
-    sample = sample_rows(sdf.select(*used).limit(0).toPandas())
+    sample = sample_rows(sdf.limit(0).toPandas())
     template = report_template(sample, spec.names, **spec.columns)
     grouped = (
-        sdf.select(*used)
-        .withColumn(ORDER, F.monotonically_increasing_id())
+        sdf.withColumn(ORDER, F.monotonically_increasing_id())
         .withColumn(BUCKET, F.pmod(F.xxhash64(cols["qid_col"]), F.lit(n_groups)))
         .groupBy(BUCKET)
     )
