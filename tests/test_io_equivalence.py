@@ -342,13 +342,15 @@ CSV_CASES = {
     "a duplicated row": PRED + "a,x,1,0.9\n",
     "a label that is text": PRED.replace("a,y,0,", "a,y,zero,"),
     "an infinite score": PRED.replace("0.5", "inf"),
+    # (a lone surrogate is written as the byte 0xe9: Latin-1's "é")
+    "a line that is not UTF-8": PRED.replace("b,v,", "b,v\udce9,"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CSV_CASES))
 def test_csv_files_give_one_answer_through_every_door(tmp_path, monkeypatch, case):
     path = tmp_path / "pred.csv"
-    path.write_bytes(CSV_CASES[case].encode())
+    path.write_bytes(CSV_CASES[case].encode("utf-8", "surrogateescape"))
     got = predictions_doors(str(path), monkeypatch)
     assert len({repr(v) for v in got.values()}) == 1, got
     if case in ("a BOM", "CRLF", "no newline at the end"):
