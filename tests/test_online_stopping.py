@@ -98,3 +98,59 @@ def test_bad_threshold_duration_and_times_are_named(kwargs, message):
     with pytest.raises(ValueError) as info:
         sustained_lift(**{**args, **kwargs})
     assert str(info.value) == message
+
+
+def _two_metrics(drop=None):
+    looks = pd.concat([_looks([0.05] * 3), _looks([0.05] * 3, metric="ctr")],
+                      ignore_index=True)  # fmt: skip
+    return looks if drop is None else looks.drop(index=drop)
+
+
+@pytest.mark.parametrize(
+    "history, threshold, message",
+    [
+        # A look without one of the rule's metrics was "not met": never a stop.
+        (_two_metrics(drop=4), 0.0, r"no row for metric 'ctr' of arm 'B' at time "
+         r"2024-06-02 00:00:00; every look at an arm needs each metric the "
+         r"threshold names \(\['ctr', 'ndcg@10'\]\)"),
+        (_two_metrics(drop=1), {"ndcg@10": 0.0}, r"no row for metric 'ndcg@10' "
+         r"of arm 'B' at time 2024-06-02"),
+        # Two rows for one arm, metric and look were read as one (all of them).
+        (pd.concat([_looks([0.05] * 3), _looks([-1.0], start="2024-06-02")]), 0.0,
+         r"2 rows for arm 'B', metric 'ndcg@10' at time 2024-06-02 00:00:00; "
+         r"expected one row per look, arm and metric"),
+        # A control that changes mixed two comparisons into one series.
+        (_looks([0.05] * 3).assign(control=["A", "A", "C"]), 0.0,
+         r"control changes along the looks \('A' from time 2024-06-01 00:00:00, "
+         r"'C' from time 2024-06-03 00:00:00\); a series of looks must compare"),
+        # A look without an arm was left out; text times failed inside pandas.
+        (_looks([0.05] * 2).assign(arm=["B", None]), 0.0,
+         r"history's arm is missing at row 1"),
+        (_looks([0.05] * 2).assign(time=["mon", "tue"]), 0.0,
+         r"times must be all numbers or all dates, got \['str'\]"),
+    ],
+)  # fmt: skip
+def test_incomplete_duplicated_or_mixed_histories_are_refused(
+    history, threshold, message
+):
+    with pytest.raises(ValueError, match=message):
+        sustained_lift(history, threshold=threshold, duration="1D")
+
+
+def test_metrics_outside_the_rule_and_nan_values():
+    """A metric the rule does not read may be missing; a NaN is not met."""
+    out = sustained_lift(_two_metrics(drop=4), threshold={"ndcg@10": 0.0},
+                         duration="1D")  # fmt: skip
+    assert out["stop"].tolist() == [False, True, True]
+    out = sustained_lift(_looks([0.05, np.nan, 0.05]), threshold=0.0, duration="1D")
+    assert out["met"].tolist() == [True, False, True]
+
+
+def test_changed_control_in_results_of_ab_test():
+    rng = np.random.default_rng(1)
+    arm = np.tile(["A", "B", "C"], 100)
+    value, unit = rng.normal(size=arm.size), np.arange(arm.size)
+    history = {1: ab_test(value, arm, unit, control="A"),
+               2: ab_test(value, arm, unit, control="B")}  # fmt: skip
+    with pytest.raises(ValueError, match=r"'A' from time 1, 'B' from time 2"):
+        sustained_lift(history, threshold=0.0, duration=1)

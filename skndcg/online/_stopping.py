@@ -7,6 +7,7 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_datetime64_any_dtype, is_numeric_dtype
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ._ab_result import ABTestResult
@@ -41,7 +42,7 @@ def _history_frame(history):
 def _duration(duration, time):
     """``duration`` as a difference of look times (a Timedelta for datetimes),
     non-negative, or a ValueError naming it."""
-    dated = pd.api.types.is_datetime64_any_dtype(time)
+    dated = is_datetime64_any_dtype(time)
     try:
         if dated:
             value = pd.Timedelta(duration)
@@ -92,10 +93,15 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
     ----------
     history : dict or pandas.DataFrame
         ``{time of the look: ABTestResult}``, or the rows of the results'
-        :meth:`~ABTestResult.to_frame` with a ``time`` column.
+        :meth:`~ABTestResult.to_frame` with a ``time`` column (all numbers or
+        all dates). Every look at an arm holds one row per metric the rule
+        reads, and every look has the same ``control`` (when that column is
+        there): otherwise the history is refused, naming the arm, metric and
+        time. A look whose value is NaN (a relative lift over a control mean
+        of 0, an interval from too few units) does not meet the rule.
     threshold : float or dict
-        The smallest acceptable value, for every metric, or a mapping from
-        metric to its threshold (the metrics the rule reads).
+        The smallest acceptable value, for every metric of ``history``, or a
+        mapping from metric to its threshold (the metrics the rule reads).
     duration : object
         How long the rule must have held: compared with differences of the
         look times (a ``pandas.Timedelta`` or a string such as ``"24h"`` for
@@ -145,10 +151,27 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         )
     if not len(frame):
         raise ValueError("history holds no look.")
-    if frame["time"].isna().any():
-        row = int(np.flatnonzero(frame["time"].isna().to_numpy())[0])
+    for name in ("time", "arm", "metric"):
+        if frame[name].isna().any():
+            row = int(np.flatnonzero(frame[name].isna().to_numpy())[0])
+            raise ValueError(
+                f"history's {name} is missing at row {row}; every look needs one."
+            )
+    time = frame["time"]
+    if not (is_numeric_dtype(time) or is_datetime64_any_dtype(time)):
+        kinds = sorted({type(t).__name__ for t in time})
         raise ValueError(
-            f"history's time is missing at row {row}; every look needs one."
+            f"history's times must be all numbers or all dates, got {kinds}."
+        )
+    if "control" in frame.columns and frame["control"].nunique(dropna=False) > 1:
+        first = frame.sort_values("time", kind="mergesort").drop_duplicates("control")
+        seen = ", ".join(
+            f"{c!r} from time {t}"
+            for c, t in zip(first["control"], first["time"], strict=True)
+        )
+        raise ValueError(
+            f"history's control changes along the looks ({seen}); a series of "
+            "looks must compare the arms with one control."
         )
     metrics = sorted(frame["metric"].unique(), key=str)
     limits = (
@@ -172,12 +195,33 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
             f"threshold names metric(s) {unknown} that history does not hold; it "
             f"holds {metrics}."
         )
+    counts = (
+        frame.groupby(["arm", "time", "metric"], observed=True)
+        .size()
+        .unstack("metric", fill_value=0)
+    )
+    many = np.argwhere(counts.to_numpy() > 1)
+    if len(many):
+        (arm, time), metric = counts.index[many[0][0]], counts.columns[many[0][1]]
+        raise ValueError(
+            f"history holds {counts.iat[tuple(many[0])]} rows for arm {arm!r}, "
+            f"metric {metric!r} at time {time}; expected one row per look, arm "
+            "and metric."
+        )
+    lack = np.argwhere(counts[list(limits)].to_numpy() == 0)
+    if len(lack):
+        (arm, time), metric = counts.index[lack[0][0]], list(limits)[lack[0][1]]
+        raise ValueError(
+            f"history holds no row for metric {metric!r} of arm {arm!r} at time "
+            f"{time}; every look at an arm needs each metric the threshold names "
+            f"({list(limits)})."
+        )
     rows = frame[frame["metric"].isin(list(limits))]
     ok = rows[column].to_numpy() >= rows["metric"].map(limits).to_numpy(dtype=float)
     met = (
         rows.assign(_ok=ok)
         .groupby(["arm", "time"], sort=True)["_ok"]
-        .agg(lambda s: bool(s.all()) and s.size == len(limits))
+        .all()
         .reset_index(name="met")
     )
     duration = _duration(duration, frame["time"])
@@ -189,7 +233,7 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
             since = (t if since is None else since) if m else None
             starts.append(since)
         since = pd.Series(starts, index=g.index, dtype=object)
-        if pd.api.types.is_datetime64_any_dtype(g["time"]):
+        if is_datetime64_any_dtype(g["time"]):
             g["since"] = pd.to_datetime(since)
         else:
             g["since"] = pd.to_numeric(since)
