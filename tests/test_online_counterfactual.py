@@ -337,11 +337,33 @@ def _bad(**changes):
         ({"estimators": ("ips", "ips")}, "estimators must be distinct names"),
         ({"estimators": "cascade", "target": "dcg"}, "target='clicks' only"),
         ({"position": [np.nan] * 5, "click": [0] * 5}, "shows nothing"),
+        # A missing query or item id was a query or an item of its own (NaN),
+        # or failed inside numpy (None); a text click failed in an f-string.
+        ({"qid": [1, 1, 1, np.nan, np.nan]}, "qid is missing at row 3"),
+        ({"qid": np.array([1, 1, 1, 2, None])}, "qid is missing at row 4"),
+        ({"qid": pd.array([1, 1, None, 2, 2], dtype="Int64")},
+         "qid is missing at row 2"),
+        ({"item": ["a", None, "c", "x", "y"]}, "item is missing at row 1"),
+        ({"click": pd.array([1, 0, None, 1, 1], dtype="boolean")},
+         "click is missing at row 2"),
+        ({"click": pd.Series(["1", "0", "0", "1", "1"], dtype=object)},
+         "click must be 0/1 or boolean, got '1' at row 0"),
+        ({"qid": pd.Series(["q", "q", "q", "r", "r"], dtype=object),
+          "position": [1, 1, np.nan, 2, 1]}, "share qid 'q' and position 1"),
     ],
-)
+)  # fmt: skip
 def test_bad_input_names_the_argument(changes, match):
     with pytest.raises(ValueError, match=match):
         _bad(**changes)
+
+
+def test_ids_of_mixed_types_are_ids():
+    """Query and item ids of mixed kinds (1 and "x") failed inside numpy."""
+    mixed = HAND.assign(qid=np.array([1, 1, 1, "x", "x"], dtype=object),
+                        item=np.array(["a", 2, "c", 4, "y"], dtype=object))  # fmt: skip
+    kw = {"examination": [1.0, 0.5], "logging_probability": HAND["p"], "k": 2,
+          "estimators": ["ips", "dr", "cascade"]}  # fmt: skip
+    assert _report(mixed, **kw).equals(_report(HAND, **kw))
 
 
 def test_estimated_examination_may_exceed_one():

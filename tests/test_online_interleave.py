@@ -240,6 +240,9 @@ def test_interleaving_detects_the_better_ranker_where_ab_does_not():
         ({"score_b": [1.0, 2.0]}, "score_b must hold one value per row"),
         ({"item": [1, 1, 2]}, r"1 \(qid, item\) pair\(s\) appear on more than one row"),
         ({"qid": []}, "qid must be a non-empty"),
+        # missing ids: NaN was a query or an item of its own, None a numpy error
+        ({"qid": [1, np.nan, np.nan]}, "qid is missing at row 1"),
+        ({"item": [1, None, 3]}, "item is missing at row 1"),
     ],
 )
 def test_interleave_bad_input(kw, match):
@@ -264,5 +267,16 @@ def test_interleaving_result_bad_input():
         interleaving_result(
             bare.drop(columns="rank_a"), [1, 0, 0, 0], method="balanced"
         )
+    # A missing query, user or click: one query of the NaNs, "users must be
+    # constant" for a user, pandas' "boolean value of NA is ambiguous".
+    with pytest.raises(ValueError, match="qid is missing at row 2"):
+        interleaving_result(lists.assign(qid=[1, 1, np.nan, np.nan]), [1, 0, 1, 0])
+    with pytest.raises(ValueError, match="users is missing at row 2"):
+        interleaving_result(lists, [1, 0, 1, 0], users=[1, 1, np.nan, np.nan])
+    with pytest.raises(ValueError, match="click is missing at row 1"):
+        interleaving_result(lists, pd.array([1, None, 0, 0], dtype="boolean"))
+    assert interleaving_result(
+        lists, [1, 0, 1, 0], users=np.array(["u", "u", 2, 2], dtype=object)
+    ) == interleaving_result(lists, [1, 0, 1, 0], users=["u", "u", "v", "v"])
     with pytest.raises(ValueError, match="must be 'a' or 'b', got 'c'"):
         interleaving_result(bare.assign(team="c"), [1, 0, 0, 0], method="team_draft")

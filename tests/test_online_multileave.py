@@ -97,3 +97,9 @@ def test_multileave_and_result_bad_input():
         multileaving_result(lists.assign(team=["a", "b"]), [1, 0])
     with pytest.raises(ValueError, match="lacks the column 'team'"):
         multileaving_result(lists.drop(columns="team"), [1, 0])
+    # a NaN query was one query; a team beyond attrs' rankers a numpy error
+    with pytest.raises(ValueError, match="qid is missing at row 0"):
+        multileaving_result(lists.assign(qid=[np.nan, np.nan]), [1, 0])
+    lists.attrs["n_rankers"] = 1
+    with pytest.raises(ValueError, match=r"holds ranker 1, but .*says there are 1"):
+        multileaving_result(lists, [1, 0])

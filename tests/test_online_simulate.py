@@ -124,6 +124,9 @@ def test_simulate_clicks_checks_its_probabilities_and_positions():
         simulate_clicks(q, pos, [0.5, 2.0, 0.1])
     with pytest.raises(ValueError, match=r"position must be a whole number .* inf"):
         simulate_clicks(q, [1, 2, np.inf], rel)
+    # a NaN list id was one list of its own under the cascade model
+    with pytest.raises(ValueError, match="qid is missing at row 1"):
+        simulate_clicks([1, np.nan, np.nan], pos, rel, click_model="cascade")
     # the bounds themselves are probabilities: nothing examined, nothing clicked
     none = simulate_clicks(q, pos, [1.0] * 3, examination=[0.0] * 3, random_state=0)
     assert none.tolist() == [0, 0, 0]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..evaluation._shared import check_length
-from ._ranking import query_codes
+from ..utils._values import py
+from ._ranking import check_ids, query_codes
 
 
 @dataclass
@@ -96,13 +97,13 @@ def positions(position, n):
 
 def clicks(click, n):
     """``click`` as ``n`` floats 0/1 (from 0/1 or boolean values), checked."""
-    clk = column(click, "click", n)
+    clk = check_ids(column(click, "click", n), "click")
     if clk.dtype != bool:
         ok = (clk == 0) | (clk == 1)
         if not ok.all():
             i = _first(~ok)
             raise ValueError(
-                f"click must be 0/1 or boolean, got {clk[i].item()!r} at row {i}."
+                f"click must be 0/1 or boolean, got {py(clk[i])!r} at row {i}."
             )
     return clk.astype(np.float64)
 
@@ -111,7 +112,7 @@ def check_click_log(qid, item, position, click, new_score):
     """Check the shared columns of a log; return a :class:`ClickLog`."""
     q = check_qid(qid)
     n = q.size
-    column(item, "item", n)
+    check_ids(column(item, "item", n), "item")
     pos, shown = positions(position, n)
     clk = clicks(click, n)
     ghost = (clk > 0) & ~shown
@@ -137,7 +138,7 @@ def check_click_log(qid, item, position, click, new_score):
             dup = int(repeated[0])
             where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
             raise ValueError(
-                f"rows {where[:2].tolist()} share qid {q[where[0]].item()!r} and "
+                f"rows {where[:2].tolist()} share qid {py(q[where[0]])!r} and "
                 f"position {dup % (depth + 1)}: each position of a logged list holds "
                 "one item."
             )

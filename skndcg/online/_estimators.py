@@ -17,6 +17,7 @@ position-based model ``E[s_i c_i / (e_i p_i)] = r_i``, the row's relevance, so
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 
 def item_codes(item):
@@ -25,12 +26,7 @@ def item_codes(item):
     Items of one query then get nearby codes, which keeps the per-item sums
     of the estimators close in memory.
     """
-    _, first, codes = np.unique(
-        np.asarray(item), return_index=True, return_inverse=True
-    )
-    rank = np.empty(first.size, np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-    return rank[codes.ravel()]
+    return pd.factorize(np.asarray(item))[0]
 
 
 def default_relevance(log, items, exam_at, prior=1.0):

@@ -12,7 +12,7 @@ from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
 from ._clicklog import check_qid, column, score_column
-from ._ranking import group_order, query_codes
+from ._ranking import check_ids, group_order, query_codes
 
 _TEAMS = np.array(["a", "b"])
 
@@ -68,7 +68,7 @@ def rank_candidates(q, it, scores):
         if span * (int(codes.max()) + 1) < 2**62:
             key = codes * span + (it.astype(np.int64) - lo)
     if key is None:
-        key = codes * (codes.size + 1) + np.unique(it, return_inverse=True)[1].ravel()
+        key = codes * (codes.size + 1) + pd.factorize(it)[0]
     key = np.sort(key)
     dup = np.flatnonzero(key[1:] == key[:-1])
     if dup.size:
@@ -199,7 +199,7 @@ def interleave(
     """
     q = check_qid(qid)
     n = q.size
-    it = column(item, "item", n)
+    it = check_ids(column(item, "item", n), "item")
     sa = score_column(score_a, "score_a", n)
     sb = score_column(score_b, "score_b", n)
     codes, n_q, orders = rank_candidates(q, it, (sa, sb))

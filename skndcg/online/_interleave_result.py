@@ -193,16 +193,16 @@ def interleaving_result(
 
 
 def _user_bootstrap(users, n, codes, n_q, win_a, win_b, delta, n_resamples, seed):
-    u = column(users, "users", n)
+    u, n_users = query_codes(column(users, "users", n), "users")
     first = np.zeros(n_q, np.int64)
     first[codes[::-1]] = np.arange(n)[::-1]
-    if not (u == u[first][codes]).all():
-        row = int(np.flatnonzero(u != u[first][codes])[0])
+    ucodes = u[first]
+    if not (u == ucodes[codes]).all():
+        row = int(np.flatnonzero(u != ucodes[codes])[0])
         raise ValueError(
             f"users must be constant within a query; row {row} differs from the "
             "first row of its query."
         )
-    ucodes, n_users = query_codes(u[first])
     if np.isnan(delta) or delta == 0:
         return 1.0
     wa = np.bincount(ucodes, weights=win_a, minlength=n_users)

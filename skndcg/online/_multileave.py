@@ -15,7 +15,7 @@ from ..evaluation._shared import as_generator
 from ._clicklog import check_qid, clicks, column, score_column
 from ._interleave import fill_lists, rank_candidates
 from ._interleave_result import InterleavingResult, sign_test
-from ._ranking import query_codes
+from ._ranking import check_ids, query_codes
 
 
 @jit
@@ -121,7 +121,7 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
         )
     for r in range(sc.shape[1]):
         score_column(sc[:, r], f"scores[:, {r}]", n)
-    it = column(item, "item", n)
+    it = check_ids(column(item, "item", n), "item")
     codes, n_q, orders = rank_candidates(q, it, sc.T)
     n_rankers = sc.shape[1]
     rounds = -(-k // n_rankers)
@@ -189,6 +189,11 @@ def multileaving_result(multileaved, click):
         raise ValueError("multileaved['team'] must hold ranker indices 0, 1, ...")
     codes, n_q = query_codes(multileaved["qid"].to_numpy())
     n_rankers = int(multileaved.attrs.get("n_rankers", team.max() + 1))
+    if team.max() >= n_rankers:
+        raise ValueError(
+            f"multileaved['team'] holds ranker {team.max()}, but "
+            f"multileaved.attrs['n_rankers'] says there are {n_rankers} rankers."
+        )
     credit = np.bincount(
         codes * n_rankers + team, weights=clk, minlength=n_q * n_rankers
     ).reshape(n_q, n_rankers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._native._jit import jit
 from .._native._threads import row_chunks, run_chunks
@@ -51,19 +52,37 @@ def group_order(codes, n_queries, key):
     return out
 
 
-def query_codes(qid):
-    """Codes 0..n_queries-1 of ``qid``, in order of first appearance when sorted.
+def check_ids(ids, name):
+    """``ids`` as an array, or an error naming ``name`` and the first missing id
+    (NaN, None or pandas' NA): a missing id is no id, not one of its own."""
+    ids = np.asarray(ids)
+    if ids.dtype.kind in "fO":
+        missing = pd.isna(ids)
+        if missing.any():
+            raise ValueError(
+                f"{name} is missing at row {int(np.flatnonzero(missing)[0])}; every "
+                "row needs one."
+            )
+    return ids
+
+
+def query_codes(qid, name="qid"):
+    """Codes 0..n_queries-1 of ``qid``, in order of first appearance when sorted
+    (when seen, for ids of mixed types, which do not sort); a missing id raises.
 
     Rows of a query need not be contiguous. A numeric ``qid`` already in
     non-decreasing order (the usual layout of a log) skips the sort.
     """
-    q = np.asarray(qid)
+    q = check_ids(qid, name)
     if q.size and q.dtype.kind in "iuf" and np.all(q[1:] >= q[:-1]):
         codes = np.empty(q.size, np.int64)
         codes[0] = 0
         np.cumsum(q[1:] != q[:-1], out=codes[1:])
         return codes, int(codes[-1]) + 1
-    _, codes = np.unique(q, return_inverse=True)
+    try:
+        _, codes = np.unique(q, return_inverse=True)
+    except TypeError:
+        codes = pd.factorize(q)[0]
     codes = codes.ravel().astype(np.int64)
     return codes, int(codes.max()) + 1 if codes.size else 0
 
