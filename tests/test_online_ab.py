@@ -299,5 +299,14 @@ def test_bad_input_gets_a_clear_error_and_nothing_is_changed():
         ab_test(df, "nope", user)
     with pytest.raises(ValueError, match=r"unit has 1 missing value"):
         ab_test(value, arm, np.where(np.arange(value.size) == 3, np.nan, user))
+    # An infinite value gave a lift of -inf with NaN bounds, an infinite pre
+    # NaN everything, without a word.
+    inf = np.where(np.arange(value.size) == 4, -np.inf, value)
+    with pytest.raises(ValueError, match=r"'value' have 1 infinite value\(s\), first "
+                       r"-inf at row 4; every value must be finite"):  # fmt: skip
+        ab_test(inf, arm, user, nan_policy="omit")
+    with pytest.raises(ValueError, match=r"pre has 1 NaN or infinite value\(s\), "
+                       r"first -inf at row 4"):  # fmt: skip
+        ab_test(value, arm, user, pre=inf)
     for before, after in zip(kept, (value, arm, user), strict=True):
         np.testing.assert_array_equal(before, after)

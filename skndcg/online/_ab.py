@@ -162,7 +162,9 @@ def ab_test(
         defaults); for a test planned for ``n`` units per arm, use
         ``sqrt(2 c / n)``. Fix it before the test starts.
     nan_policy : {"raise", "omit"}, default="raise"
-        NaN values raise, or leave their rows out of that metric.
+        NaN values raise, or leave their rows out of that metric. An
+        infinite value, or a NaN or infinite ``pre`` or covariate, always
+        raises.
 
     Returns
     -------

@@ -113,15 +113,17 @@ def per_unit(x, name, unit_code, n_units, unit_names):
 
 
 def numbers(x, name, fix=""):
-    """``x`` as float64 without NaN; ``fix`` ends the NaN message with a remedy."""
+    """``x`` as finite float64; ``fix`` ends the NaN message with a remedy."""
     try:
         x = np.asarray(x, dtype=np.float64)
     except (ValueError, TypeError):
         raise ValueError(f"{name} must hold numbers.") from None
-    if np.isnan(x).any():
+    bad = ~np.isfinite(x)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} has {int(np.isnan(x).sum())} NaN value(s), first at row "
-            f"{int(np.flatnonzero(np.isnan(x))[0])}{fix}."
+            f"{name} has {int(bad.sum())} NaN or infinite value(s), first "
+            f"{x[i]} at row {i}{fix}."
         )
     return x
 
@@ -145,6 +147,12 @@ def _one_per_unit(x, unit_code, n_units, unit_names, rtol, complaint):
 def unit_sums(v, nan_policy, metric, unit_code, n_units):
     """Per-unit sums of a metric's values and counts of the values summed."""
     nan = np.isnan(v)
+    if np.isinf(v).any():
+        i = int(np.flatnonzero(np.isinf(v))[0])
+        raise ValueError(
+            f"values of {metric!r} have {int(np.isinf(v).sum())} infinite "
+            f"value(s), first {v[i]} at row {i}; every value must be finite."
+        )
     if nan.any():
         if nan_policy == "raise":
             raise ValueError(
