@@ -140,8 +140,13 @@ def _sniff(name):
 def _read_header(name, parquet, sep):
     if parquet:
         return ParquetColumns(name).names
+    return [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
+
+
+def _read_csv(name, **options):
+    """``pandas.read_csv`` of the file, its failures named by file (and line)."""
     try:
-        header = pd.read_csv(name, nrows=0, sep=sep)
+        return pd.read_csv(name, **options)
     except pd.errors.EmptyDataError:
         raise ValueError(
             f"{name} is empty: expected a header line naming the columns."
@@ -150,7 +155,6 @@ def _read_header(name, parquet, sep):
         raise _not_utf8(name, exc, " as CSV") from None
     except pd.errors.ParserError as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
-    return [str(c) for c in header.columns]
 
 
 def _open_text(name, binary=False):
@@ -182,8 +186,9 @@ def _not_utf8(name, exc, what=""):
                     try:
                         raw.decode("utf-8")
                     except UnicodeDecodeError:
-                        shown = raw.decode("utf-8", "replace").rstrip("\r\n")
-                        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                        shown = _text.clip(
+                            raw.decode("utf-8", "replace").rstrip("\r\n")
+                        )
                         return ValueError(
                             f"{name}, line {lineno}: the line is not valid UTF-8 "
                             f"text in {shown!r}; save the file as UTF-8."
@@ -207,8 +212,7 @@ def _check_fields(name, sep, n_columns):
             next(reader, None)  # the header
             for record in reader:
                 if record and len(record) != n_columns:
-                    shown = sep.join(record)
-                    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                    shown = _text.clip(sep.join(record))
                     raise ValueError(
                         f"{name}, line {reader.line_num}: expected {n_columns} "
                         f"{sep!r}-separated fields (as in the header), got "
@@ -219,6 +223,17 @@ def _check_fields(name, sep, n_columns):
         raise _not_utf8(name, exc, " as CSV") from None
     except (csv.Error, OSError, EOFError) as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+
+
+def column_names(qid, label, score, **optional):
+    """The column names by argument (the ``optional`` ones given as None left
+    out); each must be a str."""
+    wanted = {"qid": qid, "label": label, "score": score}
+    wanted.update({arg: col for arg, col in optional.items() if col is not None})
+    for arg, col in wanted.items():
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    return wanted
 
 
 def check_present(name, wanted, columns):
@@ -360,12 +375,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     2   8      c     4.0      NaN
     """
     name = _text.check_path(path, "predictions file")
-    wanted = {"qid": qid, "label": label, "score": score}
-    if doc is not None:
-        wanted["doc"] = doc
-    for arg, col in wanted.items():
-        if not isinstance(col, str):
-            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    wanted = column_names(qid=qid, label=label, score=score, doc=doc)
     parquet = is_parquet(name)
     if not parquet and sep is None:
         sep = _sniff(name)
@@ -378,14 +388,9 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
         frame = pq.read_table(name, columns=use).to_pandas()
     else:
         text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
-        try:
-            frame = pd.read_csv(
-                name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
-            )
-        except UnicodeDecodeError as exc:
-            raise _not_utf8(name, exc, " as CSV") from None
-        except pd.errors.ParserError as exc:
-            raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+        frame = _read_csv(
+            name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
+        )
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]
         _check_fields(name, sep, len(columns))
