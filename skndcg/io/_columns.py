@@ -91,23 +91,34 @@ def read_columns(path, columns, *, numbers=None):
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"{path}: no column(s) {missing}; the file has {header}")
-    if parquet:
-        frame = pd.read_parquet(name, columns=wanted)
-    else:
-        frame = pd.read_csv(
-            name, sep=sep, usecols=wanted, skip_blank_lines=not numbers
-        )[wanted]
     if not numbers:
-        return frame
-    if not parquet:
+        if parquet:
+            return pd.read_parquet(name, columns=wanted)
+        return pd.read_csv(name, sep=sep, usecols=wanted)[wanted]
+    frame = _read_rows(name, parquet, sep, header, wanted)
+    for what, col in numbers.items():
+        frame[col] = _numbers(frame, col, name, parquet, what, False)
+    return frame.reset_index(drop=True)
+
+
+def _read_rows(name, parquet, sep, header, use, text_dtype=None):
+    """The columns ``use`` of the file's rows, indexed by row (a text file's
+    blank lines left out; ``text_dtype`` as pandas takes it); a file without
+    rows, or a text row with a field missing or one too many, is refused
+    naming the file and line."""
+    if parquet:
+        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+        frame = pq.read_table(name, columns=use).to_pandas()
+    else:
+        frame = _read_csv(
+            name, sep=sep, usecols=use, dtype=text_dtype, skip_blank_lines=False
+        )[use]
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]
         _check_fields(name, sep, len(header))
     if len(frame) == 0:
         raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
-    for what, col in numbers.items():
-        frame[col] = _numbers(frame, col, name, parquet, what, False)
-    return frame.reset_index(drop=True)
+    return frame
 
 
 def _first_line(name):
@@ -384,18 +395,8 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
         check_flat(name, wanted)
-        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-        frame = pq.read_table(name, columns=use).to_pandas()
-    else:
-        text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
-        frame = _read_csv(
-            name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
-        )
-        # Blank lines come back as empty rows, so row i sits on line i + 2.
-        frame = frame[~frame.isna().all(axis=1).to_numpy()]
-        _check_fields(name, sep, len(columns))
-    if len(frame) == 0:
-        raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
+    text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
+    frame = _read_rows(name, parquet, sep, columns, use, text_ids)
     ids, numbers = checked_rows(frame, name, parquet, wanted)
     return RankingData(ids["qid"], ids.get("doc"), numbers["label"], numbers["score"])
 
