@@ -174,3 +174,21 @@ def test_read_columns_numbers_names_parquet_rows_by_position(tmp_path):
     frame.to_parquet(path)
     with pytest.raises(ValueError, match=r"p\.parquet, row 1: score column 'pred'"):
         read_columns(path, ["user", "pred"], numbers={"score": "pred"})
+
+
+def test_parquet_rows_named_by_position_whatever_index_was_stored(tmp_path):
+    pytest.importorskip("pyarrow")
+    from skndcg.io import read_predictions_chunks
+
+    path = tmp_path / "p.parquet"
+    frame = pd.DataFrame(
+        {"user": [7, 7, 8], "rating": [1, 0, 1], "pred": ["1", "0", "x"]}
+    )
+    frame.iloc[1:].to_parquet(path)  # with its index, 1 and 2
+    match = r"p\.parquet, row 1: score column 'pred' holds 'x'"
+    with pytest.raises(ValueError, match=match):
+        read_predictions(path, **COLS)
+    with pytest.raises(ValueError, match=match):
+        list(read_predictions_chunks(path, **COLS))
+    with pytest.raises(ValueError, match=match):
+        read_columns(path, ["user", "pred"], numbers={"score": "pred"})

@@ -108,7 +108,8 @@ def _read_rows(name, parquet, sep, header, use, text_dtype=None):
     naming the file and line."""
     if parquet:
         pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-        frame = pq.read_table(name, columns=use).to_pandas()
+        # (by position: pandas may have stored an index with the file)
+        frame = pq.read_table(name, columns=use).to_pandas().reset_index(drop=True)
     else:
         frame = _read_csv(
             name, sep=sep, usecols=use, dtype=text_dtype, skip_blank_lines=False
