@@ -138,6 +138,9 @@ def test_keywords_read_as_the_commands_own_flags():
     set_caller("skndcg monitor", parser.commands["monitor"])
     assert speak("pass empty_windows='keep'") == "pass --empty-windows keep"
     assert speak("pass depth=5") == "pass depth=5"  # not a monitor option
+    # An array the command read from a file reads as that file.
+    said = speak("y_true has 1; y_model holds 5", y_model="--model-qrels m.txt")
+    assert said == "the labels have 1; --model-qrels m.txt holds 5"
 
 
 def test_library_names_without_a_flag_read_as_words(capsys, tmp_path):

@@ -119,16 +119,17 @@ def test_bad_inputs_name_the_files(files, capsys, tmp_path):
     _, paths = files
     code, _, err = _run(capsys, paths, model="llm100")
     assert code == 2
-    assert f"--model-qrels {paths['llm100']} holds 33.0, 66.0" in err
-    assert f"outside the grades of --qrels {paths['human']} [0, " in err
-    lines = Path(paths["human"]).read_text().splitlines()
-    for n in (0, 1):
+    assert f"--model-qrels {paths['llm100']} holds 33.0, 66.0, 99.0, outside " in err
+    first = Path(paths["human"]).read_text().split()[0]  # one query, grades 0-3
+    one = "".join(f"{first} 0 d{g} {g}\n" for g in range(4))
+    for n, text, said in [
+        (0, "z 0 d1 1\n", "has no human label"),
+        (1, one, "has human labels on 1 query"),
+    ]:
         few = tmp_path / f"human{n}.txt"
-        first = lines[0].split()[0]
-        kept = [ln for ln in lines if ln.split()[0] == first][: 1 if n else 0]
-        few.write_text("".join(f"{ln}\n" for ln in kept) or "z 0 d1 1\n")
+        few.write_text(text)
         code = main(["score", paths["run"], "--qrels", str(few),
                      "--model-qrels", paths["llm"]])  # fmt: skip
         err = capsys.readouterr().err
         assert code == 2
-        assert f"--qrels {few} judges {n} of the run's 120 queries" in err
+        assert f"--qrels {few} {said}" in err and "at least two" in err

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skndcg.io import read_predictions
+from skndcg.io import read_columns, read_predictions
 
 CSV = "user,item,rating,pred\n7,a,5,0.9\n7,b,0,0.4\n8,c,4,\n8,d,1,0.25\n"
 COLS = {"qid": "user", "label": "rating", "score": "pred"}
@@ -152,3 +152,43 @@ def test_not_a_parquet_file(tmp_path):
     pytest.importorskip("pyarrow")
     with pytest.raises(ValueError, match=r"cannot read .* as Parquet"):
         read_predictions(_write(tmp_path, CSV, "p.parquet"), **COLS)
+
+
+@pytest.mark.parametrize("rows", [1, 30000])
+def test_read_columns_numbers_names_bad_text_as_read_predictions(tmp_path, rows):
+    # Past the first buffer, pandas' own errors came out of read_columns.
+    raw = b"user,item,rating,pred\n" + b"7,a,5,0.9\n" * rows
+    path = tmp_path / "p.csv"
+    path.write_bytes(raw + b"caf\xe9,a,1,0.2\n")  # (a column read)
+    with pytest.raises(ValueError, match=rf"p\.csv, line {rows + 2}: the line is not"):
+        read_columns(path, ["user", "pred"], numbers={"score": "pred"})
+    path.write_bytes(raw + b'"8,c,1,0.2\n')
+    with pytest.raises(ValueError, match=r"cannot read .*p\.csv' as CSV: Error tok"):
+        read_columns(path, ["user", "pred"], numbers={"score": "pred"})
+
+
+def test_read_columns_numbers_names_parquet_rows_by_position(tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "p.parquet"
+    frame = pd.DataFrame({"user": [7, 8], "pred": ["0.5", "x"]}, index=[10, 20])
+    frame.to_parquet(path)
+    with pytest.raises(ValueError, match=r"p\.parquet, row 1: score column 'pred'"):
+        read_columns(path, ["user", "pred"], numbers={"score": "pred"})
+
+
+def test_parquet_rows_named_by_position_whatever_index_was_stored(tmp_path):
+    pytest.importorskip("pyarrow")
+    from skndcg.io import read_predictions_chunks
+
+    path = tmp_path / "p.parquet"
+    frame = pd.DataFrame(
+        {"user": [7, 7, 8], "rating": [1, 0, 1], "pred": ["1", "0", "x"]}
+    )
+    frame.iloc[1:].to_parquet(path)  # with its index, 1 and 2
+    match = r"p\.parquet, row 1: score column 'pred' holds 'x'"
+    with pytest.raises(ValueError, match=match):
+        read_predictions(path, **COLS)
+    with pytest.raises(ValueError, match=match):
+        list(read_predictions_chunks(path, **COLS))
+    with pytest.raises(ValueError, match=match):
+        read_columns(path, ["user", "pred"], numbers={"score": "pred"})

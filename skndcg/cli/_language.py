@@ -7,7 +7,8 @@ keyword that is one of the command's options reads as that option
 (``--empty-windows keep``, ``--min-queries 0``). The options are read from
 the command's own parser, so a new option is translated as soon as it
 exists. The few names no option stands for (``y_true``, ``y_score``,
-``gain='exponential'``) read as words.
+``gain='exponential'``) read as words, unless the command names the file an
+array came from (``y_model`` read from ``--model-qrels llm.txt``).
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ def prog() -> str:
     return _CALLER["prog"]
 
 
-def speak(message: str) -> str:
+def speak(message: str, **sources) -> str:
     """``message`` with the keywords that are the command's options written
-    as those options.
+    as those options, and the arrays named in ``sources`` (``y_model=
+    "--model-qrels llm.txt"``) as where they came from.
 
     Examples
     --------
@@ -82,6 +84,8 @@ def speak(message: str) -> str:
         return f"{flags[name]} {value}"
 
     message = _KEYWORD.sub(option, message)
+    for array, source in sources.items():
+        message = re.sub(rf"\b{array}\b", lambda _, s=source: s, message)
     for pattern, words in _WORDS:
         if "gain" in flags and "gain" in pattern.pattern:
             continue  # (a command with a --gain option says it as the flag)

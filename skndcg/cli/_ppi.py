@@ -9,6 +9,7 @@ import json
 import numpy as np
 
 from ._errors import EXIT_OK, UsageError
+from ._language import speak
 from ._output import aligned, fmt, json_number, markdown
 
 #: Options of ``skndcg score`` that the two-source scoring does not take.
@@ -55,17 +56,6 @@ def _rows(args):
     return coded, (min(low, 0.0), max(high, 1.0))
 
 
-def _check_judged(args, coded):
-    """The human file must judge at least two of the run's queries."""
-    judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
-    if judged < 2:
-        raise UsageError(
-            f"--qrels {args.qrels} judges {judged} of the run's "
-            f"{np.unique(coded.qid).size} queries; the prediction-powered score "
-            "needs human judgments of at least two queries, drawn at random"
-        )
-
-
 def run_two_sources(args, metrics):
     """Score with two label sources; print; return the exit code."""
     from ..evaluation import prediction_powered_report
@@ -76,20 +66,14 @@ def run_two_sources(args, metrics):
     options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
     options["doc_id"] = coded.docs[0]
     options["convention"] = args.convention or "trec_eval"
-    _check_judged(args, coded)
     try:
         report = prediction_powered_report(
             coded.y_true, coded.y_model, score, coded.names[coded.qid],
             metrics=metrics, grades=scale, metric_options=options,
         )  # fmt: skip
-    except ValueError as exc:
-        # The library names its arrays; here they are the two files.
-        message = (
-            str(exc)
-            .replace("y_model", f"--model-qrels {args.model_qrels}")
-            .replace("outside grades", f"outside the grades of --qrels {args.qrels}")
-        )
-        raise UsageError(message) from None
+    except ValueError as exc:  # (the library's arrays are the two files)
+        human, model = f"--qrels {args.qrels}", f"--model-qrels {args.model_qrels}"
+        raise UsageError(speak(str(exc), y_true=human, y_model=model)) from None
     print(_render(args.format, report))
     return EXIT_OK
 

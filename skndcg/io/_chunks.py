@@ -6,7 +6,7 @@ import numpy as np
 
 from ..utils._counts import check_rows
 from . import _text
-from ._columns import check_flat, check_present, checked_rows
+from ._columns import check_flat, check_present, checked_rows, column_names
 from ._pandas import pd
 from ._parquet import ParquetColumns
 
@@ -72,13 +72,9 @@ def read_predictions_chunks(
     """
     file = path if isinstance(path, ParquetColumns) else None
     name = file.path if file else _text.check_path(path, "predictions file")
-    wanted = {"qid": qid, "label": label, "score": score}
-    for arg, col in (("doc", doc), ("weight", weight), ("item", item)):
-        if col is not None:
-            wanted[arg] = col
-    for arg, col in wanted.items():
-        if not isinstance(col, str):
-            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    wanted = column_names(
+        qid=qid, label=label, score=score, doc=doc, weight=weight, item=item
+    )
     check_rows(chunk_rows, "chunk_rows")
     file = file or ParquetColumns(name)
     check_present(name, wanted, file.names)

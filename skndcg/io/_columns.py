@@ -91,23 +91,35 @@ def read_columns(path, columns, *, numbers=None):
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"{path}: no column(s) {missing}; the file has {header}")
-    if parquet:
-        frame = pd.read_parquet(name, columns=wanted)
-    else:
-        frame = pd.read_csv(
-            name, sep=sep, usecols=wanted, skip_blank_lines=not numbers
-        )[wanted]
     if not numbers:
-        return frame
-    if not parquet:
+        if parquet:
+            return pd.read_parquet(name, columns=wanted)
+        return pd.read_csv(name, sep=sep, usecols=wanted)[wanted]
+    frame = _read_rows(name, parquet, sep, header, wanted)
+    for what, col in numbers.items():
+        frame[col] = _numbers(frame, col, name, parquet, what, False)
+    return frame.reset_index(drop=True)
+
+
+def _read_rows(name, parquet, sep, header, use, text_dtype=None):
+    """The columns ``use`` of the file's rows, indexed by row (a text file's
+    blank lines left out; ``text_dtype`` as pandas takes it); a file without
+    rows, or a text row with a field missing or one too many, is refused
+    naming the file and line."""
+    if parquet:
+        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
+        # (by position: pandas may have stored an index with the file)
+        frame = pq.read_table(name, columns=use).to_pandas().reset_index(drop=True)
+    else:
+        frame = _read_csv(
+            name, sep=sep, usecols=use, dtype=text_dtype, skip_blank_lines=False
+        )[use]
         # Blank lines come back as empty rows, so row i sits on line i + 2.
         frame = frame[~frame.isna().all(axis=1).to_numpy()]
         _check_fields(name, sep, len(header))
     if len(frame) == 0:
         raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
-    for what, col in numbers.items():
-        frame[col] = _numbers(frame, col, name, parquet, what, False)
-    return frame.reset_index(drop=True)
+    return frame
 
 
 def _first_line(name):
@@ -140,8 +152,13 @@ def _sniff(name):
 def _read_header(name, parquet, sep):
     if parquet:
         return ParquetColumns(name).names
+    return [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
+
+
+def _read_csv(name, **options):
+    """``pandas.read_csv`` of the file, its failures named by file (and line)."""
     try:
-        header = pd.read_csv(name, nrows=0, sep=sep)
+        return pd.read_csv(name, **options)
     except pd.errors.EmptyDataError:
         raise ValueError(
             f"{name} is empty: expected a header line naming the columns."
@@ -150,7 +167,6 @@ def _read_header(name, parquet, sep):
         raise _not_utf8(name, exc, " as CSV") from None
     except pd.errors.ParserError as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
-    return [str(c) for c in header.columns]
 
 
 def _open_text(name, binary=False):
@@ -182,8 +198,9 @@ def _not_utf8(name, exc, what=""):
                     try:
                         raw.decode("utf-8")
                     except UnicodeDecodeError:
-                        shown = raw.decode("utf-8", "replace").rstrip("\r\n")
-                        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                        shown = _text.clip(
+                            raw.decode("utf-8", "replace").rstrip("\r\n")
+                        )
                         return ValueError(
                             f"{name}, line {lineno}: the line is not valid UTF-8 "
                             f"text in {shown!r}; save the file as UTF-8."
@@ -207,8 +224,7 @@ def _check_fields(name, sep, n_columns):
             next(reader, None)  # the header
             for record in reader:
                 if record and len(record) != n_columns:
-                    shown = sep.join(record)
-                    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                    shown = _text.clip(sep.join(record))
                     raise ValueError(
                         f"{name}, line {reader.line_num}: expected {n_columns} "
                         f"{sep!r}-separated fields (as in the header), got "
@@ -219,6 +235,17 @@ def _check_fields(name, sep, n_columns):
         raise _not_utf8(name, exc, " as CSV") from None
     except (csv.Error, OSError, EOFError) as exc:
         raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
+
+
+def column_names(qid, label, score, **optional):
+    """The column names by argument (the ``optional`` ones given as None left
+    out); each must be a str."""
+    wanted = {"qid": qid, "label": label, "score": score}
+    wanted.update({arg: col for arg, col in optional.items() if col is not None})
+    for arg, col in wanted.items():
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    return wanted
 
 
 def check_present(name, wanted, columns):
@@ -360,12 +387,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     2   8      c     4.0      NaN
     """
     name = _text.check_path(path, "predictions file")
-    wanted = {"qid": qid, "label": label, "score": score}
-    if doc is not None:
-        wanted["doc"] = doc
-    for arg, col in wanted.items():
-        if not isinstance(col, str):
-            raise TypeError(f"{arg} must be a column name (str), got {col!r}.")
+    wanted = column_names(qid=qid, label=label, score=score, doc=doc)
     parquet = is_parquet(name)
     if not parquet and sep is None:
         sep = _sniff(name)
@@ -374,23 +396,8 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
         check_flat(name, wanted)
-        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
-        frame = pq.read_table(name, columns=use).to_pandas()
-    else:
-        text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
-        try:
-            frame = pd.read_csv(
-                name, sep=sep, usecols=use, dtype=text_ids, skip_blank_lines=False
-            )
-        except UnicodeDecodeError as exc:
-            raise _not_utf8(name, exc, " as CSV") from None
-        except pd.errors.ParserError as exc:
-            raise ValueError(f"cannot read {name!r} as CSV: {exc}") from None
-        # Blank lines come back as empty rows, so row i sits on line i + 2.
-        frame = frame[~frame.isna().all(axis=1).to_numpy()]
-        _check_fields(name, sep, len(columns))
-    if len(frame) == 0:
-        raise ValueError(f"{name} has {'no' if parquet else 'a header but no'} rows.")
+    text_ids = {wanted[a]: "str" for a in ("qid", "doc") if a in wanted}
+    frame = _read_rows(name, parquet, sep, columns, use, text_ids)
     ids, numbers = checked_rows(frame, name, parquet, wanted)
     return RankingData(ids["qid"], ids.get("doc"), numbers["label"], numbers["score"])
 

@@ -180,15 +180,16 @@ def split_lines(data):
     return data.split(b"\n")
 
 
-def _shown(line, limit=80):
-    text = bytes(line).decode("utf-8", "replace").strip()
+def clip(text, limit=80):
+    """``text``, cut to ``limit`` characters (ending in ``...``) when longer."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _fail(path, lineno, layout, message, line=None):
-    quoted = "" if line is None else f" in {_shown(line)!r}"
+    if line is not None:
+        message += f" in {clip(bytes(line).decode('utf-8', 'replace').strip())!r}"
     raise ValueError(
-        f"{path}, line {lineno}: {message}{quoted} (a {layout.kind} line reads "
+        f"{path}, line {lineno}: {message} (a {layout.kind} line reads "
         f"like '{layout.example}')."
     )
 
