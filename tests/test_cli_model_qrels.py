@@ -123,8 +123,8 @@ def test_bad_inputs_name_the_files(files, capsys, tmp_path):
     first = Path(paths["human"]).read_text().split()[0]  # one query, grades 0-3
     one = "".join(f"{first} 0 d{g} {g}\n" for g in range(4))
     for n, text, said in [
-        (0, "z 0 d1 1\n", "has no human label"),
-        (1, one, "has human labels on 1 query"),
+        (0, "z 0 d1 1\n", "judges 0 of the run's 120 queries"),
+        (1, one, "judges 1 of the run's 120 queries"),
     ]:
         few = tmp_path / f"human{n}.txt"
         few.write_text(text)

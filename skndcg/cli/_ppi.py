@@ -56,6 +56,18 @@ def _rows(args):
     return coded, (min(low, 0.0), max(high, 1.0))
 
 
+def _check_judged(args, coded):
+    """The human file must judge at least two of the run's queries (said of
+    the files: the library would speak of NaN labels)."""
+    judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
+    if judged < 2:
+        raise UsageError(
+            f"--qrels {args.qrels} judges {judged} of the run's "
+            f"{np.unique(coded.qid).size} queries; the prediction-powered score "
+            "needs human judgments of at least two queries, drawn at random"
+        )
+
+
 def run_two_sources(args, metrics):
     """Score with two label sources; print; return the exit code."""
     from ..evaluation import prediction_powered_report
@@ -66,6 +78,7 @@ def run_two_sources(args, metrics):
     options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
     options["doc_id"] = coded.docs[0]
     options["convention"] = args.convention or "trec_eval"
+    _check_judged(args, coded)
     try:
         report = prediction_powered_report(
             coded.y_true, coded.y_model, score, coded.names[coded.qid],
