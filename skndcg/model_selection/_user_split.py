@@ -120,11 +120,13 @@ class _UserProtocol:
         if pd.api.types.is_datetime64_any_dtype(time):
             t = pd.DatetimeIndex(time).as_unit("ns").asi8
             check_epoch_day(t)
+            tz = getattr(time.dtype, "tz", None)
         elif pd.api.types.is_numeric_dtype(time) and not pd.api.types.is_bool_dtype(
             time
         ):
             check_seconds(time.to_numpy(), f"X[{self.time_col!r}]")
             t = np.round(time.to_numpy(np.float64) * 1e9).astype(np.int64)
+            tz = False  # Unix seconds: any cut can be placed
         else:
             raise TypeError(
                 f"X[{self.time_col!r}] must be datetime64 or Unix seconds, got "
@@ -162,6 +164,7 @@ class _UserProtocol:
             "time": t_unit,
             "pos": pos,
             "length": counts[user_code],
+            "tz": tz,
         }
 
     def _rows(self, X, units, train_u, test_u):
@@ -304,8 +307,8 @@ class GlobalTimeSplit(_UserProtocol):
     Parameters
     ----------
     cuts : str, datetime-like, number or sequence of them
-        Start(s) of the test period: datetimes (or strings pandas parses), or
-        Unix seconds.
+        Start(s) of the test period: datetimes (or strings pandas parses),
+        timezone-aware exactly when a datetime time column is, or Unix seconds.
     {common}
 
     Examples
@@ -341,7 +344,10 @@ class GlobalTimeSplit(_UserProtocol):
         """Number of folds: one per cut."""
         return len(self._cuts_ns())
 
-    def _cuts_ns(self):
+    def _cuts_ns(self, tz=False):
+        """The cuts in nanoseconds since the epoch (UTC); ``tz`` is the time
+        zone of a datetime time column (``None`` when naive), whose awareness
+        each datetime cut must share (``False``: not checked)."""
         raw = self.cuts
         many = isinstance(raw, list | tuple | np.ndarray | pd.Index | pd.Series)
         values = list(raw) if many else [raw]
@@ -355,10 +361,19 @@ class GlobalTimeSplit(_UserProtocol):
                 continue
             try:
                 ts = pd.Timestamp(v)
+                if ts is pd.NaT:
+                    raise ValueError(v)
             except (TypeError, ValueError) as exc:
                 raise ValueError(
                     f"cuts must be datetimes or Unix seconds, got {v!r}."
                 ) from exc
+            if tz is not False and (ts.tzinfo is None) != (tz is None):
+                have, want = ("naive", "aware") if tz else ("aware", "naive")
+                raise TypeError(
+                    f"cut {v!r} is timezone-{have} but X[{self.time_col!r}] is "
+                    f"timezone-{want}{f' ({tz})' if tz else ''}; give the cuts "
+                    "in the same kind of time as the column."
+                )
             if ts.tzinfo is not None:
                 ts = ts.tz_convert("UTC").tz_localize(None)
             out.append(ts.as_unit("ns").value)
@@ -367,7 +382,7 @@ class GlobalTimeSplit(_UserProtocol):
         return out
 
     def _fold(self, units, fold):
-        cuts = self._cuts_ns()
+        cuts = self._cuts_ns(units["tz"])
         t = units["time"]
         hi = cuts[fold + 1] if fold + 1 < len(cuts) else np.iinfo(np.int64).max
         return t < cuts[fold], (t >= cuts[fold]) & (t < hi)
