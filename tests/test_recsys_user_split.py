@@ -216,6 +216,26 @@ def test_global_time_refuses_mixing_naive_and_aware_times():
     np.testing.assert_array_equal(aware_folds[1], naive_folds[1])
 
 
+@pytest.mark.parametrize("n_splits", [0, "2", 2.0, True])
+def test_leave_last_n_refuses_a_bad_n_splits(n_splits):
+    # 0 gave no fold at all; "2" failed in range() and get_n_splits returned it.
+    cv = LeaveLastNSplit(n_splits=n_splits)
+    for call in (cv.get_n_splits, lambda: next(cv.split(LOG))):
+        with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
+            call()
+
+
+@pytest.mark.parametrize("flag", ["filter_cold_items", "filter_already_seen"])
+def test_item_filters_refuse_missing_items(flag):
+    # A missing item took code -1, which the (user, item) key of the
+    # already-seen filter shared with the previous user's last item.
+    log = LOG.assign(item_id=LOG["item_id"].where(LOG.index != 5))
+    with pytest.raises(ValueError, match=r"X\['item_id'\] has 1 missing values"):
+        next(LeaveLastNSplit(**{flag: True}).split(log))
+    with pytest.raises(ValueError, match=r"missing the column\(s\) \['item_id'\]"):
+        next(LeaveLastNSplit(**{flag: True}).split(LOG.drop(columns="item_id")))
+
+
 def test_grid_search_with_query_ranker_under_the_protocol():
     lightgbm = pytest.importorskip("lightgbm")
     from sklearn.model_selection import GridSearchCV

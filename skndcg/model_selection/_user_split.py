@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
+from ..utils._values import py
 from ._split_data import check_epoch_day
 
 _COMMON_PARAMS = """
@@ -69,7 +70,7 @@ class _UserProtocol:
         n_splits : int
             The number of ``(train, test)`` pairs :meth:`split` yields.
         """
-        return self.n_splits
+        return check_integer("n_splits", self.n_splits, 1)
 
     def split(self, X, y=None, groups=None):
         """Yield ``(train, test)`` row positions of ``X``, fold by fold.
@@ -87,7 +88,7 @@ class _UserProtocol:
             Row positions, sorted.
         """
         units = self._units(X)
-        for fold in range(self.n_splits):
+        for fold in range(self.get_n_splits()):
             train_u, test_u = self._fold(units, fold)
             yield self._rows(X, units, train_u, test_u)
 
@@ -113,6 +114,8 @@ class _UserProtocol:
             X, "columns", ()
         )
         cols = [self.user_col, self.time_col] + ([self.group_col] if grouped else [])
+        if self.filter_cold_items or self.filter_already_seen:
+            cols.append(self.item_col)  # the item filters read it
         check_frame(X, "X", cols)
         if len(X) == 0:
             raise ValueError("X has no rows to split.")
@@ -138,7 +141,7 @@ class _UserProtocol:
             user_of = X[self.user_col].to_numpy()[first]
             same = pd.Series(X[self.user_col].to_numpy()).groupby(unit).nunique()
             if (same > 1).any():
-                q = X[self.group_col].to_numpy()[first][int(np.argmax(same > 1))]
+                q = py(X[self.group_col].to_numpy()[first][int(np.argmax(same > 1))])
                 raise ValueError(
                     f"query {q!r} (column {self.group_col!r}) holds several users; "
                     "a query must belong to one user."
@@ -177,10 +180,6 @@ class _UserProtocol:
             warm[user[train]] = True
             test_mask &= warm[user]
         if self.filter_cold_items or self.filter_already_seen:
-            if self.item_col not in X.columns:
-                raise ValueError(
-                    f"the item filters need the column {self.item_col!r} in X."
-                )
             item = pd.factorize(X[self.item_col])[0]
             if self.filter_cold_items:
                 test_mask &= np.isin(item, item[train])
@@ -238,8 +237,7 @@ class LeaveLastNSplit(_UserProtocol):
 
     def _fold(self, units, fold):
         n = check_integer("n", self.n, 1)
-        n_splits = check_integer("n_splits", self.n_splits, 1)
-        end = units["length"] - (n_splits - 1 - fold) * n
+        end = units["length"] - (self.n_splits - 1 - fold) * n
         start = end - n
         pos = units["pos"]
         return pos < start, (pos >= np.maximum(start, 0)) & (pos < end)
