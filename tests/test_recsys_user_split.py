@@ -190,7 +190,7 @@ def test_global_time_refuses_a_missing_cut(cut):
 
 @pytest.mark.parametrize("cut", [float("nan"), float("inf"), -float("inf")])
 def test_global_time_refuses_a_non_finite_cut(cut):
-    with pytest.raises(ValueError, match="cuts holds 1 value.* not finite"):
+    with pytest.raises(ValueError, match=r"cuts holds 1 value.* not finite"):
         next(GlobalTimeSplit(cut).split(LOG))
 
 

@@ -438,7 +438,7 @@ def test_unsigned_time_beyond_int64_is_refused(kind):
 
 def test_datetimes_out_of_nanosecond_range_name_time():
     time = np.array(["1500-01-01", *(f"20{i:02d}-01-01" for i in range(9))], "M8[D]")
-    with pytest.raises(ValueError, match="time runs from 1500-01-01 .* outside"):
+    with pytest.raises(ValueError, match=r"time runs from 1500-01-01 .* outside"):
         run(GroupTimeSeriesSplit(2), time=time)
 
 
