@@ -126,3 +126,8 @@ def test_paired_scatter_and_hist(cmp):
         plot_paired(cmp, "bm25", metric="mrr")
     with pytest.raises(ValueError, match="kind must be"):
         plot_paired(cmp, "good", metric="mrr", kind="box")
+
+
+def test_metric_at_k_needs_a_metric_name(cmp):
+    with pytest.raises(TypeError, match="metric must be a str, got None"):
+        plot_metric_at_k(cmp, None)  # failed with "'NoneType' ... 'lower'"

@@ -175,3 +175,16 @@ def test_predict_refuses_different_columns(data):
         model.predict(X.rename(columns={"b": "z"}))
     with pytest.raises(ValueError, match=r"QueryRanker.score: the columns of X"):
         model.score(X[["qid", "b", "a"]], y)
+
+
+@pytest.mark.parametrize("y", [None, 3])
+def test_fit_names_a_scalar_y(data, y):
+    X, _ = data  # failed with "IndexError: tuple index out of range"
+    with pytest.raises(ValueError, match=f"QueryRanker.fit: y is {y} but X has 7 rows"):
+        QueryRanker(Ridge()).fit(X, y)
+
+
+def test_fit_refuses_x_without_features(data):
+    X, y = data  # scikit-learn's "at least one array or dtype is required"
+    with pytest.raises(ValueError, match=r"no feature column left .*\['a', 'b'\]"):
+        QueryRanker(Ridge(), drop_cols=["a", "b"]).fit(X, y)

@@ -397,6 +397,17 @@ def test_bad_ratings(ratings):
     bad = ratings.assign(timestamp=ratings["timestamp"].astype(str))
     with pytest.raises(ValueError, match=r"ratings\['timestamp'\] must be numeric"):
         make_ranking_task(bad)
+    # An infinite rating made every user mean NaN without a word.
+    for value in (np.inf, -np.inf):
+        bad = ratings.assign(rating=ratings["rating"].where(ratings.index != 3, value))
+        with pytest.raises(ValueError, match=rf"must be >= 0, found {value}.*finite"):
+            make_ranking_task(bad)
+    bad = ratings.assign(year=ratings["year"].where(ratings.index != 3, np.inf))
+    with pytest.raises(ValueError, match=r"'year'\] must be finite .* holding inf"):
+        make_ranking_task(bad)
+    bad = ratings.assign(genres=ratings["genres"].where(ratings.index != 3, 7))
+    with pytest.raises(ValueError, match=r"'genres'\] must hold .* found 7 \(int\)"):
+        make_ranking_task(bad)  # failed in pandas' .str accessor
 
 
 def test_no_query_gives_empty_frame():

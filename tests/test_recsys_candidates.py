@@ -93,6 +93,24 @@ def test_candidate_features_errors(data):
         CandidateFeatures(millis)
     with pytest.raises(ValueError, match=r"missing the column\(s\) \['rating'\]"):
         CandidateFeatures(ratings.drop(columns="rating"))
+    for missing in (None, pd.NaT):  # failed with "'NaTType' object has no ..."
+        with pytest.raises(ValueError, match="window_start must be a time, got"):
+            builder.at(missing)
+
+
+def test_candidate_features_read_an_aware_time_in_utc(data):
+    # The task's windows are UTC months; 08:00 on the 1st in Tokyo is still
+    # the previous month in UTC (the local month was taken before).
+    ratings, X, _ = data
+    builder = CandidateFeatures(ratings)
+    month = X["window_start"].iloc[len(X) // 2]
+    user = X.loc[X["window_start"] == month, "user_id"].iloc[0]
+    item = X.loc[X["window_start"] == month, "item_id"].iloc[0]
+    last_hour = month + pd.offsets.MonthBegin(1) - pd.Timedelta("1h")
+    aware = last_hour.tz_localize("UTC").tz_convert("Asia/Tokyo")
+    assert aware.month != month.month
+    expected = builder.at(month)([user], [item])
+    pd.testing.assert_frame_equal(builder.at(aware)([user], [item]), expected)
 
 
 @pytest.mark.parametrize(

@@ -181,6 +181,61 @@ def test_errors():
         next(LeaveLastNSplit().split(task))
 
 
+@pytest.mark.parametrize("cut", [None, "", "NaT", pd.NaT, [20, None]])
+def test_global_time_refuses_a_missing_cut(cut):
+    # pd.Timestamp reads these as NaT: every fold came out empty, silently.
+    with pytest.raises(ValueError, match="cuts must be datetimes or Unix seconds"):
+        next(GlobalTimeSplit(cut).split(LOG))
+
+
+@pytest.mark.parametrize("cut", [float("nan"), float("inf"), -float("inf")])
+def test_global_time_refuses_a_non_finite_cut(cut):
+    with pytest.raises(ValueError, match=r"cuts holds 1 value.* not finite"):
+        next(GlobalTimeSplit(cut).split(LOG))
+
+
+def test_non_finite_time_is_named_as_such():
+    log = LOG.assign(timestamp=LOG["timestamp"].where(LOG.index != 2, np.inf))
+    with pytest.raises(ValueError, match=r"X\['timestamp'\] holds 1 value.* inf"):
+        next(LeaveLastNSplit().split(log))
+
+
+def test_global_time_refuses_mixing_naive_and_aware_times():
+    stamps = pd.Timestamp("2024-01-01") + pd.to_timedelta(LOG["timestamp"], "D")
+    aware = LOG.assign(timestamp=stamps.dt.tz_localize("Asia/Tokyo"))
+    naive = LOG.assign(timestamp=stamps)
+    # A naive cut on an aware column was read as UTC, nine hours off.
+    with pytest.raises(TypeError, match="cut '2024-01-21' is timezone-naive"):
+        next(GlobalTimeSplit("2024-01-21").split(aware))
+    with pytest.raises(TypeError, match="timezone-aware but X\\['timestamp'\\]"):
+        next(GlobalTimeSplit("2024-01-21T00:00+09:00").split(naive))
+    cut = pd.Timestamp("2024-01-21", tz="Asia/Tokyo")
+    aware_folds = next(GlobalTimeSplit(cut).split(aware))
+    naive_folds = next(GlobalTimeSplit("2024-01-21").split(naive))
+    np.testing.assert_array_equal(aware_folds[0], naive_folds[0])
+    np.testing.assert_array_equal(aware_folds[1], naive_folds[1])
+
+
+@pytest.mark.parametrize("n_splits", [0, "2", 2.0, True])
+def test_leave_last_n_refuses_a_bad_n_splits(n_splits):
+    # 0 gave no fold at all; "2" failed in range() and get_n_splits returned it.
+    cv = LeaveLastNSplit(n_splits=n_splits)
+    for call in (cv.get_n_splits, lambda: next(cv.split(LOG))):
+        with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
+            call()
+
+
+@pytest.mark.parametrize("flag", ["filter_cold_items", "filter_already_seen"])
+def test_item_filters_refuse_missing_items(flag):
+    # A missing item took code -1, which the (user, item) key of the
+    # already-seen filter shared with the previous user's last item.
+    log = LOG.assign(item_id=LOG["item_id"].where(LOG.index != 5))
+    with pytest.raises(ValueError, match=r"X\['item_id'\] has 1 missing values"):
+        next(LeaveLastNSplit(**{flag: True}).split(log))
+    with pytest.raises(ValueError, match=r"missing the column\(s\) \['item_id'\]"):
+        next(LeaveLastNSplit(**{flag: True}).split(LOG.drop(columns="item_id")))
+
+
 def test_grid_search_with_query_ranker_under_the_protocol():
     lightgbm = pytest.importorskip("lightgbm")
     from sklearn.model_selection import GridSearchCV

@@ -425,3 +425,25 @@ def test_get_n_splits_none_needs_data():
         ),
     ):
         GroupTimeSeriesSplit(None, test_size=2).get_n_splits()
+
+
+@pytest.mark.parametrize("kind", [np.uint64, "UInt64"])
+def test_unsigned_time_beyond_int64_is_refused(kind):
+    # It wrapped round to negative: the latest row trained every fold.
+    time = pd.Series(np.arange(10, dtype=np.uint64), dtype=kind)
+    time.iloc[-1] = 2**63
+    with pytest.raises(ValueError, match="time holds 9223372036854775808, beyond"):
+        run(GroupTimeSeriesSplit(2), time=time if kind == "UInt64" else time.to_numpy())
+
+
+def test_datetimes_out_of_nanosecond_range_name_time():
+    time = np.array(["1500-01-01", *(f"20{i:02d}-01-01" for i in range(9))], "M8[D]")
+    with pytest.raises(ValueError, match=r"time runs from 1500-01-01 .* outside"):
+        run(GroupTimeSeriesSplit(2), time=time)
+
+
+@pytest.mark.parametrize("name", ["groups", "time"])
+def test_a_scalar_for_groups_or_time_is_named(name):
+    kwargs = {"groups": G10, "time": None, name: 5}
+    with pytest.raises(TypeError, match=f"{name} must hold one value per row of X"):
+        run(GroupTimeSeriesSplit(2), **kwargs)

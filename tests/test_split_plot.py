@@ -80,6 +80,13 @@ def test_errors_come_from_the_splitter():
         plot_group_time_splits(GroupTimeSeriesSplit(2), np.zeros((12, 1)))
 
 
+@pytest.mark.parametrize("cv", [None, "GroupTimeSeriesSplit"])
+def test_only_a_group_time_series_split_is_drawn(cv):
+    # failed with "'NoneType' object has no attribute '_plan'"
+    with pytest.raises(TypeError, match="draws a GroupTimeSeriesSplit, got"):
+        plot_group_time_splits(cv, np.zeros((12, 1)), GROUPS, TIME)
+
+
 def test_example_runs():
     namespace = runpy.run_path(str(EXAMPLE), run_name="__main__")
     assert len(plt.get_fignums()) == 3

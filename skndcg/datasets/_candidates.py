@@ -72,7 +72,8 @@ class CandidateFeatures:
         Parameters
         ----------
         window_start : datetime-like
-            Any time in the window (calendar period) of the queries to score.
+            Any time in the window (calendar period, UTC) of the queries to
+            score; a timezone-aware time is converted to UTC.
 
         Returns
         -------
@@ -94,8 +95,11 @@ class CandidateFeatures:
         """
         log, window = self._log, self.window
         try:
-            ordinal = pd.Timestamp(window_start).to_period(window).ordinal
-        except (TypeError, ValueError) as exc:
+            ts = pd.Timestamp(window_start)
+            if ts.tzinfo is not None:  # windows are calendar periods in UTC
+                ts = ts.tz_convert("UTC").tz_localize(None)
+            ordinal = ts.to_period(window).ordinal
+        except (TypeError, ValueError, AttributeError) as exc:  # NaT: no to_period
             raise ValueError(
                 f"window_start must be a time, got {window_start!r}."
             ) from exc

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
+from ..utils._values import py
 from ._ranking_features import feature_rows
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
@@ -24,18 +25,29 @@ def check_ratings(ratings):
             raise ValueError(
                 f"ratings[{col!r}] must be numeric, got dtype {ratings[col].dtype}."
             )
-    if "year" in ratings.columns and not pd.api.types.is_numeric_dtype(ratings["year"]):
+    year = ratings.get("year", pd.Series(dtype=float))
+    numeric = pd.api.types.is_numeric_dtype(year)
+    if not numeric or np.isinf(year.to_numpy(np.float64, na_value=np.nan)).any():
         raise ValueError(
-            "ratings['year'] must be numeric (the release year, NaN where "
-            f"unknown), got dtype {ratings['year'].dtype}."
+            "ratings['year'] must be finite numbers (the release year, NaN where "
+            f"unknown), got dtype {year.dtype}{' holding inf' if numeric else ''}."
+        )
+    genres = ratings.get("genres", pd.Series(dtype=object)).dropna()
+    if genres.size and pd.api.types.infer_dtype(genres) != "string":
+        odd = py(genres[~genres.map(lambda v: isinstance(v, str))].iloc[0])
+        raise ValueError(
+            "ratings['genres'] must hold pipe-separated strings such as "
+            f"'Action|Comedy' (NaN where unknown), found {odd!r} "
+            f"({type(odd).__name__})."
         )
     check_seconds(ratings["timestamp"].to_numpy(), "ratings['timestamp']")
     check_no_duplicates(ratings, "ratings", ["user_id", "item_id", "timestamp"])
     rating = ratings["rating"].to_numpy(dtype=np.float64)
-    if rating.min() < 0:
+    worst = rating.min() if rating.min() < 0 else rating.max()
+    if worst < 0 or worst == np.inf:
         raise ValueError(
-            f"ratings['rating'] must be >= 0, found {rating.min()}: relevance "
-            "labels are derived from it."
+            f"ratings['rating'] must be >= 0, found {worst}: relevance labels are "
+            "derived from it, so every rating must be a finite number >= 0."
         )
 
 

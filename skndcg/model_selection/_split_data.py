@@ -69,7 +69,12 @@ def _has_column(X, col):
 
 
 def _check_length(name, values, n_rows):
-    n = n_rows_of(values)
+    try:
+        n = n_rows_of(values)
+    except TypeError:  # a scalar
+        raise TypeError(
+            f"{name} must hold one value per row of X, got {values!r}"
+        ) from None
     if n != n_rows:
         raise ValueError(f"{name} has {n} rows but X has {n_rows}")
 
@@ -133,13 +138,24 @@ def check_epoch_day(t):
 def _datetime_ns(values):
     index = pd.DatetimeIndex(values)
     _raise_missing("time", np.asarray(index.isna()))
-    t = index.as_unit("ns").asi8.astype(np.int64, copy=False)
+    try:
+        t = index.as_unit("ns").asi8.astype(np.int64, copy=False)
+    except pd.errors.OutOfBoundsDatetime as exc:
+        raise ValueError(
+            f"time runs from {index.min()} to {index.max()}, outside the "
+            "datetimes of 1677 to 2262 the splitter can order"
+        ) from exc
     check_epoch_day(t)
     return t, index.tz
 
 
 def _numeric(values):
     arr = np.asarray(values)
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(
+            f"time holds {arr.max()}, beyond the signed 64-bit integers; "
+            "shift or rescale it"
+        )
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     arr = arr.astype(np.float64)
@@ -180,7 +196,7 @@ def _encode_time(time):
         ):
             raise _type_error(str(dtype))
         _raise_missing("time", np.asarray(time.isna()))
-        kind = "int64" if pd.api.types.is_integer_dtype(dtype) else "float64"
+        kind = getattr(dtype, "numpy_dtype", dtype)  # Int64 -> int64, UInt64 -> uint64
         return _numeric(time.to_numpy(dtype=kind)), False, None, str(dtype)
     arr = np.asarray(time)
     if arr.ndim != 1:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
+from ..utils._values import py
 from ._split_data import check_epoch_day
 
 _COMMON_PARAMS = """
@@ -69,7 +70,7 @@ class _UserProtocol:
         n_splits : int
             The number of ``(train, test)`` pairs :meth:`split` yields.
         """
-        return self.n_splits
+        return check_integer("n_splits", self.n_splits, 1)
 
     def split(self, X, y=None, groups=None):
         """Yield ``(train, test)`` row positions of ``X``, fold by fold.
@@ -87,7 +88,7 @@ class _UserProtocol:
             Row positions, sorted.
         """
         units = self._units(X)
-        for fold in range(self.n_splits):
+        for fold in range(self.get_n_splits()):
             train_u, test_u = self._fold(units, fold)
             yield self._rows(X, units, train_u, test_u)
 
@@ -113,6 +114,8 @@ class _UserProtocol:
             X, "columns", ()
         )
         cols = [self.user_col, self.time_col] + ([self.group_col] if grouped else [])
+        if self.filter_cold_items or self.filter_already_seen:
+            cols.append(self.item_col)  # the item filters read it
         check_frame(X, "X", cols)
         if len(X) == 0:
             raise ValueError("X has no rows to split.")
@@ -120,11 +123,13 @@ class _UserProtocol:
         if pd.api.types.is_datetime64_any_dtype(time):
             t = pd.DatetimeIndex(time).as_unit("ns").asi8
             check_epoch_day(t)
+            tz = getattr(time.dtype, "tz", None)
         elif pd.api.types.is_numeric_dtype(time) and not pd.api.types.is_bool_dtype(
             time
         ):
             check_seconds(time.to_numpy(), f"X[{self.time_col!r}]")
             t = np.round(time.to_numpy(np.float64) * 1e9).astype(np.int64)
+            tz = False  # Unix seconds: any cut can be placed
         else:
             raise TypeError(
                 f"X[{self.time_col!r}] must be datetime64 or Unix seconds, got "
@@ -136,7 +141,7 @@ class _UserProtocol:
             user_of = X[self.user_col].to_numpy()[first]
             same = pd.Series(X[self.user_col].to_numpy()).groupby(unit).nunique()
             if (same > 1).any():
-                q = X[self.group_col].to_numpy()[first][int(np.argmax(same > 1))]
+                q = py(X[self.group_col].to_numpy()[first][int(np.argmax(same > 1))])
                 raise ValueError(
                     f"query {q!r} (column {self.group_col!r}) holds several users; "
                     "a query must belong to one user."
@@ -162,6 +167,7 @@ class _UserProtocol:
             "time": t_unit,
             "pos": pos,
             "length": counts[user_code],
+            "tz": tz,
         }
 
     def _rows(self, X, units, train_u, test_u):
@@ -174,10 +180,6 @@ class _UserProtocol:
             warm[user[train]] = True
             test_mask &= warm[user]
         if self.filter_cold_items or self.filter_already_seen:
-            if self.item_col not in X.columns:
-                raise ValueError(
-                    f"the item filters need the column {self.item_col!r} in X."
-                )
             item = pd.factorize(X[self.item_col])[0]
             if self.filter_cold_items:
                 test_mask &= np.isin(item, item[train])
@@ -235,8 +237,7 @@ class LeaveLastNSplit(_UserProtocol):
 
     def _fold(self, units, fold):
         n = check_integer("n", self.n, 1)
-        n_splits = check_integer("n_splits", self.n_splits, 1)
-        end = units["length"] - (n_splits - 1 - fold) * n
+        end = units["length"] - (self.n_splits - 1 - fold) * n
         start = end - n
         pos = units["pos"]
         return pos < start, (pos >= np.maximum(start, 0)) & (pos < end)
@@ -304,8 +305,8 @@ class GlobalTimeSplit(_UserProtocol):
     Parameters
     ----------
     cuts : str, datetime-like, number or sequence of them
-        Start(s) of the test period: datetimes (or strings pandas parses), or
-        Unix seconds.
+        Start(s) of the test period: datetimes (or strings pandas parses),
+        timezone-aware exactly when a datetime time column is, or Unix seconds.
     {common}
 
     Examples
@@ -341,7 +342,10 @@ class GlobalTimeSplit(_UserProtocol):
         """Number of folds: one per cut."""
         return len(self._cuts_ns())
 
-    def _cuts_ns(self):
+    def _cuts_ns(self, tz=False):
+        """The cuts in nanoseconds since the epoch (UTC); ``tz`` is the time
+        zone of a datetime time column (``None`` when naive), whose awareness
+        each datetime cut must share (``False``: not checked)."""
         raw = self.cuts
         many = isinstance(raw, list | tuple | np.ndarray | pd.Index | pd.Series)
         values = list(raw) if many else [raw]
@@ -355,10 +359,19 @@ class GlobalTimeSplit(_UserProtocol):
                 continue
             try:
                 ts = pd.Timestamp(v)
+                if ts is pd.NaT:
+                    raise ValueError(v)
             except (TypeError, ValueError) as exc:
                 raise ValueError(
                     f"cuts must be datetimes or Unix seconds, got {v!r}."
                 ) from exc
+            if tz is not False and (ts.tzinfo is None) != (tz is None):
+                have, want = ("naive", "aware") if tz else ("aware", "naive")
+                raise TypeError(
+                    f"cut {v!r} is timezone-{have} but X[{self.time_col!r}] is "
+                    f"timezone-{want}{f' ({tz})' if tz else ''}; give the cuts "
+                    "in the same kind of time as the column."
+                )
             if ts.tzinfo is not None:
                 ts = ts.tz_convert("UTC").tz_localize(None)
             out.append(ts.as_unit("ns").value)
@@ -367,7 +380,7 @@ class GlobalTimeSplit(_UserProtocol):
         return out
 
     def _fold(self, units, fold):
-        cuts = self._cuts_ns()
+        cuts = self._cuts_ns(units["tz"])
         t = units["time"]
         hi = cuts[fold + 1] if fold + 1 < len(cuts) else np.iinfo(np.int64).max
         return t < cuts[fold], (t >= cuts[fold]) & (t < hi)

@@ -93,6 +93,8 @@ def plot_metric_at_k(comparison, metric="ndcg", *, ax=None):
     'k (cut-off)'
     """
     _check(comparison, "plot_metric_at_k")
+    if not isinstance(metric, str):
+        raise TypeError(f"plot_metric_at_k: metric must be a str, got {metric!r}.")
     cut = _cutoffs(comparison, metric)
     if not cut:
         raise ValueError(

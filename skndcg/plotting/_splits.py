@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..model_selection import GroupTimeSeriesSplit
 from ..utils._optional import import_optional
 from ._compare import axes
 
@@ -87,6 +88,11 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     mcoll = import_optional("matplotlib.collections", purpose="plot_group_time_splits")
     mdates = import_optional("matplotlib.dates", purpose="plot_group_time_splits")
     mlines = import_optional("matplotlib.lines", purpose="plot_group_time_splits")
+    if not isinstance(cv, GroupTimeSeriesSplit):
+        raise TypeError(
+            "plot_group_time_splits draws a GroupTimeSeriesSplit, got "
+            f"{type(cv).__name__}."
+        )
     _, table, folds, fmt = cv._plan(X, groups, time)
     ax = axes(ax, "plot_group_time_splits", (9, 1 + 0.7 * len(folds)))
     start = _to_axis(table.start, fmt, mdates)

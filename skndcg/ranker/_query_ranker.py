@@ -229,13 +229,16 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         check_declared(X, roles, caller=caller, what="time_col / drop_cols")
         X_model, qid = resolve_qid(X, qid, qid_col=self.qid_col, caller=caller)
         X_model = drop_roles(X_model, roles)
+        if len(getattr(X_model, "shape", ())) == 2 and X_model.shape[1] == 0:
+            raise ValueError(
+                f"QueryRanker.fit: X has no feature column left once qid_col="
+                f"{self.qid_col!r} and time_col / drop_cols {roles!r} are removed."
+            )
         n_samples = qid.shape[0]
         y_arr = np.asarray(y)
-        if y_arr.shape[0] != n_samples:
-            raise ValueError(
-                f"QueryRanker.fit: y has {y_arr.shape[0]} entries but X has "
-                f"{n_samples} rows."
-            )
+        if y_arr.ndim == 0 or y_arr.shape[0] != n_samples:
+            got = f"has {y_arr.shape[0]} entries" if y_arr.ndim else f"is {y!r}"
+            raise ValueError(f"QueryRanker.fit: y {got} but X has {n_samples} rows.")
         check_labels(y, what="y")
         eval_params = {k: fit_params.pop(k) for k in CONSUMED if k in fit_params}
         routing = routing_enabled()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._values import py
+
 #: Seconds in a day.
 DAY = 86_400
 #: Unix seconds of 5138-11-16: numeric times at or above it are not seconds.
@@ -32,7 +34,8 @@ def check_frame(log, name, columns):
 
 
 def check_seconds(values, name):
-    """Refuse numeric timestamps that look like milliseconds where seconds are due.
+    """Refuse numeric timestamps that are not finite or look like milliseconds
+    where seconds are due.
 
     Unix seconds stay below 1e11 until the year 5138, while milliseconds of any
     date after 1973-03-03 are above it, so the magnitude tells the units apart.
@@ -41,11 +44,18 @@ def check_seconds(values, name):
     arr = np.asarray(values)
     if arr.dtype.kind not in "iuf" or arr.size == 0:
         return
-    top = float(np.nanmax(np.abs(arr)))
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(
+            f"{name} holds {bad.size} value(s) that are not finite (first: "
+            f"{py(arr.flat[bad[0]])!r} at position {bad[0]}); Unix timestamps in "
+            "seconds must be finite numbers."
+        )
+    top = float(np.max(np.abs(arr)))
     if top >= MILLISECONDS_FROM:
         raise ValueError(
             f"{name} holds Unix timestamps in seconds, but its largest value "
-            f"{arr.flat[int(np.nanargmax(np.abs(arr)))]!r} is in the range of "
+            f"{arr.flat[int(np.argmax(np.abs(arr)))]!r} is in the range of "
             "milliseconds (>= 1e11 s would be after the year 5138); divide the "
             "column by 1000 (or pass datetime64 values)."
         )
