@@ -408,3 +408,16 @@ def test_cascade_bootstrap_equals_a_refit_on_each_resampled_log():
             estimators="cascade", k=3, n_resamples=0,
         )  # fmt: skip
         assert abs(boot[b] - ref.loc["cascade", "estimate"]) < 1e-12
+
+
+@pytest.mark.parametrize("estimators", ["ips", "dr", "cascade"])
+def test_an_item_twice_in_a_logged_query_is_refused(estimators):
+    """An item on two rows of one logged query was pooled by the doubly
+    robust and cascade estimators and ranked twice in the new top k."""
+    log = HAND.assign(item=["a", "b", "a", "x", "y"])
+    with pytest.raises(ValueError, match=r"rows \[0, 2\] share qid 1 and item "
+                       r"'a': .*its own qid"):  # fmt: skip
+        _report(log, examination=[1.0, 0.5], k=2, estimators=estimators)
+    # the same item in two queries (or impressions) is the usual log
+    kw = {"examination": [1.0, 0.5], "logging_probability": HAND["p"], "k": 2}
+    _report(HAND.assign(item=["a", "b", "c", "a", "b"]), estimators=estimators, **kw)

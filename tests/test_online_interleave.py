@@ -238,7 +238,7 @@ def test_interleaving_detects_the_better_ranker_where_ab_does_not():
     [
         ({"score_a": [1.0, np.nan, 0.0]}, "score_a contains 1 NaN"),
         ({"score_b": [1.0, 2.0]}, "score_b must hold one value per row"),
-        ({"item": [1, 1, 2]}, r"1 \(qid, item\) pair\(s\) appear on more than one row"),
+        ({"item": [1, 1, 2]}, r"rows \[0, 1\] share qid 1 and item 1: each candidate"),
         ({"qid": []}, "qid must be a non-empty"),
         # missing ids: NaN was a query or an item of its own, None a numpy error
         ({"qid": [1, np.nan, np.nan]}, "qid is missing at row 1"),

@@ -88,7 +88,7 @@ def test_multileave_refuses_a_mapping_of_scores():
 
 
 def test_multileave_and_result_bad_input():
-    with pytest.raises(ValueError, match="appear on more than one row"):
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] share qid 1 and item 5"):
         multileave([1, 1], [5, 5], [[1.0, 2.0], [2.0, 1.0]])
     lists = pd.DataFrame({"qid": [1, 1], "team": [0, 1]})
     with pytest.raises(ValueError, match="click must hold one value per row"):

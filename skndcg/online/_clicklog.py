@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ..evaluation._shared import check_length
 from ..utils._values import py
@@ -74,25 +75,55 @@ def examination_or_default(examination, depth):
     return np.asarray(examination, dtype=np.float64)
 
 
-def positions(position, n):
+def positions(position, n, name="position", unshown=True):
     """``position`` as ``n`` floats (whole numbers >= 1, NaN where the row was
-    not shown) and the mask of shown rows, or an error."""
-    pos = column(position, "position", n)
+    not shown, when ``unshown``) and the mask of shown rows, or an error naming
+    ``name``."""
+    what = "a whole number >= 1 (1 for the top slot)" + (
+        " or NaN where the row was not shown" if unshown else ""
+    )
+    pos = column(position, name, n)
     if pos.dtype.kind not in "iuf":
-        raise ValueError(
-            f"position must be numeric (1 for the top slot, NaN where the row was "
-            f"not shown), got dtype {pos.dtype}."
-        )
+        raise ValueError(f"{name} must be {what}, got dtype {pos.dtype}.")
     pos = pos.astype(np.float64)
     shown = ~np.isnan(pos)
-    bad = shown & ((pos < 1) | (pos != np.round(pos)) | np.isinf(pos))
+    bad = ~((pos >= 1) & (pos == np.round(pos)) & (pos < np.inf))
+    if unshown:
+        bad &= shown
     if bad.any():
         i = _first(bad)
-        raise ValueError(
-            f"position must be a whole number >= 1 (1 for the top slot) or NaN "
-            f"where the row was not shown, got {pos[i].item()!r} at row {i}."
-        )
+        raise ValueError(f"{name} must be {what}, got {pos[i].item()!r} at row {i}.")
     return pos, shown
+
+
+def refuse_repeats(q, codes, values, name, why, rows=None):
+    """Raise naming two rows (among the mask ``rows``) of one query (``codes``,
+    ids ``q``) that share a value of ``values`` (the column ``name``), and
+    ``why`` that is wrong."""
+    rows = np.arange(codes.size) if rows is None else np.flatnonzero(rows)
+    if not rows.size:
+        return
+    c, v = codes[rows], np.asarray(values)[rows]
+    n_q = int(c.max()) + 1
+    span = int(v.max()) - int(v.min()) + 1 if v.dtype.kind in "iu" else 0
+    if 0 < span * n_q < 2**62:
+        key = c * span + (v - v.min()).astype(np.int64)
+    else:
+        f, uniques = pd.factorize(v)
+        span, key = len(uniques), c * len(uniques) + f
+    # the repeated keys, smallest first: by counting when the keys are dense,
+    # else by sorting
+    if span * n_q <= 8 * c.size:
+        repeated = np.flatnonzero(np.bincount(key) > 1)
+    else:
+        ordered = np.sort(key)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if repeated.size:
+        local = np.flatnonzero(key == repeated[0])[:2]
+        raise ValueError(
+            f"rows {rows[local].tolist()} share qid {py(q[rows[local[0]]])!r} and "
+            f"{name} {py(v[local[0]])!r}: {why}"
+        )
 
 
 def clicks(click, n):
@@ -112,7 +143,7 @@ def check_click_log(qid, item, position, click, new_score):
     """Check the shared columns of a log; return a :class:`ClickLog`."""
     q = check_qid(qid)
     n = q.size
-    check_ids(column(item, "item", n), "item")
+    it = check_ids(column(item, "item", n), "item")
     pos, shown = positions(position, n)
     clk = clicks(click, n)
     ghost = (clk > 0) & ~shown
@@ -124,24 +155,10 @@ def check_click_log(qid, item, position, click, new_score):
     score = score_column(new_score, "new_score", n)
     codes, n_q = query_codes(q)
     ipos = np.where(shown, pos, 0).astype(np.int64)
-    if shown.any():
-        depth = int(ipos.max())
-        key = codes[shown] * (depth + 1) + ipos[shown]
-        # the repeated keys, smallest first: by counting when the keys are
-        # dense, else by sorting
-        if n_q * (depth + 1) <= 8 * n:
-            repeated = np.flatnonzero(np.bincount(key) > 1)
-        else:
-            ordered = np.sort(key)
-            repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-        if repeated.size:
-            dup = int(repeated[0])
-            where = np.flatnonzero(shown & (codes * (depth + 1) + ipos == dup))
-            raise ValueError(
-                f"rows {where[:2].tolist()} share qid {py(q[where[0]])!r} and "
-                f"position {dup % (depth + 1)}: each position of a logged list holds "
-                "one item."
-            )
+    why = "each position of a logged list holds one item."
+    refuse_repeats(q, codes, ipos, "position", why, shown)
+    refuse_repeats(q, codes, it, "item", "an item is one row of a logged list "
+                   "(give each impression of a query its own qid).")  # fmt: skip
     return ClickLog(codes, n_q, shown, ipos, clk, score)
 
 

@@ -184,10 +184,13 @@ def counterfactual_report(
     Parameters
     ----------
     qid : array-like of shape (n_rows,)
-        Logged query of each row (one ranking shown once).
+        Logged query of each row (one ranking shown once): a query shown
+        several times needs an id per impression.
     item : array-like of shape (n_rows,)
         Item id of each row (used by the default relevance model and the
-        cascade estimator, which pool by item, and in the diagnostics).
+        cascade estimator, which pool by item, and in the diagnostics); an
+        item is one row of its logged query, and a second row of it is
+        refused.
     position : array-like of shape (n_rows,)
         1-based logged position, NaN where the row was not shown.
     click : array-like of shape (n_rows,)

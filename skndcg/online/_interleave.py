@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
-from ._clicklog import check_qid, column, score_column
+from ._clicklog import check_qid, column, refuse_repeats, score_column
 from ._ranking import check_ids, group_order, query_codes
 
 _TEAMS = np.array(["a", "b"])
@@ -61,21 +61,7 @@ def rank_candidates(q, it, scores):
     query raises: an interleaved list shows each item once.
     """
     codes, n_q = query_codes(q)
-    key = None
-    if it.dtype.kind in "iu" and it.size:
-        lo, hi = int(it.min()), int(it.max())
-        span = hi - lo + 1
-        if span * (int(codes.max()) + 1) < 2**62:
-            key = codes * span + (it.astype(np.int64) - lo)
-    if key is None:
-        key = codes * (codes.size + 1) + pd.factorize(it)[0]
-    key = np.sort(key)
-    dup = np.flatnonzero(key[1:] == key[:-1])
-    if dup.size:
-        raise ValueError(
-            f"{dup.size} (qid, item) pair(s) appear on more than one row; each "
-            "candidate of a query must be one row."
-        )
+    refuse_repeats(q, codes, it, "item", "each candidate of a query must be one row.")
     return codes, n_q, np.stack([group_order(codes, n_q, -s) for s in scores])
 
 
