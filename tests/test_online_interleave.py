@@ -280,3 +280,32 @@ def test_interleaving_result_bad_input():
     ) == interleaving_result(lists, [1, 0, 1, 0], users=["u", "u", "v", "v"])
     with pytest.raises(ValueError, match="must be 'a' or 'b', got 'c'"):
         interleaving_result(bare.assign(team="c"), [1, 0, 0, 0], method="team_draft")
+
+
+def test_interleaving_result_refuses_broken_lists():
+    """A list appended twice double-counted its credit and two items at one
+    position were taken as they came, without a word; a NaN rank_a gave a
+    credit cut from numpy's cast of NaN to an integer (a RuntimeWarning)."""
+    lists = interleave([1, 1, 2, 2], [1, 2, 1, 2], [1.0, 0, 1, 0], [0.0, 1, 0, 1],
+                       random_state=0)  # fmt: skip
+    twice = pd.concat([lists, lists[lists["qid"] == 2]], ignore_index=True)
+    twice.attrs = lists.attrs
+    with pytest.raises(ValueError, match=r"rows \[2, 4\] share qid 2 and position "
+                       r"1: .*is a list there twice"):  # fmt: skip
+        interleaving_result(twice, [1, 0, 1, 0, 1, 0])
+    same = lists.assign(position=[1, 1, 1, 2])
+    for method in ("team_draft", "balanced"):
+        with pytest.raises(ValueError, match=r"rows \[0, 1\] share qid 1 and position"):
+            interleaving_result(same, [1, 0, 0, 0], method=method)
+    with pytest.raises(ValueError, match=r"rank_a must be a whole number >= 1 "
+                       r"\(1 for the top slot\), got nan at row 1"):  # fmt: skip
+        interleaving_result(lists.assign(rank_a=[1, np.nan, 1, 2]), [1, 1, 0, 0],
+                            method="balanced")  # fmt: skip
+    with pytest.raises(ValueError, match=r"position must be a whole number >= 1 "
+                       r"\(1 for the top slot\), got 0.0 at row 0"):  # fmt: skip
+        interleaving_result(lists.assign(position=[0, 1, 1, 2]), [1, 0, 0, 0])
+    # team draft needs no position; without one nothing is checked there
+    bare = lists.drop(columns=["position", "rank_a", "rank_b"])
+    assert interleaving_result(bare, [1, 0, 1, 0]) == interleaving_result(
+        lists, [1, 0, 1, 0]
+    )

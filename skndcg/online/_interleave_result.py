@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, bootstrap_ratios
-from ._clicklog import clicks, column
+from ._clicklog import clicks, column, positions, refuse_repeats
 from ._ranking import query_codes
 
 
@@ -54,8 +54,7 @@ def sign_test(ca, cb):
     return InterleavingResult(wa, wb, ca.size - decided, float(delta), float(p))
 
 
-def _team_credit(codes, n_q, interleaved, clk):
-    team = interleaved["team"].to_numpy()
+def _team_credit(codes, n_q, team, clk):
     is_a = team == "a"
     if not np.isin(team, ("a", "b")).all():
         bad = team[~np.isin(team, ("a", "b"))][0]
@@ -65,10 +64,7 @@ def _team_credit(codes, n_q, interleaved, clk):
     return ca, cb
 
 
-def _balanced_credit(codes, n_q, interleaved, clk):
-    position, rank_a, rank_b = (
-        interleaved[c].to_numpy() for c in ("position", "rank_a", "rank_b")
-    )
+def _balanced_credit(codes, n_q, clk, position, rank_a, rank_b):
     hit = np.flatnonzero(clk > 0)
     if hit.size == 0:
         return np.zeros(n_q), np.zeros(n_q)
@@ -119,7 +115,10 @@ def interleaving_result(
     interleaved : pandas.DataFrame
         The lists returned by :func:`interleave` (columns ``qid``,
         ``position``, ``team``, ``rank_a``, ``rank_b``), possibly filtered to
-        the queries served.
+        the queries served. Each query's list appears once: two rows of a
+        query at one position (a list there twice) are refused, as are a
+        position, and for ``"balanced"`` a ``rank_a`` or ``rank_b``, that is
+        not a whole number >= 1.
     click : array-like of shape (n_interleaved_rows,)
         1 (or True) for each clicked row of ``interleaved``, aligned with it.
     users : array-like of shape (n_interleaved_rows,), default=None
@@ -181,9 +180,20 @@ def interleaving_result(
     if n == 0:
         raise ValueError("interleaved has no row.")
     clk = clicks(click, n)
-    codes, n_q = query_codes(interleaved["qid"].to_numpy())
-    credit = _team_credit if method == "team_draft" else _balanced_credit
-    ca, cb = credit(codes, n_q, interleaved, clk)
+    q = interleaved["qid"].to_numpy()
+    codes, n_q = query_codes(q)
+    ranks = {
+        c: positions(interleaved[c], n, c, unshown=False)[0].astype(np.int64)
+        for c in balanced[1:]
+        if c in need or (c == "position" and c in interleaved.columns)
+    }
+    if "position" in ranks:
+        why = "each position of a list holds one item (is a list there twice?)."
+        refuse_repeats(q, codes, ranks["position"], "position", why)
+    if method == "team_draft":
+        ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)
+    else:
+        ca, cb = _balanced_credit(codes, n_q, clk, **ranks)
     result = sign_test(ca, cb)
     if users is None:
         return result
