@@ -132,3 +132,23 @@ def test_simulate_clicks_checks_its_probabilities_and_positions():
     assert none.tolist() == [0, 0, 0]
     every = simulate_clicks(q, pos, [1.0] * 3, examination=[1.0] * 3, random_state=0)
     assert every.tolist() == [1, 1, 1]
+
+
+def test_simulate_clicks_refuses_what_it_cannot_simulate():
+    """A 2-D qid was accepted (and failed inside numpy under the cascade
+    model), two rows at one position of a cascade list were read in row
+    order, and a 2-D examination read "got 4 value(s)"."""
+    q, pos, rel = [1, 1, 1], [1, 2, 3], [0.5, 0.5, 0.5]
+    for model in ("pbm", "cascade"):
+        with pytest.raises(ValueError, match=r"qid must be a 1-D .* shape \(1, 3\)"):
+            simulate_clicks([q], pos, rel, click_model=model)
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] share qid 1 and position 1: "
+                       r"under the cascade model"):  # fmt: skip
+        simulate_clicks(q, [1, 1, 2], rel, click_model="cascade")
+    with pytest.raises(ValueError, match=r"examination must be a 1-D array .* down "
+                       r"to 3, got shape \(2, 2\)"):  # fmt: skip
+        simulate_clicks(q, pos, rel, examination=[[1.0, 0.5], [0.3, 0.2]])
+    with pytest.raises(ValueError, match=r"down to 3, got shape \(2,\)"):
+        simulate_clicks(q, pos, rel, examination=[1.0, 0.5])
+    # an empty set of rows has no clicks
+    assert simulate_clicks([], [], [], click_model="cascade").size == 0

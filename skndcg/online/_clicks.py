@@ -6,7 +6,13 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..evaluation._shared import as_generator
-from ._clicklog import column, examination_or_default, positions, probabilities
+from ._clicklog import (
+    column,
+    examination_or_default,
+    positions,
+    probabilities,
+    refuse_repeats,
+)
 from ._ranking import query_codes
 
 
@@ -39,15 +45,16 @@ def simulate_clicks(
         List (query) of each row.
     position : array-like of shape (n_rows,)
         1-based position of each row in its list; NaN for rows not shown
-        (never clicked).
+        (never clicked). Under ``"cascade"`` a position holds one row of its
+        list.
     relevance : array-like of shape (n_rows,)
         True click probability of each row once examined, in [0, 1].
     click_model : {"pbm", "cascade"}, default="pbm"
         Click model.
     examination : array-like, default=None
         Examination probability per position (each in [0, 1]) for
-        ``"pbm"``; by default ``1 / position``. It must cover the deepest
-        position.
+        ``"pbm"``, a 1-D array; by default ``1 / position``. It must cover
+        the deepest position.
     random_state : int, RandomState instance or None, default=None
         Seed.
 
@@ -68,6 +75,8 @@ def simulate_clicks(
     [1, 0, 0]
     """
     q = np.asarray(qid)
+    if q.ndim != 1:
+        raise ValueError(f"qid must be a 1-D array of list ids, got shape {q.shape}.")
     n = q.size
     pos, shown = positions(position, n)
     rel = probabilities(column(relevance, "relevance", n), "relevance")
@@ -79,14 +88,16 @@ def simulate_clicks(
         e = examination_or_default(examination, depth)
         if e.ndim != 1 or e.size < depth:
             raise ValueError(
-                f"examination must cover every position down to {depth}, got "
-                f"{e.size} value(s)."
+                f"examination must be a 1-D array with a probability for every "
+                f"position down to {depth}, got shape {e.shape}."
             )
         probabilities(e, "examination")
         return (attracted & (rng.random(n) < e[ipos - 1])).astype(np.int8)
     if examination is not None:
         raise ValueError("examination is for click_model='pbm' only.")
     codes, _ = query_codes(q)
+    why = "under the cascade model each position of a list holds one item."
+    refuse_repeats(q, codes, ipos, "position", why, shown)
     order = np.lexsort((ipos, codes))
     hit = order[attracted[order]]  # the attracted rows, by query then position
     first = np.ones(hit.size, bool)  # the first of its query, clicked
