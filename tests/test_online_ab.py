@@ -310,3 +310,35 @@ def test_bad_input_gets_a_clear_error_and_nothing_is_changed():
         ab_test(value, arm, user, pre=inf)
     for before, after in zip(kept, (value, arm, user), strict=True):
         np.testing.assert_array_equal(before, after)
+
+
+def test_series_are_aligned_on_the_index_of_values():
+    """A Series pre, covariate, arm or unit was read by position, so with the
+    rows of values shuffled it was matched to other rows without a word."""
+    value, arm, user = _users(200, 9)
+    rng = np.random.default_rng(9)
+    pre = (
+        pd.Series(value).groupby(user).transform("mean") + rng.normal(0, 0.1, 200)[user]
+    )
+    df = pd.DataFrame({"v": value, "arm": arm, "user": user, "pre": pre})
+    base = ab_test(df[["v"]], df["arm"], df["user"], pre=df["pre"],
+                   covariates={"pre": df["pre"]})  # fmt: skip
+    shuffled = df.sample(frac=1.0, random_state=1)
+    moved = ab_test(shuffled[["v"]], df["arm"], df["user"], pre=df["pre"],
+                    covariates={"pre": df["pre"]})  # fmt: skip
+    assert moved.lift == pytest.approx(base.lift, rel=1e-9, abs=1e-12)
+    assert moved.variance_reduction == pytest.approx(base.variance_reduction)
+    pd.testing.assert_frame_equal(moved.balance, base.balance)
+    # an array is read by position
+    s = {c: shuffled[c].to_numpy() for c in shuffled.columns}
+    arrays = ab_test(s["v"], s["arm"], s["user"], pre=s["pre"])
+    assert arrays.lift == pytest.approx(base.lift, rel=1e-9, abs=1e-12)
+    # labels that are not those of values are refused, naming the argument
+    other = df["pre"].set_axis(df.index + 1)
+    with pytest.raises(ValueError, match=r"pre is a Series whose index does not "
+                       r"hold the labels of the index of values"):  # fmt: skip
+        ab_test(shuffled[["v"]], df["arm"], df["user"], pre=other)
+    with pytest.raises(ValueError, match=r"covariates\['pre'\] is a Series whose"):
+        ab_test(shuffled[["v"]], df["arm"], df["user"], covariates={"pre": other})
+    with pytest.raises(ValueError, match=r"unit is a Series whose index"):
+        ab_test(df["v"], df["arm"], df["user"].set_axis(df.index + 1))

@@ -109,7 +109,11 @@ def ab_test(
     values : array-like of shape (n_rows,) or pandas.DataFrame
         One metric's values, or a DataFrame with one column per metric (such
         as a :func:`~skndcg.metrics.ranking_report` frame, with arm and unit
-        columns added); all rows of a unit are in the same arm.
+        columns added); all rows of a unit are in the same arm. A pandas
+        Series given as ``arm``, ``unit``, ``pre`` or a covariate is matched to
+        a DataFrame or Series ``values`` by index label, as pandas aligns
+        columns, and refused unless its index holds each label of ``values``'
+        index once; an array is read by position.
     arm : array-like of shape (n_rows,) or str
         Arm of each row, or the name of a column of ``values``.
     unit : array-like of shape (n_rows,) or str
@@ -209,11 +213,12 @@ def ab_test(
     """
     frame = values if isinstance(values, pd.DataFrame) else None
     n = len(values)
+    index = getattr(values, "index", None)
     named = {c for c in (arm, unit, pre) if isinstance(c, str)}
-    arm = inputs.column(arm, "arm", frame, n)
-    unit = inputs.column(unit, "unit", frame, n)
-    x_rows = None if pre is None else inputs.column(pre, "pre", frame, n)
-    cov = _covariate_rows(covariates, frame, n)
+    arm = inputs.column(arm, "arm", frame, n, index)
+    unit = inputs.column(unit, "unit", frame, n, index)
+    x_rows = None if pre is None else inputs.column(pre, "pre", frame, n, index)
+    cov = _covariate_rows(covariates, frame, n, index)
     data, chosen = inputs.metric_frame(values, metrics, named | set(cov))
     names, unit_code, unit_names, unit_arm = inputs.arms_and_units(arm, unit, control)
     n_arms, n_units = len(names), len(unit_names)
@@ -316,15 +321,18 @@ def _finish(rows, alpha, sequential, mixing, correction):
     return table
 
 
-def _covariate_rows(covariates, frame, n):
+def _covariate_rows(covariates, frame, n, index):
     if covariates is None:
         return {}
     if isinstance(covariates, (list, tuple)):
         return {c: inputs.column(c, "covariates", frame, n) for c in covariates}
     return {
-        str(c): inputs.column(np.asarray(v), f"covariates[{c!r}]", None, n)
+        str(c): inputs.column(
+            v if isinstance(v, pd.Series) else np.asarray(v),
+            f"covariates[{c!r}]", None, n, index,
+        )
         for c, v in covariates.items()
-    }
+    }  # fmt: skip
 
 
 def _balance(cov, names, unit_code, n_units, unit_arm):

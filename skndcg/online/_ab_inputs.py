@@ -19,8 +19,22 @@ from ..evaluation._shared import (
 from ..utils._values import py
 
 
-def column(x, name, data, n):
-    """A 1-D array of ``n`` entries: ``x`` itself, or the column ``x`` of ``data``."""
+def column(x, name, data, n, index=None):
+    """A 1-D array of ``n`` entries: ``x`` itself, or the column ``x`` of ``data``.
+
+    A Series ``x`` is aligned on ``index`` (that of ``values``, if it has one)
+    by label; an array is read by position.
+    """
+    if isinstance(x, pd.Series) and index is not None and not x.index.equals(index):
+        if not (len(x) == n and x.index.is_unique and index.is_unique
+                and index.isin(x.index).all()):  # fmt: skip
+            raise ValueError(
+                f"{name} is a Series whose index does not hold the labels of the "
+                "index of values, each once; a Series is aligned on values by "
+                "label: give it the same labels, or pass an array (read by "
+                "position)."
+            )
+        x = x.reindex(index)
     if isinstance(x, str):
         if data is None or x not in data.columns:
             where = "" if data is None else f" {list(data.columns)}"
