@@ -264,6 +264,54 @@ def test_bad_random_state_is_named(seed):
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_a_bool_random_state_is_refused_at_every_door():
+    # True is an int to Python: it was read as the seed 1.
+    from skndcg.datasets import make_movielens_like, make_ranking_task
+    from skndcg.evaluation import bootstrap_ci, estimate_position_bias
+    from skndcg.online import interleave, simulate_clicks
+
+    reports = _reports(metrics=("ndcg@5",))
+    must = r"random_state must be None, an integer in \[0, 2\*\*32 - 1\], a numpy "
+    ratings = make_movielens_like(20, 50, 400, random_state=0)
+    rng = np.random.default_rng(0)
+    qid, doc = np.tile(np.repeat(np.arange(10), 3), 20), np.tile([0, 1, 2], 200)
+    position = np.concatenate([rng.permutation(3) + 1 for _ in range(200)])
+    calls = {
+        "compare": lambda rs: compare(reports, n_resamples=50, random_state=rs),
+        "choose_queries_to_judge": lambda rs: choose_queries_to_judge(
+            range(10), 3, random_state=rs
+        ),
+        "simulate_clicks": lambda rs: simulate_clicks(
+            [1, 1, 2], [1, 2, 1], [1, 0, 1], random_state=rs
+        ),
+        "interleave": lambda rs: interleave(
+            [1, 1], ["a", "b"], [1.0, 0.0], [0.0, 1.0], random_state=rs
+        ),
+        "bootstrap_ci": lambda rs: bootstrap_ci([0.2, 0.4, 0.6], random_state=rs),
+        "estimate_position_bias": lambda rs: estimate_position_bias(
+            position,
+            rng.random(600) < 0.6 / position,
+            qid=qid,
+            doc=doc,
+            n_resamples=5,
+            random_state=rs,
+        ),
+        "make_movielens_like": lambda rs: make_movielens_like(
+            20, 50, 400, random_state=rs
+        ),
+        "make_ranking_task": lambda rs: make_ranking_task(
+            ratings, n_negatives=5, random_state=rs
+        ),
+    }
+    for name, call in calls.items():
+        call(1)  # the seed it would have been read as is taken
+        with pytest.raises(ValueError, match=must + r".*got True\.$"):
+            call(True)
+            pytest.fail(f"{name} took random_state=True")
+    with pytest.raises(ValueError, match=r"a numpy RandomState, got False\.$"):
+        bootstrap_ci([0.2, 0.4, 0.6], random_state=False)
+
+
 def test_tables_and_json():
     cmp = compare(
         _reports(metrics=("ndcg@5",)),

@@ -353,7 +353,8 @@ def test_a_worker_killed_mid_run_still_gives_the_exact_result():
 
 def test_nullable_dtypes_match_in_memory(client):
     # pandas' nullable columns (Int64, Float64) score as their NumPy twins; a
-    # missing value is refused with the row it sits at, as NaN is.
+    # missing value is refused with the row it sits at, as in memory: a
+    # missing value, not a NaN.
     df = table(seed=12).astype({"label": "int64"})
     nullable = df.astype(
         {"qid": "Int64", "label": "Int64", "score": "Float64", "w": "Float64"}
@@ -365,5 +366,9 @@ def test_nullable_dtypes_match_in_memory(client):
     ).compute()
     assert len(report) == df["qid"].nunique()
     nullable.loc[17, "label"] = pd.NA
-    with pytest.raises(ValueError, match=r"y_true contains NaN .*\(one at row"):
+    with pytest.raises(ValueError, match=r"y_true has 1 missing value.*row 17"):
+        grouped_ranking_scores(
+            nullable["label"], nullable["score"], nullable["qid"], METRICS
+        )
+    with pytest.raises(ValueError, match=r"y_true has missing value.*\(one at row"):
         distributed(dd.from_pandas(nullable, npartitions=3))

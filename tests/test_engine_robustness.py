@@ -355,6 +355,28 @@ def test_pandas_missing_values_are_named_as_missing():
         grouped_ndcg_score(Y, s, Q)
 
 
+@pytest.mark.parametrize("missing", [None, pd.NA, np.nan], ids=["None", "NA", "nan"])
+@pytest.mark.parametrize("nullable", [False, True], ids=["object", "Float64"])
+def test_a_missing_value_is_the_nan_the_options_accept(missing, nullable):
+    # None (or pandas' NA) in an object or nullable column is a missing
+    # value: refused naming its row, or, with nan_label="unjudged" and
+    # nan_score="unretrieved", read as the NaN those options accept.
+    def column(values):
+        values = pd.Series(values, dtype=object)
+        values[2] = missing
+        return values.astype("Float64") if nullable else values
+
+    y, s = column(Y), column(S)
+    for name, args in (("y_true", (y, S)), ("y_score", (Y, s))):
+        with pytest.raises(ValueError, match=rf"{name} has 1 missing value.*row 2"):
+            grouped_ranking_scores(*args, Q, ["ndcg", "bpref"])
+    nan = dict(nan_label="unjudged", nan_score="unretrieved")
+    with_nan = np.array(Y, dtype=float), np.array(S, dtype=float)
+    with_nan[0][2] = with_nan[1][2] = np.nan
+    want = grouped_ranking_scores(*with_nan, Q, ["ndcg", "bpref"], **nan)
+    assert grouped_ranking_scores(y, s, Q, ["ndcg", "bpref"], **nan) == want
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [

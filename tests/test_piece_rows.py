@@ -152,6 +152,52 @@ def test_a_value_of_the_wrong_type_is_named_where_the_table_has_it(client):
     assert ddf.partitions[number].compute().index[row] == 21
 
 
+@pytest.mark.parametrize("by_qid", [False, True])
+def test_dask_reads_a_missing_object_value_as_memory_does(client, by_qid):
+    # None in an object label or score column: refused naming its row
+    # without nan_label / nan_score, read as the NaN they accept with them,
+    # whether the frame is shuffled (the columns become float64 before the
+    # shuffle) or not.
+    import dask
+    import dask.dataframe as dd
+
+    from skndcg.dask._frame import lay_out
+
+    df = frame(seed=6)
+    if by_qid:
+        df = df.sort_values("qid", kind="stable", ignore_index=True)
+    df = df.astype({"label": object, "score": object})
+    df.loc[9, "label"] = df.loc[30, "score"] = None
+    metrics = ["ndcg@3", "bpref"]
+    nan = dict(nan_label="unjudged", nan_score="unretrieved")
+    want = grouped_ranking_scores(
+        df["label"].astype(float), df["score"].astype(float), df["qid"], metrics,
+        **nan,
+    )  # fmt: skip
+    assert grouped_ranking_scores(df["label"], df["score"], df["qid"], metrics,
+                                  **nan) == want  # fmt: skip
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=3)
+        got = sd.grouped_ranking_scores(
+            ddf, metrics, **COLS, partitioned_by_qid=by_qid, **nan
+        )
+        assert got == pytest.approx(want, rel=1e-15)
+        with pytest.raises(ValueError) as info:
+            sd.grouped_ranking_scores(ddf, metrics, **COLS, partitioned_by_qid=by_qid)
+        if not by_qid:
+            layout = lay_out(ddf, dict(COLS, doc_col=None, sample_weight_col=None,
+                                       item_col=None), False, nan)  # fmt: skip
+            assert layout.frame.dtypes[["label", "score"]].tolist() == [float] * 2
+    # The partition that fails first names its own bad row.
+    name, row, number = re.match(
+        r"(y_true|y_score) has missing value\(s\) \(one at row (\d+) of "
+        r"ddf\.partitions\[(\d+)\]\); every row needs a value\.$",
+        str(info.value),
+    ).groups()
+    at = ddf.partitions[int(number)].compute().index[int(row)]
+    assert at == {"y_true": 9, "y_score": 30}[name]
+
+
 @pytest.mark.parametrize("case", ["item", "weight"])
 def test_parquet_names_the_file_row(tmp_path, case):
     # The reader checks labels and scores itself; item ids and weights are

@@ -299,3 +299,23 @@ def test_mixed_id_kinds_are_named(ratings):
     mixed.loc[mixed.index[0], "item_id"] = "a"
     with pytest.raises(TypeError, match=r"X\['item_id'\] mixes ids of the kinds"):
         HistoryFeatures().fit(mixed)
+
+
+def test_a_missing_rating_is_refused_by_row(ratings):
+    # A rating is a query's label: a missing one was read as a NaN label
+    # without a word (make_ranking_task refuses it; now both name the row).
+    from skndcg.datasets import make_ranking_task
+
+    log = ratings.copy()
+    log.loc[log.index[7], "rating"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"^X\['rating'\] has 1 missing values \(first at row 7\)\.$"
+    ):
+        HistoryFeatures(n_candidates=5).fit(log)
+    with pytest.raises(
+        ValueError,
+        match=r"^ratings\['rating'\] has 1 missing values \(first at row 7\)",
+    ):
+        make_ranking_task(log, random_state=0)
+    # The recommenders read no rating, and still take the log.
+    ItemKNNRecommender().fit(log)

@@ -86,7 +86,9 @@ def engine_input(
     if sample_weight_col is not None:
         sample_weight = frame[sample_weight_col].to_numpy()
     kwargs["sample_weight"] = sample_weight
-    rows = (frame[label_col].to_numpy(), frame[score_col].to_numpy(),
+    # Columns, not arrays: the engine tells a missing value of a nullable
+    # column (pandas' NA) from a NaN, as it does in memory.
+    rows = (frame[label_col], frame[score_col],
             frame[qid_col] if qid is None else qid)  # fmt: skip
     return rows, kwargs
 

@@ -41,7 +41,7 @@ def _prepare(args):
 
     ddf, cols = args["ddf"], columns_of(args)
     spec = setup_of(args, "ddf")
-    layout = lay_out(ddf, cols, args["partitioned_by_qid"])
+    layout = lay_out(ddf, cols, args["partitioned_by_qid"], args["options"])
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
         # g_max): one reduction before the pieces are scored.

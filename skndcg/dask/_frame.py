@@ -16,7 +16,7 @@ from .._partial._pieces import (
     check_numeric,
     door_module,
 )
-from ..metrics._shared import RowsError, as_1d
+from ..metrics._shared import RowsError, as_1d, call_options
 
 
 def import_dask():
@@ -36,10 +36,10 @@ class Layout:
     expected: object  # the query ids' dtype in the frame's metadata
 
 
-def lay_out(ddf, cols, flag):
+def lay_out(ddf, cols, flag, options):
     """Check the columns (``cols``: ``qid_col`` ... ``sample_weight_col`` to
     names) and shuffle rows by query unless they are laid out so (``flag``:
-    ``partitioned_by_qid``)."""
+    ``partitioned_by_qid``); ``options``: the engine's keywords."""
     check_frame(ddf, import_dask().DataFrame, "ddf", "dask.dataframe.DataFrame")
     if flag not in (None, True, False):
         raise ValueError(
@@ -57,8 +57,11 @@ def lay_out(ddf, cols, flag):
         )
     if in_index:
         ddf = ddf.reset_index()
-    meta = ddf._meta.assign(**{c: np.zeros(0, dtype=np.int64) for c in ORDER_COLUMNS})
-    ordered = ddf.map_partitions(_with_order, cols=cols, expected=expected, meta=meta)
+    opts = call_options(**options)
+    missing = {"label_col": opts.unjudged, "score_col": opts.unretrieved}
+    tag = dict(cols=cols, expected=expected, missing=missing)
+    # The meta as _with_order leaves it: object labels and scores as float64.
+    ordered = ddf.map_partitions(_with_order, **tag, meta=_with_order(ddf._meta, **tag))
     shuffled = ordered.shuffle(on=qid_col)
     return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
 
@@ -92,23 +95,33 @@ def _number(partition_info):
     return None if partition_info is None else partition_info["number"]
 
 
-def _with_order(part, partition_info=None, *, cols, expected):
-    """Tag each row with its partition and position, to restore order later."""
+def _with_order(part, partition_info=None, *, cols, expected, missing):
+    """Tag each row with its partition and position, to restore order later.
+
+    An object label or score column becomes float64 as the engine reads it
+    (``missing``: whether a missing value reads as NaN, by ``cols`` key),
+    its bad rows refused here: the shuffle fails on text among its numbers.
+    """
     number = _number(partition_info)
     _check_qid_dtype(part[cols["qid_col"]].dtype, expected, cols["qid_col"], number)
+    columns = {
+        ORDER_COLUMNS[0]: np.full(len(part), -1 if number is None else number),
+        ORDER_COLUMNS[1]: np.arange(len(part), dtype=np.int64),
+    }
     for key, name in (("label_col", "y_true"), ("score_col", "y_score")):
-        # The shuffle fails on text among the numbers of an object column.
-        if len(part) and part[cols[key]].dtype == object:
-            try:
-                as_1d(part[cols[key]], name)
-            except RowsError as exc:
-                raise exc.placed(_where(part, exc.row, False, partition_info)) from None
-    return part.assign(
-        **{
-            ORDER_COLUMNS[0]: np.full(len(part), -1 if number is None else number),
-            ORDER_COLUMNS[1]: np.arange(len(part), dtype=np.int64),
-        }
-    )
+        col = cols[key]
+        values = part[col]
+        if not pd.api.types.is_object_dtype(values.dtype):
+            continue
+        try:
+            columns[col] = (
+                as_1d(values, name, missing_as_nan=missing[key])
+                if len(values)
+                else values.astype(np.float64)
+            )
+        except RowsError as exc:
+            raise exc.placed(_where(part, exc.row, False, partition_info)) from None
+    return part.assign(**columns)
 
 
 def score_partition(

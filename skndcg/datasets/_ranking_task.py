@@ -6,10 +6,10 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
+from ..utils._seeds import check_seed
 from ..utils._values import py
 from ._ranking_features import feature_rows
 
@@ -304,7 +304,7 @@ def make_ranking_task(
     array([20])
     """
     check_ratings(ratings)
-    seed = int(check_random_state(random_state).randint(0, 2**31 - 1))
+    seed = int(check_seed(random_state, generator=False).randint(0, 2**31 - 1))
     log = RatingsLog(ratings, window)
 
     # Queries: (user, window) pairs with ratings and enough earlier history.

@@ -6,10 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils._interactions import DAY
+from ..utils._seeds import check_seed
 
 # The genre vocabulary of the ml-latest files, with rough relative frequencies
 # (share of movies carrying the genre) so that Drama and Comedy dominate and
@@ -252,7 +252,8 @@ def make_movielens_like(
         raise ValueError(
             f"start={start!r} is not a date; expected a string such as '2010-01-01'."
         ) from exc
-    rng = np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
+    seed = check_seed(random_state, generator=False).randint(0, 2**31 - 1)
+    rng = np.random.default_rng(seed)
     span = n_years * _YEAR
     t_end = t0 + span
 

@@ -70,11 +70,10 @@ class Log:
         self.user_ids, user = unique_ids(frame, name, "user_id")
         self.item_ids, item = unique_ids(frame, name, "item_id")
         ts = frame["timestamp"].to_numpy().astype(np.int64)
-        label = (
-            frame["rating"].to_numpy(np.float64)
-            if "rating" in frame.columns
-            else np.ones(len(frame))
-        )
+        label = np.ones(len(frame))
+        if "rating" in frame.columns:  # the labels: a missing one is refused
+            check_frame(frame, name, ("rating",))
+            label = frame["rating"].to_numpy(np.float64)
         order = np.lexsort((item, user, ts))
         self.user = user[order].astype(np.int64)
         self.item = item[order].astype(np.int64)

@@ -27,8 +27,8 @@ def _check(preds, target, indexes, doc_id, opts):
             f"{', '.join(n for n, _ in tensors)} must have the same shape, got "
             f"{' and '.join(str(tuple(t.shape)) for _, t in tensors)}."
         )
-    if not preds.is_floating_point():
-        raise ValueError(f"preds must be floating point, got {preds.dtype}.")
+    if preds.is_complex():
+        raise ValueError(f"preds must be real, got {preds.dtype}.")
     for name, t in tensors[2:]:
         if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
             raise ValueError(f"{name} must hold integer ids, got {t.dtype}.")
@@ -61,9 +61,10 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     the same measure names, conventions and options, the same per-query values
     in float64 (to the last bit but where the user guide says otherwise; the
     means agree to their final rounding), and float32 inputs computed in
-    float32. Queries are ranked all at once: one sort by query id and score,
-    then scatter-adds over rows, tie blocks and queries; nothing loops over
-    queries in Python (only over ranks, for ERR and tied blocks).
+    float32 (integer and bool scores in float64, as there). Queries are
+    ranked all at once: one sort by query id and score, then scatter-adds
+    over rows, tie blocks and queries; nothing loops over queries in Python
+    (only over ranks, for ERR and tied blocks).
 
     Parameters
     ----------
@@ -134,7 +135,7 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
                 out[name] = _mean(values, empty, r, opts, sp)
     if fallback:
         ev = _on_cpu(preds, target, indexes, doc_id, fallback, opts.given)
-        dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
+        dtype = compute_dtype(preds)
         for name, value in zip(fallback, ev.means(), strict=True):
             out[name] = torch.tensor(float(value), dtype=dtype, device=preds.device)
     return {name: out[name] for name in names}
@@ -144,6 +145,15 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
 # operations then costs less than splitting it and joining the threads
 # (benchmarks/bench_torch.py, docs/performance.md).
 AUTO_ONE_THREAD_ROWS = 2**20
+
+
+def compute_dtype(preds):
+    """float32 for float32 (and narrower) scores; float64 for float64 ones,
+    and for integer and bool ones, which :mod:`skndcg.metrics` reads as
+    float64."""
+    if preds.is_floating_point() and preds.dtype != torch.float64:
+        return torch.float32
+    return torch.float64
 
 
 @contextmanager
@@ -180,7 +190,7 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     doc_id = None if doc_id is None else doc_id.flatten()
     _check(preds, target, indexes, doc_id, opts)
     conv = opts.conv
-    dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
+    dtype = compute_dtype(preds)
     y = target.to(dtype)
     unjudged = None
     if target.is_floating_point() and opts.unjudged:
@@ -198,7 +208,8 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     y = conv.check_labels(y, xp=torch, arg="target",
                           integer_input=not target.is_floating_point())  # fmt: skip
     conv.gain.check_labels(y, "target")
-    scores = conv.score_dtype.cast(preds, torch)
+    scores = preds if preds.is_floating_point() else preds.to(dtype)
+    scores = conv.score_dtype.cast(scores, torch)
     rule = opts.tie_rule(doc_id is not None)
     ctx = _Context(scores, y, indexes, doc_id, unjudged, conv, rule, pooled)
     # Integer labels >= 0 (the label rules refused or clipped negatives)

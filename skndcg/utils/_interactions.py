@@ -28,9 +28,12 @@ def check_frame(log, name, columns):
             f"{list(columns)}, got {list(log.columns)}."
         )
     for col in columns:
-        n_missing = int(log[col].isna().sum())
-        if n_missing:
-            raise ValueError(f"{name}[{col!r}] has {n_missing} missing values.")
+        missing = log[col].isna().to_numpy()
+        if missing.any():
+            raise ValueError(
+                f"{name}[{col!r}] has {int(missing.sum())} missing values (first "
+                f"at row {int(np.flatnonzero(missing)[0])})."
+            )
 
 
 def check_seconds(values, name):

@@ -110,6 +110,25 @@ def test_float32_within_1e6(seed):
         assert float(got[metric]) == pytest.approx(want[metric], rel=1e-6, abs=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.bool])
+def test_integer_and_bool_scores_are_read_as_the_engine_reads_them(dtype):
+    y, q = [1, 0, 2, 0, 1, 1, 3], [1, 1, 1, 2, 2, 2, 2]
+    s = np.array([9, 8, 7, 6, 6, 4, 0]) % (2 if dtype == torch.bool else 10)
+    preds = torch.tensor(s).to(dtype)
+    want = grouped_ranking_scores(y, preds.numpy(), q, METRICS)
+    got = ranking_scores(preds, torch.tensor(y), torch.tensor(q), METRICS)
+    metric = RankingMetric(METRICS)
+    metric.update(preds, torch.tensor(y), torch.tensor(q))
+    for scores in (got, metric.compute()):
+        for name in METRICS:
+            assert scores[name].dtype == torch.float64
+            assert float(scores[name]) == pytest.approx(want[name], abs=1e-15)
+    with pytest.raises(ValueError, match=r"preds must be real, got torch.complex64"):
+        ranking_scores(
+            preds.to(torch.complex64), torch.tensor(y), torch.tensor(q), "ndcg"
+        )
+
+
 def test_hand_case_and_discount_array():
     preds = torch.tensor([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], dtype=torch.float64)
     target = torch.tensor([1, 0, 2, 0, 1, 1])

@@ -7,10 +7,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
+from ...utils._seeds import check_seed
 from .._stats._resampling import check_length
 from ._em import cells, regression_em, warn_sparse_em
 
@@ -334,7 +334,7 @@ def estimate_position_bias(
     >>> score = grouped_ndcg_score([1, 0, 2], [0.2, 0.9, 0.5], [1, 1, 1], k=3,
     ...                            discount=bias)
     """
-    rs = check_random_state(random_state)
+    rs = check_seed(random_state, generator=False)
     pos, clk, query, pair, keep = _check_log(position, click, qid, doc, max_position)
     n_pos = int(pos.max())
     counts = np.bincount(pos - 1, minlength=n_pos)

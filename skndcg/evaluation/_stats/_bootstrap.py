@@ -6,10 +6,10 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._docstrings import with_references
+from ...utils._seeds import check_seed
 from ._resampling import blocks, check_length, percentile_interval
 from ._significance import bootstrap_p_value
 
@@ -129,7 +129,7 @@ def _weighted_mean(values, weights):
 
 def _resampled_means(values, n_resamples, random_state, weights=None):
     """(Weighted) means of ``n_resamples`` resamples drawn with replacement."""
-    rs = check_random_state(random_state)
+    rs = check_seed(random_state, generator=False)
     n = values.size
     out = np.empty(n_resamples)
     for lo, hi in blocks(n_resamples, n, _CHUNK_CELLS):

@@ -22,14 +22,14 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from sklearn.utils import check_random_state
 
 from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
+from ...utils._seeds import check_seed
 
 _BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
 _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
@@ -37,18 +37,9 @@ _FLOAT32_FROM = 20_000_000  # resamples x units from which products use float32
 
 def as_generator(random_state):
     """A numpy ``Generator`` from an int, RandomState, Generator or None."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if not (
-        random_state is None
-        or isinstance(random_state, np.random.RandomState)
-        or (isinstance(random_state, Integral) and 0 <= random_state < 2**32)
-    ):
-        raise ValueError(
-            "random_state must be None, an integer in [0, 2**32 - 1], a numpy "
-            f"RandomState or a numpy Generator, got {random_state!r}."
-        )
-    rs = check_random_state(random_state)
+    rs = check_seed(random_state)
+    if isinstance(rs, np.random.Generator):
+        return rs
     return np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
 
 

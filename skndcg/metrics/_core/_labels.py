@@ -12,9 +12,10 @@ from ._validate import RowsError, as_1d, hist_size, label_range, labels
 def labels_in(y_true, nan_label):
     """``(labels, unjudged rows or None, histogram size, known >= 0)`` of
     ``y_true``, before the convention's own label rules."""
-    y_in = as_1d(y_true, "y_true")
+    unjudged = nan_label == "unjudged"
+    y_in = as_1d(y_true, "y_true", missing_as_nan=unjudged)
     unjudged_rows = None
-    if nan_label == "unjudged" and y_in.dtype.kind == "f":
+    if unjudged and y_in.dtype.kind == "f":
         isnan = np.isnan(y_in)
         if isnan.any():
             # Unjudged rows are not relevant to every measure but those that

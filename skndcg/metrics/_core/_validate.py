@@ -93,7 +93,7 @@ def isna(arr: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(arr))
 
 
-def _from_pandas(x, name: str, what: str) -> np.ndarray:
+def _from_pandas(x, name: str, what: str, missing_as_nan: bool) -> np.ndarray:
     if is_categorical(x):
         return np.asarray(x)
     pd = sys.modules.get("pandas")
@@ -103,7 +103,7 @@ def _from_pandas(x, name: str, what: str) -> np.ndarray:
         and isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype)
     ):
         missing = np.asarray(x.isna())
-        if missing.any():
+        if missing.any() and not missing_as_nan:
             raise missing_error(name, missing, what)
     return x.to_numpy()
 
@@ -121,15 +121,23 @@ def _from_sequence(x) -> np.ndarray:
 
 
 def as_1d(
-    x, name: str, *, allow_object: bool = False, what: str = "a value"
+    x,
+    name: str,
+    *,
+    allow_object: bool = False,
+    what: str = "a value",
+    missing_as_nan: bool = False,
 ) -> np.ndarray:
     """A 1-D numpy array of ``x`` in native byte order, refusing 2-D and empty input.
 
     Numeric arguments (``allow_object=False``) refuse strings and bytes, numeric
-    or not, as scikit-learn does; ids (``allow_object=True``) keep them.
+    or not, as scikit-learn does; ids (``allow_object=True``) keep them. A
+    missing value (None, pandas' NA) of a numeric argument is refused naming
+    its row, or read as NaN with ``missing_as_nan`` (when the caller accepts
+    NaN).
     """
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        arr = _from_pandas(x, name, what)
+        arr = _from_pandas(x, name, what, missing_as_nan)
     elif isinstance(x, (list, tuple)):
         arr = _from_sequence(x)
     else:
@@ -157,7 +165,9 @@ def as_1d(
     if arr.dtype.kind == "O":
         missing = isna(arr)
         if missing.any():
-            raise missing_error(name, missing, what)
+            if not missing_as_nan:
+                raise missing_error(name, missing, what)
+            arr = np.where(missing, np.nan, arr)
         for i, v in enumerate(arr):
             if isinstance(v, (str, bytes)) or not isinstance(
                 v, (numbers.Number, np.generic)
@@ -354,8 +364,8 @@ def labels(y_true) -> np.ndarray:
 
 
 def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-    """Scores as float64, and the mask of NaN rows when ``allow_nan``."""
-    s = as_1d(y_score, "y_score")
+    """Scores as float64, and the mask of NaN (or missing) rows when ``allow_nan``."""
+    s = as_1d(y_score, "y_score", missing_as_nan=allow_nan)
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
     s = s.astype(np.float64, copy=False)
