@@ -40,6 +40,7 @@ from ..metrics._shared import (
     label_max_of,
     parse_metric,
 )
+from ..utils._args import check_flags, metric_names
 from ._pieces import check_weights, engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
@@ -104,7 +105,7 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     piece (it is global: each piece reads the same table as the whole data
     would in memory).
     """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     if not names:
         raise ValueError("metrics is empty; ask for at least one metric.")
     # Unknown names and duplicates (one metric under two names included) are
@@ -259,4 +260,7 @@ def progress_bar(total, progress, unit="rows"):
 
 def wants_progress(progress):
     """The progress rule alone: whether a bar is shown."""
-    return sys.stderr.isatty() if progress is None else bool(progress)
+    if progress is None:
+        return sys.stderr.isatty()
+    check_flags(progress=progress)
+    return bool(progress)

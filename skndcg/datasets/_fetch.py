@@ -10,6 +10,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+from ..utils._args import as_path, check_flags
 from ._extract import CHUNK, install, remove_leftovers, sha256_of, verify_manifest
 from ._movielens import load_movielens
 
@@ -76,7 +77,7 @@ def get_data_home(data_home=None):
     """
     if data_home is None:
         data_home = os.environ.get("SKNDCG_DATA", os.path.join("~", "skndcg_data"))
-    data_home = os.path.expanduser(os.fspath(data_home))
+    data_home = os.path.expanduser(as_path(data_home, "data_home"))
     os.makedirs(data_home, exist_ok=True)
     return data_home
 
@@ -243,6 +244,7 @@ def fetch_movielens(
             "digest of the archive you expect (for example from `sha256sum "
             f"{name}.zip` on a copy you trust)."
         )
+    check_flags(download_if_missing=download_if_missing, return_items=return_items)
     home = Path(get_data_home(data_home))
     final = home / name
     remove_leftovers(home, name)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
-import os
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..utils._args import as_path, check_flags
 from ._synthetic import NO_GENRE, as_text
 
 # The genre columns of ml-100k ``u.item``, in file order (also listed in
@@ -75,7 +75,7 @@ def _sniff(path):
 
 def _locate(path):
     """Resolve a file or directory to (ratings file, format, movie file)."""
-    path = Path(os.fspath(path)).expanduser()
+    path = Path(as_path(path, "path")).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"MovieLens path {path} does not exist.")
     if path.is_dir():
@@ -373,6 +373,7 @@ def load_movielens(path, *, return_items=False):
     >>> import shutil
     >>> shutil.rmtree(folder)
     """
+    check_flags(return_items=return_items)
     ratings_path, fmt, movies_path = _locate(path)
     ratings = _RATING_READERS[fmt](ratings_path)
     _check_ratings(ratings, ratings_path, int(fmt == "ml-latest"))

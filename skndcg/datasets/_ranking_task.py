@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..utils._constraints import Count
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ..utils._seeds import check_seed
 from ..utils._values import py
@@ -172,9 +171,9 @@ class _UserItems:
     {
         "ratings": [pd.DataFrame],
         "window": [StrOptions({"D", "W", "M", "Q", "Y"})],
-        "n_negatives": [Interval(Integral, 0, None, closed="left")],
+        "n_negatives": [Count(0)],
         "negatives": [StrOptions({"popularity", "uniform"})],
-        "min_history": [Interval(Integral, 0, None, closed="left")],
+        "min_history": [Count(0)],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, validate_params
 
+from ..utils._constraints import Count
 from ..utils._interactions import DAY
 from ..utils._seeds import check_seed
 
@@ -128,9 +129,9 @@ def _sessions(rng, n_per_user, arrival, span_end):
 
 @validate_params(
     {
-        "n_users": [Interval(Integral, 1, None, closed="left")],
-        "n_items": [Interval(Integral, 1, None, closed="left")],
-        "n_ratings": [Interval(Integral, 1, None, closed="left")],
+        "n_users": [Count(1)],
+        "n_items": [Count(1)],
+        "n_ratings": [Count(1)],
         "n_years": [Interval(Real, 0, None, closed="neither")],
         "start": [str],
         "half_stars": ["boolean"],

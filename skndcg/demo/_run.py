@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..utils._args import check_flags
 from ..utils._atomic import atomic_write, safe_target
 from . import (
     DEFAULT_OUT,
@@ -245,6 +246,7 @@ def run_demo(
     """
     stream = sys.stdout if stream is None else stream
     say = _progress(stream)
+    check_flags(quick=quick)
     out, modes = _check_options(out, negatives, n_negatives, min_history, protocol)
     planned = ["results.csv", "results.md", "cv_folds.png"]
     for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:

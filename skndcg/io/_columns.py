@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._args import as_path
 from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
@@ -81,7 +82,7 @@ def read_columns(path, columns, *, numbers=None):
     """
     import os
 
-    name = os.fspath(path)
+    name = as_path(path, "path")
     if not os.path.isfile(name):
         raise OSError(f"{path}: no such file")
     parquet = is_parquet(name)

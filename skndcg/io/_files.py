@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from .._native._jit import plain, plain_road
+from ..utils._args import check_flags
 from . import _plainjoin
 from ._arrange import check_depth
 from ._join import join_codes
@@ -83,6 +84,7 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
     >>> coded.names, coded.y_true, coded.y_score, coded.tag
     (array(['q1'], dtype=object), array([0, 1, 1]), array([ 2.,  1., nan]), 'r')
     """
+    check_flags(by_docno=by_docno, judged_only=judged_only, all_judged=all_judged)
     if unjudged not in ("zero", "nan", "pool"):
         raise ValueError(
             f"unjudged={unjudged!r} is not valid; expected 'zero', 'nan' or 'pool'."

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils._args import check_flags
 from . import _plainjoin, _twojoin
 from ._columns import is_parquet, read_predictions
 from ._files import join_trec_files
@@ -140,6 +141,8 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
     >>> coded.y_true, coded.y_model
     (array([ 0.,  1., nan]), array([1., 0., 0.]))
     """
+    check_flags(by_docno=by_docno, judged_only=judged_only, all_judged=all_judged,
+                stream=stream, items=items)  # fmt: skip
     if model_qrels is not None:
         if qrels is None:
             raise ValueError("model_qrels needs the human judgments too: give qrels")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
+from ..utils._args import as_path
 from ..utils._optional import import_optional
 
 
@@ -56,7 +55,7 @@ class ParquetColumns:
 
     def __init__(self, path):
         pq = _parquet()
-        self.path = os.fspath(path)
+        self.path = as_path(path, "path")
         # Without pre-buffering: pyarrow's read-ahead of whole column chunks
         # kept memory that grew with the file (about 400 MiB against 240 MiB
         # peak for a 40M-row file read alone), and reading was no faster.

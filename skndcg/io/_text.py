@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils._args import as_path
 from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -68,12 +69,7 @@ QRELS = Layout(
 
 def check_path(path, what):
     """Return ``path`` as a string, or raise naming what was missing."""
-    try:
-        name = os.fspath(path)
-    except TypeError:
-        raise TypeError(
-            f"{what} must be a path (str or os.PathLike), got {path!r}."
-        ) from None
+    name = as_path(path, what)
     if not os.path.exists(name):
         raise FileNotFoundError(f"{what} {name!r} does not exist.")
     if os.path.isdir(name):

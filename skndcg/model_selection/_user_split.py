@@ -14,6 +14,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from ..utils._args import check_flags
 from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ..utils._values import py
@@ -110,6 +111,11 @@ class _UserProtocol:
 
     # -- shared machinery --------------------------------------------------
     def _units(self, X):
+        check_flags(
+            filter_cold_users=self.filter_cold_users,
+            filter_cold_items=self.filter_cold_items,
+            filter_already_seen=self.filter_already_seen,
+        )
         grouped = self.group_col is not None and self.group_col in getattr(
             X, "columns", ()
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluation import Comparison
+from ..utils._args import check_flags
 from ..utils._optional import import_optional
 
 
@@ -21,6 +22,11 @@ def axes(ax, caller, figsize):
     plt = import_optional("matplotlib.pyplot", purpose=caller)
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
+    elif not isinstance(ax, plt.Axes):
+        raise TypeError(
+            f"{caller}: ax must be a matplotlib Axes or None, got {ax!r} "
+            f"({type(ax).__name__})."
+        )
     return ax
 
 
@@ -169,6 +175,7 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
     ['model - random']
     """
     _check(comparison, "plot_comparison")
+    check_flags(corrected=corrected)
     pairs = comparison.to_frame(pairs=True)
     if metric is not None:
         pairs = pairs[

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluation import Comparison, SegmentedComparison
+from ..utils._args import check_flags
 from ._compare import axes, metric_of
 
 
@@ -65,6 +66,7 @@ def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
         raise ValueError(
             "plot_forest draws differences from a baseline; compare with baseline=... ."
         )
+    check_flags(adjusted=adjusted)
     one = next(iter(comparison.comparisons.values()))
     metric = metric_of(one, metric, "plot_forest")
     rows = comparison.to_frame(pairs=True)

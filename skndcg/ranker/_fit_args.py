@@ -22,6 +22,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
+from skndcg.metrics._shared import as_1d
 from skndcg.ranker._columns import drop_roles
 from skndcg.utils._query_ids import is_polars_df, query_layout, resolve_qid
 from skndcg.utils._values import py
@@ -136,8 +137,8 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     if sample_weight is not None:
         where = "" if eval_index is None else f" of eval_set[{eval_index}]"
         what = f"sample_weight{where}"
-        w = np.asarray(sample_weight, dtype=float)
-        if w.ndim != 1 or w.shape[0] != qid.shape[0]:
+        w = as_1d(sample_weight, f"QueryRanker.fit: {what}").astype(float)
+        if w.shape[0] != qid.shape[0]:
             raise ValueError(
                 f"QueryRanker.fit: {what} must have one entry per row "
                 f"({qid.shape[0]}); got shape {w.shape}."

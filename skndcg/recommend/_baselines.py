@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from ..utils._args import check_flags
+
 
 class FeatureColumnRanker(BaseEstimator):
     """One feature column as a ranking model: a baseline with ``predict``.
@@ -61,6 +63,7 @@ class FeatureColumnRanker(BaseEstimator):
         return self
 
     def _check(self, X):
+        check_flags(ascending=self.ascending)
         for col in (self.column, self.tie_break):
             if col is None:
                 continue

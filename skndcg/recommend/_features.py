@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._constraints import Count
 from ._generators import ItemKNNRecommender, check_n_items
 from ._log import Log, codes
 from ._queries import Queries
@@ -109,12 +110,12 @@ class HistoryFeatures(BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "stage": "no_validation",
-        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Count(1)],
         "window": [StrOptions({"D", "W", "M", "Q", "Y"})],
         "short_days": [Interval(Real, 0, None, closed="neither")],
         "long_days": [Interval(Real, 0, None, closed="neither")],
         "half_life_days": [Interval(Real, 0, None, closed="neither")],
-        "min_history": [Interval(Integral, 0, None, closed="left")],
+        "min_history": [Count(0)],
     }
 
     def __init__(

@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._args import check_flags
 from ..utils._counts import check_integer
 from ..utils._interactions import DAY
 from ._log import check_log, codes, history_matrix, unique_ids
@@ -126,6 +127,7 @@ class _Recommender(BaseEstimator):
         """
         check_is_fitted(self, "items_")
         check_n_items(n_items, self.items_.size, "n_items")
+        check_flags(exclude_seen=exclude_seen)
         user_ids = np.ravel(user_ids)
         rows = self._rows(user_ids)
         scores = np.asarray(self._scores(rows), dtype=np.float64)

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..metrics import ranking_report
+from ..utils._args import check_flags, metric_names
 from ._features import HistoryFeatures
 
 PROTOCOLS = ("catalogue", "stage")
@@ -37,7 +38,7 @@ def _settings(builder, candidates, top_n, metrics):
     if isinstance(top_n, bool) or not isinstance(top_n, Integral) or top_n < 1:
         raise ValueError(f"top_n must be an integer >= 1 or None, got {top_n!r}.")
     top_n = int(top_n)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     if not names:
         raise ValueError("metrics must name at least one metric, got none.")
     for name in names:
@@ -128,6 +129,7 @@ def catalogue_report(
     30
     """
     builder._check_fitted("catalogue_report")
+    check_flags(return_candidates=return_candidates)
     top_n, names = _settings(builder, candidates, top_n, metrics)
     q, log = builder._q, builder._log
     parts = []

@@ -14,6 +14,7 @@ from .._partial._driver import (
 from .._partial._pieces import check_columns
 from ..io import ParquetColumns, read_predictions_chunks
 from ..metrics._shared import RowsError
+from ..utils._args import check_flags
 from ..utils._counts import check_rows
 from ._order import GroupedCheck
 
@@ -108,6 +109,7 @@ def score_parquet(
     {'ndcg@2': 0.3835, 'mrr': 0.75}
     """
     check_rows(batch_size, "batch_size")
+    check_flags(return_counts=return_counts)
     spec = setup_of(locals(), "the file")
     where = str(path)
     # The file is opened once: its footer serves the column check, the

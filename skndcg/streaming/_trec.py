@@ -15,6 +15,7 @@ from .._partial._driver import (
 from ..io import is_stream, join_run_qrels, read_trec_qrels, read_trec_run_chunks
 from ..metrics import get_convention
 from ..metrics._shared import check_side_inputs, parse_metric
+from ..utils._args import check_flags, metric_names
 from ..utils._counts import check_rows
 from ._order import GroupedCheck
 
@@ -115,13 +116,14 @@ def score_trec_run(
     {'map': 0.25, 'p@2': 0.5}
     """
     check_rows(batch_lines, "batch_lines")
+    check_flags(all_judged=all_judged, return_counts=return_counts)
     for key in ("doc_id", "nan_score", "queries"):
         if key in options:
             raise TypeError(f"{key!r} is set by score_trec_run itself.")
     queries = "judged" if all_judged else "retrieved"
     kw = dict(options, convention=convention, nan_score="unretrieved", queries=queries)
     # The docno is the item id of the measures that read popularity.
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     reads = check_side_inputs(names, {"popularity=": popularity})
     cols = dict(_COLUMNS, item_col="doc_id" if reads else None)
     spec = setup(metrics, cols, None, kw, "the run", popularity=popularity)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
+from ...utils._args import check_flags
 from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
 from .._stats._resampling import check_choice, check_length, check_share
@@ -324,6 +325,7 @@ def compare_scores(
     0     ltr  1.000
     1  random  0.707
     """
+    check_flags(expected_labels=expected_labels)
     if not isinstance(y_scores, Mapping) or len(y_scores) < 2:
         size = (
             f" with {len(y_scores)} model(s)" if isinstance(y_scores, Mapping) else ""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...utils._args import metric_names as names_of
 from ...utils._values import py
 from .._stats._resampling import check_length
 
@@ -91,7 +92,7 @@ def model_frames(scores):
 def metric_names(metrics):
     """``metrics`` (one name, or a sequence of names) as a list; raise when it
     names none."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = names_of(metrics)
     if not names:
         raise ValueError(f"metrics must name at least one metric, got {metrics!r}.")
     return names

@@ -9,6 +9,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
+from ...utils._args import check_flags
 from ...utils._values import py
 from . import _pairs_table as _pairs
 from ._pairs_table import latex_escape
@@ -206,6 +207,7 @@ class Comparison:
         -------
         frame : pandas.DataFrame
         """
+        check_flags(pairs=pairs)
         if pairs:
             return self._pair_rows()
         frame = self._model_rows()

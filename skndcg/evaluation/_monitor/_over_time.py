@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...metrics import ranking_report
+from ...utils._constraints import Count
 from .._compare._inputs import metric_names
 from ._windows import TIME_UNITS, as_times, check_columns, check_freq, windowed
 
@@ -47,7 +48,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
         "freq": [str, pd.Timedelta],
         "metrics": [str, list, tuple],
         "baseline": [StrOptions({"trailing", "week", "previous"})],
-        "baseline_windows": [Interval(Integral, 1, None, closed="left")],
+        "baseline_windows": [Count(1)],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "correction": [StrOptions({"holm", "bonferroni", "fdr_bh", "none"})],

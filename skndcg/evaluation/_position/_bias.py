@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
 from .._stats._resampling import check_length
@@ -232,10 +233,10 @@ def _intervals(est, boots, confidence):
         "doc": ["array-like"],
         "method": [StrOptions({"auto", "intervention", "em"})],
         "features": ["array-like", None],
-        "max_position": [Interval(Integral, 1, None, closed="left"), None],
-        "n_resamples": [Interval(Integral, 0, None, closed="left")],
+        "max_position": [Count(1), None],
+        "n_resamples": [Count(0)],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Count(1)],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
     },

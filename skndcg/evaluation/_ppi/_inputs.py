@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import ranking_report
+from ...utils._args import check_flags
 from .._compare._inputs import examples_text
 from .._stats._resampling import check_length
 
@@ -50,6 +51,7 @@ def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
 
     A query is human-judged when any of its rows has a (non-NaN) human label.
     """
+    check_flags(expected_labels=expected_labels)
     y_true = _float("y_true", y_true)
     y_model = _float("y_model", y_model)
     qid = np.asarray(qid)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 
+from ...utils._args import check_flags
 from ...utils._counts import check_integer
 from ...utils._interactions import check_frame
 from .._compare._inputs import metric_names
@@ -163,6 +164,7 @@ def full_catalogue_report(
     start = time.perf_counter()
     names = _cutoffs(metrics, check_integer("top_n", top_n, 1))
     check_integer("block_size", block_size, 1)
+    check_flags(exclude_seen=exclude_seen, return_candidates=return_candidates)
     model_kind(scores, features)
     options = dict(
         names=names, top_n=top_n, exclude_seen=exclude_seen, features=features,

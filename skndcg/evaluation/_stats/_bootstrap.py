@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
 from ._resampling import blocks, check_length, percentile_interval
@@ -151,7 +152,7 @@ def _interval(means, confidence):
 
 
 _COMMON = {
-    "n_resamples": [Interval(Integral, 1, None, closed="left")],
+    "n_resamples": [Count(1)],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
     "nan_policy": [StrOptions({"omit", "raise"})],
     "random_state": ["random_state"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...utils._args import metric_names
 from .._beyond._topk import cutoffs
 from .._catalogue._names import MetricSpec
 from .._conventions import pick
@@ -301,7 +302,7 @@ def grouped_ranking_scores(
     ...     popularity=["a", "a", "a", "a", "b", "b", "c", "d"])
     {{'novelty@2': 1.75, 'arp@2': 2.75}}
     """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     means = evaluate(
         y_true,
         y_score,

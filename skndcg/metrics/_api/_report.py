@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...utils._args import check_flags, metric_names
 from ...utils._docstrings import with_references
 from .._catalogue._names import MetricSpec, check_unique, parse_metric
 from .._conventions import call_options, pick
@@ -108,6 +109,7 @@ def ranking_report(
     >>> round(means["ndcg@3"], 4)
     0.8212
     """
+    check_flags(return_means=return_means)
     report, means = report_with_means(
         y_true, y_score, qid, metrics=metrics, sample_weight=sample_weight,
         doc_id=doc_id, with_means=bool(return_means),
@@ -131,7 +133,7 @@ def report_with_means(
     inputs of the beyond-accuracy measures (``item_id``, ``popularity``);
     ``frame=False``: the report's columns as a dict of arrays (no pandas)."""
     opts = call_options(**options)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     specs = [parse_metric(m) for m in names]
     check_unique(names, specs)
     check_call_side(specs, side)  # (as asked, before the additions below)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...utils._args import metric_names
 from .._catalogue._names import parse_metric
 from .._conventions import DATA_OPTIONS, call_options
 from .._conventions import OPTIONS as _CALL_OPTIONS
@@ -33,20 +34,12 @@ def check_metric_options(options: dict) -> None:
 
 def check_metrics(metrics) -> tuple[tuple, bool]:
     """Metric names as a tuple, and whether one name (not a list) was given."""
-    if isinstance(metrics, str):
-        parse_metric(metrics)
-        return (metrics,), True
-    if not isinstance(metrics, (list, tuple)):
-        raise TypeError(
-            "metrics must be a metric name such as 'ndcg@10' or a list of names, "
-            f"got {metrics!r} ({type(metrics).__name__})."
-        )
-    if not metrics:
+    names = metric_names(metrics, (list, tuple))
+    if not names:
         raise ValueError("metrics is an empty list; give at least one metric name.")
-    canonical = [parse_metric(m) for m in metrics]
+    canonical = [parse_metric(m) for m in names]
     if len(set(canonical)) != len(canonical):
         raise ValueError(
-            f"metrics has duplicates: {list(metrics)!r} names the same metric "
-            "more than once."
+            f"metrics has duplicates: {names!r} names the same metric more than once."
         )
-    return tuple(metrics), False
+    return tuple(names), isinstance(metrics, str)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...utils._args import check_flags
 from .._core._validate import as_1d, check_k, check_length, undefined
 from ._items import check_choice, item_codes, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
@@ -227,6 +228,7 @@ def finish(values: np.ndarray, keys, base, k, per_query, what):
     """The mean over the queries that have a value, or the per-query frame;
     the measure is named ``base@k`` (``base`` without a cut-off)."""
     name = base if k is None else f"{base}@{k}"
+    check_flags(per_query=per_query)
     if per_query:
         return pd.DataFrame({"qid": keys, name: values})
     ok = ~np.isnan(values)

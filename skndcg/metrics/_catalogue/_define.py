@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ...utils._args import check_flags
 from . import _registry as R
 
 
@@ -103,6 +104,7 @@ def define_measure(
             "per_query(ranked_labels, k) -> float, got "
             f"{per_query!r} ({type(per_query).__name__})."
         )
+    check_flags(higher_is_better=higher_is_better, cutoff=cutoff, skip_empty=skip_empty)
     if isinstance(aliases, str):
         aliases = (aliases,)
     if isinstance(needs, str):
