@@ -153,6 +153,36 @@ def test_a_value_of_the_wrong_type_is_named_where_the_table_has_it(client):
 
 
 @pytest.mark.parametrize("by_qid", [False, True])
+def test_the_largest_label_reads_an_object_column_as_the_pieces_do(client, by_qid):
+    # err reads the largest label of all the rows: it is taken from the labels
+    # as the pieces read them, so a string among them is refused by its row
+    # as for every other measure (it failed inside pandas with "'>=' not
+    # supported"), whether the frame is shuffled or not.
+    import dask
+    import dask.dataframe as dd
+
+    df = frame(seed=5)
+    if by_qid:
+        df = df.sort_values("qid", kind="stable", ignore_index=True)
+    df["label"] = df["label"].astype(object)
+    df.loc[21, "label"] = "2"
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=3)
+        messages = []
+        for metrics in (["ndcg@3"], ["err@3"], ["ndcg@3", "err@3"]):
+            with pytest.raises(TypeError, match="y_true must be numeric") as got:
+                sd.grouped_ranking_scores(
+                    ddf, metrics, **COLS, partitioned_by_qid=by_qid
+                )
+            messages.append(str(got.value))
+    assert len(set(messages)) == 1
+    row, number = map(
+        int, re.search(r"row (\d+) of ddf\.partitions\[(\d+)\]", messages[0]).groups()
+    )
+    assert ddf.partitions[number].compute().index[row] == 21
+
+
+@pytest.mark.parametrize("by_qid", [False, True])
 def test_dask_reads_a_missing_object_value_as_memory_does(client, by_qid):
     # None in an object label or score column: refused naming its row
     # without nan_label / nan_score, read as the NaN they accept with them,

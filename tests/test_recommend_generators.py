@@ -156,3 +156,53 @@ def test_mixed_id_kinds_and_a_bad_now_are_named(cls):
     for now in ("x", np.nan, np.inf):
         with pytest.raises(ValueError, match=r"now must be a time in Unix seconds"):
             cls().fit(log, now=now)
+
+
+def test_fractional_seconds_are_read_exactly():
+    # Float Unix seconds keep their fractions (they were cut to whole
+    # seconds): a window that ends between two seconds, the decay of an
+    # interaction half a second old, and "now" one second after the last.
+    log = _log().astype({"timestamp": float})
+    log.loc[5, "timestamp"] = 7 * DAY + 0.9  # item 13
+    recent = PopularityRecommender(window_days=3).fit(log, now=10 * DAY + 0.7)
+    assert recent.score_items([1], [10, 11, 12, 13]).tolist() == [[0, 1, 1, 1]]
+    log["timestamp"] += 0.5
+    decay = PopularityRecommender(half_life_days=1).fit(log)
+    assert decay.now_ == 9 * DAY + 1.5
+    ages = (decay.now_ - log["timestamp"]) / DAY
+    expected = pd.Series(0.5**ages).groupby(log["item_id"]).sum()
+    np.testing.assert_allclose(decay.score_items([1])[0], expected, rtol=1e-15)
+    # Whole seconds give the numbers they gave, "now" still one second on.
+    whole = PopularityRecommender(half_life_days=1).fit(_log())
+    assert whole.now_ == 9 * DAY + 1
+
+
+def test_history_features_read_fractional_seconds_exactly():
+    from skndcg.recommend import HistoryFeatures
+
+    jan = pd.Timestamp("2020-01-10").timestamp()
+    feb = pd.Timestamp("2020-02-01").timestamp()
+    log = pd.DataFrame(
+        {
+            "user_id": [1, 1, 2, 2, 3, 1],
+            "item_id": [10, 11, 10, 12, 11, 12],
+            "timestamp": [jan + 0.5, jan + DAY + 0.75, jan + 0.25,
+                          jan + 2 * DAY + 0.5, jan + 3 * DAY, feb + 5.5],
+        }
+    )  # fmt: skip
+    b = HistoryFeatures(n_candidates=2, half_life_days=1).fit(log)
+    assert b.queries_[["user_id", "n_history"]].values.tolist() == [[1, 2]]
+    F = b.features([1], [10, 11, 12], pd.Timestamp(feb, unit="s")).set_index("item_id")
+    first = log.groupby("item_id")["timestamp"].min()
+    np.testing.assert_allclose(F["item_age_days"], (feb - first) / DAY, rtol=1e-15)
+    np.testing.assert_allclose(
+        F.loc[10, "user_days_idle"], (feb - jan - DAY - 0.75) / DAY, rtol=1e-15
+    )
+    past = log[log["timestamp"] < feb]
+    decay = pd.Series(0.5 ** ((feb - past["timestamp"]) / DAY))
+    expected = np.log1p(decay.groupby(past["item_id"]).sum())
+    np.testing.assert_allclose(F["pop_decay"], expected, rtol=1e-12)
+    # A time between two seconds: what came before it, to the fraction.
+    at = pd.Timestamp(jan + 2 * DAY + 0.75, unit="s")
+    G = b.features([3], [10, 11, 12], at).set_index("item_id")
+    assert G["pop_log"].tolist() == np.log1p([2, 1, 1]).tolist()

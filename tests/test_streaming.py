@@ -182,3 +182,26 @@ def test_judged_but_not_retrieved_rows_and_doc_ids_match_in_memory(tmp_path, que
     )  # fmt: skip
     path = write(df, tmp_path / "judged.parquet")
     assert_same(stream(path, doc_col="doc", batch_size=40, **kw), expected)
+
+
+@pytest.mark.parametrize("labels", ["float", "object"])
+def test_unjudged_labels_match_in_memory(tmp_path, labels):
+    # Empty labels are rows nobody judged under nan_label="unjudged", as in
+    # memory, beside empty scores (nan_score="unretrieved"); a measure that
+    # reads the largest label (err) reads it past them.
+    df = grouped(table(seed=9))
+    rng = np.random.default_rng(9)
+    df["label"] = df["label"].astype(float)
+    df.loc[rng.random(len(df)) < 0.2, "label"] = np.nan
+    df.loc[rng.random(len(df)) < 0.2, "score"] = np.nan
+    if labels == "object":
+        df["label"] = df["label"].astype(object).where(df["label"].notna(), None)
+    metrics = [*METRICS, "bpref", "judged@5", "err@3"]
+    kw = {"nan_label": "unjudged", "nan_score": "unretrieved"}
+    expected = in_memory(df.astype({"label": float}), metrics, **kw)
+    path = write(df, tmp_path / "unjudged.parquet")
+    assert_same(stream(path, metrics, batch_size=40, **kw), expected)
+    # Without the option an empty label is refused, naming its row.
+    first = int(np.flatnonzero(df["label"].isna().to_numpy())[0])
+    with pytest.raises(ValueError, match=rf"row {first}: label column 'label' is emp"):
+        stream(path, metrics, batch_size=40, nan_score="unretrieved")

@@ -44,10 +44,11 @@ def _prepare(args):
     layout = lay_out(ddf, cols, args["partitioned_by_qid"], args["options"])
     if spec.needs_label_max:
         # A measure reads the largest label of all the rows (ERR's default
-        # g_max): one reduction before the pieces are scored.
+        # g_max): one reduction before the pieces are scored, over the labels
+        # as they read them (their bad rows refused by row), before any shuffle.
         import dask
 
-        labels = ddf[cols["label_col"]]
+        labels = layout.labels
         top, has_nan = dask.compute(labels.max(), labels.isna().any())
         spec.know_label_max([top, math.nan] if has_nan else [top])
     sample = meta_nonempty(ddf._meta)

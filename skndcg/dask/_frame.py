@@ -34,6 +34,7 @@ class Layout:
     # True when the caller's flag, not the divisions, says queries are whole.
     verify: bool
     expected: object  # the query ids' dtype in the frame's metadata
+    labels: object  # the label column as the pieces read it (object as float64)
 
 
 def lay_out(ddf, cols, flag, options):
@@ -51,19 +52,26 @@ def lay_out(ddf, cols, flag, options):
     check_numeric(cols, lambda col: _text_type(ddf.dtypes[col]), "ddf")
     expected = ddf.index.dtype if in_index else ddf.dtypes[qid_col]
     known = in_index and ddf.known_divisions
+    opts = call_options(**options)
+    read = dict(cols=cols, missing={"label_col": opts.unjudged,
+                                    "score_col": opts.unretrieved})  # fmt: skip
+    # The labels as the pieces read them, for the largest label (ERR's g_max).
+    labels = ddf[[cols["label_col"]]]
+    labels = labels.map_partitions(
+        _as_read, **read, meta=_as_read(labels._meta, **read)
+    )
+    labels = labels[cols["label_col"]]
     if flag is True or (flag is None and known):
-        return Layout(
-            ddf, in_index, shuffled=False, verify=not known, expected=expected
-        )
+        return Layout(ddf, in_index, shuffled=False, verify=not known,
+                      expected=expected, labels=labels)  # fmt: skip
     if in_index:
         ddf = ddf.reset_index()
-    opts = call_options(**options)
-    missing = {"label_col": opts.unjudged, "score_col": opts.unretrieved}
-    tag = dict(cols=cols, expected=expected, missing=missing)
+    tag = dict(read, expected=expected)
     # The meta as _with_order leaves it: object labels and scores as float64.
     ordered = ddf.map_partitions(_with_order, **tag, meta=_with_order(ddf._meta, **tag))
     shuffled = ordered.shuffle(on=qid_col)
-    return Layout(shuffled, False, shuffled=True, verify=False, expected=expected)
+    return Layout(shuffled, False, shuffled=True, verify=False, expected=expected,
+                  labels=labels)  # fmt: skip
 
 
 def _text_type(dtype):
@@ -96,22 +104,27 @@ def _number(partition_info):
 
 
 def _with_order(part, partition_info=None, *, cols, expected, missing):
-    """Tag each row with its partition and position, to restore order later.
-
-    An object label or score column becomes float64 as the engine reads it
-    (``missing``: whether a missing value reads as NaN, by ``cols`` key),
-    its bad rows refused here: the shuffle fails on text among its numbers.
-    """
+    """Tag each row with its partition and position, to restore order later,
+    its label and score columns as :func:`_as_read` reads them (the shuffle
+    fails on text among numbers)."""
     number = _number(partition_info)
     _check_qid_dtype(part[cols["qid_col"]].dtype, expected, cols["qid_col"], number)
     columns = {
         ORDER_COLUMNS[0]: np.full(len(part), -1 if number is None else number),
         ORDER_COLUMNS[1]: np.arange(len(part), dtype=np.int64),
     }
+    return _as_read(part.assign(**columns), partition_info, cols=cols, missing=missing)
+
+
+def _as_read(part, partition_info=None, *, cols, missing):
+    """``part`` with an object label or score column as float64, as the engine
+    reads it (``missing``: whether a missing value reads as NaN, by ``cols``
+    key), its bad rows refused naming the partition's row."""
+    columns = {}
     for key, name in (("label_col", "y_true"), ("score_col", "y_score")):
         col = cols[key]
-        values = part[col]
-        if not pd.api.types.is_object_dtype(values.dtype):
+        values = part.get(col)  # (None: not among the columns of part)
+        if values is None or not pd.api.types.is_object_dtype(values.dtype):
             continue
         try:
             columns[col] = (

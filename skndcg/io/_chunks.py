@@ -12,8 +12,9 @@ from ._parquet import ParquetColumns
 
 
 def read_predictions_chunks(
-    path, *, qid, label, score, doc=None, weight=None, item=None, chunk_rows=1 << 20
-):
+    path, *, qid, label, score, doc=None, weight=None, item=None,
+    chunk_rows=1 << 20, empty_labels=False,
+):  # fmt: skip
     """Read a Parquet predictions file in chunks of whole queries, in file order.
 
     The rows are checked as :func:`read_predictions` checks them (the same
@@ -40,6 +41,10 @@ def read_predictions_chunks(
         Rows read at a time; a chunk holds at most about as many (more when
         one query is longer). The rows of a query that a read splits come as
         one chunk of their own.
+    empty_labels : bool, default=False
+        Let an empty label through as NaN (a row nobody judged, which the
+        metric functions read with ``nan_label="unjudged"``) instead of
+        refusing it.
 
     Returns
     -------
@@ -79,10 +84,10 @@ def read_predictions_chunks(
     file = file or ParquetColumns(name)
     check_present(name, wanted, file.names)
     check_flat(name, wanted)
-    return _parquet_chunks(file, wanted, int(chunk_rows))
+    return _parquet_chunks(file, wanted, int(chunk_rows), empty_labels)
 
 
-def _parquet_chunks(file, wanted, chunk_rows):
+def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
     name = file.path
     checked = {k: v for k, v in wanted.items() if k not in ("weight", "item")}
     use = list(dict.fromkeys(wanted.values()))
@@ -110,16 +115,16 @@ def _parquet_chunks(file, wanted, chunk_rows):
                 carry = pd.concat([carry, frame.iloc[:head]])
                 frame = frame.iloc[head:]
                 change = change[1:] - head
-            yield _check_chunk(carry, name, checked)
+            yield _check_chunk(carry, name, checked, empty_labels)
             carry = None
         if len(change) == 0:
             carry = frame
             continue
         done = int(change[-1])
         carry = frame.iloc[done:]
-        yield _check_chunk(frame.iloc[:done], name, checked)
+        yield _check_chunk(frame.iloc[:done], name, checked, empty_labels)
     if carry is not None:
-        yield _check_chunk(carry, name, checked)
+        yield _check_chunk(carry, name, checked, empty_labels)
     elif row == 0:
         raise ValueError(f"{name} has no rows.")
 
@@ -132,11 +137,11 @@ def _same(a, b) -> bool:
         return False
 
 
-def _check_chunk(frame, name, wanted):
+def _check_chunk(frame, name, wanted, empty_labels):
     """``frame`` once its rows pass :func:`read_predictions`' checks (the same
     errors); plain numeric columns are checked in place, without a copy."""
     quick = {k: v for k, v in wanted.items() if k not in ("label", "score")}
-    for arg, allow_nan in (("label", False), ("score", True)):
+    for arg, allow_nan in (("label", empty_labels), ("score", True)):
         values = frame[wanted[arg]].to_numpy()
         kind = values.dtype.kind
         if kind in "iub":
@@ -146,5 +151,5 @@ def _check_chunk(frame, name, wanted):
             if not bad.any():
                 continue
         quick[arg] = wanted[arg]  # checked as read_predictions does
-    checked_rows(frame, name, True, quick)
+    checked_rows(frame, name, True, quick, empty_labels)
     return frame

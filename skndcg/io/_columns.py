@@ -403,10 +403,11 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     return RankingData(ids["qid"], ids.get("doc"), numbers["label"], numbers["score"])
 
 
-def checked_rows(frame, name, parquet, wanted):
+def checked_rows(frame, name, parquet, wanted, empty_labels=False):
     """The ids and the numbers (labels, scores) of the columns ``wanted`` of
     ``frame`` (whose index holds the file's rows), or the error naming the
-    file and line of the first bad value."""
+    file and line of the first bad value; an empty score is NaN, and so is an
+    empty label with ``empty_labels``."""
     ids = {}
     for arg in ("qid", "doc"):
         if arg not in wanted:
@@ -423,7 +424,9 @@ def checked_rows(frame, name, parquet, wanted):
     if "doc" in ids:
         _check_pairs(name, parquet, frame, ids["qid"], ids["doc"])
     numbers = {
-        arg: _numbers(frame, wanted[arg], name, parquet, arg, arg == "score")
+        arg: _numbers(
+            frame, wanted[arg], name, parquet, arg, arg == "score" or empty_labels
+        )
         for arg in ("label", "score")
         if arg in wanted
     }

@@ -184,7 +184,6 @@ class HistoryFeatures(BaseEstimator):
         return state
 
     def _snapshot(self, t):
-        t = int(t)
         if t not in self._snapshots:
             self._snapshots[t] = Snapshot(self, self._log, t)
         return self._snapshots[t]
@@ -225,7 +224,7 @@ class HistoryFeatures(BaseEstimator):
                 f"at must be a time (a datetime or a string such as "
                 f"'2024-05-01'), got {at!r}."
             )
-        t = int(stamp.value // 10**9)
+        t = stamp.value / 10**9  # Unix seconds, fractions kept
         u, ok_u = codes(np.ravel(user_ids), log.user_ids)
         i, ok_i = codes(np.ravel(item_ids), log.item_ids)
         if not (ok_u.all() and ok_i.all()):

@@ -43,7 +43,7 @@ class _Recommender(BaseEstimator):
             not modified.
         y : None
             Ignored.
-        now : int or None, default=None
+        now : float or None, default=None
             The time (Unix seconds) the model recommends at, for the recency
             models; None takes one second after the last interaction.
 
@@ -65,9 +65,9 @@ class _Recommender(BaseEstimator):
         self.items_, item = unique_ids(X, "X", "item_id")
         self.history_ = history_matrix(user, item, self.users_.size, self.items_.size)
         self.item_users_ = np.asarray(self.history_.sum(axis=0)).ravel()
-        ts = X["timestamp"].to_numpy().astype(np.int64) if self._needs_time else None
-        if now is None:
-            now = int(ts.max()) + 1 if ts is not None else None
+        ts = X["timestamp"].to_numpy(np.float64) if self._needs_time else None
+        if now is None and ts is not None:
+            now = float(ts.max()) + 1  # (the times keep their fractions)
         self.now_ = now
         self._fit(item, ts)
         return self

@@ -63,13 +63,14 @@ def history_matrix(user, item, n_users, n_items):
 
 
 class Log:
-    """The interactions as codes: users, items, seconds and labels, by time."""
+    """The interactions as codes: users, items, seconds (float, fractions kept)
+    and labels, by time."""
 
     def __init__(self, frame, name="ratings"):
         check_log(frame, name)
         self.user_ids, user = unique_ids(frame, name, "user_id")
         self.item_ids, item = unique_ids(frame, name, "item_id")
-        ts = frame["timestamp"].to_numpy().astype(np.int64)
+        ts = frame["timestamp"].to_numpy(np.float64)  # fractions kept
         label = np.ones(len(frame))
         if "rating" in frame.columns:  # the labels: a missing one is refused
             check_frame(frame, name, ("rating",))
@@ -81,11 +82,11 @@ class Log:
         self.label = label[order]
         self.n_users, self.n_items = self.user_ids.size, self.item_ids.size
         self.genres = _genre_matrix(frame, self.item_ids)
-        self.item_first = np.full(self.n_items, np.iinfo(np.int64).max)
+        self.item_first = np.full(self.n_items, np.inf)
         np.minimum.at(self.item_first, self.item, self.ts)
 
     def before(self, t):
-        """Number of interactions strictly before second ``t``."""
+        """Number of interactions strictly before time ``t`` (Unix seconds)."""
         return int(np.searchsorted(self.ts, t, side="left"))
 
     def frame(self, n):

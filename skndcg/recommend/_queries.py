@@ -9,8 +9,9 @@ from ..utils._values import py
 
 
 def _starts(ts, window):
-    """Period start (Unix seconds) of each timestamp's window."""
-    periods = pd.to_datetime(ts, unit="s").to_period(window)
+    """Period start (Unix seconds) of each timestamp's window: that of its
+    whole second, as periods start on whole seconds."""
+    periods = pd.to_datetime(np.floor(ts).astype(np.int64), unit="s").to_period(window)
     ordinal = np.asarray(periods.asi8, dtype=np.int64)
     uniq, inv = np.unique(ordinal, return_inverse=True)
     starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
@@ -27,7 +28,7 @@ class Queries:
         # First meeting of every (user, item) pair.
         pair = log.user * n_items + log.item
         uniq_pair, pair_inv = np.unique(pair, return_inverse=True)
-        pair_first = np.full(uniq_pair.size, np.iinfo(np.int64).max)
+        pair_first = np.full(uniq_pair.size, np.inf)
         np.minimum.at(pair_first, pair_inv, log.ts)
         positive = (log.item_first[log.item] < start) & (pair_first[pair_inv] >= start)
         # Queries: (window start, user) with a positive.
@@ -35,13 +36,14 @@ class Queries:
         q_keys = keys.unique().sort_values()
         q_start = q_keys.get_level_values(0).to_numpy().astype(np.int64)
         q_user = q_keys.get_level_values(1).to_numpy().astype(np.int64)
-        # Interactions of each user before each query's start (log is by time).
+        # Interactions of each user before each query's start: (user, time)
+        # keys, the times coded by their rank among the times and the starts.
         order = np.lexsort((log.ts, log.user))
-        span = int(log.ts.max() - log.ts.min()) + 2
-        lo = int(log.ts.min())
-        ukey = log.user[order] * span + (log.ts[order] - lo)
+        times = np.unique(np.r_[log.ts, q_start])
+        span = times.size
+        ukey = log.user[order] * span + np.searchsorted(times, log.ts[order])
         user_lo = np.searchsorted(ukey, q_user * span)
-        at = np.clip(q_start - lo, 0, span - 1)
+        at = np.searchsorted(times, q_start)
         n_history = np.searchsorted(ukey, q_user * span + at) - user_lo
         keep = n_history >= min_history
         self.start, self.user = q_start[keep], q_user[keep]

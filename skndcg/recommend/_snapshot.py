@@ -14,7 +14,7 @@ _SHRINK = 5.0
 
 
 class Snapshot:
-    """Everything the builder knows at second ``t``: the log strictly before it."""
+    """Everything the builder knows at time ``t``: the log strictly before it."""
 
     def __init__(self, builder, log, t):
         n = log.before(t)
@@ -44,7 +44,7 @@ class Snapshot:
         self.user_n_items = np.asarray(self.history.sum(axis=1)).ravel()
         self.user_n = np.bincount(user, minlength=log.n_users).astype(np.float64)
         self.user_last = np.full(log.n_users, -np.inf)
-        np.maximum.at(self.user_last, user, ts.astype(np.float64))
+        np.maximum.at(self.user_last, user, ts)
         self.genres = log.genres
         self.user_genres = self.history @ log.genres
         self.stage = clone(builder.stage_).fit(log.frame(n), now=t)

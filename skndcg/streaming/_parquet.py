@@ -120,6 +120,7 @@ def score_parquet(
         file, qid=qid_col, label=label_col, score=score_col, doc=doc_col,
         weight=sample_weight_col, item=spec.columns["item_col"],
         chunk_rows=batch_size,
+        empty_labels=options.get("nan_label") == "unjudged",  # as in memory
     )  # fmt: skip
     if spec.needs_label_max:
         # A first pass over the labels alone: every piece scores with the
