@@ -417,3 +417,59 @@ def test_no_query_gives_empty_frame():
     X, y = make_ranking_task(one)
     assert X.shape == (0, 16) and y.shape == (0,)
     assert list(X.columns[4:]) == FEATURES
+
+
+def test_float_seconds_keep_their_fractions():
+    # Times were cut to whole seconds: ratings within one second lost their
+    # order (so the item's year came from the later one) and user_days_idle
+    # counted from the cut second.
+    from skndcg.datasets import CandidateFeatures
+
+    day0 = pd.Timestamp("2024-01-01").value // 10**9
+    log = pd.DataFrame(
+        {
+            "user_id": [1, 2, 3, 1],
+            "item_id": [10, 10, 11, 11],
+            "rating": [4.0, 3.0, 5.0, 2.0],
+            "timestamp": [day0 + 100.75, day0 + 100.25, day0 + 50, day0 + 86_410.5],
+            "year": [2001.0, 1999.0, 1990.0, 1990.0],
+        }
+    )
+    X, _ = make_ranking_task(log, window="D", n_negatives=0, min_history=0)
+    assert X[["user_id", "item_id"]].values.tolist() == [[1, 11]]
+    assert X["user_days_idle"].iloc[0] == (86_400 - 100.75) / 86_400
+    F = CandidateFeatures(log, window="D").at(X["window_start"].iloc[0])([1], [10, 11])
+    assert F["user_days_idle"].tolist() == [(86_400 - 100.75) / 86_400] * 2
+    assert F["item_year"].tolist() == [1999.0, 1990.0]  # the first in time
+    # Whole seconds as floats give the numbers of integer seconds.
+    ratings = make_movielens_like(60, 300, 3000, random_state=1)
+    as_int = make_ranking_task(ratings, n_negatives=5, random_state=0)
+    as_float = make_ranking_task(
+        ratings.assign(timestamp=ratings["timestamp"] * 1.0),
+        n_negatives=5,
+        random_state=0,
+    )
+    pd.testing.assert_frame_equal(as_int[0], as_float[0])
+    np.testing.assert_array_equal(as_int[1], as_float[1])
+
+
+def test_float_seconds_before_1970():
+    # -0.5 was cut to 0, moving the rating into the day of 1970-01-01, so the
+    # item had no earlier rating and the query vanished; the user's last time
+    # started at 0, so an idle user before 1970 read 0 days.
+    log = pd.DataFrame(
+        {
+            "user_id": [3, 1, 1],
+            "item_id": [11, 12, 11],
+            "rating": [5.0, 4.0, 2.0],
+            "timestamp": [-0.5, -43_200.25, 10.0],
+        }
+    )
+    X, _ = make_ranking_task(log, window="D", n_negatives=0, min_history=0)
+    assert X[["user_id", "item_id"]].values.tolist() == [[1, 11]]
+    assert X["window_start"].tolist() == [pd.Timestamp("1970-01-01")]
+    assert X["user_days_idle"].tolist() == [43_200.25 / 86_400]
+    assert X["item_log_30d"].tolist() == [np.log1p(1)]
+    whole = log.assign(timestamp=[-1, -43_200, 10])  # whole seconds read 0 days
+    X, _ = make_ranking_task(whole, window="D", n_negatives=0, min_history=0)
+    assert X["user_days_idle"].tolist() == [0.5]

@@ -95,8 +95,9 @@ def _item_to_date(log, ordinal, item, win_ord):
 
 
 def _last_days(log, item, start_s, days):
-    """Ratings of each item, and of all items, in ``[start - days, start)``."""
-    ts = log.timestamp.astype(np.int64)
+    """Ratings of each item, and of all items, in ``[start - days, start)``:
+    as the bounds are whole seconds, those of the whole seconds in it."""
+    ts = np.floor(log.timestamp).astype(np.int64)
     span = int(ts.max() - ts.min()) + 2 * int(days * DAY) + 2
     lo = int(ts.min()) - int(days * DAY) - 1
     key = np.sort(log.item * span + (ts - lo))
@@ -128,8 +129,8 @@ def build_features(log, user, item, win):
     # User history per (user, window), accumulated over earlier windows.
     uw_key = log.user * n_win + log.win
     uw, uw_inv, (cnt, rsum) = _table(uw_key, np.ones(uw_key.size), log.rating)
-    last_ts = np.zeros(uw.size)
-    np.maximum.at(last_ts, uw_inv, log.timestamp.astype(np.float64))
+    last_ts = np.full(uw.size, -np.inf)
+    np.maximum.at(last_ts, uw_inv, log.timestamp)
     uw_user = uw // n_win
     first_row = np.searchsorted(uw_user, uw_user)
     u_n = _before_within(cnt, first_row)

@@ -51,8 +51,10 @@ def check_ratings(ratings):
 
 
 def _windows(timestamp, window):
-    """Period ordinal of every timestamp and the start (datetime64) of each."""
-    stamps = pd.to_datetime(timestamp, unit="s")
+    """Period ordinal of every timestamp and the start (datetime64) of each:
+    a time is in the window of its whole second, as periods start on whole
+    seconds."""
+    stamps = pd.to_datetime(np.floor(timestamp).astype(np.int64), unit="s")
     ordinal = np.asarray(stamps.to_period(window).asi8, dtype=np.int64)
     uniq = np.unique(ordinal)
     starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
@@ -116,7 +118,8 @@ def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_ite
 
 
 class RatingsLog:
-    """The ratings as integer codes, sorted by time."""
+    """The ratings as integer codes, sorted by time (float Unix seconds,
+    fractions kept)."""
 
     def __init__(self, ratings, window):
         self.user_ids, user = np.unique(
@@ -126,7 +129,7 @@ class RatingsLog:
             ratings["item_id"].to_numpy(), return_inverse=True
         )
         self.n_users, self.n_items = self.user_ids.size, self.item_ids.size
-        timestamp = ratings["timestamp"].to_numpy(dtype=np.int64)
+        timestamp = ratings["timestamp"].to_numpy(dtype=np.float64)
         ordinal, self.windows, self.window_starts = _windows(timestamp, window)
         win = np.searchsorted(self.windows, ordinal)
         order = np.lexsort((item, user, timestamp))
