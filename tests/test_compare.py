@@ -366,3 +366,22 @@ def test_cluster_from_rows_and_reports():
     )
     pd.testing.assert_frame_equal(cmp.to_frame(), cmp2.to_frame())
     assert cmp.clustered and "over clusters" in cmp.to_markdown()
+
+
+def test_a_named_column_must_agree_between_models():
+    # Only the first model's column was read: another model's weights, cluster
+    # ids or segments were silently ignored.
+    reports = _reports()
+    frames = {n: r.assign(weight=1.0, user=r["qid"] // 9) for n, r in reports.items()}
+    frames["good"] = frames["good"].assign(weight=np.arange(len(frames["good"])))
+    frames["worse"] = frames["worse"].assign(user=0)
+    with pytest.raises(ValueError, match=r"sample_weight='weight' differs between"):
+        compare(frames, sample_weight="weight", n_resamples=10)
+    with pytest.raises(ValueError, match=r"cluster='user' differs .* 'worse'"):
+        compare(frames, cluster="user", n_resamples=10)
+    with pytest.raises(ValueError, match=r"by='user' differs between the models"):
+        compare(frames, metrics="ndcg@5", by="user", n_resamples=10, min_queries=0)
+    # The same column in every model, in any row order, is accepted.
+    same = {n: f.assign(weight=1.0, user=f["qid"]).sample(frac=1, random_state=1)
+            for n, f in frames.items()}  # fmt: skip
+    compare(same, sample_weight="weight", cluster="user", n_resamples=10)

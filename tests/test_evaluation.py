@@ -1,11 +1,14 @@
 """Bootstrap intervals over queries: hand checks, coverage, properties, errors."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skndcg.evaluation import bootstrap_ci, paired_bootstrap
+from skndcg.evaluation import SmallSampleWarning, bootstrap_ci, paired_bootstrap
 from skndcg.evaluation._stats import _bootstrap
 
 
@@ -151,3 +154,44 @@ def test_bounds_and_shift_equivariance(values, seed, shift):
     assert min(values) - 1e-12 <= ci.low <= ci.high <= max(values) + 1e-12
     moved = bootstrap_ci(np.add(values, shift), n_resamples=50, random_state=seed)
     assert np.allclose(np.subtract(moved, shift), ci, atol=1e-9)
+
+
+def test_series_are_aligned_by_label():
+    # A Series b (or sample_weight) in another order than a is matched by
+    # query, not by position; labels that do not match are refused.
+    rng = np.random.default_rng(0)
+    a = pd.Series(rng.random(20))
+    b = a + 0.1
+    shuffled = b.sample(frac=1, random_state=1)
+    assert paired_bootstrap(a, shuffled, random_state=0) == paired_bootstrap(
+        a, b, random_state=0
+    )
+    w = pd.Series(np.arange(20.0))
+    shuffled_w = w.sample(frac=1, random_state=2)
+    assert bootstrap_ci(a, sample_weight=shuffled_w, random_state=0) == (
+        bootstrap_ci(a, sample_weight=w, random_state=0)
+    )
+    with pytest.raises(ValueError, match="b is a Series whose index does not hold"):
+        paired_bootstrap(a, pd.Series(b.to_numpy(), index=np.arange(100, 120)))
+    with pytest.raises(ValueError, match="sample_weight is a Series whose index"):
+        paired_bootstrap(a, b, sample_weight=w.iloc[:19])
+
+
+def test_few_queries_warn():
+    with pytest.warns(SmallSampleWarning, match=r"only 1 query .* too narrow"):
+        ci = bootstrap_ci([0.5], random_state=0)
+    assert ci == (0.5, 0.5, 0.5)
+    with pytest.warns(SmallSampleWarning, match=r"only 3 queries .* p-value too"):
+        paired_bootstrap([0.3, 0.4, 0.5], [0.1, 0.2, 0.3], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bootstrap_ci(np.linspace(0, 1, 10), random_state=0)
+
+
+def test_non_numbers_name_the_argument():
+    with pytest.raises(ValueError, match=r"values must hold numbers.*dict"):
+        bootstrap_ci({"q1": 0.1, "q2": 0.5})
+    with pytest.raises(ValueError, match="sample_weight must hold numbers"):
+        bootstrap_ci([0.1, 0.5], sample_weight=["a", "b"])
+    with pytest.raises(ValueError, match="b must hold numbers"):
+        paired_bootstrap([0.1, 0.5], ["x", "y"])

@@ -1,5 +1,7 @@
 """judge_agreement, prediction_powered_queries and choose_queries_to_judge."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -167,3 +169,19 @@ def test_priority_sampling_is_unbiased_only_with_its_weights():
     se = np.std(weighted, ddof=1) / np.sqrt(len(weighted))
     assert abs(np.mean(weighted) - true) < 3 * se
     assert np.mean(naive) < true - 3 * se  # the hard queries are over-weighted
+
+
+def test_plan_refuses_a_pilot_without_usable_numbers():
+    pilot = pd.DataFrame({"metric": ["ndcg@10"], "sd_human": [0.2],
+                          "sd_residual": [0.1], "n_queries": [2000]})  # fmt: skip
+    with pytest.raises(ValueError, match=r"sd_residual column must hold finite"):
+        prediction_powered_queries(pilot.assign(sd_residual=np.nan), 0.04)
+    with pytest.raises(ValueError, match=r"n_queries column must hold .* >= 1"):
+        prediction_powered_queries(pilot.assign(n_queries=0), 0.04)
+
+
+def test_priority_judging_every_query_is_quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # was "invalid value encountered in divide"
+        plan = choose_queries_to_judge(range(5), 5, priority=[1, 2, 3, 4, 5])
+    assert plan["inclusion_probability"].tolist() == [1.0] * 5

@@ -17,6 +17,7 @@ from ._compare._inputs import (
     sorted_unique,
 )
 from ._stats._resampling import (
+    align_on,
     as_generator,
     bootstrap_ratios,
     check_length,
@@ -27,6 +28,7 @@ from ._stats._significance import adjust_p_values, corrected_confidence
 
 __all__ = [
     "adjust_p_values",
+    "align_on",
     "as_generator",
     "bootstrap_ratios",
     "check_length",

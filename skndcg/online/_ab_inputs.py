@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation._shared import (
+    align_on,
     check_length,
     check_metric_columns,
     examples_text,
@@ -25,16 +26,7 @@ def column(x, name, data, n, index=None):
     A Series ``x`` is aligned on ``index`` (that of ``values``, if it has one)
     by label; an array is read by position.
     """
-    if isinstance(x, pd.Series) and index is not None and not x.index.equals(index):
-        if not (len(x) == n and x.index.is_unique and index.is_unique
-                and index.isin(x.index).all()):  # fmt: skip
-            raise ValueError(
-                f"{name} is a Series whose index does not hold the labels of the "
-                "index of values, each once; a Series is aligned on values by "
-                "label: give it the same labels, or pass an array (read by "
-                "position)."
-            )
-        x = x.reindex(index)
+    x = align_on(x, index, name, "values")
     if isinstance(x, str):
         if data is None or x not in data.columns:
             where = "" if data is None else f" {list(data.columns)}"

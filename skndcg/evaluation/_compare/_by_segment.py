@@ -24,9 +24,8 @@ from ._numbers import correct, run
 
 def segment_labels(by, scores, s: Scores) -> np.ndarray:
     """One segment label per query of ``s`` (in the order of ``s.qids``)."""
-    first_raw = next(iter(model_frames(scores).values()))
-    order = sorted_order(first_raw["qid"].to_numpy())
-    first = first_raw.iloc[order]
+    frames = model_frames(scores)
+    order = sorted_order(next(iter(frames.values()))["qid"].to_numpy())
     if callable(by) and not isinstance(by, (Mapping, pd.Series)):
         labels = np.asarray(by(s.qids.copy()))
         if labels.shape != s.qids.shape:
@@ -35,7 +34,7 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
                 f"{s.qids.size} queries; a rule returns one label per query."
             )
     else:
-        labels = per_query_input(by, "by", s.qids, first, order)
+        labels = per_query_input(by, "by", s.qids, frames, order)
     if pd.isna(labels).any():
         bad = s.qids[pd.isna(labels)]
         raise ValueError(

@@ -153,11 +153,29 @@ def sorted_unique(labels):
         return list(uniques)
 
 
-def per_query_input(spec, name, qids, first, order):
-    """Weights or cluster ids given as a column name, array or mapping."""
+def per_query_input(spec, name, qids, frames, order):
+    """Weights or cluster ids given as a column name, array or mapping.
+
+    A column must hold the same value of a query in every model's frame.
+    """
     n_queries = order.size
+    models = list(frames)
+    first = frames[models[0]]
     if isinstance(spec, str) and spec in first.columns:
-        return first[spec].to_numpy()
+        values = pd.Series(first[spec].to_numpy()[order])
+        for model, frame in frames.items():
+            if spec not in frame.columns:
+                continue
+            other = pd.Series(frame.set_index("qid")[spec].reindex(qids).to_numpy())
+            differ = (other != values) & ~(other.isna() & values.isna())
+            if differ.any():
+                raise ValueError(
+                    f"{name}={spec!r} differs between the models: model {model!r} "
+                    f"and model {models[0]!r} give the queries "
+                    f"{examples_text(qids[differ.to_numpy()])} different values; "
+                    "give every model the same column, or pass the values."
+                )
+        return values.to_numpy()
     if isinstance(spec, (Mapping, pd.Series)):
         mapping = dict(spec.items())
         missing = [q for q in qids if q not in mapping]
@@ -225,7 +243,6 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
     # Queries in sorted order, so the resampling does not depend on row order.
     order = sorted_order(rows)
     qids = rows[order]
-    first = frames[models[0]].iloc[order]
     exclude = {c for c in (sample_weight, cluster, by) if isinstance(c, str)}
     if metrics is None:
         metrics = metric_columns(list(frames.values()), exclude)
@@ -265,7 +282,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
     if sample_weight is None:
         weights = np.ones(n_q)
     else:
-        weights = per_query_input(sample_weight, "sample_weight", qids, first, order)
+        weights = per_query_input(sample_weight, "sample_weight", qids, frames, order)
         try:
             weights = weights.astype(np.float64)
         except (TypeError, ValueError):
@@ -285,7 +302,7 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
             )
     codes = None
     if cluster is not None:
-        ids = per_query_input(cluster, "cluster", qids, first, order)
+        ids = per_query_input(cluster, "cluster", qids, frames, order)
         if pd.isna(ids).any():
             raise ValueError("cluster has missing ids; give every query a cluster.")
         codes = pd.factorize(ids, sort=False)[0]

@@ -197,6 +197,13 @@ def prediction_powered_queries(report, width, *, n_queries=None, confidence=None
             "report must be a prediction_powered_report frame with the columns "
             f"{sorted(need)}."
         )
+    for col, least in (("sd_human", 0), ("sd_residual", 0), ("n_queries", 1)):
+        v = pd.to_numeric(report[col], errors="coerce").to_numpy(dtype=np.float64)
+        if not (np.isfinite(v) & (v >= least)).all():
+            raise ValueError(
+                f"report's {col} column must hold finite numbers >= {least}, got "
+                f"{report[col].tolist()}."
+            )
     z = stats.norm.ppf(0.5 + confidence / 2)
     target = (width / (2 * z)) ** 2
     rows = []
@@ -271,7 +278,9 @@ def choose_queries_to_judge(qids, n, *, strata=None, priority=None, random_state
         for _ in range(N):  # cap at 1 and share the rest again
             capped = pi >= 1.0
             rest = n - capped.sum()
-            new = np.where(capped, 1.0, np.minimum(1.0, rest * pr / pr[~capped].sum()))
+            with np.errstate(invalid="ignore", divide="ignore"):  # all capped
+                share = rest * pr / pr[~capped].sum()
+            new = np.where(capped, 1.0, np.minimum(1.0, share))
             if np.allclose(new, pi):
                 break
             pi = new

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
-from ._resampling import blocks, check_length, percentile_interval
+from ._resampling import align_on, blocks, check_length, percentile_interval
 from ._significance import bootstrap_p_value
+from ._small_sample import SmallSampleWarning, n_queries_text
 
 _CHUNK_CELLS = 2_000_000  # resampled values held in memory at once
+_MIN_QUERIES = 10  # as compare's default min_queries
 
 
 _REFERENCES = """
@@ -86,8 +90,18 @@ class PairedBootstrap(NamedTuple):
     p_value: float
 
 
+def _floats(values, name):
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must hold numbers, one per query, got {type(values).__name__} "
+            f"{values!r:.80}."
+        ) from None
+
+
 def _as_values(values, name):
-    arr = np.asarray(values, dtype=np.float64)
+    arr = _floats(values, name)
     if arr.ndim != 1:
         raise ValueError(
             f"{name} must be one-dimensional (one value per query), got shape "
@@ -106,14 +120,28 @@ def _drop_nan(mask, nan_policy, what):
         )
 
 
-def _as_weights(sample_weight, n):
+def _as_weights(sample_weight, n, index):
     if sample_weight is None:
         return None
+    sample_weight = align_on(sample_weight, index, "sample_weight", "the values")
     must = f"sample_weight must hold one weight per query ({n} values)"
-    w = check_length(sample_weight, n, must, np.float64)
+    w = check_length(_floats(sample_weight, "sample_weight"), n, must)
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and >= 0.")
     return w
+
+
+def _warn_few(n, p_value=False):
+    if n < _MIN_QUERIES:
+        too = "too narrow" + (" and its p-value too small" if p_value else "")
+        warnings.warn(
+            f"{n_queries_text(n)} (fewer than {_MIN_QUERIES}): a bootstrap over so "
+            f"few queries undercovers, its interval is {too} (with one query every "
+            "resample is that query); score more queries, or use compare(..., "
+            "test='randomization'), exact at any size.",
+            SmallSampleWarning,
+            stacklevel=4,  # the caller of the public function, past its validation
+        )
 
 
 def _weighted_mean(values, weights):
@@ -214,6 +242,11 @@ def bootstrap_ci(
         resample is such (few resamples, few positive weights). Constant
         values give ``low == estimate == high``.
 
+    Warns
+    -----
+    SmallSampleWarning
+        On fewer than 10 queries, where the interval is too narrow.
+
     See Also
     --------
     paired_bootstrap : Interval of the difference between two models.
@@ -231,13 +264,15 @@ def bootstrap_ci(
     True
     """
     arr = _as_values(values, "values")
-    w = _as_weights(sample_weight, arr.size)
+    index = values.index if isinstance(values, pd.Series) else None
+    w = _as_weights(sample_weight, arr.size, index)
     nan = np.isnan(arr)
     _drop_nan(nan, nan_policy, "values")
     arr = arr[~nan]
     w = None if w is None else w[~nan]
     if arr.size == 0:
         return BootstrapCI(np.nan, np.nan, np.nan)
+    _warn_few(arr.size)
     estimate = _weighted_mean(arr, w)
     means = _resampled_means(arr, n_resamples, random_state, w)
     return BootstrapCI(estimate, *_interval(means, confidence))
@@ -294,6 +329,12 @@ def paired_bootstrap(
         when no query is left; ``low``, ``high`` and ``p_value`` are NaN when
         every resample draws only zero weights, as in :func:`bootstrap_ci`.
 
+    Warns
+    -----
+    SmallSampleWarning
+        On fewer than 10 queries, where the interval is too narrow and the
+        p-value too small.
+
     See Also
     --------
     bootstrap_ci : Interval of one model's mean.
@@ -312,19 +353,21 @@ def paired_bootstrap(
     >>> result.low > 0, result.p_value < 0.05
     (True, True)
     """
-    a_arr, b_arr = _as_values(a, "a"), _as_values(b, "b")
+    index = a.index if isinstance(a, pd.Series) else None
+    a_arr, b_arr = _as_values(a, "a"), _as_values(align_on(b, index, "b", "a"), "b")
     if a_arr.size != b_arr.size:
         raise ValueError(
             f"a and b must hold one value per query for the same queries, got "
             f"{a_arr.size} and {b_arr.size} values."
         )
-    w = _as_weights(sample_weight, a_arr.size)
+    w = _as_weights(sample_weight, a_arr.size, index)
     nan = np.isnan(a_arr) | np.isnan(b_arr)
     _drop_nan(nan, nan_policy, "a or b")
     diff = a_arr[~nan] - b_arr[~nan]
     w = None if w is None else w[~nan]
     if diff.size == 0:
         return PairedBootstrap(np.nan, np.nan, np.nan, np.nan)
+    _warn_few(diff.size, p_value=True)
     observed = _weighted_mean(diff, w)
     means = _resampled_means(diff, n_resamples, random_state, w)
     p_value = float(bootstrap_p_value(means[:, None], np.array([observed]))[0])

@@ -25,6 +25,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from ..._native._jit import jit
@@ -251,6 +252,22 @@ def check_share(name, value):
             f"{name} must be a number strictly between 0 and 1, got {value!r}."
         )
     return float(value)
+
+
+def align_on(x, index, name, on):
+    """``x`` itself, or a Series ``x`` put in the order of ``index`` (that of
+    the argument ``on``) by label; raise unless its labels are those of
+    ``index``, each once. An array is read by position."""
+    if not isinstance(x, pd.Series) or index is None or x.index.equals(index):
+        return x
+    if not (len(x) == len(index) and x.index.is_unique and index.is_unique
+            and index.isin(x.index).all()):  # fmt: skip
+        raise ValueError(
+            f"{name} is a Series whose index does not hold the labels of the "
+            f"index of {on}, each once; a Series is aligned on {on} by label: "
+            "give it the same labels, or pass an array (read by position)."
+        )
+    return x.reindex(index)
 
 
 def check_length(values, n, must, dtype=None):

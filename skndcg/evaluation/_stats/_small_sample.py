@@ -15,7 +15,10 @@ class SmallSampleWarning(UserWarning):
     Issued by :func:`~skndcg.evaluation.compare` (and the command line's
     ``--ci``) when a metric is counted on fewer than ``min_queries``
     queries: the bootstrap intervals are not reported and the p-values come
-    from the exact randomization test.
+    from the exact randomization test. Also issued by
+    :func:`~skndcg.evaluation.bootstrap_ci` and
+    :func:`~skndcg.evaluation.paired_bootstrap` on fewer than 10 queries,
+    whose numbers are then returned as computed.
 
     Examples
     --------
