@@ -186,6 +186,9 @@ def test_empty_files(tmp_path, text):
         ("q Q0 d 1 high r\n", r"line 1: the score 'high' is not a number"),
         ("q Q0 d 1 1.0 r\nq Q0 e 2 nan r\n", r"line 2: the score 'nan' is not finite"),
         ("q Q0 d 1 inf r\n", r"line 1: the score 'inf' is not finite"),
+        # float() reads 10 and 1 where trec_eval's atof() reads 1 and 0.
+        ("q Q0 d 1 1_0 r\n", r"line 1: the score '1_0' is not a number"),
+        ("q Q0 d 1 \uff11 r\n", r"line 1: the score '\uff11' is not a number"),
     ],
 )
 def test_bad_run_lines_name_file_and_line(tmp_path, text, match):
@@ -200,6 +203,8 @@ def test_bad_run_lines_name_file_and_line(tmp_path, text, match):
         ("q 0 d 1 extra\n", r"line 1: expected 4 .* got 5"),
         ("q 0 d 1\nq 0 e yes\n", r"line 2: the relevance 'yes' is not an integer"),
         ("q 0 d 1.5\n", r"line 1: the relevance '1.5' is not an integer"),
+        ("q 0 d 1_0\n", r"line 1: the relevance '1_0' is not an integer"),
+        ("q 0 d \u0663\n", r"line 1: the relevance '\u0663' is not an integer"),
     ],
 )
 def test_bad_qrels_lines_name_file_and_line(tmp_path, text, match):
@@ -213,6 +218,14 @@ def test_bad_line_in_a_large_file_is_found(tmp_path):
     path = _write(tmp_path, "\n".join(lines) + "\n")
     with pytest.raises(ValueError, match=r"line 4322: expected 6"):
         read_trec_run(path)
+
+
+@pytest.mark.parametrize("tag", ["run", "r\u00e4n"])  # the byte scanner, the line one
+def test_number_trec_eval_reads_otherwise_is_refused_in_a_large_file(tmp_path, tag):
+    lines = [f"q{i % 7} Q0 d{i} 1 {i}.5 {tag}" for i in range(5000)]
+    lines[4321] = f"q1 Q0 d4321 1 43_21 {tag}"
+    with pytest.raises(ValueError, match=r"line 4322: the score '43_21' is not a"):
+        read_trec_run(_write(tmp_path, "\n".join(lines) + "\n"))
 
 
 def test_duplicate_judgment_names_the_pair_and_lines(tmp_path):

@@ -60,3 +60,18 @@ def test_an_unknown_unit_is_refused():
     log = _log(np.array([1, 2]))
     with pytest.raises(ValueError, match="time_unit"):
         metric_over_time(*_cols(log), freq="1h", time_unit="h")
+
+
+def test_strings_with_two_utc_offsets_are_read_as_instants():
+    # A log written in Europe/Paris across the change to summer time: two
+    # offsets in one column (pandas refuses to mix them without utc=True).
+    local = ["2024-03-31 00:30+01:00", "2024-03-31 01:50+01:00",
+             "2024-03-31 03:10+02:00", "2024-03-31 04:30+02:00"]  # fmt: skip
+    utc = ["2024-03-30 23:30", "2024-03-31 00:50", "2024-03-31 01:10",
+           "2024-03-31 02:30"]  # fmt: skip
+    got, expected = (
+        metric_over_time("label", "score", "qid", "t", data=log, freq="1h")
+        for log in (_log(np.array(local)), _log(np.array(utc)))
+    )
+    pd.testing.assert_frame_equal(got, expected)
+    assert got["n_queries"].tolist() == [1, 1, 1, 1]

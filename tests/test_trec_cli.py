@@ -171,6 +171,21 @@ def test_m_unknown_name_offers_one_it_takes(capsys, files):
 
 
 @pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("ndcg@0", "metric 'ndcg@0' has cut-off 0; it must be >= 1"),
+        ("ndcg@-1", "metric 'ndcg@-1' has cut-off -1; it must be >= 1"),
+        ("ndcg@10x", "unknown measure 'ndcg@10x'. trec_eval's names"),
+    ],
+)
+def test_m_name_the_registry_refuses_gets_its_reason(capsys, files, name, message):
+    # (it was "unknown measure 'ndcg@0'. Did you mean 'ndcg@0'?": itself)
+    code, out, err = score(capsys, files, "-m", name)
+    assert code == 2 and out == ""
+    assert message in err and "Did you mean" not in err
+
+
+@pytest.mark.parametrize(
     "flags, message",
     [
         (["-l", "0"], "relevance level must be >= 1"),

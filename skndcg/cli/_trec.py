@@ -213,18 +213,21 @@ def lines(args, usage_error):
 def _split_measures(T, given):
     """``-m``'s arguments as ``(trec_eval's names, the registry's names)``:
     a name trec_eval does not know but the registry does (``ndcg@10``,
-    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it; a name neither
-    knows stays with trec_eval's, whose message names both kinds."""
+    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it, and refused
+    with the registry's reason when a parameter is wrong (``ndcg@0``); a name
+    neither knows stays with trec_eval's, whose message names both kinds."""
     from ..metrics import registry
 
     trec, own = [], []
     for name in given:
         try:
             T.resolve([name])
-        except ValueError:
+        except ValueError as not_trec:
             try:
                 registry.parse(name)
-            except ValueError:
+            except ValueError as exc:
+                if "unknown measure" in str(not_trec) and "unknown" not in str(exc):
+                    raise  # the registry's name, with a wrong parameter: ndcg@0
                 trec.append(name)
             else:
                 own.append(name)

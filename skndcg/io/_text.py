@@ -273,6 +273,8 @@ def _columns_at_once(data, layout, text=True):
             continue
         col = tokens[i::n]
         if name == layout.number:
+            if b"_" in b" ".join(col):  # (float() and int() would read 1_0)
+                return None
             try:
                 if layout.integer:
                     values = np.array(list(map(int, col)), dtype=np.int64)
@@ -301,16 +303,19 @@ def parse_number(text, path, lineno, layout, line=None):
     def fail(what):
         _fail(path, lineno, layout, f"the {layout.number} {text!r} {what}", line)
 
+    # int() and float() read '1_0' as 10 and '\uff11' as 1: trec_eval's atol()
+    # and atof() read 1 and 0. Neither is read, as trec_eval's other misreadings.
+    plain = text.isascii() and "_" not in text
     if layout.integer:
         try:
-            value = int(text)
+            value = int(text if plain else "?")
         except ValueError:
             fail("is not an integer")
         if not _INT64[0] <= value < _INT64[1]:
             fail("is beyond the 64-bit integers")
         return value
     try:
-        value = float(text)
+        value = float(text if plain else "?")
     except ValueError:
         fail("is not a number")
     if not math.isfinite(value):

@@ -74,8 +74,8 @@ def as_times(time, n, name="time", unit=None):
             )
         out = pd.to_datetime(t, unit=unit)
     else:
-        try:
-            out = pd.to_datetime(t)
+        try:  # (as instants: a column may hold two UTC offsets, across a DST change)
+            out = pd.to_datetime(t, utc=True)
         except (ValueError, TypeError) as exc:
             # pandas' advice ("passing `format`") names an option we lack.
             why = str(exc).split(" You might want to try")[0]

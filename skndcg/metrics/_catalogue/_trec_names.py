@@ -355,7 +355,7 @@ def closest(name: str) -> str | None:
 def suggestion(name: str) -> str:
     """``" Did you mean 'ndcg_cut_10'?"`` for a name that is not valid, or ""."""
     near = closest(name)
-    return f" Did you mean {near!r}?" if near else ""
+    return f" Did you mean {near!r}?" if near not in (None, name.strip()) else ""
 
 
 def unknown_message(name: str) -> str:
