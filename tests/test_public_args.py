@@ -37,6 +37,13 @@ from skndcg.model_selection import (
     LeaveLastNSplit,
     UserFractionSplit,
 )
+from skndcg.online import (
+    counterfactual_report,
+    interleave,
+    interleaving_result,
+    multileave,
+    simulate_click_log,
+)
 from skndcg.plotting import (
     plot_comparison,
     plot_forest,
@@ -195,3 +202,23 @@ def test_paths_are_named():
         score_parquet(5, "mrr", qid_col="q", label_col="y", score_col="s")
     with pytest.raises(TypeError, match=r"^path must be a path .*got 5"):
         load_movielens(5)
+
+
+ONLINE_COUNTS = {
+    "n_queries": lambda v: simulate_click_log(n_queries=v),
+    "n_candidates": lambda v: simulate_click_log(n_candidates=v),
+    "n_shown": lambda v: simulate_click_log(n_shown=v),
+    "impressions_per_query": lambda v: simulate_click_log(impressions_per_query=v),
+    "k": lambda v: interleave(Q, S, S, S, k=v),
+    "k ": lambda v: multileave(Q, S, {"a": S, "b": S}, k=v),
+    "n_resamples": lambda v: interleaving_result(pd.DataFrame(), Y, n_resamples=v),
+    "n_resamples ": lambda v: counterfactual_report(Q, S, Y, Y, S, n_resamples=v),
+    "k  ": lambda v: counterfactual_report(Q, S, Y, Y, S, k=v),
+}
+
+
+@pytest.mark.parametrize("name", ONLINE_COUNTS)
+def test_online_counts_refuse_a_bool(name):
+    # True is an Integral: it was read as 1 (or False as 0).
+    with pytest.raises(ValueError, match=rf"'{name.strip()}' parameter .* Got True"):
+        ONLINE_COUNTS[name](True)

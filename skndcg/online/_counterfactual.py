@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, bootstrap_ratios, percentile_interval
+from ..utils._constraints import Count
 from ..utils._docstrings import with_references
 from ._cascade import cascade_estimate
 from ._clicklog import (
@@ -112,11 +113,11 @@ def _largest(weight, qid, item, log, n=10):
         "examination": ["array-like", None],
         "logging_probability": ["array-like", None],
         "estimators": [list, tuple, str],
-        "k": [Interval(Integral, 1, None, closed="left")],
+        "k": [Count(1)],
         "target": [StrOptions({"clicks", "dcg"})],
         "relevance": ["array-like", None],
         "clip": [Interval(Real, 0, None, closed="neither"), None],
-        "n_resamples": [Interval(Integral, 0, None, closed="left")],
+        "n_resamples": [Count(0)],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
     },

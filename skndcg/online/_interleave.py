@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from .._native._jit import jit
 from .._native._threads import num_threads, row_chunks, run_chunks
 from ..evaluation._shared import as_generator
+from ..utils._constraints import Count
 from ._clicklog import check_qid, column, refuse_repeats, score_column
 from ._ranking import check_ids, group_order, query_codes
 
@@ -100,7 +99,7 @@ def fill_lists(kernel, codes, n_q, k, *args):
         "score_a": ["array-like"],
         "score_b": ["array-like"],
         "method": [StrOptions({"team_draft", "balanced"})],
-        "k": [Interval(Integral, 1, None, closed="left")],
+        "k": [Count(1)],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, bootstrap_ratios
+from ..utils._constraints import Count
 from ._clicklog import clicks, column, positions, refuse_repeats
 from ._ranking import query_codes
 
@@ -85,7 +85,7 @@ def _balanced_credit(codes, n_q, clk, position, rank_a, rank_b):
         "click": ["array-like"],
         "users": ["array-like", None],
         "method": [StrOptions({"team_draft", "balanced"}), None],
-        "n_resamples": [Interval(Integral, 1, None, closed="left")],
+        "n_resamples": [Count(1)],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

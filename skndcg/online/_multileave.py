@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import combinations
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import validate_params
 
 from .._native._jit import jit
 from ..evaluation._shared import as_generator
+from ..utils._constraints import Count
 from ._clicklog import check_qid, clicks, column, score_column
 from ._interleave import fill_lists, rank_candidates
 from ._interleave_result import InterleavingResult, sign_test
@@ -52,7 +52,7 @@ def _multileave(
         "qid": ["array-like"],
         "item": ["array-like"],
         "scores": ["array-like"],
-        "k": [Interval(Integral, 1, None, closed="left")],
+        "k": [Count(1)],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

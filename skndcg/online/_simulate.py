@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..evaluation._shared import as_generator, check_length
+from ..utils._constraints import Count
 from ._clicklog import examination_or_default, score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
 from ._ranking import query_codes, rank_rows, rank_weights
@@ -127,10 +128,10 @@ def _target_table(target, k, examination):
 
 @validate_params(
     {
-        "n_queries": [Interval(Integral, 1, None, closed="left")],
-        "n_candidates": [Interval(Integral, 1, None, closed="left")],
-        "n_shown": [Interval(Integral, 1, None, closed="left")],
-        "impressions_per_query": [Interval(Integral, 1, None, closed="left")],
+        "n_queries": [Count(1)],
+        "n_candidates": [Count(1)],
+        "n_shown": [Count(1)],
+        "impressions_per_query": [Count(1)],
         "click_model": [StrOptions({"pbm", "cascade"})],
         "logger": [StrOptions({"uniform", "softmax"})],
         "temperature": [Interval(Real, 0, None, closed="neither")],
