@@ -28,6 +28,7 @@ from skndcg.io import join_trec_files, open_input
 from skndcg.metrics import (
     define_measure,
     grouped_ranking_scores,
+    make_ranking_scorer,
     novelty_score,
     ranking_report,
 )
@@ -51,7 +52,13 @@ from skndcg.plotting import (
     plot_metric_at_k,
 )
 from skndcg.ranker import QueryRanker
-from skndcg.recommend import FeatureColumnRanker, PopularityRecommender
+from skndcg.recommend import (
+    FeatureColumnRanker,
+    HistoryFeatures,
+    PopularityRecommender,
+    catalogue_report,
+    make_catalogue_scorer,
+)
 from skndcg.streaming import score_parquet, score_trec_run
 
 Y = [2, 1, 0, 1, 0, 0]
@@ -173,6 +180,42 @@ def test_streamed_doors_name_a_missing_metrics_argument(files):
     with pytest.raises(TypeError, match=message + r", got None"):
         ranking_report(Y, S, Q, metrics=None)
     assert list(grouped_ranking_scores(Y, S, Q, ("mrr", "ndcg@2"))) == ["mrr", "ndcg@2"]
+
+
+def _empty_metrics_doors(files):
+    import dask.dataframe as dd
+
+    from skndcg import dask as sd
+
+    frame = dd.from_pandas(pd.DataFrame({"q": Q, "y": Y, "s": S}), npartitions=1)
+    cols = {"qid_col": "q", "label_col": "y", "score_col": "s"}
+    return {
+        "grouped_ranking_scores": lambda m: grouped_ranking_scores(Y, S, Q, m),
+        "ranking_report": lambda m: ranking_report(Y, S, Q, metrics=m),
+        "make_ranking_scorer": lambda m: make_ranking_scorer(m),
+        "score_parquet": lambda m: score_parquet(files[2], m, **cols),
+        "score_trec_run": lambda m: score_trec_run(files[0], files[1], m),
+        "dask.grouped_ranking_scores": lambda m: sd.grouped_ranking_scores(
+            frame, m, **cols
+        ),
+        "dask.ranking_report": lambda m: sd.ranking_report(frame, metrics=m, **cols),
+        "catalogue_report": lambda m: catalogue_report(
+            None, HistoryFeatures(n_candidates=2).fit(LOG), metrics=m
+        ),
+        "make_catalogue_scorer": lambda m: make_catalogue_scorer(
+            HistoryFeatures(n_candidates=2).fit(LOG), metrics=m
+        ),
+    }
+
+
+@pytest.mark.parametrize("empty", [[], (), ""])
+@pytest.mark.parametrize("door", sorted(_empty_metrics_doors(("r", "q", "p"))))
+def test_empty_metrics_get_one_message_at_every_door(door, empty, files):
+    # It read "metrics is empty; ask for at least one metric.", "metrics is an
+    # empty list; give at least one metric name." or "... got none.", and ""
+    # was an unknown metric ''.
+    with pytest.raises(ValueError, match=r"^metrics must name at least one metric"):
+        _empty_metrics_doors(files)[door](empty)
 
 
 def test_query_ranker_names_text_sample_weight():

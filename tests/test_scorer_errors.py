@@ -128,7 +128,7 @@ def test_predict_column_vector_is_accepted(data):
         (["ndcg@5", "bogus"], ValueError, r"unknown metric 'bogus'"),
         ("ndcg@0", ValueError, r"cut-off 0; it must be >= 1"),
         (["ndcg@10", "NDCG@10"], ValueError, "names the same metric more than once"),
-        ([], ValueError, "metrics is an empty list"),
+        ([], ValueError, r"metrics must name at least one metric, got \[\]"),
         (10, TypeError, r"metrics must be a metric name .* got 10 \(int\)"),
     ],
 )

@@ -106,8 +106,6 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
     would in memory).
     """
     names = metric_names(metrics)
-    if not names:
-        raise ValueError("metrics is empty; ask for at least one metric.")
     # Unknown names and duplicates (one metric under two names included) are
     # refused as in memory.
     check_unique(names, [parse_metric(n) for n in names])

@@ -39,8 +39,6 @@ def _settings(builder, candidates, top_n, metrics):
         raise ValueError(f"top_n must be an integer >= 1 or None, got {top_n!r}.")
     top_n = int(top_n)
     names = metric_names(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric, got none.")
     for name in names:
         match = _CUTOFF.search(str(name))
         if match is None or int(match.group(1)) > top_n:

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from ..metrics._shared import Gain, Means, TieRule, evaluate
+from ..utils._args import metric_names
 from ._names import blocks, check_unique, implementation, parse
 from ._ops import segment_sum
 from ._options import resolve
@@ -121,7 +122,7 @@ def ranking_scores(preds, target, indexes, metrics, *, doc_id=None, **options):
     {'ndcg@2': 0.3835, 'mrr': 0.75, 'p@2': 0.5}
     """
     opts = resolve(**options)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
     out, fallback = {}, []
     device = preds.device if isinstance(preds, torch.Tensor) else None
     n_rows = preds.numel() if isinstance(preds, torch.Tensor) else 0
@@ -177,8 +178,6 @@ def per_query(preds, target, indexes, names, doc_id, opts):
     """``(name, spec, values, empty, ranked)`` per measure: one value per query
     (queries in the order of their sorted ids) and which are empty; ``values``
     is None for a measure left to the CPU fallback."""
-    if not names:
-        raise ValueError("metrics is empty; ask for at least one metric.")
     specs = [parse(m) for m in names]
     check_unique(names, specs)
     impls = [implementation(sp, cpu_fallback=opts.cpu_fallback) for sp in specs]

@@ -7,6 +7,7 @@ import importlib
 import torch
 from torch import Tensor
 
+from ..utils._args import metric_names
 from ._metric import intra_op_threads, ranking_scores
 from ._names import implementation, parse
 from ._options import OPTION_NAMES, resolve
@@ -88,7 +89,7 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
         def __init__(self, metric="ndcg@10", **options):
             kwargs = {k: options.pop(k) for k in list(options) if k not in _OWN}
             super().__init__(**kwargs)
-            names = [metric] if isinstance(metric, str) else list(metric)
+            names = metric_names(metric)
             opts = resolve(**options)
             specs = [parse(name) for name in names]
             for spec in specs:

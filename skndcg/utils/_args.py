@@ -18,15 +18,17 @@ def check_flags(**flags):
 
 
 def metric_names(metrics, kinds=Iterable):
-    """``metrics``, one metric name or a ``kinds`` of names, as a list."""
-    if isinstance(metrics, str):
-        return [metrics]
-    if not isinstance(metrics, kinds):
+    """``metrics``, one metric name or a ``kinds`` of names, as a list; raise
+    unless it names at least one."""
+    if not isinstance(metrics, (str, kinds)):
         raise TypeError(
             "metrics must be a metric name such as 'ndcg@10' or a list of names, "
             f"got {metrics!r} ({type(metrics).__name__})."
         )
-    return list(metrics)
+    names = [metrics] if isinstance(metrics, str) and metrics else list(metrics)
+    if not names:
+        raise ValueError(f"metrics must name at least one metric, got {metrics!r}.")
+    return names
 
 
 def as_path(path, what):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...utils._args import metric_names as names_of
+from ...utils._args import metric_names
 from ...utils._values import py
 from .._stats._resampling import check_length
 
@@ -87,15 +87,6 @@ def model_frames(scores):
         f"DataFrame with columns 'model', 'qid' and metrics, got "
         f"{type(scores).__name__}."
     )
-
-
-def metric_names(metrics):
-    """``metrics`` (one name, or a sequence of names) as a list; raise when it
-    names none."""
-    names = names_of(metrics)
-    if not names:
-        raise ValueError(f"metrics must name at least one metric, got {metrics!r}.")
-    return names
 
 
 def check_metric_columns(names, frame, what):

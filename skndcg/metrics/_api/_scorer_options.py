@@ -35,8 +35,6 @@ def check_metric_options(options: dict) -> None:
 def check_metrics(metrics) -> tuple[tuple, bool]:
     """Metric names as a tuple, and whether one name (not a list) was given."""
     names = metric_names(metrics, (list, tuple))
-    if not names:
-        raise ValueError("metrics is an empty list; give at least one metric name.")
     canonical = [parse_metric(m) for m in names]
     if len(set(canonical)) != len(canonical):
         raise ValueError(

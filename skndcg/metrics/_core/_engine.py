@@ -79,8 +79,6 @@ def evaluate(
     """
     # Step 1: options, labels and scores.
     specs = [parse_metric(m) for m in metrics]
-    if not specs:
-        raise ValueError("metrics is empty; ask for at least one metric.")
     if all(isinstance(m, str) for m in metrics):
         check_unique(list(metrics), specs)
     check_call_side(specs, side)
