@@ -170,6 +170,9 @@ def test_partitioned_flag_skips_the_shuffle_and_is_checked(client):
     split = dd.from_pandas(df, npartitions=4)
     with pytest.raises(ValueError, match="split across partitions"):
         distributed(split, partitioned_by_qid=True)
+    # A numpy True is True (it was taken as False: the frame was shuffled).
+    with pytest.raises(ValueError, match="split across partitions"):
+        distributed(split, partitioned_by_qid=np.True_)
 
 
 def test_known_divisions_on_the_qid_index_skip_the_shuffle(client):
@@ -265,8 +268,10 @@ def test_bad_arguments():
         sd.grouped_ranking_scores(
             df, "ndcg", qid_col="qid", label_col="label", score_col="score"
         )
-    with pytest.raises(ValueError, match="partitioned_by_qid must be"):
-        distributed(ddf, partitioned_by_qid="yes")
+    # As every yes/no argument (it raised a ValueError, and let 1 through).
+    for flag in ("yes", 1):
+        with pytest.raises(TypeError, match=r"^partitioned_by_qid must be True or"):
+            distributed(ddf, partitioned_by_qid=flag)
     with pytest.raises(ValueError, match="not both"):
         distributed(ddf, weight="w", sample_weight={1: 1.0})
     with pytest.raises(ValueError, match="duplicate"):

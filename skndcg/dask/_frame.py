@@ -17,6 +17,7 @@ from .._partial._pieces import (
     door_module,
 )
 from ..metrics._shared import RowsError, as_1d, call_options
+from ..utils._args import check_flags
 
 
 def import_dask():
@@ -42,10 +43,8 @@ def lay_out(ddf, cols, flag, options):
     names) and shuffle rows by query unless they are laid out so (``flag``:
     ``partitioned_by_qid``); ``options``: the engine's keywords."""
     check_frame(ddf, import_dask().DataFrame, "ddf", "dask.dataframe.DataFrame")
-    if flag not in (None, True, False):
-        raise ValueError(
-            f"partitioned_by_qid must be None, True or False, got {flag!r}."
-        )
+    if flag is not None:
+        check_flags(partitioned_by_qid=flag)
     qid_col = cols["qid_col"]
     in_index = qid_col not in ddf.columns and ddf.index.name == qid_col
     check_columns(list(ddf.columns) + ([qid_col] if in_index else []), cols, "ddf")
@@ -61,7 +60,7 @@ def lay_out(ddf, cols, flag, options):
         _as_read, **read, meta=_as_read(labels._meta, **read)
     )
     labels = labels[cols["label_col"]]
-    if flag is True or (flag is None and known):
+    if flag or (flag is None and known):
         return Layout(ddf, in_index, shuffled=False, verify=not known,
                       expected=expected, labels=labels)  # fmt: skip
     if in_index:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ..metrics.conventions import OPTIONS, CallOptions, call_options
+from ..utils._args import check_flags
 
 #: Every keyword option of ranking_scores and RankingMetric.
 OPTION_NAMES = tuple(sorted([*OPTIONS, "cpu_fallback", "num_threads"]))
@@ -40,8 +41,7 @@ def resolve(**options) -> Options:
         given["discount"] = "log2"
     call = call_options(**given)
     fallback = options.get("cpu_fallback", False)
-    if not isinstance(fallback, bool):
-        raise ValueError(f"cpu_fallback must be True or False, got {fallback!r}.")
+    check_flags(cpu_fallback=fallback)
     threads = options.get("num_threads", "auto")
     if not (isinstance(threads, str) and threads == "auto") and (
         threads is not None

@@ -196,6 +196,24 @@ def test_num_threads_is_scoped_and_checked():
     assert torch.get_num_threads() == before
 
 
+def test_flags_and_metric_names_are_checked_as_in_memory():
+    p, y, q = t(0.3, 0.2, 0.9), t(1, 0, 2), torch.tensor([0, 0, 1])
+    # "no" was refused with a ValueError; every yes/no argument raises TypeError.
+    with pytest.raises(TypeError, match=r"^cpu_fallback must be True or False, got"):
+        ranking_scores(p, y, q, ["ndcg"], cpu_fallback="no")
+    with pytest.raises(TypeError, match=r"^cpu_fallback must be True or False, got"):
+        RankingMetric("ndcg", cpu_fallback=1)
+    assert ranking_scores(p, y, q, "mrr", cpu_fallback=np.False_)["mrr"] == 1.0
+    # metrics=None failed inside list(); RankingMetric([]) waited for compute().
+    with pytest.raises(TypeError, match=r"^metrics must be a metric name .*None"):
+        ranking_scores(p, y, q, None)
+    for empty in ([], (), ""):
+        with pytest.raises(ValueError, match=r"^metrics must name at least one"):
+            ranking_scores(p, y, q, empty)
+        with pytest.raises(ValueError, match=r"^metrics must name at least one"):
+            RankingMetric(empty)
+
+
 def test_auto_threads_use_one_thread_for_small_batches_only():
     from skndcg.torch._metric import AUTO_ONE_THREAD_ROWS, intra_op_threads
 
