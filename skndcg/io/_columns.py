@@ -13,6 +13,8 @@ from ._parquet import ParquetColumns
 
 #: The file name endings read as Parquet (any case); any other file is text.
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+#: The compressions pandas alone reads: their lines are not checked here.
+PANDAS_ONLY = (".zip", ".zst", ".tar")
 
 
 def is_parquet(path) -> bool:
@@ -127,13 +129,12 @@ def _first_line(name):
     """The header line, decompressed as pandas would read the file."""
     import zipfile
 
-    lower = name.lower()
     try:
-        if lower.endswith(".zip"):  # (pandas reads a zip's only member)
+        if name.lower().endswith(".zip"):  # (pandas reads a zip's only member)
             with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
                 return fh.readline().decode("utf-8-sig", "replace")
-        if lower.endswith((".zst", ".tar")):
-            return ""  # (read by pandas alone; the separator stays a comma)
+        if name.lower().endswith(PANDAS_ONLY):
+            return ""  # (the separator stays a comma)
         with _open_text(name) as fh:
             return fh.readline()
     except UnicodeDecodeError as exc:
@@ -192,7 +193,7 @@ def _open_text(name, binary=False):
 def _not_utf8(name, exc, what=""):
     """The error for a file that is not UTF-8 text, naming its first such line
     (the decoder's own message gives a byte offset within a buffer)."""
-    if not name.lower().endswith((".zip", ".zst", ".tar")):
+    if not name.lower().endswith(PANDAS_ONLY):
         try:
             with _open_text(name, binary=True) as fh:
                 for lineno, raw in enumerate(fh, 1):
@@ -217,8 +218,8 @@ def _check_fields(name, sep, n_columns):
     the extra fields of a long one, without a word."""
     import csv
 
-    if name.lower().endswith((".zip", ".zst", ".tar")):
-        return  # (compressions read by pandas alone)
+    if name.lower().endswith(PANDAS_ONLY):
+        return
     try:
         with _open_text(name) as fh:
             reader = csv.reader(fh, delimiter=sep)
