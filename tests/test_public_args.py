@@ -24,7 +24,12 @@ from skndcg.evaluation import (
     judge_agreement,
     prediction_powered_report,
 )
-from skndcg.io import join_trec_files, open_input
+from skndcg.io import (
+    join_trec_files,
+    open_input,
+    read_trec_run_chunks,
+    write_trec_run,
+)
 from skndcg.metrics import (
     define_measure,
     grouped_ranking_scores,
@@ -265,3 +270,21 @@ def test_online_counts_refuse_a_bool(name):
     # True is an Integral: it was read as 1 (or False as 0).
     with pytest.raises(ValueError, match=rf"'{name.strip()}' parameter .* Got True"):
         ONLINE_COUNTS[name](True)
+
+
+def test_paths_and_counts_of_the_writers_readers_and_demo_are_named(files, tmp_path):
+    # Python's "expected str, bytes or os.PathLike object, not int", after the
+    # work was done.
+    with pytest.raises(TypeError, match=r"^path must be a path .*got 5"):
+        write_trec_run(5, ["q1"], ["d1"], [1.0])
+    with pytest.raises(TypeError, match=r"^--out must be a path .*got 5"):
+        run_demo(out=5)
+    # random_state=True was the seed 1; None failed deep inside the demo.
+    for seed in (True, None, -1):
+        with pytest.raises(ValueError, match=r"^--seed must be an integer >= 0, got"):
+            run_demo(out=tmp_path / "demo", random_state=seed)
+    # As chunk_rows and batch_lines: a TypeError naming the kind expected.
+    with pytest.raises(TypeError, match=r"^chunk_lines must be an int >= 1, got '2'"):
+        read_trec_run_chunks(files[0], chunk_lines="2")
+    with pytest.raises(ValueError, match=r"^chunk_lines must be >= 1, got 0"):
+        read_trec_run_chunks(files[0], chunk_lines=0)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
-from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
 
-from ..utils._args import check_flags
+from ..utils._args import as_path, check_flags
 from ..utils._atomic import atomic_write, safe_target
+from ..utils._counts import check_integer
 from . import (
     DEFAULT_OUT,
     _data,
@@ -52,7 +52,7 @@ def _progress(stream):
     return say
 
 
-def _check_options(out, negatives, n_negatives, min_history, protocol):
+def _check_options(out, negatives, n_negatives, min_history, seed, protocol):
     if negatives not in (*MODES, "both"):
         raise ValueError(
             "--candidates must be 'full', 'uniform', 'popularity' or 'both', got "
@@ -62,13 +62,10 @@ def _check_options(out, negatives, n_negatives, min_history, protocol):
         raise ValueError(
             f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}."
         )
-    for name, value, least in (
-        ("--n-negatives", n_negatives, 1),
-        ("--min-history", min_history, 0),
-    ):
-        if not isinstance(value, Integral) or isinstance(value, bool) or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}.")
-    out = Path(out)
+    check_integer("--n-negatives", n_negatives, 1)
+    check_integer("--min-history", min_history, 0)
+    check_integer("--seed", seed, 0)  # (an int: the demo adds to it)
+    out = Path(as_path(out, "--out"))
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory.")
     return out, list(SAMPLED) if negatives == "both" else [negatives]
@@ -247,7 +244,9 @@ def run_demo(
     stream = sys.stdout if stream is None else stream
     say = _progress(stream)
     check_flags(quick=quick)
-    out, modes = _check_options(out, negatives, n_negatives, min_history, protocol)
+    out, modes = _check_options(
+        out, negatives, n_negatives, min_history, random_state, protocol
+    )
     planned = ["results.csv", "results.md", "cv_folds.png"]
     for name in planned + [f"ndcg_at_k_{m}.png" for m in modes]:
         safe_target(out / name)  # a link out of --out: refused before the work

@@ -347,7 +347,7 @@ def write_lines(path, lines):
     """
     from ..utils._atomic import atomic_write
 
-    name = os.fspath(path)
+    name = as_path(path, "path")
     with contextlib.ExitStack() as stack:
         fh = stack.enter_context(atomic_write(name, "wb"))
         if name.endswith(".gz"):

@@ -6,6 +6,7 @@ import csv
 
 import numpy as np
 
+from ..utils._counts import check_rows
 from . import _tables, _text
 from ._arrange import check_depth
 from ._pandas import pd
@@ -122,14 +123,7 @@ def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
     [2, 1]
     """
     name = _text.check_path(path, "run file")
-    if (
-        isinstance(chunk_lines, bool)
-        or not isinstance(chunk_lines, (int, np.integer))
-        or chunk_lines < 1
-    ):
-        raise ValueError(
-            f"chunk_lines must be a positive integer, got {chunk_lines!r}."
-        )
+    check_rows(chunk_lines, "chunk_lines")
     return _chunks(name, int(chunk_lines))
 
 
