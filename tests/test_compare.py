@@ -163,7 +163,7 @@ def test_bootstrap_ci_honours_weights():
     assert (ci.low, ci.high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])))
     # Integer weights: the estimate equals that of repeated queries.
     rep = np.repeat(v, w.astype(int))
-    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=10).estimate)
+    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=50).estimate)
     # Unit weights change nothing (backwards compatible).
     assert bootstrap_ci(v, sample_weight=np.ones(50), random_state=1) == pytest.approx(
         bootstrap_ci(v, random_state=1)
@@ -293,7 +293,7 @@ def test_a_bool_random_state_is_refused_at_every_door():
             rng.random(600) < 0.6 / position,
             qid=qid,
             doc=doc,
-            n_resamples=5,
+            n_resamples=25,
             random_state=rs,
         ),
         "make_movielens_like": lambda rs: make_movielens_like(
@@ -376,12 +376,12 @@ def test_a_named_column_must_agree_between_models():
     frames["good"] = frames["good"].assign(weight=np.arange(len(frames["good"])))
     frames["worse"] = frames["worse"].assign(user=0)
     with pytest.raises(ValueError, match=r"sample_weight='weight' differs between"):
-        compare(frames, sample_weight="weight", n_resamples=10)
+        compare(frames, sample_weight="weight", n_resamples=50)
     with pytest.raises(ValueError, match=r"cluster='user' differs .* 'worse'"):
-        compare(frames, cluster="user", n_resamples=10)
+        compare(frames, cluster="user", n_resamples=50)
     with pytest.raises(ValueError, match=r"by='user' differs between the models"):
-        compare(frames, metrics="ndcg@5", by="user", n_resamples=10, min_queries=0)
+        compare(frames, metrics="ndcg@5", by="user", n_resamples=50, min_queries=0)
     # The same column in every model, in any row order, is accepted.
     same = {n: f.assign(weight=1.0, user=f["qid"]).sample(frac=1, random_state=1)
             for n, f in frames.items()}  # fmt: skip
-    compare(same, sample_weight="weight", cluster="user", n_resamples=10)
+    compare(same, sample_weight="weight", cluster="user", n_resamples=50)

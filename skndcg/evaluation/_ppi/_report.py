@@ -9,7 +9,12 @@ import pandas as pd
 from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
 from .._compare._inputs import metric_names
-from .._stats._resampling import as_generator, check_choice, check_share
+from .._stats._resampling import (
+    as_generator,
+    check_choice,
+    check_resamples,
+    check_share,
+)
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
@@ -36,9 +41,11 @@ REFERENCES = """
 
 def check_settings(method, confidence, interval, n_resamples):
     check_choice("method", method, METHODS)
-    check_share("confidence", confidence)
+    confidence = check_share("confidence", confidence)
     check_choice("interval", interval, ("clt", "bootstrap"))
     check_integer("n_resamples", n_resamples, 1)
+    if interval == "bootstrap":
+        check_resamples(n_resamples, confidence)
 
 
 def aligned(model, human, metrics):
@@ -137,7 +144,9 @@ default=None
         bootstrap that resamples judged and other queries separately and
         re-estimates ``lambda`` on each resample.
     n_resamples : int, default=2000
-        Resamples of the bootstrap.
+        Resamples of the bootstrap; with ``interval="bootstrap"``, at least
+        ``1 + 2 / (1 - confidence)`` (41 at 95%), so that each tail of the
+        interval holds a resample.
     random_state : int, Generator or None, default=None
         Seed of the bootstrap.
     metric_options : dict, default=None

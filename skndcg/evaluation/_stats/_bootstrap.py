@@ -13,7 +13,13 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
-from ._resampling import align_on, blocks, check_length, percentile_interval
+from ._resampling import (
+    align_on,
+    blocks,
+    check_length,
+    check_resamples,
+    percentile_interval,
+)
 from ._significance import bootstrap_p_value
 from ._small_sample import SmallSampleWarning, n_queries_text
 
@@ -216,8 +222,9 @@ def bootstrap_ci(
     values : array-like of shape (n_queries,)
         One value per query, such as a metric column of
         :func:`~skndcg.metrics.ranking_report`.
-    n_resamples : int >= 1, default=1000
-        Number of bootstrap resamples.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples; at least ``1 + 2 / (1 - confidence)``
+        (41 at 95%), so that each tail of the interval holds a resample.
     confidence : float in (0, 1), default=0.95
         Coverage of the interval.
     nan_policy : {"omit", "raise"}, default="omit"
@@ -239,7 +246,7 @@ def bootstrap_ci(
         values and the interval bounds. All NaN when no value is left. With
         ``sample_weight``, a resample that draws only zero weights has no
         mean and is left out; ``low`` and ``high`` are NaN when every
-        resample is such (few resamples, few positive weights). Constant
+        resample is such (few positive weights). Constant
         values give ``low == estimate == high``.
 
     Warns
@@ -263,6 +270,7 @@ def bootstrap_ci(
     >>> ci.low < ci.estimate < ci.high
     True
     """
+    check_resamples(n_resamples, confidence)
     arr = _as_values(values, "values")
     index = values.index if isinstance(values, pd.Series) else None
     w = _as_weights(sample_weight, arr.size, index)
@@ -306,8 +314,9 @@ def paired_bootstrap(
         Per-query values of the two models, aligned (same queries in the same
         order, as two :func:`~skndcg.metrics.ranking_report` calls on the
         same ``qid`` return them).
-    n_resamples : int >= 1, default=1000
-        Number of bootstrap resamples.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples; at least ``1 + 2 / (1 - confidence)``
+        (41 at 95%), so that each tail of the interval holds a resample.
     confidence : float in (0, 1), default=0.95
         Coverage of the interval.
     nan_policy : {"omit", "raise"}, default="omit"
@@ -353,6 +362,7 @@ def paired_bootstrap(
     >>> result.low > 0, result.p_value < 0.05
     (True, True)
     """
+    check_resamples(n_resamples, confidence)
     index = a.index if isinstance(a, pd.Series) else None
     a_arr, b_arr = _as_values(a, "a"), _as_values(align_on(b, index, "b", "a"), "b")
     if a_arr.size != b_arr.size:
