@@ -308,7 +308,7 @@ def test_a_bool_random_state_is_refused_at_every_door():
         with pytest.raises(ValueError, match=must + r".*got True\.$"):
             call(True)
             pytest.fail(f"{name} took random_state=True")
-    with pytest.raises(ValueError, match=r"a numpy RandomState, got False\.$"):
+    with pytest.raises(ValueError, match=r"or a numpy Generator, got False\.$"):
         bootstrap_ci([0.2, 0.4, 0.6], random_state=False)
 
 

@@ -230,3 +230,17 @@ def test_too_few_resamples_for_the_confidence_are_refused_at_every_door():
     # Position bias: the band is a one-sided quantile, >= 1 + 1 / (1 - 0.95).
     with pytest.raises(ValueError, match=r"n_resamples=20 is too few .* >= 21\b"):
         estimate_position_bias(pos, clk, qid=qid, doc=pos, n_resamples=20)
+
+
+def test_a_numpy_generator_is_a_random_state_as_in_compare():
+    # compare took a numpy Generator; bootstrap_ci and paired_bootstrap refused it.
+    values = np.linspace(0, 1, 12)
+    ci = bootstrap_ci(values, random_state=np.random.default_rng(0))
+    assert ci == bootstrap_ci(values, random_state=np.random.default_rng(0))
+    assert ci.low < ci.estimate < ci.high
+    res = paired_bootstrap(values, values[::-1], random_state=np.random.default_rng(1))
+    assert res.low < res.difference < res.high
+    # An int or a RandomState draws the same stream as before.
+    assert bootstrap_ci(values, random_state=3) == bootstrap_ci(
+        values, random_state=np.random.RandomState(3)
+    )

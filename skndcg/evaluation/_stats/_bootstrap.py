@@ -164,11 +164,12 @@ def _weighted_mean(values, weights):
 
 def _resampled_means(values, n_resamples, random_state, weights=None):
     """(Weighted) means of ``n_resamples`` resamples drawn with replacement."""
-    rs = check_seed(random_state, generator=False)
+    rs = check_seed(random_state)
+    draw = rs.integers if isinstance(rs, np.random.Generator) else rs.randint
     n = values.size
     out = np.empty(n_resamples)
     for lo, hi in blocks(n_resamples, n, _CHUNK_CELLS):
-        idx = rs.randint(0, n, size=(hi - lo, n))
+        idx = draw(0, n, size=(hi - lo, n))
         if weights is None:
             out[lo:hi] = values[idx].mean(axis=1)
         else:
@@ -189,7 +190,7 @@ _COMMON = {
     "n_resamples": [Count(1)],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
     "nan_policy": [StrOptions({"omit", "raise"})],
-    "random_state": ["random_state"],
+    "random_state": ["random_state", np.random.Generator],
     "sample_weight": ["array-like", None],
 }
 
@@ -231,7 +232,7 @@ def bootstrap_ci(
         What to do with NaN values (queries a metric skipped because nothing
         in them is relevant): leave them out, as the grouped metrics do, or
         raise.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the resampling.
     sample_weight : array-like of shape (n_queries,), default=None
         Query weights: the estimate and every resampled mean are weighted
@@ -322,7 +323,7 @@ def paired_bootstrap(
     nan_policy : {"omit", "raise"}, default="omit"
         Queries where either value is NaN are left out (``"omit"``) or make
         the call raise.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the resampling.
     sample_weight : array-like of shape (n_queries,), default=None
         Query weights of the (weighted) mean difference.
