@@ -264,6 +264,7 @@ def test_bad_random_state_is_named(seed):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_a_bool_random_state_is_refused_at_every_door():
     # True is an int to Python: it was read as the seed 1.
     from skndcg.datasets import make_movielens_like, make_ranking_task
@@ -345,6 +346,7 @@ def test_tables_and_json():
     assert "model\\_1" in tex and "b\\&c" in tex
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_cluster_from_rows_and_reports():
     y, qid, scores = _data()
     user = qid % 7

@@ -21,6 +21,7 @@ def _by_hand(values, n_resamples, confidence, seed):
     return means, np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_matches_hand_computation(monkeypatch):
     values = np.array([0.1, 0.5, 0.9, 0.3, 0.0, 1.0, 0.7])
     _, (low, high) = _by_hand(values, 500, 0.9, seed=42)
@@ -33,6 +34,7 @@ def test_matches_hand_computation(monkeypatch):
     assert chunked == ci
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_tiny_case_exact():
     # Two values: every resampled mean is 0, 0.5 or 1 with probabilities
     # 1/4, 1/2, 1/4; a 40% interval covers only the middle.
@@ -87,6 +89,7 @@ def test_paired_is_narrower_than_separate_intervals():
     assert paired.low > 0 and paired.p_value < 0.01  # ... the paired one does not
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_paired_constant_and_equal():
     b = np.array([0.2, 0.5, 0.9])
     res = paired_bootstrap(b + 0.1, b, random_state=0)
@@ -95,6 +98,7 @@ def test_paired_constant_and_equal():
     assert paired_bootstrap(b, b, random_state=0) == (0.0, 0.0, 0.0, 1.0)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_nan_policy():
     values = [0.2, np.nan, 0.6]
     assert bootstrap_ci(values, random_state=0) == bootstrap_ci(
@@ -110,6 +114,7 @@ def test_nan_policy():
     assert np.isnan(paired_bootstrap([np.nan], [0.1])).all()
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_edge_cases_give_the_documented_results():
     # constant values: the interval shrinks to the value
     assert tuple(bootstrap_ci([0.25] * 6, random_state=0)) == (0.25, 0.25, 0.25)
@@ -144,6 +149,7 @@ values_st = st.lists(
 )
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 @given(values=values_st, seed=st.integers(0, 1000), shift=st.floats(-5, 5))
 def test_bounds_and_shift_equivariance(values, seed, shift):
     ci = bootstrap_ci(values, n_resamples=50, random_state=seed)

@@ -320,10 +320,11 @@ def compare_scores(
     Examples
     --------
     >>> from skndcg.evaluation import compare_scores
-    >>> y = [3, 2, 0, 1, 0, 2, 1, 0]
-    >>> qid = [1, 1, 1, 2, 2, 3, 3, 3]
-    >>> cmp = compare_scores(y, {"ltr": [3, 2, 1, 2, 1, 3, 2, 1],
-    ...                          "random": [1, 3, 2, 1, 2, 2, 1, 3]}, qid,
+    >>> # Three queries, four times over: fewer than 10 give no interval.
+    >>> y = [3, 2, 0, 1, 0, 2, 1, 0] * 4
+    >>> qid = [q + 10 * r for r in range(4) for q in (1, 1, 1, 2, 2, 3, 3, 3)]
+    >>> cmp = compare_scores(y, {"ltr": [3, 2, 1, 2, 1, 3, 2, 1] * 4,
+    ...                          "random": [1, 3, 2, 1, 2, 2, 1, 3] * 4}, qid,
     ...                      baseline="random", n_resamples=500, random_state=0)
     >>> cmp.to_frame()[["model", "mean"]].round(3)
         model   mean

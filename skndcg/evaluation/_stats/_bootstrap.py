@@ -54,7 +54,7 @@ class BootstrapCI(NamedTuple):
     Examples
     --------
     >>> from skndcg.evaluation import bootstrap_ci
-    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8], random_state=0)
+    >>> ci = bootstrap_ci([0.1, 0.3, 0.5, 0.7, 0.9] * 2, random_state=0)
     >>> ci.low < ci.estimate < ci.high
     True
     >>> estimate, low, high = ci
@@ -84,8 +84,8 @@ class PairedBootstrap(NamedTuple):
     Examples
     --------
     >>> from skndcg.evaluation import paired_bootstrap
-    >>> result = paired_bootstrap([0.9, 0.8, 0.7, 0.9], [0.5, 0.4, 0.6, 0.3],
-    ...                           random_state=0)
+    >>> result = paired_bootstrap([0.9, 0.8, 0.7, 0.9, 0.6] * 2,
+    ...                           [0.5, 0.4, 0.6, 0.3, 0.5] * 2, random_state=0)
     >>> result.difference > 0, result.low > 0
     (True, True)
     """
@@ -265,7 +265,7 @@ def bootstrap_ci(
     Examples
     --------
     >>> from skndcg.evaluation import bootstrap_ci
-    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0], random_state=0)
+    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0] * 2, random_state=0)
     >>> round(ci.estimate, 2)
     0.6
     >>> ci.low < ci.estimate < ci.high
@@ -355,11 +355,11 @@ def paired_bootstrap(
     Examples
     --------
     >>> from skndcg.evaluation import paired_bootstrap
-    >>> a = [0.9, 0.7, 0.8, 0.6, 0.9, 0.5]
-    >>> b = [0.6, 0.5, 0.7, 0.5, 0.6, 0.4]
+    >>> a = [0.9, 0.7, 0.8, 0.6, 0.9, 0.5, 0.8, 0.7, 0.6, 0.9]
+    >>> b = [0.6, 0.5, 0.7, 0.5, 0.6, 0.4, 0.6, 0.6, 0.5, 0.7]
     >>> result = paired_bootstrap(a, b, random_state=0)
     >>> round(result.difference, 3)
-    0.183
+    0.17
     >>> result.low > 0, result.p_value < 0.05
     (True, True)
     """
