@@ -387,3 +387,37 @@ def test_a_named_column_must_agree_between_models():
     same = {n: f.assign(weight=1.0, user=f["qid"]).sample(frac=1, random_state=1)
             for n, f in frames.items()}  # fmt: skip
     compare(same, sample_weight="weight", cluster="user", n_resamples=50)
+
+
+def test_a_missing_model_or_qid_is_refused_with_its_row():
+    # pandas' groupby left out a row whose model is NaN, and a NaN qid was
+    # counted as a query.
+    values = np.linspace(0, 1, 12)
+    long = pd.DataFrame(
+        {"model": ["a"] * 12 + ["b"] * 12, "qid": np.tile(np.arange(12.0), 2),
+         "m": np.r_[values, values[::-1]]}
+    )  # fmt: skip
+    compare(long, n_resamples=50, random_state=0)
+    no_model = long.astype({"model": object})
+    no_model.loc[13, "model"] = np.nan
+    with pytest.raises(
+        ValueError,
+        match=r"column 'model' of scores has 1 missing "
+        r"value\(s\) \(first at row 13\); every row needs a model",
+    ):
+        compare(no_model, n_resamples=50)  # fmt: skip
+    no_qid = long.copy()
+    no_qid.loc[[5, 17], "qid"] = np.nan
+    with pytest.raises(
+        ValueError,
+        match=r"column 'qid' of scores has 2 missing "
+        r"value\(s\) \(first at row 5\); every row needs a query id",
+    ):
+        compare(no_qid, n_resamples=50)  # fmt: skip
+    reports = {"a": long[:12], "b": no_qid[12:].reset_index(drop=True)}
+    with pytest.raises(
+        ValueError,
+        match=r"column 'qid' of scores\['b'\] has 1 "
+        r"missing value\(s\) \(first at row 5\)",
+    ):
+        compare(reports, n_resamples=50)  # fmt: skip
