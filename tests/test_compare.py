@@ -163,7 +163,7 @@ def test_bootstrap_ci_honours_weights():
     assert (ci.low, ci.high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])))
     # Integer weights: the estimate equals that of repeated queries.
     rep = np.repeat(v, w.astype(int))
-    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=10).estimate)
+    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=50).estimate)
     # Unit weights change nothing (backwards compatible).
     assert bootstrap_ci(v, sample_weight=np.ones(50), random_state=1) == pytest.approx(
         bootstrap_ci(v, random_state=1)
@@ -264,6 +264,7 @@ def test_bad_random_state_is_named(seed):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_a_bool_random_state_is_refused_at_every_door():
     # True is an int to Python: it was read as the seed 1.
     from skndcg.datasets import make_movielens_like, make_ranking_task
@@ -293,7 +294,7 @@ def test_a_bool_random_state_is_refused_at_every_door():
             rng.random(600) < 0.6 / position,
             qid=qid,
             doc=doc,
-            n_resamples=5,
+            n_resamples=25,
             random_state=rs,
         ),
         "make_movielens_like": lambda rs: make_movielens_like(
@@ -308,7 +309,7 @@ def test_a_bool_random_state_is_refused_at_every_door():
         with pytest.raises(ValueError, match=must + r".*got True\.$"):
             call(True)
             pytest.fail(f"{name} took random_state=True")
-    with pytest.raises(ValueError, match=r"a numpy RandomState, got False\.$"):
+    with pytest.raises(ValueError, match=r"or a numpy Generator, got False\.$"):
         bootstrap_ci([0.2, 0.4, 0.6], random_state=False)
 
 
@@ -345,6 +346,7 @@ def test_tables_and_json():
     assert "model\\_1" in tex and "b\\&c" in tex
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_cluster_from_rows_and_reports():
     y, qid, scores = _data()
     user = qid % 7
@@ -376,12 +378,46 @@ def test_a_named_column_must_agree_between_models():
     frames["good"] = frames["good"].assign(weight=np.arange(len(frames["good"])))
     frames["worse"] = frames["worse"].assign(user=0)
     with pytest.raises(ValueError, match=r"sample_weight='weight' differs between"):
-        compare(frames, sample_weight="weight", n_resamples=10)
+        compare(frames, sample_weight="weight", n_resamples=50)
     with pytest.raises(ValueError, match=r"cluster='user' differs .* 'worse'"):
-        compare(frames, cluster="user", n_resamples=10)
+        compare(frames, cluster="user", n_resamples=50)
     with pytest.raises(ValueError, match=r"by='user' differs between the models"):
-        compare(frames, metrics="ndcg@5", by="user", n_resamples=10, min_queries=0)
+        compare(frames, metrics="ndcg@5", by="user", n_resamples=50, min_queries=0)
     # The same column in every model, in any row order, is accepted.
     same = {n: f.assign(weight=1.0, user=f["qid"]).sample(frac=1, random_state=1)
             for n, f in frames.items()}  # fmt: skip
-    compare(same, sample_weight="weight", cluster="user", n_resamples=10)
+    compare(same, sample_weight="weight", cluster="user", n_resamples=50)
+
+
+def test_a_missing_model_or_qid_is_refused_with_its_row():
+    # pandas' groupby left out a row whose model is NaN, and a NaN qid was
+    # counted as a query.
+    values = np.linspace(0, 1, 12)
+    long = pd.DataFrame(
+        {"model": ["a"] * 12 + ["b"] * 12, "qid": np.tile(np.arange(12.0), 2),
+         "m": np.r_[values, values[::-1]]}
+    )  # fmt: skip
+    compare(long, n_resamples=50, random_state=0)
+    no_model = long.astype({"model": object})
+    no_model.loc[13, "model"] = np.nan
+    with pytest.raises(
+        ValueError,
+        match=r"column 'model' of scores has 1 missing "
+        r"value\(s\) \(first at row 13\); every row needs a model",
+    ):
+        compare(no_model, n_resamples=50)  # fmt: skip
+    no_qid = long.copy()
+    no_qid.loc[[5, 17], "qid"] = np.nan
+    with pytest.raises(
+        ValueError,
+        match=r"column 'qid' of scores has 2 missing "
+        r"value\(s\) \(first at row 5\); every row needs a query id",
+    ):
+        compare(no_qid, n_resamples=50)  # fmt: skip
+    reports = {"a": long[:12], "b": no_qid[12:].reset_index(drop=True)}
+    with pytest.raises(
+        ValueError,
+        match=r"column 'qid' of scores\['b'\] has 1 "
+        r"missing value\(s\) \(first at row 5\)",
+    ):
+        compare(reports, n_resamples=50)  # fmt: skip

@@ -67,6 +67,7 @@ def test_wilcoxon_matches_scipy(seed):
     )
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 @pytest.mark.parametrize(("n", "seed"), [(6, 0), (10, 1), (12, 2)])
 def test_randomization_exact_matches_permutation_test(n, seed):
     a, b = _pair(n, seed, shift=0.03)
@@ -117,6 +118,7 @@ def test_randomization_monte_carlo_close_to_exact():
     assert _row(mc)["p_value"] == pytest.approx(ref.pvalue, abs=0.02)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_cluster_randomization_flips_whole_clusters():
     rng = np.random.default_rng(7)
     cluster = np.repeat(np.arange(8), 3)

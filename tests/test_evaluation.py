@@ -21,6 +21,7 @@ def _by_hand(values, n_resamples, confidence, seed):
     return means, np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_matches_hand_computation(monkeypatch):
     values = np.array([0.1, 0.5, 0.9, 0.3, 0.0, 1.0, 0.7])
     _, (low, high) = _by_hand(values, 500, 0.9, seed=42)
@@ -33,6 +34,7 @@ def test_matches_hand_computation(monkeypatch):
     assert chunked == ci
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_tiny_case_exact():
     # Two values: every resampled mean is 0, 0.5 or 1 with probabilities
     # 1/4, 1/2, 1/4; a 40% interval covers only the middle.
@@ -87,6 +89,7 @@ def test_paired_is_narrower_than_separate_intervals():
     assert paired.low > 0 and paired.p_value < 0.01  # ... the paired one does not
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_paired_constant_and_equal():
     b = np.array([0.2, 0.5, 0.9])
     res = paired_bootstrap(b + 0.1, b, random_state=0)
@@ -95,6 +98,7 @@ def test_paired_constant_and_equal():
     assert paired_bootstrap(b, b, random_state=0) == (0.0, 0.0, 0.0, 1.0)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_nan_policy():
     values = [0.2, np.nan, 0.6]
     assert bootstrap_ci(values, random_state=0) == bootstrap_ci(
@@ -110,15 +114,12 @@ def test_nan_policy():
     assert np.isnan(paired_bootstrap([np.nan], [0.1])).all()
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_edge_cases_give_the_documented_results():
     # constant values: the interval shrinks to the value
     assert tuple(bootstrap_ci([0.25] * 6, random_state=0)) == (0.25, 0.25, 0.25)
-    # every resample draws only zero-weight queries: the estimate, no bounds
-    args = dict(sample_weight=[0, 0, 1], n_resamples=1, random_state=0)
-    ci = bootstrap_ci([1.0, 0.0, 2.0], **args)
-    assert ci.estimate == 2.0 and np.isnan(ci.low) and np.isnan(ci.high)
-    res = paired_bootstrap([1.0, 0.0, 2.0], [0.0, 0.0, 0.0], **args)
-    assert res.difference == 2.0 and np.isnan(res[1:]).all()
+    # every resample draws only zero-weight queries: no bounds
+    assert np.isnan(_bootstrap._interval(np.full(41, np.nan), 0.95)).all()
     # some do: they are left out of the percentiles
     values, weights = np.array([9.0, 9.0, 0.0, 2.0]), np.array([0.0, 0.0, 1.0, 1.0])
     means = _bootstrap._resampled_means(values, 300, 5, weights)
@@ -148,6 +149,7 @@ values_st = st.lists(
 )
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 @given(values=values_st, seed=st.integers(0, 1000), shift=st.floats(-5, 5))
 def test_bounds_and_shift_equivariance(values, seed, shift):
     ci = bootstrap_ci(values, n_resamples=50, random_state=seed)
@@ -195,3 +197,56 @@ def test_non_numbers_name_the_argument():
         bootstrap_ci([0.1, 0.5], sample_weight=["a", "b"])
     with pytest.raises(ValueError, match="b must hold numbers"):
         paired_bootstrap([0.1, 0.5], ["x", "y"])
+
+
+def test_too_few_resamples_for_the_confidence_are_refused_at_every_door():
+    # One resample gave the interval [x, x], which can exclude the estimate;
+    # each tail of a percentile interval needs a resample beyond its bound:
+    # n_resamples >= 1 + 2 / (1 - confidence), 41 at 95% and 201 at 99%.
+    from skndcg.evaluation import (
+        compare,
+        estimate_position_bias,
+        prediction_powered_report,
+    )
+
+    values = np.linspace(0, 1, 12)
+    ci = bootstrap_ci(values, n_resamples=41, random_state=0)
+    assert ci.low < ci.estimate < ci.high
+    scores = pd.DataFrame(
+        {"model": ["a"] * 12 + ["b"] * 12, "qid": np.tile(range(12), 2),
+         "m": np.r_[values, values[::-1]]}
+    )  # fmt: skip
+    qid = np.repeat(np.arange(12), 3)
+    y = np.tile([0.0, 1.0, 2.0], 12)
+    pos, clk = np.tile([1, 2, 3], 12), np.tile([1, 0, 0], 12)
+    doors = {
+        "bootstrap_ci": lambda **kw: bootstrap_ci(values, **kw),
+        "paired_bootstrap": lambda **kw: paired_bootstrap(values, values[::-1], **kw),
+        "compare": lambda **kw: compare(scores, **kw),
+        "prediction_powered_report": lambda **kw: prediction_powered_report(
+            y, y, -y, qid, interval="bootstrap", **kw
+        ),
+    }
+    for call in doors.values():
+        with pytest.raises(ValueError, match=r"n_resamples=1 is too few for "
+                           r"confidence=0.95.*n_resamples >= 41\b"):  # fmt: skip
+            call(n_resamples=1)
+        with pytest.raises(ValueError, match=r"n_resamples=100 .*0.99.* >= 201\b"):
+            call(n_resamples=100, confidence=0.99)
+    # Position bias: the band is a one-sided quantile, >= 1 + 1 / (1 - 0.95).
+    with pytest.raises(ValueError, match=r"n_resamples=20 is too few .* >= 21\b"):
+        estimate_position_bias(pos, clk, qid=qid, doc=pos, n_resamples=20)
+
+
+def test_a_numpy_generator_is_a_random_state_as_in_compare():
+    # compare took a numpy Generator; bootstrap_ci and paired_bootstrap refused it.
+    values = np.linspace(0, 1, 12)
+    ci = bootstrap_ci(values, random_state=np.random.default_rng(0))
+    assert ci == bootstrap_ci(values, random_state=np.random.default_rng(0))
+    assert ci.low < ci.estimate < ci.high
+    res = paired_bootstrap(values, values[::-1], random_state=np.random.default_rng(1))
+    assert res.low < res.difference < res.high
+    # An int or a RandomState draws the same stream as before.
+    assert bootstrap_ci(values, random_state=3) == bootstrap_ci(
+        values, random_state=np.random.RandomState(3)
+    )

@@ -152,3 +152,52 @@ def test_simulated_power_with_the_project_tests():
     for test, h in hits.items():
         # Power 0.8 planned; 150 simulations: a standard error of about 0.033.
         assert 0.70 <= h / n_sims <= 0.92, (test, h / n_sims)
+
+
+def test_pilot_weights_clusters_and_segments():
+    rng = np.random.default_rng(1)
+    b = rng.random(60)
+    a = b + rng.normal(0.02, 0.1, 60)
+    frame = _frame(a, b)
+    plain = compare(frame, baseline="b", n_resamples=50, random_state=0)
+    # A SegmentedComparison was read as a number: "sd must be a positive number".
+    seg = compare(frame, baseline="b", by={q: q % 2 for q in range(60)},
+                  n_resamples=50, random_state=0)  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"sd is a SegmentedComparison; pass the "
+        r"Comparison of one segment, sd=pilot\[segment\].*\[0, 1\]",
+    ):
+        required_queries(effect=0.02, sd=seg)  # fmt: skip
+    assert required_queries(effect=0.02, sd=seg[1]) > 0
+    # Weights and clusters were ignored. Weighted: the sd whose sqrt(n)-th is
+    # the weighted mean's standard error; equal weights change nothing.
+    w = rng.integers(1, 4, 60).astype(float)
+    weighted = compare(frame, baseline="b", sample_weight=w, n_resamples=50)
+    d = a - b
+    r = w * (d - np.average(d, weights=w))
+    se = np.sqrt(np.sum(r**2) / w.sum() ** 2 * 60 / 59)
+    n = required_queries(effect=0.02, sd=weighted)
+    assert n == required_queries(effect=0.02, sd=se * np.sqrt(60))
+    assert n != required_queries(effect=0.02, sd=plain)
+    same = compare(frame, baseline="b", sample_weight=np.full(60, 3.0), n_resamples=50)
+    assert required_queries(effect=0.02, sd=same) == required_queries(
+        effect=0.02, sd=plain
+    )
+    # Clustered: queries of a cluster that move together need more queries.
+    cluster = np.arange(60) // 6
+    d_c = np.repeat(rng.normal(0.02, 0.1, 10), 6) + rng.normal(0, 0.01, 60)
+    clustered = _frame(b + d_c, b)
+    flat = compare(clustered, baseline="b", n_resamples=50)
+    robust = compare(clustered, baseline="b", cluster=cluster, n_resamples=50)
+    totals = np.bincount(cluster, weights=d_c - d_c.mean())
+    se_c = np.sqrt(np.sum(totals**2) / 60**2 * 10 / 9)
+    assert minimum_detectable_effect(n_queries=300, sd=robust) == pytest.approx(
+        minimum_detectable_effect(n_queries=300, sd=se_c * np.sqrt(60))
+    )
+    assert required_queries(effect=0.02, sd=robust) > 2 * required_queries(
+        effect=0.02, sd=flat
+    )
+    one = compare(clustered, baseline="b", cluster=np.zeros(60), min_queries=0)
+    with pytest.raises(ValueError, match=r"the pilot has 1 cluster for 'a' - 'b'"):
+        required_queries(effect=0.02, sd=one)

@@ -89,19 +89,21 @@ def test_coverage_at_the_nominal_rate(method):
     assert band >= 0.9, band
 
 
-def test_intervals_scale_with_confidence_and_need_two_resamples():
+def test_intervals_scale_with_confidence_and_need_enough_resamples():
     pos, click, qid, doc = _simulate(1500, seed=2, n_queries=300)
     kw = dict(qid=qid, doc=doc, method="intervention", random_state=0)
-    wide = estimate_position_bias(pos, click, confidence=0.99, n_resamples=40, **kw)
+    wide = estimate_position_bias(pos, click, confidence=0.95, n_resamples=40, **kw)
     narrow = estimate_position_bias(pos, click, confidence=0.8, n_resamples=40, **kw)
     np.testing.assert_array_equal(wide.propensity, narrow.propensity)
     # The same resamples: the interval is est * exp(+-z * sd), z of the level.
     ratio = np.log(wide.high[1:] / wide.propensity[1:]) / np.log(
         narrow.high[1:] / narrow.propensity[1:]
     )
-    np.testing.assert_allclose(ratio, 2.5758293035489 / 1.2815515655446, rtol=1e-9)
-    one = estimate_position_bias(pos, click, n_resamples=1, **kw)
-    assert np.isnan(one.low).all() and np.isnan(one.band_high).all()
+    np.testing.assert_allclose(ratio, 1.9599639845401 / 1.2815515655446, rtol=1e-9)
+    none = estimate_position_bias(pos, click, n_resamples=0, **kw)
+    assert np.isnan(none.low).all() and np.isnan(none.band_high).all()
+    with pytest.raises(ValueError, match=r"n_resamples=1 is too few .* >= 21"):
+        estimate_position_bias(pos, click, n_resamples=1, **kw)
 
 
 def test_em_warns_on_a_sparse_log():

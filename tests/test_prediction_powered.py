@@ -1,5 +1,7 @@
 """prediction_powered_report: formulas by hand, properties, simulator checks."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -123,6 +125,7 @@ def test_bootstrap_keeps_the_estimate_and_is_close_to_the_clt():
     assert boot["low"] < clt["estimate"] < boot["high"]
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 @given(seed=st.integers(0, 10**6), n_judged=st.integers(5, 40))
 def test_ppi_plus_plus_never_wider_than_human_only(seed, n_judged):
     """lambda minimises the variance and lambda = 0 is human-only: with no
@@ -285,3 +288,33 @@ def test_bad_shapes(case):
     pi = np.where(np.arange(qid.size) % 2, 0.5, 0.25)
     with pytest.raises(ValueError, match="varies within the queries"):
         prediction_powered_report(y_true, y_model, score, qid, inclusion_probability=pi)
+
+
+def test_few_judged_queries_warn_and_all_skipped_queries_are_named():
+    from skndcg.evaluation import SmallSampleWarning
+
+    y, _, y_model, score, qid, _ = _case(n_queries=40, n_judged=2)
+    two = np.where(qid < 2, y, np.nan)
+    # Two judged queries: lambda fits them exactly, sd_residual ~ 0, silently.
+    with pytest.warns(SmallSampleWarning, match=r"only 2 queries judged by humans "
+                      r"\(fewer than min_queries=10\).*too narrow"):  # fmt: skip
+        row = prediction_powered_report(two, y_model, score, qid).iloc[0]
+    assert row["sd_residual"] < 1e-12
+    ten = np.where(qid < 10, y, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prediction_powered_report(ten, y_model, score, qid)
+        prediction_powered_report(two, y_model, score, qid, min_queries=0)
+    with pytest.raises(ValueError, match=r"min_queries must be an integer >= 0"):
+        prediction_powered_report(ten, y_model, score, qid, min_queries=-1)
+    # Nothing relevant anywhere: NaN estimates, now with the reason.
+    zero = np.zeros_like(y)
+    with pytest.warns(UserWarning) as record:
+        row = prediction_powered_report(np.where(qid < 10, zero, np.nan), zero,
+                                        score, qid).iloc[0]  # fmt: skip
+    assert [str(w.message)[:48] for w in record] == [
+        "ndcg@10 skips every human-judged query under y_t",
+        "ndcg@10 skips every query under y_model (nothing",
+    ]
+    assert "are all its labels 0?" in str(record[0].message)
+    assert np.isnan(row["estimate"]) and np.isnan(row["model_only"])

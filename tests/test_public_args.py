@@ -143,6 +143,7 @@ def test_yes_no_arguments_refuse_text(name, files):
         FLAGS[name](files)
 
 
+@pytest.mark.filterwarnings("ignore::skndcg.evaluation.SmallSampleWarning")
 def test_yes_no_arguments_of_comparisons_and_plots_refuse_text(cmp):
     with pytest.raises(TypeError, match=r"^pairs must be True or False, got 'no'"):
         cmp.to_frame(pairs="no")

@@ -65,13 +65,15 @@ def _to_1d_array(values, *, caller: str) -> np.ndarray:
     return arr
 
 
-def _check_no_missing(qid: np.ndarray, *, caller: str, source: str) -> None:
-    missing = np.asarray(pd.isna(qid))
+def check_no_missing(values, *, caller: str, source: str, need="a query id") -> None:
+    """Raise, naming ``source`` and the first row, when ``values`` has a
+    missing value (None, NaN, NaT): every row needs ``need``."""
+    missing = np.asarray(pd.isna(values))
     if missing.any():
         first = int(np.flatnonzero(missing)[0])
         raise ValueError(
             f"{caller}: {source} has {int(missing.sum())} missing value(s) "
-            f"(first at row {first}); every row needs a query id."
+            f"(first at row {first}); every row needs {need}."
         )
 
 
@@ -134,13 +136,13 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
                 f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
                 "pass one query id per row."
             )
-        _check_no_missing(ids, caller=caller, source="qid")
+        check_no_missing(ids, caller=caller, source="qid")
         X_model = _drop_column(X, qid_col) if (has_col and drop_col) else X
         return X_model, ids
 
     if has_col:
         ids = _to_1d_array(X[qid_col], caller=caller)
-        _check_no_missing(ids, caller=caller, source=f"column {qid_col!r} of X")
+        check_no_missing(ids, caller=caller, source=f"column {qid_col!r} of X")
         X_model = _drop_column(X, qid_col) if drop_col else X
         return X_model, ids
 

@@ -11,7 +11,12 @@ from ...metrics import ranking_report
 from ...utils._args import check_flags
 from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
-from .._stats._resampling import check_choice, check_length, check_share
+from .._stats._resampling import (
+    check_choice,
+    check_length,
+    check_resamples,
+    check_share,
+)
 from .._stats._significance import CORRECTIONS, TESTS
 from .._stats._small_sample import n_queries_text, warn_small
 from ._by_segment import compare_segments, segment_labels
@@ -42,8 +47,7 @@ _REFERENCES = """
 def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
     check_choice("test", test, TESTS)
     check_choice("correction", correction, (*CORRECTIONS, None))
-    check_share("confidence", confidence)
-    check_integer("n_resamples", n_resamples, 1)
+    check_resamples(n_resamples, check_share("confidence", confidence))
     check_choice("interval", interval, ("percentile", "bca", "expanded"))
     check_choice("nan_policy", nan_policy, ("omit", "raise"))
 
@@ -115,9 +119,10 @@ default="paired_bootstrap"
     confidence : float in (0, 1), default=0.95
         Coverage of the intervals; ``1 - confidence`` is the significance
         level of the markers.
-    n_resamples : int >= 1, default=10_000
+    n_resamples : int, default=10_000
         Bootstrap resamples (and random sign vectors of the randomization
-        test).
+        test); at least ``1 + 2 / (1 - confidence)`` (41 at 95%), so that
+        each tail of a percentile interval holds a resample.
     interval : {"percentile", "bca", "expanded"}, default="percentile"
         Percentile or bias-corrected and accelerated bootstrap intervals, or
         expanded percentile intervals (Hesterberg, 2015): percentile
@@ -315,10 +320,11 @@ def compare_scores(
     Examples
     --------
     >>> from skndcg.evaluation import compare_scores
-    >>> y = [3, 2, 0, 1, 0, 2, 1, 0]
-    >>> qid = [1, 1, 1, 2, 2, 3, 3, 3]
-    >>> cmp = compare_scores(y, {"ltr": [3, 2, 1, 2, 1, 3, 2, 1],
-    ...                          "random": [1, 3, 2, 1, 2, 2, 1, 3]}, qid,
+    >>> # Three queries, four times over: fewer than 10 give no interval.
+    >>> y = [3, 2, 0, 1, 0, 2, 1, 0] * 4
+    >>> qid = [q + 10 * r for r in range(4) for q in (1, 1, 1, 2, 2, 3, 3, 3)]
+    >>> cmp = compare_scores(y, {"ltr": [3, 2, 1, 2, 1, 3, 2, 1] * 4,
+    ...                          "random": [1, 3, 2, 1, 2, 2, 1, 3] * 4}, qid,
     ...                      baseline="random", n_resamples=500, random_state=0)
     >>> cmp.to_frame()[["model", "mean"]].round(3)
         model   mean

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...utils._args import metric_names
+from ...utils._query_ids import check_no_missing
 from ...utils._values import py
 from .._stats._resampling import check_length
 
@@ -62,6 +63,9 @@ def model_frames(scores):
                     f"columns 'model', 'qid' and one column per metric; column "
                     f"{col!r} is missing (columns: {list(scores.columns)})."
                 )
+            need = "a query id" if col == "qid" else "a model name"
+            check_no_missing(scores[col], caller="compare", source=f"column {col!r} "
+                             "of scores", need=need)  # fmt: skip
         return {
             name: frame.reset_index(drop=True)
             for name, frame in scores.groupby("model", sort=False)
@@ -80,6 +84,8 @@ def model_frames(scores):
                     f"scores[{name!r}] has no 'qid' column (columns: "
                     f"{list(frame.columns)}); pass ranking_report DataFrames."
                 )
+            check_no_missing(frame["qid"], caller="compare",
+                             source=f"column 'qid' of scores[{name!r}]")  # fmt: skip
             out[name] = frame
         return out
     raise TypeError(

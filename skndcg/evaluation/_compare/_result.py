@@ -68,6 +68,10 @@ class Comparison:
         Per-query values; NaN where a query does not count for a metric.
     clustered, weighted : bool
         Whether clusters and query weights were used.
+    weights : ndarray of shape (n_queries,)
+        Query weights (ones without ``sample_weight``).
+    clusters : ndarray of shape (n_queries,) or None
+        Cluster code of every query, or None without ``cluster``.
 
     See Also
     --------
@@ -134,6 +138,7 @@ class Comparison:
         self.values = np.where(scores.keep[None], scores.values, np.nan)
         self.clustered = clustered
         self.weighted = weighted
+        self.weights, self.clusters = scores.weights, scores.clusters
         self._r = result
 
     # ------------------------------------------------------------------ frames

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
-from .._stats._resampling import check_length
+from .._stats._resampling import check_length, check_resamples
 from ._em import cells, regression_em, warn_sparse_em
 
 _REFERENCES = """
@@ -202,7 +202,7 @@ def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
 def _intervals(est, boots, confidence):
     """Pointwise intervals and the simultaneous band, on the log scale."""
     n_pos = est.shape[0]
-    if boots.shape[0] < 2:
+    if not len(boots):
         nan = np.full(n_pos, np.nan)
         return nan, nan, nan, nan
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -301,6 +301,8 @@ def estimate_position_bias(
         left out); ``None`` keeps every logged position.
     n_resamples : int >= 0, default=100
         Bootstrap resamples of the queries for the intervals; 0 skips them.
+        Otherwise at least ``1 + 1 / (1 - confidence)`` (21 at 95%), so that
+        the band's quantile at ``confidence`` has a resample beyond it.
     confidence : float in (0, 1), default=0.95
         Coverage of the intervals.
     max_iter : int, default=200
@@ -329,12 +331,14 @@ def estimate_position_bias(
     >>> position = np.concatenate([rng.permutation(4) + 1 for _ in range(4000)])
     >>> click = rng.random(16000) < 0.6 / position
     >>> bias = estimate_position_bias(position, click, qid=qid, doc=doc,
-    ...                               n_resamples=20, random_state=0)
+    ...                               n_resamples=30, random_state=0)
     >>> bias.method, np.round(bias.propensity, 1)
     ('intervention', array([1. , 0.5, 0.3, 0.3]))
     >>> score = grouped_ndcg_score([1, 0, 2], [0.2, 0.9, 0.5], [1, 1, 1], k=3,
     ...                            discount=bias)
     """
+    if n_resamples:
+        check_resamples(n_resamples, confidence, tails=1)
     rs = check_seed(random_state, generator=False)
     pos, clk, query, pair, keep = _check_log(position, click, qid, doc, max_position)
     n_pos = int(pos.max())

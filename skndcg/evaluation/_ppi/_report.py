@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
 from .._compare._inputs import metric_names
-from .._stats._resampling import as_generator, check_choice, check_share
+from .._stats._resampling import (
+    as_generator,
+    check_choice,
+    check_resamples,
+    check_share,
+)
+from .._stats._small_sample import SmallSampleWarning, n_queries_text
 from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
@@ -36,9 +44,11 @@ REFERENCES = """
 
 def check_settings(method, confidence, interval, n_resamples):
     check_choice("method", method, METHODS)
-    check_share("confidence", confidence)
+    confidence = check_share("confidence", confidence)
     check_choice("interval", interval, ("clt", "bootstrap"))
     check_integer("n_resamples", n_resamples, 1)
+    if interval == "bootstrap":
+        check_resamples(n_resamples, confidence)
 
 
 def aligned(model, human, metrics):
@@ -80,6 +90,7 @@ def prediction_powered_report(
     n_resamples=2000,
     random_state=None,
     metric_options=None,
+    min_queries=10,
 ):
     """Metrics from a model's labels on every query, corrected by a human sample.
 
@@ -137,12 +148,18 @@ default=None
         bootstrap that resamples judged and other queries separately and
         re-estimates ``lambda`` on each resample.
     n_resamples : int, default=2000
-        Resamples of the bootstrap.
+        Resamples of the bootstrap; with ``interval="bootstrap"``, at least
+        ``1 + 2 / (1 - confidence)`` (41 at 95%), so that each tail of the
+        interval holds a resample.
     random_state : int, Generator or None, default=None
         Seed of the bootstrap.
     metric_options : dict, default=None
         Options of :func:`~skndcg.metrics.ranking_report` (``gain``,
         ``ties``, ``convention``, ...), applied under both label sources.
+    min_queries : int >= 0, default=10
+        Fewer human-judged queries give a :class:`SmallSampleWarning`, as
+        in :func:`compare`; the numbers are returned as computed. 0 never
+        warns.
 
     Returns
     -------
@@ -158,6 +175,17 @@ default=None
         ``sd_human`` and ``sd_residual``, the per-query standard deviations
         of the human values and of what the model's labels leave unexplained
         (used by :func:`prediction_powered_queries`).
+
+    Warns
+    -----
+    SmallSampleWarning
+        On fewer than ``min_queries`` human-judged queries, where the
+        intervals are too narrow (on two, PPI++'s ``lambda`` fits them
+        exactly: ``sd_residual`` is 0).
+    UserWarning
+        When a metric skips every human-judged query under the human
+        labels, or every query under the model's (nothing relevant in any:
+        all labels 0), whose estimates are then NaN.
 
     See Also
     --------
@@ -193,6 +221,7 @@ default=None
     True
     """
     check_settings(method, confidence, interval, n_resamples)
+    check_integer("min_queries", min_queries, 0)
     y_true, y_model, qid, judged_rows = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )
@@ -203,11 +232,35 @@ default=None
     )
     qids, judged, F, H = aligned(model, human, names)
     check_judged(judged)
+    n = int(judged.sum())
+    if n < min_queries:
+        warnings.warn(
+            f"{n_queries_text(n)} judged by humans (fewer than min_queries="
+            f"{min_queries}): the prediction-powered intervals and se rest on so "
+            "few queries that they are too narrow (on two, PPI++'s lambda fits "
+            "them exactly and sd_residual is 0). Judge more queries "
+            "(prediction_powered_queries says how many), or pass min_queries=0 "
+            "to silence this.",
+            SmallSampleWarning,
+            stacklevel=2,
+        )
     pi = inclusion_per_query(inclusion_probability, qids, judged, qid)
     boot = None if interval == "clt" else int(n_resamples)
     rng = as_generator(random_state)
     rows = []
     for k, name in enumerate(names):
+        for where, vals in (
+            ("human-judged query under y_true", H[judged, k]),
+            ("query under y_model", F[:, k]),
+        ):
+            if np.isnan(vals).all():
+                warnings.warn(
+                    f"{name} skips every {where} (nothing relevant "
+                    "in any: are all its labels 0?), so the estimates that rest "
+                    "on them are NaN.",
+                    UserWarning,
+                    stacklevel=2,
+                )
         est = one_estimate(H[:, k], F[:, k], judged, pi, method, confidence, boot, rng)
         rows.append({"metric": name, "method": method, **est})
     return pd.DataFrame(rows)

@@ -13,7 +13,13 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import check_seed
-from ._resampling import align_on, blocks, check_length, percentile_interval
+from ._resampling import (
+    align_on,
+    blocks,
+    check_length,
+    check_resamples,
+    percentile_interval,
+)
 from ._significance import bootstrap_p_value
 from ._small_sample import SmallSampleWarning, n_queries_text
 
@@ -48,7 +54,7 @@ class BootstrapCI(NamedTuple):
     Examples
     --------
     >>> from skndcg.evaluation import bootstrap_ci
-    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8], random_state=0)
+    >>> ci = bootstrap_ci([0.1, 0.3, 0.5, 0.7, 0.9] * 2, random_state=0)
     >>> ci.low < ci.estimate < ci.high
     True
     >>> estimate, low, high = ci
@@ -78,8 +84,8 @@ class PairedBootstrap(NamedTuple):
     Examples
     --------
     >>> from skndcg.evaluation import paired_bootstrap
-    >>> result = paired_bootstrap([0.9, 0.8, 0.7, 0.9], [0.5, 0.4, 0.6, 0.3],
-    ...                           random_state=0)
+    >>> result = paired_bootstrap([0.9, 0.8, 0.7, 0.9, 0.6] * 2,
+    ...                           [0.5, 0.4, 0.6, 0.3, 0.5] * 2, random_state=0)
     >>> result.difference > 0, result.low > 0
     (True, True)
     """
@@ -158,11 +164,12 @@ def _weighted_mean(values, weights):
 
 def _resampled_means(values, n_resamples, random_state, weights=None):
     """(Weighted) means of ``n_resamples`` resamples drawn with replacement."""
-    rs = check_seed(random_state, generator=False)
+    rs = check_seed(random_state)
+    draw = rs.integers if isinstance(rs, np.random.Generator) else rs.randint
     n = values.size
     out = np.empty(n_resamples)
     for lo, hi in blocks(n_resamples, n, _CHUNK_CELLS):
-        idx = rs.randint(0, n, size=(hi - lo, n))
+        idx = draw(0, n, size=(hi - lo, n))
         if weights is None:
             out[lo:hi] = values[idx].mean(axis=1)
         else:
@@ -183,7 +190,7 @@ _COMMON = {
     "n_resamples": [Count(1)],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
     "nan_policy": [StrOptions({"omit", "raise"})],
-    "random_state": ["random_state"],
+    "random_state": ["random_state", np.random.Generator],
     "sample_weight": ["array-like", None],
 }
 
@@ -216,15 +223,16 @@ def bootstrap_ci(
     values : array-like of shape (n_queries,)
         One value per query, such as a metric column of
         :func:`~skndcg.metrics.ranking_report`.
-    n_resamples : int >= 1, default=1000
-        Number of bootstrap resamples.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples; at least ``1 + 2 / (1 - confidence)``
+        (41 at 95%), so that each tail of the interval holds a resample.
     confidence : float in (0, 1), default=0.95
         Coverage of the interval.
     nan_policy : {"omit", "raise"}, default="omit"
         What to do with NaN values (queries a metric skipped because nothing
         in them is relevant): leave them out, as the grouped metrics do, or
         raise.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the resampling.
     sample_weight : array-like of shape (n_queries,), default=None
         Query weights: the estimate and every resampled mean are weighted
@@ -239,7 +247,7 @@ def bootstrap_ci(
         values and the interval bounds. All NaN when no value is left. With
         ``sample_weight``, a resample that draws only zero weights has no
         mean and is left out; ``low`` and ``high`` are NaN when every
-        resample is such (few resamples, few positive weights). Constant
+        resample is such (few positive weights). Constant
         values give ``low == estimate == high``.
 
     Warns
@@ -257,12 +265,13 @@ def bootstrap_ci(
     Examples
     --------
     >>> from skndcg.evaluation import bootstrap_ci
-    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0], random_state=0)
+    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0] * 2, random_state=0)
     >>> round(ci.estimate, 2)
     0.6
     >>> ci.low < ci.estimate < ci.high
     True
     """
+    check_resamples(n_resamples, confidence)
     arr = _as_values(values, "values")
     index = values.index if isinstance(values, pd.Series) else None
     w = _as_weights(sample_weight, arr.size, index)
@@ -306,14 +315,15 @@ def paired_bootstrap(
         Per-query values of the two models, aligned (same queries in the same
         order, as two :func:`~skndcg.metrics.ranking_report` calls on the
         same ``qid`` return them).
-    n_resamples : int >= 1, default=1000
-        Number of bootstrap resamples.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples; at least ``1 + 2 / (1 - confidence)``
+        (41 at 95%), so that each tail of the interval holds a resample.
     confidence : float in (0, 1), default=0.95
         Coverage of the interval.
     nan_policy : {"omit", "raise"}, default="omit"
         Queries where either value is NaN are left out (``"omit"``) or make
         the call raise.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the resampling.
     sample_weight : array-like of shape (n_queries,), default=None
         Query weights of the (weighted) mean difference.
@@ -345,14 +355,15 @@ def paired_bootstrap(
     Examples
     --------
     >>> from skndcg.evaluation import paired_bootstrap
-    >>> a = [0.9, 0.7, 0.8, 0.6, 0.9, 0.5]
-    >>> b = [0.6, 0.5, 0.7, 0.5, 0.6, 0.4]
+    >>> a = [0.9, 0.7, 0.8, 0.6, 0.9, 0.5, 0.8, 0.7, 0.6, 0.9]
+    >>> b = [0.6, 0.5, 0.7, 0.5, 0.6, 0.4, 0.6, 0.6, 0.5, 0.7]
     >>> result = paired_bootstrap(a, b, random_state=0)
     >>> round(result.difference, 3)
-    0.183
+    0.17
     >>> result.low > 0, result.p_value < 0.05
     (True, True)
     """
+    check_resamples(n_resamples, confidence)
     index = a.index if isinstance(a, pd.Series) else None
     a_arr, b_arr = _as_values(a, "a"), _as_values(align_on(b, index, "b", "a"), "b")
     if a_arr.size != b_arr.size:

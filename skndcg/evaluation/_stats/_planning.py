@@ -10,6 +10,7 @@ from scipy import stats
 
 from ...utils._counts import check_integer
 from ...utils._docstrings import with_references
+from ...utils._values import py
 from ._resampling import check_choice, check_share
 
 _REFERENCES = """
@@ -33,8 +34,29 @@ def _check_positive(name, value):
     return float(value)
 
 
+def _unit_sd(d, w, clusters):
+    """The per-query standard deviation that gives the weighted (and
+    cluster-robust) standard error of the mean of ``d``: ``sqrt(n)`` times it;
+    NaN on fewer than two units."""
+    units = d.size if clusters is None else np.unique(clusters).size
+    if units < 2:
+        return units, np.nan
+    r = w * (d - np.dot(w, d) / w.sum())
+    if clusters is not None:
+        r = np.bincount(np.unique(clusters, return_inverse=True)[1], weights=r)
+    var = np.sum(r**2) / w.sum() ** 2 * units / (units - 1)
+    return units, float(np.sqrt(d.size * var))
+
+
 def pilot_sd(comparison, metric=None, pair=None):
-    """Standard deviation of the per-query differences of a pilot comparison."""
+    """Standard deviation of the per-query differences of a pilot comparison,
+    weighted and cluster-robust as the comparison was."""
+    if hasattr(comparison, "segments"):
+        segments = [py(g) for g in comparison.segments]
+        raise ValueError(
+            "sd is a SegmentedComparison; pass the Comparison of one segment, "
+            f"sd=pilot[segment], with segment one of {segments}."
+        )
     metrics = list(comparison.metrics)
     if metric is None:
         if len(metrics) != 1:
@@ -56,26 +78,31 @@ def pilot_sd(comparison, metric=None, pair=None):
             )
         pairs = [tuple(pair)]
     models = list(comparison.models)
+    clusters = comparison.clusters
     sds = []
     for a, b in pairs:
         d = (
             comparison.values[models.index(a), :, k]
             - comparison.values[models.index(b), :, k]
         )
-        d = d[~np.isnan(d)]
-        if d.size < 2:
+        ok = ~np.isnan(d) & (comparison.weights > 0)
+        units, sd = _unit_sd(
+            d[ok], comparison.weights[ok], None if clusters is None else clusters[ok]
+        )
+        if units < 2:
+            unit = "cluster" if clusters is not None else "query"
             raise ValueError(
-                f"the pilot has {d.size} query for {a!r} - {b!r} on {metric!r}; "
+                f"the pilot has {units} {unit} for {a!r} - {b!r} on {metric!r}; "
                 "the standard deviation needs at least two."
             )
-        sds.append(float(np.std(d, ddof=1)))
+        sds.append(sd)
     # Several comparisons: plan for the most variable one.
     return max(sds)
 
 
 def _settings(sd, alpha, power, n_comparisons, alternative, metric, pair):
     """The checked ``sd``, level of each comparison, power and number of sides."""
-    if hasattr(sd, "values") and hasattr(sd, "pairs"):
+    if hasattr(sd, "pairs"):
         sd = pilot_sd(sd, metric, pair)
     elif metric is not None or pair is not None:
         raise ValueError(
@@ -124,7 +151,12 @@ def required_queries(
         Smallest mean difference (on the metric's scale) worth detecting.
     sd : float > 0 or Comparison
         Standard deviation of the per-query differences, or a pilot
-        :class:`Comparison` whose per-query differences give it.
+        :class:`Comparison` whose per-query differences give it: weighted
+        by its ``sample_weight`` and cluster-robust over its ``cluster``
+        (``sqrt(n)`` times the standard error of its mean difference), so
+        the queries planned are weighed and clustered as the pilot's.
+        For a :class:`SegmentedComparison`, pass one segment's,
+        ``pilot[segment]``.
     alpha : float in (0, 1), default=0.05
         Significance level (of the whole family with ``n_comparisons``).
     power : float in (0, 1), default=0.8
@@ -204,7 +236,7 @@ def minimum_detectable_effect(
         Queries of the experiment.
     sd : float > 0 or Comparison
         Standard deviation of the per-query differences, or a pilot
-        :class:`Comparison`.
+        :class:`Comparison`, as in :func:`required_queries`.
     alpha, power, n_comparisons, alternative, metric, pair
         As in :func:`required_queries`.
 

@@ -22,6 +22,7 @@ error below 1e-8 on the metric scale); small ones stay in double precision.
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -30,6 +31,7 @@ from scipy.special import ndtr, ndtri
 
 from ..._native._jit import jit
 from ..._native._threads import num_threads, run_chunks
+from ...utils._counts import check_integer
 from ...utils._seeds import check_seed
 
 _BLOCK_CELLS = 16_000_000  # count-matrix cells drawn at once (64 MB in float32)
@@ -197,6 +199,29 @@ def percentile_interval(dist, confidence):
     """Percentile interval of each column of ``dist`` (NaN rows ignored)."""
     alpha = 1.0 - np.asarray(confidence, dtype=float)
     return _quantiles(dist, alpha / 2), _quantiles(dist, 1 - alpha / 2)
+
+
+def check_resamples(n_resamples, confidence, tails=2):
+    """``n_resamples`` as an int; raise unless it is an integer that leaves at
+    least one resample beyond each bound of a ``confidence`` percentile
+    interval with ``tails`` tails (2, or 1 for a one-sided quantile).
+
+    ``np.percentile`` puts the quantile ``q`` at the sorted position
+    ``q * (B - 1)`` of ``B`` resamples: a tail of ``(1 - confidence) / tails``
+    holds a resample beyond the bound from ``B >= 1 + tails / (1 - confidence)``
+    on. Fewer make the bound the extreme resample, or with one resample the
+    interval ``[x, x]``, which can exclude the estimate.
+    """
+    n = check_integer("n_resamples", n_resamples, 1)
+    # Less a hair, so that 1 - 0.95 rounding up in floats does not add one.
+    least = math.ceil(1 + tails / (1 - confidence) - 1e-9)
+    if n < least:
+        raise ValueError(
+            f"n_resamples={n} is too few for confidence={confidence}: each tail of "
+            "the percentile interval must hold at least one resample beyond its "
+            f"bound, which takes n_resamples >= {least}."
+        )
+    return n
 
 
 def _quantiles(dist, q):
