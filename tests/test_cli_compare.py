@@ -122,6 +122,10 @@ def test_different_queries_are_named(capsys, files):
          "Did you mean 'map'?"),
         (["{good}", "{bad}", "--qrels", "{qrels}", "--seed", "-1"],
          "argument --seed: expected an integer in [0, 2**32 - 1], got '-1'"),
+        (["{good}", "{bad}", "--qrels", "{qrels}", "--n-resamples", "5"],
+         "--n-resamples 5 is too few for --confidence 0.95: each tail of the "
+         "percentile interval must hold at least one resample beyond its "
+         "bound, which takes --n-resamples 41 or more."),
     ],
 )  # fmt: skip
 def test_errors(capsys, files, argv, message):

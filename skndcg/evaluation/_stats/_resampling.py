@@ -219,7 +219,7 @@ def check_resamples(n_resamples, confidence, tails=2):
         raise ValueError(
             f"n_resamples={n} is too few for confidence={confidence}: each tail of "
             "the percentile interval must hold at least one resample beyond its "
-            f"bound, which takes n_resamples >= {least}."
+            f"bound, which takes n_resamples={least} or more."
         )
     return n
 
