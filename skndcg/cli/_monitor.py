@@ -42,6 +42,11 @@ def add_parser(sub):
         help="unit of a numeric time column, read as time since 1970-01-01 UTC "
         "(required for numbers: none is guessed)",
     )  # fmt: skip
+    p.add_argument(
+        "--time-format", metavar="FORMAT",
+        help="strptime format of a text time column, such as '%%d/%%m/%%Y %%H:%%M' "
+        "(needed for dates whose day and month the column cannot tell apart)",
+    )  # fmt: skip
     p.add_argument("--qid", metavar="COL", help="default: qid")
     p.add_argument("--label", metavar="COL", help="default: label")
     p.add_argument("--score", metavar="COL", help="default: score")
@@ -114,9 +119,11 @@ def run(args):
             empty_windows=args.empty_windows,
             convention=args.convention,
             time_unit=args.time_unit,
+            time_format=args.time_format,
         )
     except (ValueError, TypeError, OSError) as exc:
-        error(exc)
+        # (the library names the time column; the file is the caller's)
+        error(f"{args.log}: {exc}" if "time column" in str(exc) else exc)
         return EXIT_USAGE
     if args.format == "csv":
         sys.stdout.write(out.to_csv(index=False))
