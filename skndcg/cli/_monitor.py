@@ -96,7 +96,7 @@ def run(args):
         try:
             data = read_columns(
                 args.log,
-                [args.time, *named.values()],
+                list(dict.fromkeys([args.time, *named.values()])),
                 numbers={a: named[a] for a in ("label", "score")},
             )
         except ValueError as exc:
