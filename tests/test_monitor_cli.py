@@ -171,3 +171,10 @@ def test_time_unit_with_strings_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{path}: --time-unit s reads numbers, but time column 'ts' holds" in err
     assert "'2024-01-02'" in err
+
+
+def test_stdin_is_refused_by_name(capsys):
+    assert main(["monitor", "-", "--time", "ts"]) == 2
+    err = capsys.readouterr().err
+    assert "skndcg monitor does not read standard input ('-')" in err
+    assert "no such file" not in err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
-from ._errors import EXIT_OK, EXIT_USAGE, integer, number
+from ._errors import EXIT_OK, EXIT_USAGE, UsageError, integer, number
 
 TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
 
@@ -88,11 +88,13 @@ def run(args):
     from ..io import read_columns
     from ._inputs import DEFAULT_COLUMNS, columns_hint
     from ._language import error
+    from ._safety import refuse_stdin
 
     # The columns no flag names are read under their default names.
     named = {a: getattr(args, a) or DEFAULT_COLUMNS[a] for a in DEFAULT_COLUMNS}
     defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
     try:
+        refuse_stdin([("LOG", args.log)])
         try:
             data = read_columns(
                 args.log,
@@ -121,7 +123,7 @@ def run(args):
             time_unit=args.time_unit,
             time_format=args.time_format,
         )
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, UsageError) as exc:
         # (the library names the time column; the file is the caller's)
         error(f"{args.log}: {exc}" if "time column" in str(exc) else exc)
         return EXIT_USAGE
