@@ -173,6 +173,17 @@ def test_time_unit_with_strings_is_refused(tmp_path, capsys):
     assert "'2024-01-02'" in err
 
 
+def test_a_missing_time_column_is_one_sentence_then_no_hint_on_other_flags(
+    tmp_path, capsys
+):
+    path = _dated(tmp_path, ["2024-01-02", "2024-01-03"])
+    assert main(["monitor", path, "--time", "when"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no column(s) ['when']; the file has ['qid', 'label', "
+                        "'score', 'ts'].")  # fmt: skip
+    assert "Without" not in err
+
+
 def test_stdin_is_refused_by_name(capsys):
     assert main(["monitor", "-", "--time", "ts"]) == 2
     err = capsys.readouterr().err

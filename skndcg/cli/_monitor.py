@@ -102,8 +102,11 @@ def run(args):
                 numbers={a: named[a] for a in ("label", "score")},
             )
         except ValueError as exc:
-            if defaulted and "no column" in str(exc):
-                raise ValueError(f"{exc} {columns_hint(defaulted)}") from None
+            # (the hint names the flags whose default column is missing)
+            lacking = str(exc).partition("; the file has")[0]
+            hinted = [f for f in defaulted if repr(DEFAULT_COLUMNS[f[2:]]) in lacking]
+            if hinted and "no column" in lacking:
+                raise ValueError(f"{exc} {columns_hint(hinted)}") from None
             raise
         out = metric_over_time(
             named["label"],
