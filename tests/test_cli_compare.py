@@ -146,3 +146,16 @@ def test_run_and_qrels_of_other_query_ids(capsys, files, tmp_path):
         f"skndcg compare: error: no query of {files['good']} has judgments in "
         f"{numbered}; do the query ids of the two files match?\n"
     )
+
+
+def test_stdin_is_refused_by_name(tmp_path, capsys):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 d0 1 1.0 a\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d0 1\n")
+    assert main(["compare", "-", str(run), "--qrels", str(qrels)]) == 2
+    err = capsys.readouterr().err
+    assert "skndcg compare does not read standard input ('-')" in err
+    assert "does not exist" not in err
+    assert main(["compare", str(run), str(run), "--qrels", "-"]) == 2
+    assert "--qrels '-'" in capsys.readouterr().err

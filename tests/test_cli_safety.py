@@ -294,3 +294,19 @@ def _write_when_opened(fifo, text, proc):
     os.set_blocking(fd, True)
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
+
+
+def test_stdin_feeds_one_input_only(trec):
+    # The qrels, read second from the same stdin, were the run's text.
+    proc = subprocess.run(
+        _cmd("-", "--qrels", "-"), input=RUN, capture_output=True, text=True,
+        timeout=120, env=_env(),
+    )  # fmt: skip
+    _one_line_error(proc, "'-' (standard input) is given for RUN and --qrels")
+
+
+def test_a_trec_run_without_qrels_asks_for_them(trec):
+    run, _ = trec
+    proc = _score(run)
+    _one_line_error(proc, f"{run} looks like a TREC run", "--qrels QRELS")
+    assert "its columns are" not in proc.stderr

@@ -192,3 +192,14 @@ def test_parquet_rows_named_by_position_whatever_index_was_stored(tmp_path):
         list(read_predictions_chunks(path, **COLS))
     with pytest.raises(ValueError, match=match):
         read_columns(path, ["user", "pred"], numbers={"score": "pred"})
+
+
+def test_read_columns_refuses_a_str_and_a_repeated_name(tmp_path):
+    # A str was read as its characters; a repeated name came back once.
+    path = _write(tmp_path, CSV)
+    with pytest.raises(
+        TypeError, match=r"columns must be a list of column names, got 'user'"
+    ):
+        read_columns(path, "user")
+    with pytest.raises(ValueError, match=r"columns names 'user' twice"):
+        read_columns(path, ["user", "pred", "user"])

@@ -138,3 +138,54 @@ def test_unreadable_time_gives_no_advice_on_options_we_lack(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "time column 'ts' must hold datetimes" in err and '"yesterday"' in err
     assert "--format" not in err and "You might want" not in err
+
+
+def _dated(tmp_path, times):
+    rows = ["qid,label,score,ts"]
+    for q, t in enumerate(times):
+        rows += [f"{q},1,0.9,{t}", f"{q},0,0.1,{t}"]
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_day_month_dates_need_their_order(tmp_path, capsys):
+    # 02/01/2024 ... 02/12/2024 were read month first: twelve days of February.
+    path = _dated(tmp_path, [f"02/{m:02d}/2024" for m in range(1, 13)])
+    base = ["monitor", path, "--time", "ts", "--freq", "1D", "--metrics", "mrr",
+            "--empty-windows", "keep", "--format", "json"]  # fmt: skip
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: time column 'ts' holds dates whose day and month" in err
+    assert "'02/01/2024'" in err and "--time-format" in err and "ISO 8601" in err
+    assert main([*base, "--time-format", "%d/%m/%Y"]) == 0
+    windows = pd.DataFrame(json.loads(capsys.readouterr().out))["window"]
+    first, last = pd.to_datetime(windows).iloc[[0, -1]]
+    assert (first, last) == (pd.Timestamp("2024-01-02"), pd.Timestamp("2024-12-02"))
+
+
+def test_time_unit_with_strings_is_refused(tmp_path, capsys):
+    path = _dated(tmp_path, ["2024-01-02", "2024-01-03"])
+    argv = ["monitor", path, "--time", "ts", "--freq", "1D", "--time-unit", "s"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: --time-unit s reads numbers, but time column 'ts' holds" in err
+    assert "'2024-01-02'" in err
+
+
+def test_a_missing_time_column_is_one_sentence_then_no_hint_on_other_flags(
+    tmp_path, capsys
+):
+    path = _dated(tmp_path, ["2024-01-02", "2024-01-03"])
+    assert main(["monitor", path, "--time", "when"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no column(s) ['when']; the file has ['qid', 'label', "
+                        "'score', 'ts'].")  # fmt: skip
+    assert "Without" not in err
+
+
+def test_stdin_is_refused_by_name(capsys):
+    assert main(["monitor", "-", "--time", "ts"]) == 2
+    err = capsys.readouterr().err
+    assert "skndcg monitor does not read standard input ('-')" in err
+    assert "no such file" not in err

@@ -53,6 +53,12 @@ def opened(args, stream=False):
             doc=args.doc, depth=args.depth, stream=stream, items=items,
         )  # fmt: skip
     except ValueError as exc:
+        fields = _fields(args.input)
+        if "no column" in str(exc) and len(fields) == 6 and fields[3].isdigit():
+            raise UsageError(
+                f"{args.input} looks like a TREC run (6 fields a line, as "
+                f"{' '.join(fields)!r}): give its judgments with --qrels QRELS"
+            ) from None
         if args.defaulted and "no column" in str(exc):
             raise UsageError(f"{exc} {columns_hint(args.defaulted)}") from None
         raise
@@ -121,15 +127,15 @@ def _listed(items, word):
 
 def _fields(path):
     """Fields of the first line of ``path`` that is not blank nor a comment,
-    or None when it cannot be read."""
+    or none when it cannot be read."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for _, text in zip(range(100), fh, strict=False):
                 if text.strip() and not text.lstrip().startswith("#"):
-                    return len(text.split())
+                    return text.split()
     except (OSError, TypeError):
-        return None
-    return None
+        return []
+    return []
 
 
 def with_swapped_hint(message, args):
@@ -138,7 +144,7 @@ def with_swapped_hint(message, args):
     qrels = getattr(args, "qrels", None)
     if qrels is None or args.input is None:
         return message
-    if _fields(args.input) == 4 and _fields(qrels) == 6:
+    if len(_fields(args.input)) == 4 and len(_fields(qrels)) == 6:
         return (
             f"{message.rstrip('. ')}. {args.input} looks like qrels (4 fields a "
             f"line) and {qrels} like a run (6): were the two swapped? skndcg "

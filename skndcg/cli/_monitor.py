@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
-from ._errors import EXIT_OK, EXIT_USAGE, integer, number
+from ._errors import EXIT_OK, EXIT_USAGE, UsageError, integer, number
 
 TIME_UNITS = ("s", "ms", "us", "ns")  # as metric_over_time's time_unit
 
@@ -41,6 +41,11 @@ def add_parser(sub):
         "--time-unit", choices=TIME_UNITS, default=None,
         help="unit of a numeric time column, read as time since 1970-01-01 UTC "
         "(required for numbers: none is guessed)",
+    )  # fmt: skip
+    p.add_argument(
+        "--time-format", metavar="FORMAT",
+        help="strptime format of a text time column, such as '%%d/%%m/%%Y %%H:%%M' "
+        "(needed for dates whose day and month the column cannot tell apart)",
     )  # fmt: skip
     p.add_argument("--qid", metavar="COL", help="default: qid")
     p.add_argument("--label", metavar="COL", help="default: label")
@@ -83,20 +88,25 @@ def run(args):
     from ..io import read_columns
     from ._inputs import DEFAULT_COLUMNS, columns_hint
     from ._language import error
+    from ._safety import refuse_stdin
 
     # The columns no flag names are read under their default names.
     named = {a: getattr(args, a) or DEFAULT_COLUMNS[a] for a in DEFAULT_COLUMNS}
     defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
     try:
+        refuse_stdin([("LOG", args.log)])
         try:
             data = read_columns(
                 args.log,
-                [args.time, *named.values()],
+                list(dict.fromkeys([args.time, *named.values()])),
                 numbers={a: named[a] for a in ("label", "score")},
             )
         except ValueError as exc:
-            if defaulted and "no column" in str(exc):
-                raise ValueError(f"{exc} {columns_hint(defaulted)}") from None
+            # (the hint names the flags whose default column is missing)
+            lacking = str(exc).partition("; the file has")[0]
+            hinted = [f for f in defaulted if repr(DEFAULT_COLUMNS[f[2:]]) in lacking]
+            if hinted and "no column" in lacking:
+                raise ValueError(f"{exc} {columns_hint(hinted)}") from None
             raise
         out = metric_over_time(
             named["label"],
@@ -114,9 +124,11 @@ def run(args):
             empty_windows=args.empty_windows,
             convention=args.convention,
             time_unit=args.time_unit,
+            time_format=args.time_format,
         )
-    except (ValueError, TypeError, OSError) as exc:
-        error(exc)
+    except (ValueError, TypeError, OSError, UsageError) as exc:
+        # (the library names the time column; the file is the caller's)
+        error(f"{args.log}: {exc}" if "time column" in str(exc) else exc)
         return EXIT_USAGE
     if args.format == "csv":
         sys.stdout.write(out.to_csv(index=False))

@@ -31,7 +31,8 @@ import sys
 import time
 import zlib
 
-from ._errors import integer, number
+from ._errors import UsageError, integer, number
+from ._language import prog
 
 #: Default cap on what is copied from a pipe or device, in MiB.
 PIPE_LIMIT_MB = 2048
@@ -171,6 +172,17 @@ def copy_stream(path, dest, *, limit_mb, timeout):
                 out.write(chunk)
     finally:
         os.close(fd)
+
+
+def refuse_stdin(paths):
+    """Refuse ``-`` as any of ``paths`` (pairs of the argument's name and its
+    value): a command other than ``skndcg score`` reads files only."""
+    for what, path in paths:
+        if path == "-":
+            raise UsageError(
+                f"{what} '-': {prog()} does not read standard input ('-'); save "
+                "it to a file and give its path (skndcg score reads '-')"
+            )
 
 
 def cli_hint(message):

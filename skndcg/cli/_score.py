@@ -388,7 +388,15 @@ def _spool(args, stack):
     from pathlib import Path
 
     copies, folder, paths = {}, None, {}
-    for attr in ("input", "qrels", "model_qrels", "popularity_file"):
+    flags = {"input": "RUN", "qrels": "--qrels", "model_qrels": "--model-qrels",
+             "popularity_file": "--popularity"}  # fmt: skip
+    stdin = [flag for attr, flag in flags.items() if getattr(args, attr) == "-"]
+    if len(stdin) > 1:
+        raise UsageError(
+            f"'-' (standard input) is given for {' and '.join(stdin)}: it can be "
+            "read as one of them only; save the others to files"
+        )
+    for attr in flags:
         given = getattr(args, attr)
         # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given

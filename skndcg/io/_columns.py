@@ -49,7 +49,7 @@ def read_columns(path, columns, *, numbers=None):
     ----------
     path : str or path-like
     columns : list of str
-        Column names; each must be in the file.
+        Column names, each once; each must be in the file.
     numbers : dict, default=None
         Columns that must hold a finite number on every row, by the name the
         error calls them (``{"score": "s"}``: "score column 's'"); they come
@@ -62,14 +62,17 @@ def read_columns(path, columns, *, numbers=None):
     Returns
     -------
     frame : pandas.DataFrame
-        The columns, in the order given (each once).
+        The columns, in the order given.
 
     Raises
     ------
     OSError
         When ``path`` is not a file.
+    TypeError
+        When ``columns`` is a str (not a list of them).
     ValueError
-        When a column is missing (the message lists those the file has).
+        When a column is named twice, or is missing (the message lists those
+        the file has).
 
     Examples
     --------
@@ -84,16 +87,21 @@ def read_columns(path, columns, *, numbers=None):
     """
     import os
 
+    if isinstance(columns, str):
+        raise TypeError(f"columns must be a list of column names, got {columns!r}.")
+    wanted = list(columns)
+    twice = [c for c in wanted if wanted.count(c) > 1]
+    if twice:
+        raise ValueError(f"columns names {twice[0]!r} twice; name each column once.")
     name = as_path(path, "path")
     if not os.path.isfile(name):
         raise OSError(f"{path}: no such file")
     parquet = is_parquet(name)
     sep = None if parquet else _sniff(name)
     header = _read_header(name, parquet, sep)
-    wanted = list(dict.fromkeys(columns))
     missing = [c for c in wanted if c not in header]
     if missing:
-        raise ValueError(f"{path}: no column(s) {missing}; the file has {header}")
+        raise ValueError(f"{path}: no column(s) {missing}; the file has {header}.")
     if not numbers:
         if parquet:
             return pd.read_parquet(name, columns=wanted)

@@ -16,23 +16,23 @@ from ._windows import TIME_UNITS, as_times, check_columns, check_freq, windowed
 _NOT_OPTIONS = ("sample_weight", "queries")
 
 
-def _in_memory(y_true, y_score, qid, time, names, options, unit=None):
+def _in_memory(y_true, y_score, qid, time, names, options, unit=None, fmt=None):
     q = np.asarray(qid)
     report = ranking_report(y_true, y_score, q, metrics=names, **options)
     name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
-    times = as_times(time, q.shape[0], name=name, unit=unit)
+    times = as_times(time, q.shape[0], name=name, unit=unit, fmt=fmt)
     starts = times.groupby(pd.Series(q)).min().rename("_start")
     return report.merge(starts, left_on="qid", right_index=True, how="left")
 
 
-def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
+def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=None):
     from ...dask import ranking_report as dask_report
 
     columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
     report = dask_report(ddf, metrics=names, **columns, **options).compute()
     starts = ddf.groupby(qid)[time].min().compute()
     starts = pd.Series(
-        as_times(starts, len(starts), f"time column {time!r}", unit).to_numpy(),
+        as_times(starts, len(starts), f"time column {time!r}", unit, fmt).to_numpy(),
         index=starts.index,
         name="_start",
     )
@@ -56,6 +56,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None):
         "empty_windows": [StrOptions({"error", "keep"})],
         "data": "no_validation",
         "time_unit": [StrOptions(set(TIME_UNITS)), None],
+        "time_format": [str, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -76,6 +77,7 @@ def metric_over_time(
     empty_windows="error",
     data=None,
     time_unit=None,
+    time_format=None,
     **options,
 ):
     """Ranking metrics per time window, compared with a baseline, with alerts.
@@ -96,7 +98,9 @@ def metric_over_time(
     y_true, y_score, qid, time : array-like of shape (n_samples,) or str
         Labels, scores, query ids and time stamps (datetimes, strings pandas
         reads as datetimes, or numbers with ``time_unit``). With ``data``, the
-        names of its columns.
+        names of its columns. Dates written day and month first (``02/01/2024``)
+        are read in the order the column tells (a value above 12) and refused
+        when none does: ``time_format`` says which.
     freq : str or pandas.Timedelta
         Window length, a fixed one: ``"5min"``, ``"1h"``, ``"1D"``.
     metrics : str or sequence of str, default=("ndcg@10",)
@@ -137,7 +141,10 @@ def metric_over_time(
     time_unit : {"s", "ms", "us", "ns"}, default=None
         The unit of numeric time stamps, read as a time since 1970-01-01 UTC.
         Numbers without it are refused (a float column of hours would
-        otherwise make windows in 1970).
+        otherwise make windows in 1970), and so are strings with it.
+    time_format : str, default=None
+        The :func:`~datetime.datetime.strptime` format of string time stamps
+        (``"%d/%m/%Y %H:%M"``), as :func:`pandas.to_datetime` takes it.
     **options
         Every other keyword of :func:`~skndcg.metrics.ranking_report`
         (``convention``, ``gain``, ``empty``, ``nan_score``, ...), except
@@ -184,13 +191,15 @@ def metric_over_time(
         check_columns(data, cols.items())
     if data is not None and hasattr(data, "map_partitions"):
         per_query = _on_dask(
-            data, y_true, y_score, qid, time, names, options, time_unit
+            data, y_true, y_score, qid, time, names, options, time_unit, time_format
         )
     else:
         if data is not None:
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
             qid, time = data[qid].to_numpy(), data[time]
-        per_query = _in_memory(y_true, y_score, qid, time, names, options, time_unit)
+        per_query = _in_memory(
+            y_true, y_score, qid, time, names, options, time_unit, time_format
+        )
     return windowed(
         per_query,
         names,

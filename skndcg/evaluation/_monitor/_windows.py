@@ -56,15 +56,32 @@ def check_columns(data, named):
 TIME_UNITS = ("s", "ms", "us", "ns")
 
 
-def as_times(time, n, name="time", unit=None):
-    """Datetimes from datetimes or strings; numbers only with their ``unit``
-    (time since 1970-01-01 UTC), which is never guessed."""
+# A date written day and month first, in either order: 02/01/2024, 2.1.24 10:00.
+_DAY_MONTH = r"^\s*(\d{1,2})[/.-](\d{1,2})[/.-]\d"
+
+
+def as_times(time, n, name="time", unit=None, fmt=None):
+    """Datetimes from datetimes or strings (in the format ``fmt``, when
+    given); numbers only with their ``unit`` (time since 1970-01-01 UTC),
+    which is never guessed, nor is the order of a date's day and month."""
     t = pd.Series(np.asarray(time) if not isinstance(time, pd.Series) else time)
     if len(t) != n:
         raise ValueError(
             f"{name} must hold one value per row ({n} values), got {len(t)}."
         )
-    if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t):
+    numeric = pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+    if numeric and fmt is not None:
+        raise ValueError(
+            f"time_format= reads strings, but {name} holds numbers; pass "
+            "time_unit= alone."
+        )
+    if unit is not None and not numeric:
+        raise ValueError(
+            f"time_unit={unit!r} reads numbers, but {name} holds {t.iloc[0]!r}, "
+            "not a number; without time_unit= strings are read as datetimes "
+            "(time_format= says how)."
+        )
+    if numeric:
         if unit is None:
             raise ValueError(
                 f"{name} holds numbers ({t.dtype}), not datetimes: read as a "
@@ -74,8 +91,9 @@ def as_times(time, n, name="time", unit=None):
             )
         out = pd.to_datetime(t, unit=unit)
     else:
+        options = {"format": fmt} if fmt is not None else _day_first(t, name)
         try:  # (as instants: a column may hold two UTC offsets, across a DST change)
-            out = pd.to_datetime(t, utc=True)
+            out = pd.to_datetime(t, utc=True, **options)
         except (ValueError, TypeError) as exc:
             # pandas' advice ("passing `format`") names an option we lack.
             why = str(exc).split(" You might want to try")[0]
@@ -91,6 +109,32 @@ def as_times(time, n, name="time", unit=None):
     if out.dt.tz is not None:
         out = out.dt.tz_convert("UTC").dt.tz_localize(None)
     return out.reset_index(drop=True)
+
+
+def _day_first(t, name):
+    """``{"dayfirst": ...}`` for strings written day and month first, as the
+    column tells; pandas would guess month first. Refused when no value (or
+    every order) tells."""
+    if t.dtype.kind not in "OSU" and not pd.api.types.is_string_dtype(t):
+        return {}
+    text = pd.Series(t.dropna().unique()).astype(str)
+    fields = text.str.extract(_DAY_MONTH).dropna()
+    if fields.empty:
+        return {}
+    first, second = fields.astype(int).max()
+    if (first > 12) == (second > 12):
+        example = text[fields.index[0]]
+        why = (
+            "mixes day-first and month-first dates"
+            if first > 12
+            else "holds dates whose day and month cannot be told apart"
+        )
+        raise ValueError(
+            f"{name} {why}, such as {example!r}; say which with time_format= "
+            "(such as '%d/%m/%Y %H:%M', day first, or '%m/%d/%Y %H:%M'), or "
+            "write the times in ISO 8601 ('2024-01-02 10:00')."
+        )
+    return {"dayfirst": bool(first > 12)}
 
 
 def windowed(
