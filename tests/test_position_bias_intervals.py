@@ -102,7 +102,7 @@ def test_intervals_scale_with_confidence_and_need_enough_resamples():
     np.testing.assert_allclose(ratio, 1.9599639845401 / 1.2815515655446, rtol=1e-9)
     none = estimate_position_bias(pos, click, n_resamples=0, **kw)
     assert np.isnan(none.low).all() and np.isnan(none.band_high).all()
-    with pytest.raises(ValueError, match=r"n_resamples=1 is too few .*n_resamples=21 or more"):
+    with pytest.raises(ValueError, match=r"=1 is too few .*=21 or more"):
         estimate_position_bias(pos, click, n_resamples=1, **kw)
 
 
