@@ -233,6 +233,8 @@ def test_item_missing_from_popularity():
         (dict(popularity=LOG, measure="gini"), ValueError, "measure='gini'"),
         (dict(popularity=LOG, long_tail=1.5), ValueError, "long_tail=1.5"),
         (dict(popularity=LOG, k=0), ValueError, "k"),
+        # A log entry without an item id was dropped from the counts.
+        (dict(popularity=[*LOG, None]), ValueError, r"popularity has 1 missing"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):

@@ -168,10 +168,8 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
                 f"counts as a dict, {name}=counts.to_dict(), or pass the log "
                 "itself."
             )
-        log = as_1d(popularity, name, allow_object=True)
-        if log.shape[0] == 0:
-            raise ValueError(f"{name} is an empty training log.")
-        return pd.Series(log).value_counts().astype(np.float64)
+        codes, uniques = item_codes(popularity, name)
+        return pd.Series(uniques[codes]).value_counts().astype(np.float64)
     if not table.index.is_unique:
         dup = py(table.index[table.index.duplicated()][0])
         raise ValueError(f"{name} has the item {dup!r} more than once.")
