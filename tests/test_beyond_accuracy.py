@@ -316,6 +316,8 @@ CATS3 = {"a": ["x"], "b": ["y"], "c": ["x", "y"]}
         (dict(catalog="abc"), TypeError, r"catalog must be None, an int"),
         (dict(catalog=3.0), TypeError, r"catalog must be None, an int"),
         (dict(catalog=True), TypeError, r"catalog must be None, an int"),
+        # A missing id counted as one more catalogue item (coverage 3/4).
+        (dict(catalog=["a", "b", "c", None]), ValueError, r"catalog has 1 missing"),
     ],
 )
 def test_coverage_errors(kwargs, exc, match):
@@ -474,3 +476,8 @@ def test_inputs_are_not_mutated():
     cov(item, score, QID)
     for a, b in zip((item, score, feats), before, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_catalog_may_be_a_set():
+    # It was refused as "a scalar set".
+    assert cov(ITEM, SCORE, QID, k=2, catalog={"a", "b", "c", "d"}) == 0.5

@@ -166,3 +166,21 @@ def test_bad_arguments(kwargs, error, match):
     base = dict(history={1: ["a"]}, categories=CATS)
     with pytest.raises(error, match=match):
         calibration_score(["a", "b"], [2, 1], [1, 1], **{**base, **kwargs})
+
+
+def test_history_keys_keep_their_types():
+    # A history keyed by ids of mixed types (1 and "u") kept them all as
+    # strings, so user 1 found no history and silently scored NaN.
+    kw = dict(categories=CATS, k=2, per_query=True)
+    mixed = calibration_score(
+        ["a", "b", "a", "b"], [2, 1, 2, 1], [1, 1, "u", "u"],
+        history={1: ["a"], "u": ["b"]}, **kw,
+    )  # fmt: skip
+    plain = calibration_score(
+        ["a", "b", "a", "b"], [2, 1, 2, 1], [1, 1, 2, 2],
+        history={1: ["a"], 2: ["b"]}, **kw,
+    )  # fmt: skip
+    np.testing.assert_array_equal(
+        mixed["miscalibration@2"].to_numpy(), plain["miscalibration@2"].to_numpy()
+    )
+    assert not mixed["miscalibration@2"].isna().any()

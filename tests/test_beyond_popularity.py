@@ -233,6 +233,8 @@ def test_item_missing_from_popularity():
         (dict(popularity=LOG, measure="gini"), ValueError, "measure='gini'"),
         (dict(popularity=LOG, long_tail=1.5), ValueError, "long_tail=1.5"),
         (dict(popularity=LOG, k=0), ValueError, "k"),
+        # A log entry without an item id was dropped from the counts.
+        (dict(popularity=[*LOG, None]), ValueError, r"popularity has 1 missing"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
@@ -252,3 +254,26 @@ def test_inputs_are_not_mutated():
     novelty_score(item, score, qid, popularity=pop, k=2)
     for a, b in zip((item, score, qid, pop), before, strict=True):
         assert (np.asarray(a) == np.asarray(b)).all()
+
+
+def test_ids_of_another_type_are_refused_not_missed():
+    # Keys and ids of another type than the query and item ids ("1" for 1)
+    # matched nothing: every item was unexpected, or none in the long tail.
+    pop = {1: 4, 2: 2, 3: 1, 4: 1}
+    item = [1, 2, 3, 1, 4, 2]
+    with pytest.raises(ValueError, match=r"primitive has a list for none of .*'1'"):
+        serendipity_score(
+            Y, SCORE, QID, item_id=item, popularity=pop, k=2,
+            primitive={"1": [1], "2": [1]},
+        )  # fmt: skip
+    with pytest.raises(ValueError, match=r"long_tail names none of the items.*'3'"):
+        average_popularity_score(
+            item, SCORE, QID, popularity=pop, k=2, measure="aplt",
+            long_tail=["3", "4"],
+        )  # fmt: skip
+    # Tuple item ids are ids, not rows of a 2-D array.
+    got = average_popularity_score(
+        pd.Series([(1, 2), (3, 4)]), [2, 1], [1, 1], popularity={(1, 2): 2, (3, 4): 1},
+        measure="aplt", long_tail=[(3, 4)], k=2,
+    )  # fmt: skip
+    assert got == 0.5

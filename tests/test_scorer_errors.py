@@ -220,3 +220,17 @@ def test_search_default_error_score_gives_nan_and_a_warning(data):
     assert any("Scoring failed" in m and "query ids not found" in m for m in messages)
     assert any("keep the query ids in the X column" in m for m in messages)
     assert np.isnan(search.cv_results_["mean_test_score"]).all()
+
+
+@pytest.mark.parametrize(
+    ("popularity", "error", "match"),
+    [
+        ("abc", TypeError, r"popularity must be a dict mapping item id to count"),
+        ({"a": -1.0}, ValueError, r"popularity counts must be finite and >= 0"),
+    ],
+)
+def test_bad_popularity_is_refused_when_the_scorer_is_made(popularity, error, match):
+    # It was read only when the scorer was called: inside a search, each fold
+    # then scored nan with a warning.
+    with pytest.raises(error, match=match):
+        make_ranking_scorer("novelty@10", item_col="item", popularity=popularity)

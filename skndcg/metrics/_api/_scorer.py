@@ -383,6 +383,9 @@ def _side_of(names, item_col, popularity):
         raise TypeError(
             f"item_col must be a column name (str or int), got {item_col!r}."
         )
+    from .._beyond._listwise import popularity_table  # (pandas: only when read)
+
+    popularity_table(popularity)  # checked now, not in every fold of a search
     return item_col, popularity
 
 

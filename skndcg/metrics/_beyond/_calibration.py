@@ -7,18 +7,16 @@ import pandas as pd
 from scipy import sparse
 
 from .._core._validate import as_1d
-from ._items import py, qid_item_pairs
+from ._items import mapping_index, py, qid_item_pairs
 from ._listwise import finish, top_k_lists
 
 
 def _history(history):
     """(qid, item) arrays from a mapping {qid: items} or a pair of arrays."""
     if isinstance(history, (dict, pd.Series)):
+        # (Object arrays: numpy would turn ids of mixed types into strings.)
         pairs = qid_item_pairs(history, "history")
-        if not pairs:
-            return np.array([], dtype=object), np.array([], dtype=object)
-        q, i = zip(*pairs, strict=True)
-        return np.asarray(q), np.asarray(i, dtype=object)
+        return tuple(mapping_index(p[j] for p in pairs).to_numpy() for j in (0, 1))
     if isinstance(history, tuple) and len(history) == 2:
         q = as_1d(history[0], "history[0] (qid)", allow_object=True)
         i = as_1d(history[1], "history[1] (item_id)", allow_object=True)

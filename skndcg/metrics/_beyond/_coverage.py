@@ -113,7 +113,9 @@ def catalog_size(catalog, uniques: np.ndarray) -> int:
             f"catalog must be None, an int (the catalogue size) or an array-like of "
             f"item ids, got {catalog!r}."
         )
-    cat = pd.Index(as_1d(catalog, "catalog", allow_object=True)).unique()
+    if isinstance(catalog, (set, frozenset)):
+        catalog = list(catalog)
+    _, cat = item_codes(catalog, "catalog")
     missing = ~pd.Index(uniques).isin(cat)
     if missing.any():
         raise ValueError(

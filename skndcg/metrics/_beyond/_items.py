@@ -34,17 +34,18 @@ def numeric(x, name: str) -> np.ndarray:
     return arr
 
 
-def item_codes(item_id):
-    """Integer code of each row's item and the distinct item ids."""
-    arr = as_1d(item_id, "item_id", allow_object=True)
+def item_codes(item_id, name="item_id"):
+    """Integer code of each row's item and the distinct item ids, refusing a
+    missing id (``name``: the argument, for the errors)."""
+    arr = as_1d(item_id, name, allow_object=True)
     try:
         codes, uniques = pd.factorize(arr)
     except TypeError:
         raise TypeError(
-            f"item_id values must be hashable, got {arr[0]!r} in the first row."
+            f"{name} values must be hashable, got {arr[0]!r} in the first row."
         ) from None
     if (codes < 0).any():
-        raise missing_error("item_id", codes < 0, "an item id")
+        raise missing_error(name, codes < 0, "an item id")
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ...utils._args import check_flags
-from .._core._validate import as_1d, check_k, check_length, undefined
-from ._items import check_choice, item_codes, numeric, py
+from .._core._validate import check_k, check_length, undefined
+from ._items import check_choice, item_codes, mapping_index, numeric, py
 from ._topk import Ranked, check_ties, membership, rank
 
 MISSING = ("error", "zero")
@@ -168,10 +168,8 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
                 f"counts as a dict, {name}=counts.to_dict(), or pass the log "
                 "itself."
             )
-        log = as_1d(popularity, name, allow_object=True)
-        if log.shape[0] == 0:
-            raise ValueError(f"{name} is an empty training log.")
-        return pd.Series(log).value_counts().astype(np.float64)
+        codes, uniques = item_codes(popularity, name)
+        return pd.Series(uniques[codes]).value_counts().astype(np.float64)
     if not table.index.is_unique:
         dup = py(table.index[table.index.duplicated()][0])
         raise ValueError(f"{name} has the item {dup!r} more than once.")
@@ -212,7 +210,15 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
             "long_tail must be the head's share of the items (a float) or a "
             f"collection of long-tail item ids, got {long_tail!r}."
         )
-    tail = pd.Index(as_1d(list(long_tail), "long_tail", allow_object=True))
+    tail = mapping_index(long_tail)
+    known = pd.Index(uniques).append(table.index)
+    if len(tail) and not tail.isin(known).any():
+        raise ValueError(
+            f"long_tail names none of the items of item_id or popularity (first "
+            f"{py(tail[0])!r}, {type(tail[0]).__name__}; an item id is "
+            f"{py(uniques[0])!r}, {type(py(uniques[0])).__name__}); give the "
+            "long-tail item ids as item_id spells them."
+        )
     return pd.Index(uniques).isin(tail)
 
 

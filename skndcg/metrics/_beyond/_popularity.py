@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._items import check_choice, py, qid_item_pairs
+from ._items import check_choice, mapping_index, py, qid_item_pairs
 from ._listwise import (
     finish,
     head_of,
@@ -341,6 +341,14 @@ def serendipity_score(
         unexpected = ~most_popular(table, lists.uniques, k)[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
         pairs = qid_item_pairs(primitive, "primitive")
+        users = mapping_index(dict(primitive))
+        if len(users) and not users.isin(lists.keys).any():
+            raise ValueError(
+                f"primitive has a list for none of the queries of qid (first "
+                f"{py(users[0])!r}, {type(users[0]).__name__}; a query id is "
+                f"{py(lists.keys[0])!r}, {type(py(lists.keys[0])).__name__}); key it "
+                "by the query ids as qid spells them."
+            )
         unexpected = np.ones(lists.item.shape[0], dtype=bool)
         if pairs:
             mine = pd.MultiIndex.from_arrays(
