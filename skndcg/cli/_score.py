@@ -390,6 +390,8 @@ def _spool(args, stack):
     copies, folder, paths = {}, None, {}
     flags = {"input": "RUN", "qrels": "--qrels", "model_qrels": "--model-qrels",
              "popularity_file": "--popularity"}  # fmt: skip
+    if args.caller == "trec_eval":  # (its two files, as it names them)
+        flags = {"qrels": "rel_info_file", "input": "results_file"}
     stdin = [flag for attr, flag in flags.items() if getattr(args, attr) == "-"]
     if len(stdin) > 1:
         raise UsageError(
