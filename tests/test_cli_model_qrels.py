@@ -144,8 +144,8 @@ def test_few_judged_queries_is_a_note_in_the_commands_words(files, capsys, tmp_p
     few.write_text("".join(f"{ln}\n" for ln in lines if ln.split()[0] in judged))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a note, not a Python warning
-        code = main(["score", paths["run"], "--qrels", str(few),
-                     "--model-qrels", paths["llm"], "--metrics", "ndcg@10"])  # fmt: skip
+        code = main(["score", paths["run"], "--qrels", str(few), "--model-qrels",
+                     paths["llm"], "--metrics", "ndcg@10"])  # fmt: skip
     out, err = capsys.readouterr()
     assert code == 0 and "3 of them by humans" in out
     assert err.startswith("skndcg score: only 3 queries judged by humans (fewer than ")
