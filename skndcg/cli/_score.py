@@ -11,7 +11,7 @@ import numpy as np
 
 from ..io import Chunked
 from . import _inputs, _language, _safety, _summary, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer, plain
 from ._output import fmt, render
 from ._request import ScoreRequest
 
@@ -26,7 +26,7 @@ FORMATS = ("table", "md", "json", "csv", "trec")
 def _threshold(text):
     name, sep, value = text.rpartition("=")
     try:
-        number = float(value)
+        number = float(plain(value))
     except ValueError:
         number = math.nan
     if not sep or not name or not math.isfinite(number):
