@@ -159,3 +159,11 @@ def test_stdin_is_refused_by_name(tmp_path, capsys):
     assert "does not exist" not in err
     assert main(["compare", str(run), str(run), "--qrels", "-"]) == 2
     assert "--qrels '-'" in capsys.readouterr().err
+
+
+def test_few_queries_is_a_note_in_the_commands_words(capsys, files):
+    code, _, err = run(capsys, files["bad"], files["good"], "--qrels",
+                       files["qrels"], "-m", "map", "--min-queries", "20")  # fmt: skip
+    assert code == 0
+    assert err.startswith("skndcg compare: map: only 14 queries (fewer than ")
+    assert "--min-queries 20" in err and "pass --min-queries 0 " in err

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -133,3 +134,20 @@ def test_bad_inputs_name_the_files(files, capsys, tmp_path):
         err = capsys.readouterr().err
         assert code == 2
         assert f"--qrels {few} {said}" in err and "at least two" in err
+
+
+def test_few_judged_queries_is_a_note_in_the_commands_words(files, capsys, tmp_path):
+    _, paths = files
+    lines = Path(paths["human"]).read_text().splitlines()
+    judged = list(dict.fromkeys(ln.split()[0] for ln in lines))[:3]
+    few = tmp_path / "human3.txt"
+    few.write_text("".join(f"{ln}\n" for ln in lines if ln.split()[0] in judged))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a note, not a Python warning
+        code = main(["score", paths["run"], "--qrels", str(few), "--model-qrels",
+                     paths["llm"], "--metrics", "ndcg@10"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0 and "3 of them by humans" in out
+    assert err.startswith("skndcg score: only 3 queries judged by humans (fewer than ")
+    assert "Judge more queries" in err
+    assert "min_queries" not in err and "prediction_powered_queries" not in err

@@ -576,3 +576,29 @@ def test_runs_from_a_pipe_give_the_numbers_of_a_file(capsys, trec_files, tmp_pat
     code, _, err, fifo = score_from_pipe("q Q0 d 1\n", "bad.pipe")
     assert code == 2
     assert err.startswith(f"skndcg score: error: {fifo}, line 1: expected 6")
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["score", "r", "--depth", "1_0"], "expected a positive integer, got '1_0'"),
+        (["score", "r", "--depth", "\u0661\u0660"], "expected a positive integer"),
+        (["score", "r", "--pipe-timeout", "3_0"], "expected a positive number"),
+        (["score", "r", "--fail-under", "map=0_3"], "expected METRIC=VALUE"),
+        (["score", "r", "--fail-under", "map=\uff10.3"], "expected METRIC=VALUE"),
+        (["score", "r", "-l", "1_0"], "expected an integer relevance level"),
+        (["compare", "a", "b", "--confidence", "0.9_5"], "expected a number in"),
+        (["trec_eval", "-M", "1_0", "q", "r"], "expected a positive integer"),
+        (["monitor", "log", "--time", "t", "--threshold", "0.0_5"], "got '0.0_5'"),
+        (
+            ["monitor", "log", "--time", "t", "--alpha", "\u0660.\u0660\u0665"],
+            "expected a number in [0, 1)",
+        ),
+    ],
+)
+def test_numbers_with_underscores_or_other_digits_are_refused(capsys, argv, match):
+    # As the file readers: int() and float() would read 1_0 as 10 and
+    # Arabic-Indic or full-width digits as digits.
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and match in capsys.readouterr().err

@@ -97,3 +97,12 @@ def test_version(capsys):
     code, out, _ = call(capsys, "trec_eval", "-v")
     assert code == 0
     assert out.startswith("trec_eval version 10.0 (skndcg ")
+
+
+def test_stdin_for_both_files_names_trec_evals_arguments(capsys):
+    from skndcg.cli import main
+
+    assert main(["trec_eval", "-", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skndcg trec_eval: error: '-' (standard input) is given ")
+    assert "for rel_info_file and results_file" in err and "--qrels" not in err

@@ -51,3 +51,37 @@ def test_dask_bad_column(client):
     ddf = dd.from_pandas(_frame(0), npartitions=2)
     with pytest.raises(ValueError, match=r"time must name one of its columns"):
         metric_over_time("label", "score", "qid", "when", data=ddf, freq="1h")
+
+
+@pytest.mark.parametrize("time_format", [None, "%d/%m/%Y %I:%M %p"])
+def test_dask_parses_times_before_taking_each_querys_first(client, time_format):
+    # As text, "02/02/2024" < "13/01/2024" and "01:00 AM" < "11:00 AM" < "12:30 PM"
+    # < "12:45 AM": a query's start is its earliest parsed time, as in memory.
+    times = {
+        0: ["02/02/2024 10:00 AM", "13/01/2024 10:00 AM"],
+        1: ["03/02/2024 12:45 AM", "03/02/2024 12:30 PM"],
+        2: ["03/02/2024 11:00 AM", "03/02/2024 01:00 AM", "03/02/2024 12:10 AM"],
+        3: ["05/02/2024 09:00 PM", "04/02/2024 11:00 PM"],
+    }
+    rows = [(q, t) for q, ts in times.items() for t in ts]
+    df = pd.DataFrame(rows, columns=["qid", "time"])
+    df["label"] = np.arange(len(df)) % 3
+    df["score"] = np.linspace(1.0, 0.0, len(df))
+    kw = dict(freq="1D", metrics="ndcg", empty_windows="keep", time_format=time_format)
+    want = metric_over_time("label", "score", "qid", "time", data=df, **kw)
+    assert want["window"].min() == pd.Timestamp("2024-01-13")
+    # Only the first partition tells that these dates are written day first.
+    ddf = dd.from_pandas(df, npartitions=3, sort=False)
+    got = metric_over_time("label", "score", "qid", "time", data=ddf, **kw)
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_dask_refuses_a_missing_time_as_in_memory(client):
+    df = _frame(0)
+    df["time"] = df["time"].astype(str).astype(object)
+    df.loc[len(df) - 1, "time"] = None
+    with pytest.raises(ValueError, match=r"'time' has 1 missing value\(s\)"):
+        metric_over_time("label", "score", "qid", "time", data=df, freq="1h")
+    ddf = dd.from_pandas(df, npartitions=2, sort=False)
+    with pytest.raises(ValueError, match=r"'time' \(partition 1\) has 1 missing"):
+        metric_over_time("label", "score", "qid", "time", data=ddf, freq="1h")

@@ -10,7 +10,6 @@ significant loss against the baseline exit with code 1, for CI gating.
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 
@@ -154,7 +153,7 @@ def _align(reports, names, args):
 
 
 def _compare(args):
-    from ..evaluation import SmallSampleWarning, compare
+    from ..evaluation import compare
 
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
@@ -188,8 +187,7 @@ def _compare(args):
         n: r[["qid", *metrics]].rename(columns=shown)
         for n, r in zip(names, reports, strict=True)
     }
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SmallSampleWarning)
+    with _language.small_sample_notes():
         result = compare(
             scores, baseline=baseline, metrics=[shown[m] for m in metrics],
             test=args.test,
@@ -197,13 +195,6 @@ def _compare(args):
             confidence=args.confidence, n_resamples=args.n_resamples,
             random_state=args.seed, min_queries=args.min_queries,
         )  # fmt: skip
-    for warning in caught:  # in the command line's words, not Python's
-        if issubclass(warning.category, SmallSampleWarning):
-            _language.note(str(warning.message))
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
     if args.format == "json":
         text = result.to_json()
     elif args.format == "latex":

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
+from contextlib import contextmanager
 
 _CALLER = {"prog": "skndcg", "flags": {}, "switches": set()}
 
@@ -36,6 +38,12 @@ _WORDS = (
     (re.compile(r"\by_true\b"), "the labels"),
     (re.compile(r"\by_score\b"), "the scores"),
     (re.compile(r"\bgain='(\w+)'"), lambda m: f"{m.group(1)} gain"),
+    # Advice a command without --min-queries cannot follow.
+    (re.compile(r"\bmin_queries=(\d+)\)"), r"\1)"),
+    (
+        re.compile(r" \(prediction_\w+ says how many\)|,? or pass min_queries=0[^.]*"),
+        "",
+    ),
 )
 
 
@@ -102,3 +110,21 @@ def error(message) -> None:
 def note(message) -> None:
     """Print ``message`` as a note of the command on stderr."""
     print(f"{prog()}: {speak(message)}", file=sys.stderr)
+
+
+@contextmanager
+def small_sample_notes():
+    """Say the library's :class:`~skndcg.evaluation.SmallSampleWarning` issued
+    within as notes of the command, in its words; other warnings as they are."""
+    from ..evaluation import SmallSampleWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SmallSampleWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, SmallSampleWarning):
+            note(str(warning.message))
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )

@@ -13,7 +13,7 @@ import gzip
 import math
 import re
 
-from ._errors import UsageError
+from ._errors import UsageError, plain
 
 _SEPARATOR = re.compile(r"[\s,]+")
 
@@ -68,11 +68,8 @@ def _line(name, number, text, fields):
             f"{where} has {len(fields)} fields; a line holds an item id and its "
             "training count, separated by blanks, a tab or a comma"
         )
-    # As the TREC readers (skndcg.io), neither 1_0 nor non-ASCII digits are
-    # read: float() would read them as 10 and as digits.
-    plain = fields[1].isascii() and "_" not in fields[1]
     try:
-        count = float(fields[1] if plain else "?")
+        count = float(plain(fields[1]))
     except ValueError:
         count = math.nan
     if not math.isfinite(count) or count < 0:

@@ -9,7 +9,7 @@ import json
 import numpy as np
 
 from ._errors import EXIT_OK, UsageError
-from ._language import speak
+from ._language import small_sample_notes, speak
 from ._output import aligned, fmt, json_number, markdown
 
 #: Options of ``skndcg score`` that the two-source scoring does not take.
@@ -80,10 +80,11 @@ def run_two_sources(args, metrics):
     options["convention"] = args.convention or "trec_eval"
     _check_judged(args, coded)
     try:
-        report = prediction_powered_report(
-            coded.y_true, coded.y_model, score, coded.names[coded.qid],
-            metrics=metrics, grades=scale, metric_options=options,
-        )  # fmt: skip
+        with small_sample_notes():
+            report = prediction_powered_report(
+                coded.y_true, coded.y_model, score, coded.names[coded.qid],
+                metrics=metrics, grades=scale, metric_options=options,
+            )  # fmt: skip
     except ValueError as exc:  # (the library's arrays are the two files)
         human, model = f"--qrels {args.qrels}", f"--model-qrels {args.model_qrels}"
         raise UsageError(speak(str(exc), y_true=human, y_model=model)) from None

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..io import Chunked
 from . import _inputs, _language, _safety, _summary, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer, plain
 from ._output import fmt, render
 from ._request import ScoreRequest
 
@@ -26,7 +26,7 @@ FORMATS = ("table", "md", "json", "csv", "trec")
 def _threshold(text):
     name, sep, value = text.rpartition("=")
     try:
-        number = float(value)
+        number = float(plain(value))
     except ValueError:
         number = math.nan
     if not sep or not name or not math.isfinite(number):
@@ -390,6 +390,8 @@ def _spool(args, stack):
     copies, folder, paths = {}, None, {}
     flags = {"input": "RUN", "qrels": "--qrels", "model_qrels": "--model-qrels",
              "popularity_file": "--popularity"}  # fmt: skip
+    if args.caller == "trec_eval":  # (its two files, as it names them)
+        flags = {"qrels": "rel_info_file", "input": "results_file"}
     stdin = [flag for attr, flag in flags.items() if getattr(args, attr) == "-"]
     if len(stdin) > 1:
         raise UsageError(

@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from ._errors import integer
+from ._errors import integer, plain
 
 
 def parse_metric(name):
@@ -27,7 +27,7 @@ def parse_metric(name):
 
 def _rel_level(text):
     try:
-        value = int(text)
+        value = int(plain(text))
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected an integer relevance level >= 1, got {text!r}"

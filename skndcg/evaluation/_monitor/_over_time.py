@@ -11,7 +11,14 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ...metrics import ranking_report
 from ...utils._constraints import Count
 from .._compare._inputs import metric_names
-from ._windows import TIME_UNITS, as_times, check_columns, check_freq, windowed
+from ._windows import (
+    TIME_UNITS,
+    as_times,
+    check_columns,
+    check_freq,
+    day_first_witnesses,
+    windowed,
+)
 
 _NOT_OPTIONS = ("sample_weight", "queries")
 
@@ -30,12 +37,19 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=Non
 
     columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
     report = dask_report(ddf, metrics=names, **columns, **options).compute()
-    starts = ddf.groupby(qid)[time].min().compute()
-    starts = pd.Series(
-        as_times(starts, len(starts), f"time column {time!r}", unit, fmt).to_numpy(),
-        index=starts.index,
-        name="_start",
-    )
+    # Each partition's times are parsed (the order of day and month as the
+    # whole column tells) before its queries' earliest are taken.
+    column = ddf[time].map_partitions(day_first_witnesses).compute()
+
+    def earliest(part, partition_info=None):
+        where = f" (partition {partition_info['number']})" if partition_info else ""
+        name = f"time column {time!r}{where}"
+        at = as_times(part[time], len(part), name, unit, fmt, column)
+        return at.groupby(part[qid].to_numpy()).min()
+
+    meta = pd.Series([], dtype="datetime64[ns]", index=ddf._meta[qid].to_numpy())
+    starts = ddf.map_partitions(earliest, meta=meta).compute()
+    starts = starts.groupby(level=0).min().rename("_start")
     return report.merge(starts, left_on="qid", right_index=True, how="left")
 
 
@@ -136,8 +150,8 @@ def metric_over_time(
     data : pandas.DataFrame or dask.dataframe.DataFrame, default=None
         A table holding the columns named by ``y_true``, ``y_score``, ``qid``
         and ``time``. A Dask frame (larger than memory) is scored by
-        :func:`skndcg.dask.ranking_report`; only one row per query is
-        collected.
+        :func:`skndcg.dask.ranking_report`; only one row per query (and
+        partition) is collected.
     time_unit : {"s", "ms", "us", "ns"}, default=None
         The unit of numeric time stamps, read as a time since 1970-01-01 UTC.
         Numbers without it are refused (a float column of hours would

@@ -60,10 +60,12 @@ TIME_UNITS = ("s", "ms", "us", "ns")
 _DAY_MONTH = r"^\s*(\d{1,2})[/.-](\d{1,2})[/.-]\d"
 
 
-def as_times(time, n, name="time", unit=None, fmt=None):
+def as_times(time, n, name="time", unit=None, fmt=None, column=None):
     """Datetimes from datetimes or strings (in the format ``fmt``, when
     given); numbers only with their ``unit`` (time since 1970-01-01 UTC),
-    which is never guessed, nor is the order of a date's day and month."""
+    which is never guessed, nor is the order of a date's day and month: that
+    order is read from ``column`` (default ``time`` itself), such as the
+    :func:`day_first_witnesses` of a whole column ``time`` is a part of."""
     t = pd.Series(np.asarray(time) if not isinstance(time, pd.Series) else time)
     if len(t) != n:
         raise ValueError(
@@ -91,7 +93,8 @@ def as_times(time, n, name="time", unit=None, fmt=None):
             )
         out = pd.to_datetime(t, unit=unit)
     else:
-        options = {"format": fmt} if fmt is not None else _day_first(t, name)
+        witnesses = t if column is None else column
+        options = {"format": fmt} if fmt is not None else _day_first(witnesses, name)
         try:  # (as instants: a column may hold two UTC offsets, across a DST change)
             out = pd.to_datetime(t, utc=True, **options)
         except (ValueError, TypeError) as exc:
@@ -109,6 +112,18 @@ def as_times(time, n, name="time", unit=None, fmt=None):
     if out.dt.tz is not None:
         out = out.dt.tz_convert("UTC").dt.tz_localize(None)
     return out.reset_index(drop=True)
+
+
+def day_first_witnesses(t):
+    """The few strings of ``t`` that tell :func:`_day_first` what all of ``t``
+    tells: its first date written day and month first, and those with the
+    largest first and second fields (so parts of a column can be read alike)."""
+    if t.dtype.kind not in "OSU" and not pd.api.types.is_string_dtype(t):
+        return t.iloc[:0]
+    fields = t.astype(str).str.extract(_DAY_MONTH).reset_index(drop=True).dropna()
+    if fields.empty:
+        return t.iloc[:0]
+    return t.iloc[[fields.index[0], *fields.astype(int).idxmax()]]
 
 
 def _day_first(t, name):
