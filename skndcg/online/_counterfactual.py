@@ -124,7 +124,7 @@ def _largest(weight, qid, item, log, n=10):
         "clip": [Interval(Real, 0, None, closed="neither"), None],
         "n_resamples": [Count(0)],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -248,7 +248,7 @@ def counterfactual_report(
         at 95%), so that each tail of the interval has a resample beyond it.
     confidence : float in (0, 1), default=0.95
         Coverage of the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the bootstrap.
 
     Returns
