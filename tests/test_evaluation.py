@@ -250,3 +250,25 @@ def test_a_numpy_generator_is_a_random_state_as_in_compare():
     assert bootstrap_ci(values, random_state=3) == bootstrap_ci(
         values, random_state=np.random.RandomState(3)
     )
+
+
+def test_compare_checks_n_resamples_only_where_it_resamples():
+    # A prediction-powered comparison with test="t" draws no resample, yet
+    # refused n_resamples=1 as too few for its confidence.
+    from skndcg.evaluation import compare
+
+    rng = np.random.default_rng(0)
+    model = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 40),
+            "qid": np.tile(np.arange(40), 2),
+            "m": rng.random(80),
+        }
+    )
+    human = model[model["qid"] < 20].assign(m=lambda d: d["m"] + 0.1)
+    cmp = compare(human, y_model=model, test="t", n_resamples=1)
+    assert (cmp.to_frame()["low"] < cmp.to_frame()["mean"]).all()
+    with pytest.raises(ValueError, match=r"n_resamples=1 is too few"):
+        compare(human, y_model=model, n_resamples=1)
+    with pytest.raises(ValueError, match=r"n_resamples must be an .* got 'many'"):
+        compare(human, y_model=model, test="t", n_resamples="many")

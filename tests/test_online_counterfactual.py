@@ -421,3 +421,18 @@ def test_an_item_twice_in_a_logged_query_is_refused(estimators):
     # the same item in two queries (or impressions) is the usual log
     kw = {"examination": [1.0, 0.5], "logging_probability": HAND["p"], "k": 2}
     _report(HAND.assign(item=["a", "b", "c", "a", "b"]), estimators=estimators, **kw)
+
+
+@pytest.mark.parametrize("estimators", ["ips", "cascade"])
+def test_too_few_resamples_for_the_confidence_are_refused(estimators):
+    # n_resamples=1 gave the interval [x, x], which can exclude the estimate,
+    # where bootstrap_ci, compare and the other doors refuse it.
+    kw = dict(examination=[1.0, 0.5], logging_probability=HAND["p"], k=2)
+    kw["estimators"] = estimators
+    with pytest.raises(ValueError, match=r"n_resamples=1 is too few for "
+                       r"confidence=0.95.*n_resamples=41 or more"):  # fmt: skip
+        _report(HAND, n_resamples=1, **kw)
+    with pytest.raises(ValueError, match=r"=100 .*0.99.*=201 or more"):
+        _report(HAND, n_resamples=100, confidence=0.99, **kw)
+    assert np.isnan(_report(HAND, **kw)["low"]).all()  # 0 still skips them
+    assert np.isfinite(_report(HAND, n_resamples=41, **kw)["low"]).all()

@@ -16,10 +16,12 @@ from skndcg.datasets import (
     get_data_home,
     load_movielens,
     make_movielens_like,
+    make_ranking_task,
 )
 from skndcg.demo import run_demo
 from skndcg.evaluation import (
     compare_scores,
+    estimate_position_bias,
     full_catalogue_report,
     judge_agreement,
     prediction_powered_report,
@@ -49,6 +51,7 @@ from skndcg.online import (
     interleaving_result,
     multileave,
     simulate_click_log,
+    simulate_clicks,
 )
 from skndcg.plotting import (
     plot_comparison,
@@ -271,6 +274,69 @@ def test_online_counts_refuse_a_bool(name):
     # True is an Integral: it was read as 1 (or False as 0).
     with pytest.raises(ValueError, match=rf"'{name.strip()}' parameter .* Got True"):
         ONLINE_COUNTS[name](True)
+
+
+def _log(rs):
+    return simulate_click_log(n_queries=30, random_state=rs)
+
+
+def _interleaving(rs):
+    high, low = np.tile([2.0, 1.0], 40), np.tile([1.0, 2.0], 40)
+    lists = interleave(np.repeat(np.arange(40), 2), np.tile([0, 1], 40), high, low)
+    click = (lists["team"] == "a").to_numpy()
+    users = lists["qid"].to_numpy() // 2
+    return interleaving_result(lists, click, users=users, n_resamples=50,
+                               random_state=rs).p_value  # fmt: skip
+
+
+def _position_bias(rs, method):
+    rng = np.random.default_rng(0)
+    pos = np.concatenate([rng.permutation(3) + 1 for _ in range(200)])
+    qid, doc = np.repeat(np.arange(200) % 10, 3), np.tile([0, 1, 2], 200)
+    click = rng.random(600) < 0.6 / pos
+    return estimate_position_bias(pos, click, qid=qid, doc=doc, method=method,
+                                  n_resamples=21, random_state=rs).low  # fmt: skip
+
+
+RANDOM_DOORS = {
+    "make_movielens_like": lambda rs: make_movielens_like(20, 30, 300, random_state=rs),
+    "make_ranking_task": lambda rs: make_ranking_task(
+        make_movielens_like(20, 30, 300, random_state=0),
+        n_negatives=5,
+        random_state=rs,
+    )[0],
+    "estimate_position_bias intervention": lambda rs: _position_bias(
+        rs, "intervention"
+    ),
+    "estimate_position_bias em": lambda rs: _position_bias(rs, "em"),
+    "simulate_click_log": lambda rs: _log(rs).log,
+    "simulate_clicks": lambda rs: simulate_clicks(
+        Q, [1, 2, 3] * 2, [1, 0, 1, 0, 0, 1], random_state=rs
+    ),
+    "interleave": lambda rs: interleave(Q, S, S, S[::-1], random_state=rs),
+    "multileave": lambda rs: multileave(Q, S, np.c_[S, S[::-1]], random_state=rs),
+    "interleaving_result": _interleaving,
+    "counterfactual_report": lambda rs: counterfactual_report(
+        *(_log(0).log[c] for c in ("qid", "item", "position", "click", "feature")),
+        logging_probability=_log(0).log["logging_probability"],
+        examination=_log(0).examination,
+        n_resamples=50,
+        random_state=rs,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", RANDOM_DOORS)
+def test_every_random_state_takes_a_numpy_generator(name):
+    # compare, bootstrap_ci and paired_bootstrap took a numpy Generator; these
+    # refused it ("must be an int ..., an instance of RandomState or None").
+    door = RANDOM_DOORS[name]
+    first = door(np.random.default_rng(7))
+    frame = isinstance(first, pd.DataFrame)
+    same = pd.testing.assert_frame_equal if frame else np.testing.assert_equal
+    same(door(np.random.default_rng(7)), first)
+    # An int draws what the RandomState it seeds draws.
+    same(door(3), door(np.random.RandomState(3)))
 
 
 def test_paths_and_counts_of_the_writers_readers_and_demo_are_named(files, tmp_path):

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils._constraints import Count
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
-from ..utils._seeds import check_seed
+from ..utils._seeds import integer_draw
 from ..utils._values import py
 from ._ranking_features import feature_rows
 
@@ -177,7 +177,7 @@ class _UserItems:
         "n_negatives": [Count(0)],
         "negatives": [StrOptions({"popularity", "uniform"})],
         "min_history": [Count(0)],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -240,7 +240,7 @@ def make_ranking_task(
         Minimum number of ratings a user must have before a window for that
         window to make a query. With 0, users without any past are queries
         too; only item features can help to rank for them.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the negative sampling.
 
     Returns
@@ -306,7 +306,7 @@ def make_ranking_task(
     array([20])
     """
     check_ratings(ratings)
-    seed = int(check_seed(random_state, generator=False).randint(0, 2**31 - 1))
+    seed = int(integer_draw(random_state)(0, 2**31 - 1))
     log = RatingsLog(ratings, window)
 
     # Queries: (user, window) pairs with ratings and enough earlier history.

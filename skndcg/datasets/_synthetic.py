@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils._constraints import Count
 from ..utils._interactions import DAY
-from ..utils._seeds import check_seed
+from ..utils._seeds import integer_draw
 
 # The genre vocabulary of the ml-latest files, with rough relative frequencies
 # (share of movies carrying the genre) so that Drama and Comedy dominate and
@@ -136,7 +136,7 @@ def _sessions(rng, n_per_user, arrival, span_end):
         "start": [str],
         "half_stars": ["boolean"],
         "return_items": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -193,7 +193,7 @@ def make_movielens_like(
         True, half stars 0.5 to 5.0 (like ml-latest).
     return_items : bool, default=False
         If True, also return the item table.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed for reproducible output.
 
     Returns
@@ -253,8 +253,7 @@ def make_movielens_like(
         raise ValueError(
             f"start={start!r} is not a date; expected a string such as '2010-01-01'."
         ) from exc
-    seed = check_seed(random_state, generator=False).randint(0, 2**31 - 1)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(integer_draw(random_state)(0, 2**31 - 1))
     span = n_years * _YEAR
     t_end = t0 + span
 

@@ -21,6 +21,7 @@ from ._stats._resampling import (
     as_generator,
     bootstrap_ratios,
     check_length,
+    check_resamples,
     multinomial_counts,
     percentile_interval,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "bootstrap_ratios",
     "check_length",
     "check_metric_columns",
+    "check_resamples",
     "corrected_confidence",
     "examples_text",
     "metric_columns",

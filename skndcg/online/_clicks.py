@@ -23,7 +23,7 @@ from ._ranking import query_codes
         "relevance": ["array-like"],
         "click_model": [StrOptions({"pbm", "cascade"})],
         "examination": ["array-like", None],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -55,7 +55,7 @@ def simulate_clicks(
         Examination probability per position (each in [0, 1]) for
         ``"pbm"``, a 1-D array; by default ``1 / position``. It must cover
         the deepest position.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed.
 
     Returns

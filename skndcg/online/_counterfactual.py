@@ -9,7 +9,12 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..evaluation._shared import as_generator, bootstrap_ratios, percentile_interval
+from ..evaluation._shared import (
+    as_generator,
+    bootstrap_ratios,
+    check_resamples,
+    percentile_interval,
+)
 from ..utils._constraints import Count
 from ..utils._docstrings import with_references
 from ._cascade import cascade_estimate
@@ -119,7 +124,7 @@ def _largest(weight, qid, item, log, n=10):
         "clip": [Interval(Real, 0, None, closed="neither"), None],
         "n_resamples": [Count(0)],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -239,10 +244,11 @@ def counterfactual_report(
         minus the unclipped one (itself as noisy as the unclipped estimate).
     n_resamples : int >= 0, default=1000
         Bootstrap resamples of the logged queries for the intervals; 0 skips
-        them (NaN bounds).
+        them (NaN bounds). Otherwise at least ``1 + 2 / (1 - confidence)`` (41
+        at 95%), so that each tail of the interval has a resample beyond it.
     confidence : float in (0, 1), default=0.95
         Coverage of the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the bootstrap.
 
     Returns
@@ -290,6 +296,8 @@ def counterfactual_report(
     True
     """
     names = _estimators(estimators)
+    if n_resamples:
+        check_resamples(n_resamples, confidence)
     log = check_click_log(qid, item, position, click, new_score)
     if not log.shown.any():
         raise ValueError("position is NaN on every row: the log shows nothing.")

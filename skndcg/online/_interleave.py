@@ -100,7 +100,7 @@ def fill_lists(kernel, codes, n_q, k, *args):
         "score_b": ["array-like"],
         "method": [StrOptions({"team_draft", "balanced"})],
         "k": [Count(1)],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -135,7 +135,7 @@ def interleave(
         Interleaving method.
     k : int >= 1, default=10
         Length of each interleaved list.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the coins.
 
     Returns

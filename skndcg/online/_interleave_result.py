@@ -86,7 +86,7 @@ def _balanced_credit(codes, n_q, clk, position, rank_a, rank_b):
         "users": ["array-like", None],
         "method": [StrOptions({"team_draft", "balanced"}), None],
         "n_resamples": [Count(1)],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -131,7 +131,7 @@ def interleaving_result(
         ``interleaved.attrs``.
     n_resamples : int >= 1, default=10000
         Bootstrap resamples of the users (with ``users`` only).
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the bootstrap.
 
     Returns

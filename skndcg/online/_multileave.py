@@ -53,7 +53,7 @@ def _multileave(
         "item": ["array-like"],
         "scores": ["array-like"],
         "k": [Count(1)],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -76,7 +76,7 @@ def multileave(qid, item, scores, *, k=10, random_state=None):
         One column of scores per ranker (at least two).
     k : int >= 1, default=10
         Length of each multileaved list.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the turn orders.
 
     Returns

@@ -136,7 +136,7 @@ def _target_table(target, k, examination):
         "logger": [StrOptions({"uniform", "softmax"})],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "examination": ["array-like", None],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -198,7 +198,7 @@ def simulate_click_log(
     examination : array-like of shape (n_shown,), default=None
         Examination probability per position for the position-based model;
         by default ``1 / position``.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed.
 
     Returns

@@ -44,10 +44,10 @@ _REFERENCES = """
 """
 
 
-def _check_options(test, correction, confidence, n_resamples, interval, nan_policy):
+def _check_options(test, correction, confidence, interval, nan_policy):
     check_choice("test", test, TESTS)
     check_choice("correction", correction, (*CORRECTIONS, None))
-    check_resamples(n_resamples, check_share("confidence", confidence))
+    check_share("confidence", confidence)
     check_choice("interval", interval, ("percentile", "bca", "expanded"))
     check_choice("nan_policy", nan_policy, ("omit", "raise"))
 
@@ -122,7 +122,8 @@ default="paired_bootstrap"
     n_resamples : int, default=10_000
         Bootstrap resamples (and random sign vectors of the randomization
         test); at least ``1 + 2 / (1 - confidence)`` (41 at 95%), so that
-        each tail of a percentile interval holds a resample.
+        each tail of a percentile interval holds a resample (unused, any
+        int >= 1, with ``y_model`` and ``test="t"``).
     interval : {"percentile", "bca", "expanded"}, default="percentile"
         Percentile or bias-corrected and accelerated bootstrap intervals, or
         expanded percentile intervals (Hesterberg, 2015): percentile
@@ -215,7 +216,10 @@ default=None
     >>> bool(row["diff"] > 0), bool(row["significant"]), int(row["wins"]) > 150
     (True, True, True)
     """
-    _check_options(test, correction, confidence, n_resamples, interval, nan_policy)
+    _check_options(test, correction, confidence, interval, nan_policy)
+    # A prediction-powered t test draws no resample: any n_resamples >= 1 does.
+    t_only = y_model is not None and test == "t"
+    check_resamples(n_resamples, confidence, tails=0 if t_only else 2)
     check_integer("min_queries", min_queries, 0)
     exclude = by if isinstance(by, str) else None
     s = gather(scores, metrics, sample_weight, cluster, nan_policy, exclude)

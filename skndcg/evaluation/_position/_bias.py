@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
-from ...utils._seeds import check_seed
+from ...utils._seeds import integer_draw
 from .._stats._resampling import check_length, check_resamples
 from ._em import cells, regression_em, warn_sparse_em
 
@@ -177,7 +177,7 @@ def _connected(ii, jj, usable, n_pos):
     return sorted(set(range(n_pos)) - reach)
 
 
-def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
+def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
     cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     ii, jj, num, den, clicks = _harvest_terms(
         cell_pair, cell_pos, n, c, cell_query, n_pos
@@ -194,7 +194,7 @@ def _intervention(pos, clk, query, pair, n_pos, n_resamples, rs):
     boots = np.empty((n_resamples, n_pos))
     n_q = num.shape[0]
     for b in range(n_resamples):
-        counts = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)
+        counts = np.bincount(draw(0, n_q, n_q), minlength=n_q)
         boots[b] = _solve(ii, jj, counts @ num, counts @ den, tot_clicks, n_pos)
     return est, boots
 
@@ -238,7 +238,7 @@ def _intervals(est, boots, confidence):
         "confidence": [Interval(Real, 0, 1, closed="neither")],
         "max_iter": [Count(1)],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )
@@ -309,7 +309,7 @@ def estimate_position_bias(
         Most EM iterations.
     tol : float, default=1e-7
         EM stops when no propensity moves by more than ``tol``.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the bootstrap.
 
     Returns
@@ -339,7 +339,7 @@ def estimate_position_bias(
     """
     if n_resamples:
         check_resamples(n_resamples, confidence, tails=1)
-    rs = check_seed(random_state, generator=False)
+    draw = integer_draw(random_state)
     pos, clk, query, pair, keep = _check_log(position, click, qid, doc, max_position)
     n_pos = int(pos.max())
     counts = np.bincount(pos - 1, minlength=n_pos)
@@ -367,7 +367,7 @@ def estimate_position_bias(
             "them) or log the same documents at several positions."
         )
     if method == "intervention":
-        est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, rs)
+        est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, draw)
     else:
         if features is None:
             warn_sparse_em(pos, pair)
@@ -387,7 +387,7 @@ def estimate_position_bias(
                 )
             X = X[keep]
         est, boots = regression_em(
-            pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs
+            pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, draw
         )
     low, high, band_low, band_high = _intervals(est, boots, confidence)
     return PositionBias(est, low, high, method, counts, band_low, band_high)

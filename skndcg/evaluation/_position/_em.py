@@ -67,7 +67,7 @@ def _em(
     return theta, gamma
 
 
-def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, rs):
+def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, draw):
     """Propensities relative to position 1 and their bootstrap replicates."""
     cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     pairs, cell_pair = np.unique(cell_pair, return_inverse=True)
@@ -90,7 +90,7 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, r
     _, cell_q = np.unique(cell_query, return_inverse=True)
     n_q = int(cell_q.max()) + 1
     for b in range(n_resamples):
-        w = np.bincount(rs.randint(0, n_q, n_q), minlength=n_q)[cell_q]
+        w = np.bincount(draw(0, n_q, n_q), minlength=n_q)[cell_q]
         t, _ = _em(n * w, c * w, theta.copy(), gamma.copy(), *fixed)
         boots[b] = t / t[0]
     return est, boots

@@ -233,7 +233,7 @@ def choose_queries_to_judge(qids, n, *, strata=None, priority=None, random_state
         A positive priority per query (for example the judge's uncertainty):
         each query is drawn independently with probability proportional to
         it (capped at 1).
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed.
 
     Returns

@@ -151,7 +151,7 @@ default=None
         Resamples of the bootstrap; with ``interval="bootstrap"``, at least
         ``1 + 2 / (1 - confidence)`` (41 at 95%), so that each tail of the
         interval holds a resample.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the bootstrap.
     metric_options : dict, default=None
         Options of :func:`~skndcg.metrics.ranking_report` (``gain``,

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
-from ...utils._seeds import check_seed
+from ...utils._seeds import integer_draw
 from ._resampling import (
     align_on,
     blocks,
@@ -164,8 +164,7 @@ def _weighted_mean(values, weights):
 
 def _resampled_means(values, n_resamples, random_state, weights=None):
     """(Weighted) means of ``n_resamples`` resamples drawn with replacement."""
-    rs = check_seed(random_state)
-    draw = rs.integers if isinstance(rs, np.random.Generator) else rs.randint
+    draw = integer_draw(random_state)
     n = values.size
     out = np.empty(n_resamples)
     for lo, hi in blocks(n_resamples, n, _CHUNK_CELLS):

@@ -204,7 +204,8 @@ def percentile_interval(dist, confidence):
 def check_resamples(n_resamples, confidence, tails=2):
     """``n_resamples`` as an int; raise unless it is an integer that leaves at
     least one resample beyond each bound of a ``confidence`` percentile
-    interval with ``tails`` tails (2, or 1 for a one-sided quantile).
+    interval with ``tails`` tails (2, 1 for a one-sided quantile, or 0 where
+    no interval is drawn: an integer >= 1).
 
     ``np.percentile`` puts the quantile ``q`` at the sorted position
     ``q * (B - 1)`` of ``B`` resamples: a tail of ``(1 - confidence) / tails``
