@@ -1,5 +1,7 @@
 """trec_eval's and ir_measures' names for the registry's measures, both ways."""
 
+import re
+
 import pytest
 
 from skndcg.metrics import grouped_ranking_scores
@@ -153,3 +155,46 @@ def test_trec_eval_convention_takes_a_relevance_level():
     got = grouped_ranking_scores(y, s, q, ["map", "p@2"], convention="trec_eval",
                                  rel_threshold=2)  # fmt: skip
     assert got == {"map": 1.0, "p@2": 0.5}
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [("ndcg@\uff15", "unknown metric 'ndcg@\uff15'; valid forms are \"ndcg@10\""),
+     ("nDCG@\uff15", "unknown metric"), ("ndcg@1_0", "unknown metric 'ndcg@1_0'"),
+     ("rbp(p=0.8_0)", "metric 'rbp(p=0.8_0)': parameter p='0.8_0' must be a number"),
+     ("rbp(p=\uff10.8)", "parameter p='\uff10.8' must be a number"),
+     ("P(rel=\uff12)@5", "metric 'P(rel=\uff12)@5': rel='\uff12' must be a number"),
+     ("P(rel=1_0)@5", "rel='1_0' must be a number"),
+     ("P_\uff11\uff10", "unknown metric 'P_\uff11\uff10'"),
+     ("iprec_at_recall_\uff10.10", "unknown metric")],
+)  # fmt: skip
+def test_skndcg_names_read_ascii_digits_only(name, message):
+    # int() and float() read '1_0' as 10 and fullwidth digits as digits.
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_metric(name)
+
+
+@pytest.mark.parametrize(
+    "arg, message",
+    [("P.\uff15", "P takes integer cut-offs separated by ','"),
+     ("ndcg_cut.\uff15,10", "got '\uff15'"),
+     ("iprec_at_recall.\uff10.5", "iprec_at_recall takes numbers"),
+     ("11pt_avg.\uff10.5", "recall levels in [0, 1]"),
+     ("utility.\uff11,-1,0,0", "utility takes 4 numbers"),
+     ("utility.1_0,-1,0,0", "utility takes 4 numbers"),
+     ("rbp.p=\uff10.9", "parameter p='\uff10.9' must be a number"),
+     ("rbp.p=0.9_5", "parameter p='0.9_5' must be a number"),
+     ("ndcg.\uff11=5", "level=gain pairs"), ("ndcg.1=1_0", "level=gain pairs"),
+     ("relstring.\uff12", "relstring takes the number of documents")],
+)  # fmt: skip
+def test_trec_eval_names_read_no_non_ascii_digit(arg, message):
+    # trec_eval's atol() and atof() read no digit there, as in P.x; skndcg
+    # refuses what they read as 0, and numbers its float() would misread.
+    with pytest.raises(ValueError, match=re.escape(message)):
+        expand(arg)
+
+
+def test_trec_eval_reads_a_cut_off_up_to_its_first_non_digit():
+    # atol("1_0") is 1, atol("2\uff15") is 2: trec_eval's P_1 and P_2.
+    assert [m.trec_name for m in expand("P.1_0,2\uff15")[0]] == ["P_1", "P_2"]
+    assert parse_metric("P.1_0").name == "p@1"

@@ -89,7 +89,10 @@ def test_refused_forms_say_why(capsys, paths, arg, needle):
     "text, integer, expected",
     [("23.4", True, 23), (" 7", True, 7), ("+5x", True, 5), ("-3", True, -3),
      ("x", True, None), ("", True, None), (".25", False, 0.25),
-     ("1e-1,", False, 0.1), ("5.", False, 5.0), ("e5", False, None)],
+     ("1e-1,", False, 0.1), ("5.", False, 5.0), ("e5", False, None),
+     # C reads no digit and no space beyond ASCII: atol("\uff15") is 0.
+     ("\uff15", True, None), ("2\uff15", True, 2), ("\xa05", True, None),
+     ("\uff10.5", False, None), ("1_0", True, 1)],
 )  # fmt: skip
 def test_c_number(text, integer, expected):
     assert c_number(text, integer) == expected

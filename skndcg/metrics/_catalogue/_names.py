@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from .. import _measures  # noqa: F401  (registers the built-in measures)
 from .._beyond import _by_name  # noqa: F401  (and the beyond-accuracy ones)
 from . import _registry as R
-from ._trec_params import plain_number
+from ._trec_params import plain_number, strict
 
 # Kind of every measure that has no block kernel (``_registry.Measure.per_query``).
 CUSTOM = -1
 
 _PATTERN = re.compile(
-    r"^\s*([a-z][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:@\s*(-?\d+))?\s*$"
+    r"^\s*([a-z][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:@\s*(-?[0-9]+))?\s*$"
 )
 
 VALID_FORMS = (
@@ -88,7 +88,7 @@ def _params(measure: R.Measure, text: str | None, name: str) -> tuple:
                 )
             p = measure.param(key)
             try:
-                number = float(value)
+                number = float(strict(value))
             except ValueError:
                 raise ValueError(
                     f"metric {name!r}: parameter {key}={value.strip()!r} must be "

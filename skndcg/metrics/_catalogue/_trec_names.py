@@ -32,6 +32,7 @@ from ._trec_params import (  # noqa: F401  (gains re-exported for the command li
     parse_levels,
     parse_params,
     plain_number,
+    strict,
     text_length,
     trec_metric,
     vector_metric,
@@ -186,7 +187,7 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
     return out, missing
 
 
-_SINGLE = re.compile(r"^([A-Za-z_]+?)_(\d+(?:\.\d+)?)$")
+_SINGLE = re.compile(r"^([A-Za-z_]+?)_([0-9]+(?:\.[0-9]+)?)$")
 
 
 def _single(name: str) -> TrecMeasure | None:
@@ -290,7 +291,7 @@ def split_rel(name: str) -> tuple[str, float | None]:
         return name, None
     value = rel[0].partition("=")[2].strip()
     try:
-        level = float(value)
+        level = float(strict(value))
     except ValueError:
         raise ValueError(
             f"metric {name!r}: rel={value!r} must be a number (the relevance level)."

@@ -42,7 +42,7 @@ def parse_gains(text: str, arg: str) -> tuple:
     for part in text.split(","):
         level, eq, gain = part.partition("=")
         try:
-            lv, g = int(level), float(gain)
+            lv, g = int(strict(level)), float(strict(gain))
         except ValueError:
             lv, g = None, None
         if not eq or lv is None:
@@ -80,12 +80,19 @@ def plain_number(v) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
+def strict(text: str) -> str:
+    """``text`` for int() and float(), or ``"?"`` (which they refuse) where
+    they would misread it, as skndcg's TREC readers refuse it: ``1_0`` as 10,
+    non-ASCII digits (``'\\uff11'``) as digits."""
+    return text if text.isascii() and "_" not in text else "?"
+
+
 def vector_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
     names = VECTOR[family]
     parts = text.split(",")
     try:
-        values = [float(p) for p in parts]
+        values = [float(strict(p)) for p in parts]
     except ValueError:
         values = []
     if len(values) != len(names):
@@ -116,7 +123,7 @@ def pairs_metric(family: str, text: str, arg: str) -> str:
         if name in given:
             raise ValueError(f"trec_eval measure {arg!r} gives {name} twice.")
         try:
-            v = float(value)
+            v = float(strict(value))
         except ValueError:
             v = value
         check = R.lookup(measure).param(name).check
@@ -130,7 +137,7 @@ def pairs_metric(family: str, text: str, arg: str) -> str:
 
 def text_length(family: str, text: str, arg: str) -> int:
     """relstring's number of documents: ``relstring.20``."""
-    if not text.isdigit():
+    if not strict(text).isdigit():
         raise ValueError(
             f"trec_eval measure {arg!r}: {family} takes the number of documents "
             f"to show, an integer >= 0 (as in {family}.20), got {text!r}."
@@ -140,8 +147,9 @@ def text_length(family: str, text: str, arg: str) -> int:
 
 # How C's atol and atof read a number: the longest leading part that is one
 # (trec_eval reads its -m parameters so: 23.4 is the cut-off 23, .25 is 0.25).
-_C_LONG = re.compile(r"\s*([+-]?\d+)")
-_C_DOUBLE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+# Only ASCII digits and spaces are C's (re.ASCII): atol("\uff15") is 0.
+_C_LONG = re.compile(r"\s*([+-]?\d+)", re.ASCII)
+_C_DOUBLE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", re.ASCII)
 
 
 def c_number(text: str, integer: bool):
