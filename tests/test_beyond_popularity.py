@@ -277,3 +277,20 @@ def test_ids_of_another_type_are_refused_not_missed():
         measure="aplt", long_tail=[(3, 4)], k=2,
     )  # fmt: skip
     assert got == 0.5
+
+
+def test_long_tail_refuses_a_mapping():
+    # A dict was read by its keys: {"d": True, "b": False} put b in the tail.
+    with pytest.raises(TypeError, match=r"long_tail.*collection of long-tail item"):
+        average_popularity_score(
+            ITEM, SCORE, QID, popularity=LOG, k=2, measure="aplt",
+            long_tail={"d": True, "b": False},
+        )
+
+
+@pytest.mark.parametrize("count", ["3", True, np.bool_(True), None])
+def test_popularity_counts_refuse_non_numbers(count):
+    # "3" was read as 3.0 and True as 1.0.
+    pop = {"a": 4, "b": count, "c": 1, "d": 1}
+    with pytest.raises(TypeError, match=r"popularity.*item 'b'.*number"):
+        average_popularity_score(ITEM, SCORE, QID, popularity=pop, k=2)

@@ -173,14 +173,14 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
     if not table.index.is_unique:
         dup = py(table.index[table.index.duplicated()][0])
         raise ValueError(f"{name} has the item {dup!r} more than once.")
-    try:
-        values = table.to_numpy(dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} is a mapping, read as counts by item, but its values are not "
-            "all numbers; to pass the training log, give its item ids as a list, "
-            "array or pandas Series."
-        ) from None
+    for item, count in table.items():
+        if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Real):
+            raise TypeError(
+                f"{name} is a mapping, read as counts by item, but item "
+                f"{py(item)!r} has {count!r}, not a number; to pass the training "
+                "log, give its item ids as a list, array or pandas Series."
+            )
+    values = table.to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -205,7 +205,7 @@ def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
                 "strictly between 0 and 1, or the long-tail item ids."
             )
         return ~head_of(table, uniques, int(np.ceil(long_tail * table.shape[0])))
-    if isinstance(long_tail, (str, bytes)) or long_tail is None:
+    if isinstance(long_tail, (str, bytes, Mapping)) or long_tail is None:
         raise TypeError(
             "long_tail must be the head's share of the items (a float) or a "
             f"collection of long-tail item ids, got {long_tail!r}."
