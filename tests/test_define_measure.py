@@ -104,6 +104,8 @@ def test_name_clash_and_unregister(measures):
     "fn, error, match",
     [
         (lambda y, k: "high", TypeError, r"'bad' returned 'high' \(str\) for query 1"),
+        (lambda y, k: "1", TypeError, r"'bad' returned '1' \(str\) for query 1"),
+        (lambda y, k: None, TypeError, r"'bad' returned None \(NoneType\) for query 1"),
         (lambda y, k: y, TypeError, r"'bad' returned .* for query 1; per_query must"),
         (lambda y, k: float("nan"), ValueError, r"'bad' returned nan for query 1"),
         (
@@ -122,6 +124,25 @@ def test_bad_results_name_measure_and_query(fn, error, match):
             )
     finally:
         undefine_measure("bad")
+
+
+def test_error_in_per_query_names_measure_and_query():
+    def fails_on_2(y, k):
+        if y[0] == 3:
+            raise KeyError("oops")
+        return 0.0
+
+    define_measure("fails", fails_on_2)
+    try:
+        for ties in ("stable", "average"):
+            with pytest.raises(RuntimeError, match="measure 'fails'.* query 2") as info:
+                grouped_ranking_scores(
+                    [1, 0, 2, 3, 0], [0.9, 0.9, 0.1, 0.9, 0.8], [1, 1, 1, 2, 2],
+                    ["fails"], ties=ties,
+                )  # fmt: skip
+            assert isinstance(info.value.__cause__, KeyError)
+    finally:
+        undefine_measure("fails")
 
 
 def test_compiled_bad_return_names_the_measure():

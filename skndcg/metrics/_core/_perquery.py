@@ -17,6 +17,7 @@ loop run as Python.
 from __future__ import annotations
 
 import sys
+import textwrap
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
         else:
             value = f"f(ry[lo:lo + nret[g]], k{call})"
         if not compiled:
-            params += ", value"
+            params += ", value, failed"
             value = f"value({value}, g)"
         if average:
             body = _AVERAGE.format(value=value)
@@ -98,6 +99,9 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
                 name: native(getattr(T, name)) if compiled else getattr(T, name)
                 for name in _HELPERS
             }
+            if not compiled:  # a try costs nothing until something is raised
+                body = "    g = -1\n    try:\n" + textwrap.indent(body, "    ")
+                body += "    except Exception as exc:\n        failed(exc, g)\n"
             src = f"def loop(f, {params}):\n{body}"
             exec(compile(src, f"<skndcg per-query loop {key}>", "exec"), scope)
             if compiled:
@@ -349,7 +353,15 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
         def value(v, g):
             return _value(sp, v, grouping.keys[g])
 
-        tail = (value,)
+        def failed(exc, g):
+            if isinstance(exc, _Refused) or g < 0:
+                raise exc
+            raise RuntimeError(
+                f"measure {sp.name!r} failed on query {py(grouping.keys[g])!r}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+        tail = (value, failed)
 
     def run():
         empty = m.scores_empty_lists
@@ -378,11 +390,17 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
     return out, calls
 
 
+class _Refused(TypeError):
+    """A value of a Python ``per_query`` that is not a number."""
+
+
 def _value(sp, v, key) -> float:
     try:
+        if isinstance(v, (str, bytes)):
+            raise TypeError
         return float(v)
     except (TypeError, ValueError):
-        raise TypeError(
+        raise _Refused(
             f"measure {sp.name!r} returned {v!r} ({type(v).__name__}) for "
             f"query {py(key)!r}; per_query must return a float."
         ) from None
