@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core._validate import undefined
 from ._coverage import catalog_size
 from ._items import check_choice
 from ._listwise import top_k_lists
@@ -110,7 +111,7 @@ def exposure_gini_score(
     n = e.shape[0]
     total = e.sum()
     if total <= 0:
-        return float("nan")
+        return undefined(_NO_EXPOSURE.format("exposure_gini"), 2)
     i = np.arange(1, n + 1)
     return float(np.sum((2 * i - n - 1) * e) / (n * total))
 
@@ -140,13 +141,16 @@ def exposure_entropy_score(
     ...                        k=2)
     1.5
     """
-    return _entropy(item_exposure(**locals()))
+    return _entropy(item_exposure(**locals()), "exposure_entropy")
 
 
-def _entropy(e):
+_NO_EXPOSURE = "{} is undefined: no item is exposed; nan is returned."
+
+
+def _entropy(e, name):
     total = e.sum()
     if total <= 0:
-        return float("nan")
+        return undefined(_NO_EXPOSURE.format(name), 3)
     s = e[e > 0] / total
     return float(-np.sum(s * np.log2(s)))
 
@@ -178,5 +182,9 @@ def distributional_coverage_score(
     """
     e = item_exposure(**locals())
     if e.shape[0] < 2:
-        return float("nan")
-    return _entropy(e) / float(np.log2(e.shape[0]))
+        return undefined(
+            "distributional_coverage is undefined for a one-item catalogue (its "
+            "entropy has no range); nan is returned.",
+            2,
+        )
+    return _entropy(e, "distributional_coverage") / float(np.log2(e.shape[0]))
