@@ -198,3 +198,17 @@ def test_trec_eval_reads_a_cut_off_up_to_its_first_non_digit():
     # atol("1_0") is 1, atol("2\uff15") is 2: trec_eval's P_1 and P_2.
     assert [m.trec_name for m in expand("P.1_0,2\uff15")[0]] == ["P_1", "P_2"]
     assert parse_metric("P.1_0").name == "p@1"
+
+
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        ("iprec@1.2.3", r"unknown metric 'iprec@1\.2\.3'"),
+        ("success@５", r"unknown metric 'success@５'"),
+        ("success@0", r"metric 'success@0' has cut-off 0"),
+    ],
+)
+def test_translated_names_are_refused_as_given(name, match):
+    # iprec@1.2.3 failed in float(); success@５ was refused as 'hit@５'.
+    with pytest.raises(ValueError, match=match):
+        grouped_ranking_scores([1, 0], [0.2, 0.1], [1, 1], metrics=[name])

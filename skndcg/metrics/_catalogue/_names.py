@@ -126,7 +126,10 @@ def parse_metric(name) -> MetricSpec:
 
         other = _trec_names.translate(name)
         if other is not None:
-            return parse_metric(other)
+            try:
+                return parse_metric(other)
+            except ValueError as exc:  # named as given, not as translated
+                raise ValueError(str(exc).replace(repr(other), repr(name))) from None
         stripped, rel = _trec_names.split_rel(name)
         if rel is not None:
             raise ValueError(_rel_message(name, stripped, rel))

@@ -255,7 +255,7 @@ def translate(name: str) -> str | None:
             "one by one."
         )
     low = text.lower()
-    match = re.match(r"^iprec@\s*([0-9.]+)$", low)
+    match = re.match(r"^iprec@\s*([0-9]*\.?[0-9]+)$", low)
     if match:
         return f"iprec(recall={float(match.group(1)):g})"
     base, at, k = low.partition("@")
