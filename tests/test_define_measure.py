@@ -135,7 +135,7 @@ def test_error_in_per_query_names_measure_and_query():
     define_measure("fails", fails_on_2)
     try:
         for ties in ("stable", "average"):
-            with pytest.raises(RuntimeError, match="measure 'fails'.* query 2") as info:
+            with pytest.raises(RuntimeError, match=r"'fails'.* query 2") as info:
                 grouped_ranking_scores(
                     [1, 0, 2, 3, 0], [0.9, 0.9, 0.1, 0.9, 0.8], [1, 1, 1, 2, 2],
                     ["fails"], ties=ties,

@@ -176,9 +176,9 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
     for item, count in table.items():
         if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Real):
             raise TypeError(
-                f"{name} is a mapping, read as counts by item, but item "
-                f"{py(item)!r} has {count!r}, not a number; to pass the training "
-                "log, give its item ids as a list, array or pandas Series."
+                f"{name} is a mapping, read as counts by item, but its values are "
+                f"not all numbers (item {py(item)!r} has {count!r}); to pass the "
+                "training log, give its item ids as a list, array or pandas Series."
             )
     values = table.to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values) | (values < 0)
