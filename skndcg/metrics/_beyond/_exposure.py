@@ -110,8 +110,8 @@ def exposure_gini_score(
     e = np.sort(item_exposure(**locals()))
     n = e.shape[0]
     total = e.sum()
-    if total <= 0:
-        return undefined(_NO_EXPOSURE.format("exposure_gini"), 2)
+    if total <= 0:  # (no list gives it: every kept row is exposed)
+        return float("nan")
     i = np.arange(1, n + 1)
     return float(np.sum((2 * i - n - 1) * e) / (n * total))
 
@@ -141,16 +141,13 @@ def exposure_entropy_score(
     ...                        k=2)
     1.5
     """
-    return _entropy(item_exposure(**locals()), "exposure_entropy")
+    return _entropy(item_exposure(**locals()))
 
 
-_NO_EXPOSURE = "{} is undefined: no item is exposed; nan is returned."
-
-
-def _entropy(e, name):
+def _entropy(e):
     total = e.sum()
-    if total <= 0:
-        return undefined(_NO_EXPOSURE.format(name), 3)
+    if total <= 0:  # (no list gives it: every kept row is exposed)
+        return float("nan")
     s = e[e > 0] / total
     return float(-np.sum(s * np.log2(s)))
 
@@ -187,4 +184,4 @@ def distributional_coverage_score(
             "entropy has no range); nan is returned.",
             2,
         )
-    return _entropy(e, "distributional_coverage") / float(np.log2(e.shape[0]))
+    return _entropy(e) / float(np.log2(e.shape[0]))
