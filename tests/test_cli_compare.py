@@ -134,6 +134,22 @@ def test_errors(capsys, files, argv, message):
     assert message in err
 
 
+def test_n_resamples_for_the_corrected_confidence_in_flags(capsys, files):
+    """Three metrics: the Holm (Bonferroni) intervals are at 1 - 0.05 / 3,
+    which 100 resamples cannot bound; said in the command's flags."""
+    argv = [files["bad"], files["good"], "--qrels", files["qrels"],
+            "--metrics", "map", "P.5", "mrr", "--n-resamples"]  # fmt: skip
+    code, out, err = run(capsys, *argv, "100")
+    assert code == 2 and out == ""
+    assert (
+        "--n-resamples 100 is too few for the Bonferroni-corrected confidence "
+        "0.983333 of 3 comparisons (--correction holm raised --confidence 0.95)"
+    ) in err
+    assert "takes --n-resamples 121 or more" in err and "n_resamples" not in err
+    assert run(capsys, *argv, "121")[0] == 0
+    assert run(capsys, *argv, "100", "--correction", "none")[0] == 0
+
+
 def test_run_and_qrels_of_other_query_ids(capsys, files, tmp_path):
     """Query ids "q00" in the runs, "00" in the qrels: named as skndcg score
     names it, not a metric without queries."""

@@ -151,3 +151,7 @@ def test_few_judged_queries_is_a_note_in_the_commands_words(files, capsys, tmp_p
     assert err.startswith("skndcg score: only 3 queries judged by humans (fewer than ")
     assert "Judge more queries" in err
     assert "min_queries" not in err and "prediction_powered_queries" not in err
+    # It names what the command prints (intervals, var. removed), not the
+    # Python report's columns se and sd_residual.
+    assert "intervals rest on so few queries" in err and "var. removed" in err
+    assert "sd_residual" not in err and " se " not in err

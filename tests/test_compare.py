@@ -163,7 +163,7 @@ def test_bootstrap_ci_honours_weights():
     assert (ci.low, ci.high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])))
     # Integer weights: the estimate equals that of repeated queries.
     rep = np.repeat(v, w.astype(int))
-    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=50).estimate)
+    assert ci.estimate == pytest.approx(bootstrap_ci(rep, n_resamples=250).estimate)
     # Unit weights change nothing (backwards compatible).
     assert bootstrap_ci(v, sample_weight=np.ones(50), random_state=1) == pytest.approx(
         bootstrap_ci(v, random_state=1)
@@ -241,7 +241,7 @@ def test_clear_errors():
         compare_scores(y, short, qid)
     # Inputs are not modified.
     before = reports["good"].copy()
-    compare(reports, n_resamples=50, random_state=0)
+    compare(reports, n_resamples=250, random_state=0)
     pd.testing.assert_frame_equal(reports["good"], before)
 
 
@@ -253,14 +253,14 @@ def test_bad_random_state_is_named(seed):
     y, qid, scores = _data()
     must = r"random_state must be None, an integer in \[0, 2\*\*32 - 1\], a numpy "
     with pytest.raises(ValueError, match=must + r"RandomState or a numpy Generator"):
-        compare(reports, n_resamples=50, random_state=seed)
+        compare(reports, n_resamples=250, random_state=seed)
     with pytest.raises(ValueError, match=must):
-        compare_scores(y, scores, qid, n_resamples=50, random_state=seed)
+        compare_scores(y, scores, qid, n_resamples=250, random_state=seed)
     with pytest.raises(ValueError, match=must):
         choose_queries_to_judge(range(10), 3, random_state=seed)
     # The seeds it takes give the numbers they gave.
-    a = compare(reports, n_resamples=50, random_state=np.int64(3)).to_frame()
-    b = compare(reports, n_resamples=50, random_state=3).to_frame()
+    a = compare(reports, n_resamples=250, random_state=np.int64(3)).to_frame()
+    b = compare(reports, n_resamples=250, random_state=3).to_frame()
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -278,7 +278,7 @@ def test_a_bool_random_state_is_refused_at_every_door():
     qid, doc = np.tile(np.repeat(np.arange(10), 3), 20), np.tile([0, 1, 2], 200)
     position = np.concatenate([rng.permutation(3) + 1 for _ in range(200)])
     calls = {
-        "compare": lambda rs: compare(reports, n_resamples=50, random_state=rs),
+        "compare": lambda rs: compare(reports, n_resamples=250, random_state=rs),
         "choose_queries_to_judge": lambda rs: choose_queries_to_judge(
             range(10), 3, random_state=rs
         ),
@@ -342,7 +342,7 @@ def test_tables_and_json():
     assert "Comparison of 3 models" in repr(cmp)
     reports = _reports(metrics=("ndcg@5",))
     odd = {"model_1": reports["good"], "b&c": reports["noise"]}
-    tex = compare(odd, n_resamples=50, random_state=0).to_latex()
+    tex = compare(odd, n_resamples=250, random_state=0).to_latex()
     assert "model\\_1" in tex and "b\\&c" in tex
 
 
@@ -378,15 +378,15 @@ def test_a_named_column_must_agree_between_models():
     frames["good"] = frames["good"].assign(weight=np.arange(len(frames["good"])))
     frames["worse"] = frames["worse"].assign(user=0)
     with pytest.raises(ValueError, match=r"sample_weight='weight' differs between"):
-        compare(frames, sample_weight="weight", n_resamples=50)
+        compare(frames, sample_weight="weight", n_resamples=250)
     with pytest.raises(ValueError, match=r"cluster='user' differs .* 'worse'"):
-        compare(frames, cluster="user", n_resamples=50)
+        compare(frames, cluster="user", n_resamples=250)
     with pytest.raises(ValueError, match=r"by='user' differs between the models"):
-        compare(frames, metrics="ndcg@5", by="user", n_resamples=50, min_queries=0)
+        compare(frames, metrics="ndcg@5", by="user", n_resamples=250, min_queries=0)
     # The same column in every model, in any row order, is accepted.
     same = {n: f.assign(weight=1.0, user=f["qid"]).sample(frac=1, random_state=1)
             for n, f in frames.items()}  # fmt: skip
-    compare(same, sample_weight="weight", cluster="user", n_resamples=50)
+    compare(same, sample_weight="weight", cluster="user", n_resamples=250)
 
 
 def test_a_missing_model_or_qid_is_refused_with_its_row():
@@ -397,7 +397,7 @@ def test_a_missing_model_or_qid_is_refused_with_its_row():
         {"model": ["a"] * 12 + ["b"] * 12, "qid": np.tile(np.arange(12.0), 2),
          "m": np.r_[values, values[::-1]]}
     )  # fmt: skip
-    compare(long, n_resamples=50, random_state=0)
+    compare(long, n_resamples=250, random_state=0)
     no_model = long.astype({"model": object})
     no_model.loc[13, "model"] = np.nan
     with pytest.raises(
@@ -405,7 +405,7 @@ def test_a_missing_model_or_qid_is_refused_with_its_row():
         match=r"column 'model' of scores has 1 missing "
         r"value\(s\) \(first at row 13\); every row needs a model",
     ):
-        compare(no_model, n_resamples=50)  # fmt: skip
+        compare(no_model, n_resamples=250)  # fmt: skip
     no_qid = long.copy()
     no_qid.loc[[5, 17], "qid"] = np.nan
     with pytest.raises(
@@ -413,11 +413,11 @@ def test_a_missing_model_or_qid_is_refused_with_its_row():
         match=r"column 'qid' of scores has 2 missing "
         r"value\(s\) \(first at row 5\); every row needs a query id",
     ):
-        compare(no_qid, n_resamples=50)  # fmt: skip
+        compare(no_qid, n_resamples=250)  # fmt: skip
     reports = {"a": long[:12], "b": no_qid[12:].reset_index(drop=True)}
     with pytest.raises(
         ValueError,
         match=r"column 'qid' of scores\['b'\] has 1 "
         r"missing value\(s\) \(first at row 5\)",
     ):
-        compare(reports, n_resamples=50)  # fmt: skip
+        compare(reports, n_resamples=250)  # fmt: skip

@@ -32,7 +32,7 @@ def cmp():
         qid,
         metrics=metrics,
         baseline="random",
-        n_resamples=300,
+        n_resamples=500,
         random_state=0,
     )
 

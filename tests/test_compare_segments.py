@@ -224,7 +224,7 @@ def test_forest_plot_draws_every_segment_and_model():
     assert "difference from base" in ax.get_xlabel()
     plt.close("all")
     with pytest.raises(ValueError, match="baseline"):
-        plot_forest(compare(_scores(), by=seg, n_resamples=100, random_state=0))
+        plot_forest(compare(_scores(), by=seg, n_resamples=250, random_state=0))
     with pytest.raises(TypeError, match="plot_forest takes"):
         plot_forest(rows)
 
@@ -247,7 +247,7 @@ def test_json_and_html_hold_every_segment():
 def test_row_order_does_not_change_a_segmented_comparison(seed):
     scores = _scores(n=40, seed=seed % 100)
     seg = {q: q % 3 for q in range(40)}
-    kw = dict(baseline="base", by=seg, n_resamples=100, random_state=seed)
+    kw = dict(baseline="base", by=seg, n_resamples=250, random_state=seed)
     # Rows in any order (models keep their first-seen order, which names them).
     shuffled = scores.sample(frac=1, random_state=seed % 1000)
     rank = {"base": 0, "new": 1, "other": 2}

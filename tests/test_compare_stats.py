@@ -180,7 +180,7 @@ def test_corrections_match_statsmodels(method):
     }
     frames["m1"]["x"] += rng.normal(0, 0.05, 60)
     frames["m2"]["y"] += rng.normal(0, 0.2, 60)
-    cmp = compare(frames, baseline="b", test="t", correction=method, n_resamples=100)
+    cmp = compare(frames, baseline="b", test="t", correction=method, n_resamples=250)
     pairs = cmp.to_frame(pairs=True)
     assert len(pairs) == 6
     expected = multipletests(pairs["p_value"], method=method)[1]
@@ -191,6 +191,47 @@ def test_corrections_match_statsmodels(method):
     none = compare(frames, baseline="b", test="t", correction=None, n_resamples=100)
     out = none.to_frame(pairs=True)
     assert (out["p_adjusted"] == out["p_value"]).all()
+
+
+def _six_models(shift, n=40):
+    """A baseline and five models, six metrics: 30 comparisons."""
+    rng = np.random.default_rng(0)
+    base = rng.random((n, 6))
+    return {
+        name: pd.DataFrame(
+            np.clip(base + i * shift + rng.normal(0, 0.01, base.shape), 0, 1),
+            columns=[f"m{j}" for j in range(6)],
+        ).assign(qid=np.arange(n))
+        for i, name in enumerate(["b", "a1", "a2", "a3", "a4", "a5"])
+    }
+
+
+def test_resamples_are_checked_at_the_corrected_confidence():
+    # 30 comparisons: the Bonferroni intervals are at 1 - 0.05 / 30, whose
+    # tails need 1 + 2 / (0.05 / 30) = 1201 resamples (41 at 95%).
+    frames = _six_models(0.0)
+    kw = dict(baseline="b", random_state=0)
+    with pytest.raises(ValueError, match=(
+        r"n_resamples=1000 is too few for the Bonferroni-corrected confidence "
+        r"0\.998333 of 30 comparisons \(correction='holm' raised "
+        r"confidence=0\.95\).*n_resamples=1201 or more"
+    )):  # fmt: skip
+        compare(frames, n_resamples=1000, **kw)
+    with pytest.raises(ValueError, match="of 60 comparisons"):  # by segment
+        compare(frames, n_resamples=2000, by={q: q % 2 for q in range(40)}, **kw)
+    cmp = compare(frames, n_resamples=1201, **kw)
+    assert cmp.confidence_adjusted == pytest.approx(1 - 0.05 / 30)
+    compare(frames, n_resamples=1000, correction=None, **kw)  # 95% only
+    assert compare(frames, **kw).n_resamples == 10_000  # the default is enough
+    # FDR intervals are at 1 - R * 0.05 / 30 with R rejections: all 30 here,
+    # so 95% and 100 resamples do; with one rejection or none, as Bonferroni.
+    cmp = compare(_six_models(0.05), n_resamples=100, correction="fdr_bh", **kw)
+    assert cmp.confidence_adjusted == pytest.approx(0.95)
+    with pytest.raises(ValueError, match=(
+        r"false-coverage-rate \(0 significant\)-corrected confidence 0\.998333 "
+        r"of 30 comparisons \(correction='fdr_bh' raised"
+    )):  # fmt: skip
+        compare(frames, n_resamples=1000, correction="fdr_bh", **kw)
 
 
 def test_bootstrap_interval_by_hand():

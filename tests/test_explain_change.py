@@ -181,7 +181,7 @@ def test_default_metrics_are_those_compare_and_ab_test_take():
     )
     other = report.assign(mrr=rng.random(n))
     expected = ["ndcg@10", "mrr", "dcg@5"]
-    cmp = compare({"a": report, "b": other}, n_resamples=50, random_state=0)
+    cmp = compare({"a": report, "b": other}, n_resamples=200, random_state=0)
     assert cmp.metrics == expected
     parts = explain_change(report, other, by="seg")
     assert parts["metric"].unique().tolist() == expected

@@ -162,7 +162,7 @@ def test_pilot_weights_clusters_and_segments():
     plain = compare(frame, baseline="b", n_resamples=50, random_state=0)
     # A SegmentedComparison was read as a number: "sd must be a positive number".
     seg = compare(frame, baseline="b", by={q: q % 2 for q in range(60)},
-                  n_resamples=50, random_state=0)  # fmt: skip
+                  n_resamples=100, random_state=0)  # fmt: skip
     with pytest.raises(
         ValueError,
         match=r"sd is a SegmentedComparison; pass the "

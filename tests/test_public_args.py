@@ -158,7 +158,7 @@ def test_yes_no_arguments_of_comparisons_and_plots_refuse_text(cmp):
         prediction_powered_report(Y, Y, S, Q, expected_labels=1)
     seg = compare_scores(Y * 4, {"a": S * 4, "b": S[::-1] * 4}, np.repeat(range(8), 3),
                          baseline="a", by={q: q % 2 for q in range(8)},
-                         n_resamples=50, random_state=0)  # fmt: skip
+                         n_resamples=100, random_state=0)  # fmt: skip
     with pytest.raises(TypeError, match=r"^adjusted must be True or False"):
         plot_forest(seg, adjusted="no")
     plt.close("all")

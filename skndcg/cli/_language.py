@@ -38,6 +38,12 @@ _WORDS = (
     (re.compile(r"\by_true\b"), "the labels"),
     (re.compile(r"\by_score\b"), "the scores"),
     (re.compile(r"\bgain='(\w+)'"), lambda m: f"{m.group(1)} gain"),
+    # Columns of the Python report that `score --model-qrels` does not print.
+    (
+        re.compile(r"intervals and se rest on (.*?) they are too narrow"),
+        r"intervals rest on \1 they are too narrow and var. removed too high",
+    ),
+    (re.compile(r"exactly and sd_residual is 0"), "exactly and leaves no residual"),
     # Advice a command without --min-queries cannot follow.
     (re.compile(r"\bmin_queries=(\d+)\)"), r"\1)"),
     (

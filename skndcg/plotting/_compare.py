@@ -93,7 +93,7 @@ def plot_metric_at_k(comparison, metric="ndcg", *, ax=None):
     >>> cmp = compare_scores(y, {"model": y + rng.normal(0, 1, 400),
     ...                          "random": rng.random(400)}, qid,
     ...                      metrics=[f"ndcg@{k}" for k in range(1, 6)],
-    ...                      n_resamples=200, random_state=0)
+    ...                      n_resamples=250, random_state=0)
     >>> ax = plot_metric_at_k(cmp)
     >>> ax.get_xlabel()
     'k (cut-off)'

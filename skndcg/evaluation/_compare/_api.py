@@ -122,8 +122,10 @@ default="paired_bootstrap"
     n_resamples : int, default=10_000
         Bootstrap resamples (and random sign vectors of the randomization
         test); at least ``1 + 2 / (1 - confidence)`` (41 at 95%), so that
-        each tail of a percentile interval holds a resample (unused, any
-        int >= 1, with ``y_model`` and ``test="t"``).
+        each tail of a percentile interval holds a resample, and as many at
+        the confidence of the corrected intervals (``1 + 2 m / (1 -
+        confidence)`` for ``m`` Bonferroni comparisons: 1201 for 30 at 95%)
+        (unused, any int >= 1, with ``y_model`` and ``test="t"``).
     interval : {"percentile", "bca", "expanded"}, default="percentile"
         Percentile or bias-corrected and accelerated bootstrap intervals, or
         expanded percentile intervals (Hesterberg, 2015): percentile

@@ -79,7 +79,9 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         results.append((sub, r))
     p_all = np.concatenate([r["p_value"].ravel() for _, r in results])
     p_adj = adjust_p_values(p_all, correction)
-    conf_adj = corrected_confidence(p_adj, correction, settings["confidence"])
+    conf_adj = corrected_confidence(
+        p_adj, correction, settings["confidence"], settings["n_resamples"]
+    )
     comparisons = {}
     start = 0
     small_any = []

@@ -173,7 +173,7 @@ def run(
         "ties": ((dv == 0) & kept).sum(1),
         "losses": ((dv < 0) & kept).sum(1),
     }
-    conf_adj = corrected_confidence(p_adj, correction, confidence)
+    conf_adj = corrected_confidence(p_adj, correction, confidence, n_resamples)
     correct(result, p_adj.reshape(P, K), conf_adj, interval)
     return result
 

@@ -141,7 +141,9 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
                 tstat = d["estimate"] / d["se"] if d["se"] > 0 else np.inf
                 out["p_value"][p, k] = 2 * stats.t.sf(abs(tstat), max(n - 1, 1))
     p_adj = adjust_p_values(out["p_value"].reshape(-1), settings["correction"])
-    conf_adj = corrected_confidence(p_adj, settings["correction"], conf)
+    conf_adj = corrected_confidence(
+        p_adj, settings["correction"], conf, opts["bootstrap"]
+    )
     # t intervals at the corrected level; with the bootstrap, percentile ones.
     half = stats.t.ppf(0.5 + conf_adj / 2, max(n - 1, 1)) * out["se"]
     low_adj, high_adj = out["diff"] - half, out["diff"] + half

@@ -201,11 +201,12 @@ def percentile_interval(dist, confidence):
     return _quantiles(dist, alpha / 2), _quantiles(dist, 1 - alpha / 2)
 
 
-def check_resamples(n_resamples, confidence, tails=2):
+def check_resamples(n_resamples, confidence, tails=2, level=None):
     """``n_resamples`` as an int; raise unless it is an integer that leaves at
     least one resample beyond each bound of a ``confidence`` percentile
     interval with ``tails`` tails (2, 1 for a one-sided quantile, or 0 where
-    no interval is drawn: an integer >= 1).
+    no interval is drawn: an integer >= 1). ``level`` names the confidence in
+    the message (default ``confidence=...``).
 
     ``np.percentile`` puts the quantile ``q`` at the sorted position
     ``q * (B - 1)`` of ``B`` resamples: a tail of ``(1 - confidence) / tails``
@@ -218,7 +219,8 @@ def check_resamples(n_resamples, confidence, tails=2):
     least = math.ceil(1 + tails / (1 - confidence) - 1e-9)
     if n < least:
         raise ValueError(
-            f"n_resamples={n} is too few for confidence={confidence}: each tail of "
+            f"n_resamples={n} is too few for {level or f'confidence={confidence}'}: "
+            "each tail of "
             "the percentile interval must hold at least one resample beyond its "
             f"bound, which takes n_resamples={least} or more."
         )

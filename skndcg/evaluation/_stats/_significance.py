@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ._resampling import sign_flip_means
+from ._resampling import check_resamples, sign_flip_means
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
@@ -123,19 +123,28 @@ def adjust_p_values(p, method):
     return out
 
 
-def corrected_confidence(p_adjusted, method, confidence):
+def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
     """Confidence level of the intervals that go with the corrected p-values.
 
     Bonferroni and Holm: ``1 - alpha / m`` (Bonferroni simultaneous intervals,
     also the usual companion of Holm). ``fdr_bh``: ``1 - R * alpha / m``, the
     false-coverage-statement-rate intervals of Benjamini & Yekutieli (2005),
     with ``R`` the number of rejections (at least one). ``None``: unchanged.
+    With ``n_resamples``, raise unless that many resamples leave one beyond
+    each bound of a percentile interval at the corrected level.
     """
     alpha = 1.0 - confidence
     m = int(np.sum(~np.isnan(p_adjusted)))
     if method is None or m == 0:
         return confidence
+    kind, rejected = "Bonferroni", 1
     if method == "fdr_bh":
         rejected = int(np.sum(p_adjusted <= alpha))
-        return 1.0 - max(rejected, 1) * alpha / m
-    return 1.0 - alpha / m
+        kind = f"false-coverage-rate ({rejected} significant)"
+    level = 1.0 - max(rejected, 1) * alpha / m
+    if n_resamples is not None:
+        check_resamples(n_resamples, level, level=(
+            f"the {kind}-corrected confidence {level:.6g} of {m} comparisons "
+            f"(correction={method!r} raised confidence={confidence:g})"
+        ))  # fmt: skip
+    return level
