@@ -101,7 +101,7 @@ near = metric_over_time(
 )  # fmt: skip
 shadow = compare_over_time(
     day["relevance"], {"live": day["live"], "new": day["new"]}, day["request"],
-    day["time"], freq=freq, baseline="live", test="t", n_resamples=200,
+    day["time"], freq=freq, baseline="live", test="t", n_resamples=1000,
     random_state=0,
 )  # fmt: skip
 print(f"alerts from {near.loc[near['alert'], 'window'].min()}")
