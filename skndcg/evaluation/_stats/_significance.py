@@ -9,10 +9,13 @@ reduces to its textbook form (checked against scipy in the tests).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats
 
 from ._resampling import check_resamples, sign_flip_means
+from ._small_sample import SmallSampleWarning, outside_level
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
@@ -130,8 +133,11 @@ def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
     also the usual companion of Holm). ``fdr_bh``: ``1 - R * alpha / m``, the
     false-coverage-statement-rate intervals of Benjamini & Yekutieli (2005),
     with ``R`` the number of rejections (at least one). ``None``: unchanged.
-    With ``n_resamples``, raise unless that many resamples leave one beyond
-    each bound of a percentile interval at the corrected level.
+    With ``n_resamples``, warn (:class:`SmallSampleWarning`) unless that many
+    resamples leave one beyond each bound of a percentile interval at the
+    corrected level: the intervals are then reported, but their bounds are the
+    most extreme resamples. (A monitor over many windows is not refused for
+    it; the corrected p-values do not depend on it.)
     """
     alpha = 1.0 - confidence
     m = int(np.sum(~np.isnan(p_adjusted)))
@@ -143,8 +149,17 @@ def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
         kind = f"false-coverage-rate ({rejected} significant)"
     level = 1.0 - max(rejected, 1) * alpha / m
     if n_resamples is not None:
-        check_resamples(n_resamples, level, level=(
-            f"the {kind}-corrected confidence {level:.6g} of {m} comparisons "
-            f"(correction={method!r} raised confidence={confidence:g})"
-        ))  # fmt: skip
+        try:
+            check_resamples(n_resamples, level, level=(
+                f"the {kind}-corrected confidence {level:.6g} of {m} comparisons "
+                f"(correction={method!r} raised confidence={confidence:g})"
+            ))  # fmt: skip
+        except ValueError as exc:
+            warnings.warn(
+                f"{exc} The corrected intervals are reported with the most "
+                "extreme resamples as bounds, so they are too narrow; the "
+                "corrected p-values do not depend on it.",
+                SmallSampleWarning,
+                stacklevel=outside_level(),
+            )
     return level

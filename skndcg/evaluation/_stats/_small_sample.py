@@ -18,7 +18,10 @@ class SmallSampleWarning(UserWarning):
     from the exact randomization test. Also issued by
     :func:`~skndcg.evaluation.bootstrap_ci` and
     :func:`~skndcg.evaluation.paired_bootstrap` on fewer than 10 queries,
-    whose numbers are then returned as computed.
+    whose numbers are then returned as computed. Also issued by
+    :func:`~skndcg.evaluation.compare` when ``n_resamples`` is too few for
+    the intervals at the confidence a correction raised (their bounds are
+    then the most extreme resamples).
 
     Examples
     --------
@@ -58,10 +61,10 @@ def warn_small(subject, settings):
     at the first line outside skndcg (the user's call, however deep the public
     function that made it calls :func:`compare`)."""
     text = small_sample_message(subject, settings["min_queries"], settings["test"])
-    warnings.warn(text, SmallSampleWarning, stacklevel=_outside_level())
+    warnings.warn(text, SmallSampleWarning, stacklevel=outside_level())
 
 
-def _outside_level() -> int:
+def outside_level() -> int:
     """The ``stacklevel`` of the first frame outside the skndcg package, as
     seen from the caller of this function's caller."""
     package = os.path.dirname(os.path.abspath(skndcg.__file__)) + os.sep
