@@ -155,6 +155,11 @@ TREC_CASES = {
         QRELS.replace(b"2 0 c 1", b"2 0 c 1" + b"0" * 20),
     ),
     "invalid UTF-8": (RUN.replace(b" c ", b" c\xff "), QRELS),
+    "a score with a digit separator": (RUN.replace(b" 4 t", b" 1_0 t", 1), QRELS),
+    "a relevance in Arabic-Indic digits": (
+        RUN,
+        QRELS.replace(b"2 0 c 1", "2 0 c \u0661".encode()),
+    ),
     "an empty run": (b"", QRELS),
     "a run of comments only": (b"# nothing\n\n", QRELS),
 }
@@ -342,6 +347,7 @@ CSV_CASES = {
     "a duplicated row": PRED + "a,x,1,0.9\n",
     "a label that is text": PRED.replace("a,y,0,", "a,y,zero,"),
     "an infinite score": PRED.replace("0.5", "inf"),
+    "a score with a digit separator": PRED.replace("0.5", "1_0"),
     # (a lone surrogate is written as the byte 0xe9: Latin-1's "é")
     "a line that is not UTF-8": PRED.replace("b,v,", "b,v\udce9,"),
 }
