@@ -201,19 +201,27 @@ def sorted_order(qids):
         return np.arange(qids.size)
 
 
+def one_row_per_query(frame, who, advice):
+    """The query ids of ``frame`` as an index; refused when one repeats."""
+    q = pd.Index(frame["qid"].to_numpy())
+    if q.has_duplicates:
+        raise ValueError(
+            f"{who} has several rows for the queries "
+            f"{examples_text(q[q.duplicated()].unique())}; give one row per query "
+            f"({advice})."
+        )
+    return q
+
+
 def _check_qids(frames):
     models = list(frames)
     qids = frames[models[0]]["qid"].to_numpy()
     index = pd.Index(qids)
     for name, frame in frames.items():
-        q = pd.Index(frame["qid"].to_numpy())
-        if q.has_duplicates:
-            raise ValueError(
-                f"model {name!r} has several rows for the queries "
-                f"{examples_text(q[q.duplicated()].unique())}; give one row per query "
-                "(for out-of-fold reports whose folds share query ids, make the id "
-                "unique, for example from the fold and the query)."
-            )
+        q = one_row_per_query(frame, f"model {name!r}", (
+            "for out-of-fold reports whose folds share query ids, make the id "
+            "unique, for example from the fold and the query"
+        ))  # fmt: skip
         missing, extra = index.difference(q), q.difference(index)
         if len(missing) or len(extra):
             parts = []

@@ -9,9 +9,9 @@ import pandas as pd
 
 from .._compare._inputs import (
     check_metric_columns,
-    examples_text,
     metric_columns,
     metric_names,
+    one_row_per_query,
     sorted_unique,
 )
 
@@ -69,13 +69,7 @@ def _check(frame, name):
                 else f"{type(frame).__name__}."
             )
         )
-    q = pd.Index(frame["qid"].to_numpy())
-    if q.has_duplicates:
-        raise ValueError(
-            f"{name} has several rows for the queries "
-            f"{examples_text(q[q.duplicated()].unique())}; give one row per query "
-            "(as compare asks)."
-        )
+    one_row_per_query(frame, name, "as compare asks")
 
 
 def explain_change(before, after, *, by, metrics=None):
