@@ -4,6 +4,8 @@ its integer and number options."""
 import argparse
 import math
 
+from ..utils._values import number_text
+
 #: 0: done; 1: a --fail-under (or monitor) threshold was crossed; 2: a problem
 #: with the command line or its input.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -15,13 +17,6 @@ class UsageError(Exception):
     """A problem with the command line or its input files (exit code 2)."""
 
 
-def plain(text):
-    """``text`` for int() and float(), or ``"?"`` (which they refuse) when they
-    would misread it, as the TREC readers (skndcg.io) refuse it: ``1_0`` as 10
-    and non-ASCII digits (``'\\uff11'``) as digits."""
-    return text if text.isascii() and "_" not in text else "?"
-
-
 def integer(low=1, what=None, high=_INT64_MAX):
     """The argparse type of an integer option: ``low`` or more, up to ``high``
     (the 64-bit range); else the message ``expected <what>, got '<text>'`` (after
@@ -30,7 +25,7 @@ def integer(low=1, what=None, high=_INT64_MAX):
 
     def parse(text):
         try:
-            value = int(plain(text))
+            value = int(number_text(text))
         except ValueError:
             value = low - 1
         if not low <= value <= high:
@@ -48,7 +43,7 @@ def number(what, low, high=math.inf, *, low_included=False):
 
     def parse(text):
         try:
-            value = float(plain(text))
+            value = float(number_text(text))
         except ValueError:
             value = math.nan
         above = value >= low if low_included else value > low

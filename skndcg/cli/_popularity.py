@@ -13,7 +13,8 @@ import gzip
 import math
 import re
 
-from ._errors import UsageError, plain
+from ..utils._values import number_text
+from ._errors import UsageError
 
 _SEPARATOR = re.compile(r"[\s,]+")
 
@@ -69,7 +70,7 @@ def _line(name, number, text, fields):
             "training count, separated by blanks, a tab or a comma"
         )
     try:
-        count = float(plain(fields[1]))
+        count = float(number_text(fields[1]))
     except ValueError:
         count = math.nan
     if not math.isfinite(count) or count < 0:

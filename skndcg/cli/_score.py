@@ -10,8 +10,9 @@ import sys
 import numpy as np
 
 from ..io import Chunked
+from ..utils._values import number_text
 from . import _inputs, _language, _safety, _summary, _trec
-from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer, plain
+from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
 from ._request import ScoreRequest
 
@@ -26,7 +27,7 @@ FORMATS = ("table", "md", "json", "csv", "trec")
 def _threshold(text):
     name, sep, value = text.rpartition("=")
     try:
-        number = float(plain(value))
+        number = float(number_text(value))
     except ValueError:
         number = math.nan
     if not sep or not name or not math.isfinite(number):

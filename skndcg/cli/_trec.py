@@ -14,7 +14,8 @@ import argparse
 
 import numpy as np
 
-from ._errors import integer, plain
+from ..utils._values import number_text
+from ._errors import integer
 
 
 def parse_metric(name):
@@ -27,7 +28,7 @@ def parse_metric(name):
 
 def _rel_level(text):
     try:
-        value = int(plain(text))
+        value = int(number_text(text))
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected an integer relevance level >= 1, got {text!r}"

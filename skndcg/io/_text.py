@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..utils._args import as_path
+from ..utils._values import number_text
 from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -303,19 +304,18 @@ def parse_number(text, path, lineno, layout, line=None):
     def fail(what):
         _fail(path, lineno, layout, f"the {layout.number} {text!r} {what}", line)
 
-    # int() and float() read '1_0' as 10 and '\uff11' as 1: trec_eval's atol()
-    # and atof() read 1 and 0. Neither is read, as trec_eval's other misreadings.
-    plain = text.isascii() and "_" not in text
+    # (neither '1_0' nor '\uff11' is read, as trec_eval's other misreadings)
+    plain = number_text(text)
     if layout.integer:
         try:
-            value = int(text if plain else "?")
+            value = int(plain)
         except ValueError:
             fail("is not an integer")
         if not _INT64[0] <= value < _INT64[1]:
             fail("is beyond the 64-bit integers")
         return value
     try:
-        value = float(text if plain else "?")
+        value = float(plain)
     except ValueError:
         fail("is not a number")
     if not math.isfinite(value):

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...utils._values import number_text
 from .. import _measures  # noqa: F401  (registers the built-in measures)
 from .._beyond import _by_name  # noqa: F401  (and the beyond-accuracy ones)
 from . import _registry as R
-from ._trec_params import plain_number, strict
+from ._trec_params import plain_number
 
 # Kind of every measure that has no block kernel (``_registry.Measure.per_query``).
 CUSTOM = -1
@@ -88,7 +89,7 @@ def _params(measure: R.Measure, text: str | None, name: str) -> tuple:
                 )
             p = measure.param(key)
             try:
-                number = float(strict(value))
+                number = float(number_text(value))
             except ValueError:
                 raise ValueError(
                     f"metric {name!r}: parameter {key}={value.strip()!r} must be "

@@ -22,6 +22,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from ...utils._values import number_text
 from . import _registry as R
 from ._trec_params import (  # noqa: F401  (gains re-exported for the command line)
     GAINED,
@@ -32,7 +33,6 @@ from ._trec_params import (  # noqa: F401  (gains re-exported for the command li
     parse_levels,
     parse_params,
     plain_number,
-    strict,
     text_length,
     trec_metric,
     vector_metric,
@@ -291,7 +291,7 @@ def split_rel(name: str) -> tuple[str, float | None]:
         return name, None
     value = rel[0].partition("=")[2].strip()
     try:
-        level = float(strict(value))
+        level = float(number_text(value))
     except ValueError:
         raise ValueError(
             f"metric {name!r}: rel={value!r} must be a number (the relevance level)."

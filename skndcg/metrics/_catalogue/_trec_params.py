@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ...utils._values import number_text
 from . import _registry as R
 from ._trec_table import DOUBLE, PAIRS, TREC_FAMILIES, VECTOR
 
@@ -42,7 +43,7 @@ def parse_gains(text: str, arg: str) -> tuple:
     for part in text.split(","):
         level, eq, gain = part.partition("=")
         try:
-            lv, g = int(strict(level)), float(strict(gain))
+            lv, g = int(number_text(level)), float(number_text(gain))
         except ValueError:
             lv, g = None, None
         if not eq or lv is None:
@@ -80,19 +81,12 @@ def plain_number(v) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
-def strict(text: str) -> str:
-    """``text`` for int() and float(), or ``"?"`` (which they refuse) where
-    they would misread it, as skndcg's TREC readers refuse it: ``1_0`` as 10,
-    non-ASCII digits (``'\\uff11'``) as digits."""
-    return text if text.isascii() and "_" not in text else "?"
-
-
 def vector_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
     names = VECTOR[family]
     parts = text.split(",")
     try:
-        values = [float(strict(p)) for p in parts]
+        values = [float(number_text(p)) for p in parts]
     except ValueError:
         values = []
     if len(values) != len(names):
@@ -123,7 +117,7 @@ def pairs_metric(family: str, text: str, arg: str) -> str:
         if name in given:
             raise ValueError(f"trec_eval measure {arg!r} gives {name} twice.")
         try:
-            v = float(strict(value))
+            v = float(number_text(value))
         except ValueError:
             v = value
         check = R.lookup(measure).param(name).check
@@ -137,7 +131,7 @@ def pairs_metric(family: str, text: str, arg: str) -> str:
 
 def text_length(family: str, text: str, arg: str) -> int:
     """relstring's number of documents: ``relstring.20``."""
-    if not strict(text).isdigit():
+    if not number_text(text).isdigit():
         raise ValueError(
             f"trec_eval measure {arg!r}: {family} takes the number of documents "
             f"to show, an integer >= 0 (as in {family}.20), got {text!r}."
