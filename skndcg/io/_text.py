@@ -266,6 +266,12 @@ def _columns_at_once(data, layout, text=True):
         per_line = np.append(per_line, starts.size - (before[-1] if before.size else 0))
     if not per_line.any() or ((per_line != 0) & (per_line != n)).any():
         return None
+    # A '_' in the number column (float() and int() would read 1_0): the line
+    # loop names it. Found from the bytes, as the fields' places are known.
+    under = np.flatnonzero(arr == 95)
+    field = np.searchsorted(starts, under, side="right") - 1
+    if (field % n == layout.names.index(layout.number)).any():
+        return None
     data = bytes(data)
     tokens, is_ascii = data.split(), data.isascii()  # ASCII: every field is UTF-8
     out = {}
@@ -274,8 +280,6 @@ def _columns_at_once(data, layout, text=True):
             continue
         col = tokens[i::n]
         if name == layout.number:
-            if b"_" in b" ".join(col):  # (float() and int() would read 1_0)
-                return None
             try:
                 if layout.integer:
                     values = np.array(list(map(int, col)), dtype=np.int64)
