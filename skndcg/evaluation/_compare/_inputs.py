@@ -160,7 +160,7 @@ def per_query_input(spec, name, qids, frames, order):
     first = frames[models[0]]
     if isinstance(spec, str) and spec in first.columns:
         values = pd.Series(first[spec].to_numpy()[order])
-        for model, frame in frames.items():
+        for model, frame in list(frames.items())[1:]:
             if spec not in frame.columns:
                 continue
             other = pd.Series(frame.set_index("qid")[spec].reindex(qids).to_numpy())

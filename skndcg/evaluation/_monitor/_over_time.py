@@ -17,6 +17,7 @@ from ._windows import (
     check_columns,
     check_freq,
     day_first_witnesses,
+    holds_text,
     windowed,
 )
 
@@ -39,7 +40,9 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=Non
     report = dask_report(ddf, metrics=names, **columns, **options).compute()
     # Each partition's times are parsed (the order of day and month as the
     # whole column tells) before its queries' earliest are taken.
-    column = ddf[time].map_partitions(day_first_witnesses).compute()
+    column = None
+    if holds_text(ddf._meta[time]):  # (only strings leave that order to read)
+        column = ddf[time].map_partitions(day_first_witnesses).compute()
 
     def earliest(part, partition_info=None):
         where = f" (partition {partition_info['number']})" if partition_info else ""

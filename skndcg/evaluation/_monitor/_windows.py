@@ -114,11 +114,16 @@ def as_times(time, n, name="time", unit=None, fmt=None, column=None):
     return out.reset_index(drop=True)
 
 
+def holds_text(t):
+    """Whether ``t`` (a Series, or a Dask frame's meta of one) holds strings."""
+    return t.dtype.kind in "OSU" or pd.api.types.is_string_dtype(t)
+
+
 def day_first_witnesses(t):
     """The few strings of ``t`` that tell :func:`_day_first` what all of ``t``
     tells: its first date written day and month first, and those with the
     largest first and second fields (so parts of a column can be read alike)."""
-    if t.dtype.kind not in "OSU" and not pd.api.types.is_string_dtype(t):
+    if not holds_text(t):
         return t.iloc[:0]
     fields = t.astype(str).str.extract(_DAY_MONTH).reset_index(drop=True).dropna()
     if fields.empty:
@@ -130,7 +135,7 @@ def _day_first(t, name):
     """``{"dayfirst": ...}`` for strings written day and month first, as the
     column tells; pandas would guess month first. Refused when no value (or
     every order) tells."""
-    if t.dtype.kind not in "OSU" and not pd.api.types.is_string_dtype(t):
+    if not holds_text(t):
         return {}
     text = pd.Series(t.dropna().unique()).astype(str)
     fields = text.str.extract(_DAY_MONTH).dropna()

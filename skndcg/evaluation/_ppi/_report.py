@@ -46,9 +46,7 @@ def check_settings(method, confidence, interval, n_resamples):
     check_choice("method", method, METHODS)
     confidence = check_share("confidence", confidence)
     check_choice("interval", interval, ("clt", "bootstrap"))
-    check_integer("n_resamples", n_resamples, 1)
-    if interval == "bootstrap":
-        check_resamples(n_resamples, confidence)
+    check_resamples(n_resamples, confidence, tails=2 if interval == "bootstrap" else 0)
 
 
 def aligned(model, human, metrics):
