@@ -385,7 +385,7 @@ def _side_of(names, item_col, popularity):
         )
     from .._beyond._listwise import popularity_table  # (pandas: only when read)
 
-    popularity_table(popularity)  # checked now, not in every fold of a search
+    popularity_table(popularity)  # refused now, not as NaN in every fold of a search
     return item_col, popularity
 
 

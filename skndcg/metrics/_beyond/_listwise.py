@@ -173,7 +173,7 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
     if not table.index.is_unique:
         dup = py(table.index[table.index.duplicated()][0])
         raise ValueError(f"{name} has the item {dup!r} more than once.")
-    for item, count in table.items():
+    for item, count in table.items() if table.dtype.kind not in "iuf" else ():
         if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Real):
             raise TypeError(
                 f"{name} is a mapping, read as counts by item, but its values are "
