@@ -19,9 +19,6 @@ def _check(preds, target, indexes, doc_id, opts):
     tensors = [("preds", preds), ("target", target), ("indexes", indexes)]
     if doc_id is not None:
         tensors.append(("doc_id", doc_id))
-    for name, t in tensors:
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}.")
     shapes = {tuple(t.shape) for _, t in tensors}
     if len(shapes) > 1:
         raise ValueError(
