@@ -16,6 +16,9 @@ from ._models import METRICS, RANKER, REFIT
 from ._report import comparison_lines, p_text
 
 CONFIDENCE = 0.95
+#: Resamples of every interval: enough for the Holm-corrected intervals of
+#: all the demo's comparisons.
+N_RESAMPLES = 1000
 
 
 def holdout_intervals(

@@ -139,15 +139,14 @@ def long_results(folds, holdout, *, negatives, n_negatives):
     return out[COLUMNS]
 
 
-def mode_outputs(results, section, reports, fold_data, n_boot):
-    """One mode's rows of results.csv, section of results.md, per-query reports,
-    folds (for the fold plot) and number of resamples (for the curves)."""
+def mode_outputs(results, section, reports, fold_data):
+    """One mode's rows of results.csv, section of results.md, per-query reports
+    and folds (for the fold plot)."""
     return {
         "results": results,
         "section": section,
         "reports": reports,
         "fold_data": fold_data,
-        "n_boot": n_boot,
     }
 
 

@@ -20,7 +20,7 @@ from . import (
     _protocols,
     _report,
 )
-from ._intervals import CONFIDENCE, holdout_lines, metric_curves
+from ._intervals import CONFIDENCE, N_RESAMPLES, holdout_lines, metric_curves
 from ._models import (
     BASELINES,
     CURVE_KS,
@@ -150,14 +150,13 @@ def _one_mode(ratings, mode, args, cut, say, stream):
             "(--candidates full ranks the catalogue)"
         )
     reports = per_query(scores, X_hold, y_hold)
-    n_boot = 1000  # (enough for the Holm-corrected intervals of every comparison)
     past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
     holdout, lines = holdout_lines(
         reports,
         X_hold.groupby("qid")["user_id"].first().to_dict(),
         past.reindex(reports[RANKER]["qid"]),
         strongest,
-        n_resamples=n_boot,
+        n_resamples=N_RESAMPLES,
         random_state=seed,
     )
     models = [*BASELINES, RANKER]
@@ -200,7 +199,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         for e in per_item_rows["estimate"]
     ]
     results = pd.concat([results, per_item_rows], ignore_index=True)
-    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold), n_boot)
+    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold))
 
 
 def _title(mode, n_neg):
@@ -312,7 +311,7 @@ def run_demo(
                 r["reports"],
                 CURVE_KS,
                 ranker=RANKER,
-                n_resamples=r["n_boot"],
+                n_resamples=N_RESAMPLES,
                 confidence=CONFIDENCE,
                 random_state=random_state,
             )

@@ -22,7 +22,7 @@ from ..recommend import (
     make_catalogue_scorer,
 )
 from . import _protocols, _report
-from ._intervals import holdout_lines
+from ._intervals import N_RESAMPLES, holdout_lines
 from ._models import (
     METRIC_OPTIONS,
     METRICS,
@@ -187,14 +187,13 @@ def full_mode(ratings, args, cut, say, stream):
     reports = holdout_reports(build, search.best_estimator_, hold_q)
     recall = float(build.stage_recall(hold_q).mean())
     users = queries["user_id"].to_dict()
-    n_boot = 1000  # (enough for the Holm-corrected intervals of every comparison)
     qids = reports[RANKER]["qid"]
     holdout, lines = holdout_lines(
         reports,
         users,
         pd.Series((queries["n_history"] > 0).to_dict()).reindex(qids.to_numpy()),
         strongest,
-        n_resamples=n_boot,
+        n_resamples=N_RESAMPLES,
         random_state=args["random_state"],
     )
     models = [*BASELINES, RANKER]
@@ -234,4 +233,4 @@ def full_mode(ratings, args, cut, say, stream):
     results = _report.long_results(folds, holdout, negatives="full", n_negatives=n)
     results["estimate"] = "full"
     results["protocol"] = _row_protocols(results, n)
-    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold), n_boot)
+    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold))
