@@ -30,6 +30,26 @@ def test_version_flag_prints_the_package_version():
     assert declared.group(1) == skndcg.__version__
 
 
+def test_version_flag_imports_no_numpy():
+    """``skndcg --version`` (and the parser behind every command) starts
+    without numpy: the shared number-text rule lives in a module that
+    imports nothing."""
+    code = (
+        "import sys\n"
+        "from skndcg.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        cwd=ROOT,
+    )  # fmt: skip
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
 class _Dist:
     """An installed distribution's metadata, as importlib.metadata gives it."""
 

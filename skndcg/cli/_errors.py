@@ -4,7 +4,7 @@ its integer and number options."""
 import argparse
 import math
 
-from ..utils._values import number_text
+from ..utils._number_text import number_text
 
 #: 0: done; 1: a --fail-under (or monitor) threshold was crossed; 2: a problem
 #: with the command line or its input.

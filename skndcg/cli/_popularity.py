@@ -13,7 +13,7 @@ import gzip
 import math
 import re
 
-from ..utils._values import number_text
+from ..utils._number_text import number_text
 from ._errors import UsageError
 
 _SEPARATOR = re.compile(r"[\s,]+")

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from ..io import Chunked
-from ..utils._values import number_text
+from ..utils._number_text import number_text
 from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render

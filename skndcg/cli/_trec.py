@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from ..utils._values import number_text
+from ..utils._number_text import number_text
 from ._errors import integer
 
 

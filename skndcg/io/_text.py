@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..utils._args import as_path
-from ..utils._values import number_text
+from ..utils._number_text import number_text
 from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"

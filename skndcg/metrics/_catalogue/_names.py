@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...utils._values import number_text
+from ...utils._number_text import number_text
 from .. import _measures  # noqa: F401  (registers the built-in measures)
 from .._beyond import _by_name  # noqa: F401  (and the beyond-accuracy ones)
 from . import _registry as R

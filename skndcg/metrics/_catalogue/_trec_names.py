@@ -22,7 +22,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ...utils._values import number_text
+from ...utils._number_text import number_text
 from . import _registry as R
 from ._trec_params import (  # noqa: F401  (gains re-exported for the command line)
     GAINED,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ...utils._values import number_text
+from ...utils._number_text import number_text
 from . import _registry as R
 from ._trec_table import DOUBLE, PAIRS, TREC_FAMILIES, VECTOR
 
