@@ -25,9 +25,8 @@ def _split_params(node, params, routing):
             )
         except AttributeError:  # pragma: no cover - estimators without routing
             wanted = set()
-        own = {k: v for k, v in params.items() if k in wanted}
         rest = {k: v for k, v in params.items() if k not in wanted}
-        return rest, own
+        return rest, {k: v for k, v in params.items() if k in wanted}
     prefix = f"{name}__"
     own = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
     rest = {k: v for k, v in params.items() if not k.startswith(prefix)}
@@ -35,10 +34,9 @@ def _split_params(node, params, routing):
 
 
 def fit_with_eval(pipeline, X, y, eval_X, params, routing, check):
-    """Fit ``pipeline`` level by level; return the final step and its inputs.
+    """Fit ``pipeline`` (a clone) level by level; return the final step and its inputs.
 
-    The steps of the (cloned) ``pipeline`` are fitted in place. ``X, y`` and
-    the ``X`` of every eval set in ``eval_X`` are already in query order;
+    ``X, y`` and the ``X`` of every eval set in ``eval_X`` are already in query order;
     ``params`` are the other fit parameters (prefixed by step name when
     ``routing`` is off, bare names routed by request when it is on), and
     ``check(final, Xt, eval_Xt)`` runs on what the final step will see.

@@ -277,11 +277,9 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 check(estimator, X_fit, eval_X)
             if step.path and routing:
                 request_on_clone(estimator, step.path, kwargs)
-                call_kwargs = {**passthrough, **kwargs}
-            else:
-                call_kwargs = {**passthrough}
-                call_kwargs.update({step.prefix + k: v for k, v in kwargs.items()})
-            estimator.fit(X_fit, y_fit, **call_kwargs)
+            prefix = "" if routing else step.prefix
+            kwargs = {prefix + k: v for k, v in kwargs.items()}
+            estimator.fit(X_fit, y_fit, **{**passthrough, **kwargs})
 
         check_fitted(estimator, method)
         self.estimator_ = estimator

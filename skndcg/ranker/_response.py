@@ -1,8 +1,5 @@
-"""How QueryRanker turns the inner model's output into one score per row.
-
-The rules are those of the QueryRanker docstring; anything else (a clusterer,
-a classifier with neither method) is refused: its ``predict`` gives labels.
-"""
+"""How QueryRanker turns the inner model's output into one score per row (the
+rules of the QueryRanker docstring)."""
 
 from __future__ import annotations
 
