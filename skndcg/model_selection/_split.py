@@ -73,8 +73,7 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
         :class:`~skndcg.ranker.QueryRanker` and the scorers read by default.
     time_col : str, int or None, default=None
         Column of a DataFrame ``X`` holding the time, used when ``time`` is
-        not passed; the same name as ``QueryRanker(time_col=...)``, which
-        keeps that column away from the model. ``None``: row order is time.
+        not passed (see Notes). ``None``: row order is time.
 
     See Also
     --------
@@ -265,27 +264,24 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
         1     1 2024-01-06               4                0
         """
         data, table, folds, fmt = self._plan(X, groups, time)
-        rows = []
-        for k, fold in enumerate(folds):
-            test = slice(fold.test_lo, fold.test_hi)
-            train = fold.train
-            rows.append(
-                {
-                    "fold": k,
-                    "cutoff": fmt.value(fold.cutoff),
-                    "test_start": fmt.value(table.start[fold.test_lo]),
-                    "test_end": fmt.value(table.end[test].max()),
-                    "train_start": fmt.value(table.start[train].min()),
-                    "train_end": fmt.value(table.end[train].max()),
-                    "n_train_groups": int(train.size),
-                    "n_test_groups": fold.test_hi - fold.test_lo,
-                    "n_gap_groups": int(fold.gap.size),
-                    "n_purged_groups": int(fold.purged.size),
-                    "n_train_rows": int(table.n_rows[train].sum()),
-                    "n_test_rows": int(table.n_rows[test].sum()),
-                    "n_gap_rows": int(table.n_rows[fold.gap].sum()),
-                    "n_purged_rows": int(table.n_rows[fold.purged].sum()),
-                    "time_source": data.time_source,
-                }
-            )
+        rows = [
+            {
+                "fold": k,
+                "cutoff": fmt.value(fold.cutoff),
+                "test_start": fmt.value(table.start[fold.test_lo]),
+                "test_end": fmt.value(table.end[fold.test_lo : fold.test_hi].max()),
+                "train_start": fmt.value(table.start[fold.train].min()),
+                "train_end": fmt.value(table.end[fold.train].max()),
+                "n_train_groups": int(fold.train.size),
+                "n_test_groups": fold.test_hi - fold.test_lo,
+                "n_gap_groups": int(fold.gap.size),
+                "n_purged_groups": int(fold.purged.size),
+                "n_train_rows": int(table.n_rows[fold.train].sum()),
+                "n_test_rows": int(table.n_rows[fold.test_lo : fold.test_hi].sum()),
+                "n_gap_rows": int(table.n_rows[fold.gap].sum()),
+                "n_purged_rows": int(table.n_rows[fold.purged].sum()),
+                "time_source": data.time_source,
+            }
+            for k, fold in enumerate(folds)
+        ]
         return pd.DataFrame(rows)  # columns in key order: plan_folds gives a fold

@@ -1,9 +1,4 @@
-"""Resolve and validate the groups and time a GroupTimeSeriesSplit works on.
-
-Groups come from the ``groups`` argument (routed metadata) or a DataFrame column;
-time from the ``time`` argument, a column, or row order. Both are checked and
-turned into flat numpy arrays without touching the caller's objects.
-"""
+"""Resolve and validate the groups and time a GroupTimeSeriesSplit works on."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..utils._query_ids import n_rows_of
+from ..utils._query_ids import is_polars_df, n_rows_of
 
 #: The default group column, when ``group_col=None``: the query-id column name
 #: QueryRanker and the scorers use by default.
@@ -270,14 +265,8 @@ def _unit_of(t):
 
 
 def rows_out_of_time_order(X):
-    """Evidence that the rows of ``X`` are not in time order, or ``None``.
-
-    Used when no time is given: a datetime column that is not sorted, or a
-    pandas index that is neither increasing nor decreasing (shuffled rows).
-    """
-    if getattr(X, "columns", None) is None:
-        return None
-    if _is_polars(X):
+    """Evidence that the rows of ``X`` are not in time order, or ``None``."""
+    if is_polars_df(X):
         for name, dtype in X.schema.items():
             if dtype.is_temporal() and not X[name].is_sorted():
                 return f"its datetime column {name!r} is not sorted"

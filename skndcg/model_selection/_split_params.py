@@ -1,10 +1,7 @@
 """Validation and parsing of GroupTimeSeriesSplit parameters.
 
-Every size parameter states its unit by its type: an ``int`` counts groups, a
-float is a fraction, a duration (``"90D"``, :class:`pandas.Timedelta`,
-:class:`datetime.timedelta`, :class:`numpy.timedelta64`) measures time and a
-pandas period frequency (``"W-MON"``, ``"M"``, ``"Q"``, ``"Y"``) names calendar
-periods.
+Every size parameter states its unit by its type (see ``test_size`` of
+:class:`~skndcg.model_selection.GroupTimeSeriesSplit`).
 """
 
 from __future__ import annotations
