@@ -21,9 +21,8 @@ _STATUS_CODE = {name: code for code, name in enumerate(STATUS_COLORS)}
 
 def _group_status(table, fold):
     status = np.zeros(table.start.size, dtype=np.intp)
-    status[fold.train] = _STATUS_CODE["train"]
-    status[fold.gap] = _STATUS_CODE["gap"]
-    status[fold.purged] = _STATUS_CODE["purged"]
+    for name in ("train", "gap", "purged"):
+        status[getattr(fold, name)] = _STATUS_CODE[name]
     status[fold.test_lo : fold.test_hi] = _STATUS_CODE["test"]
     return status
 
@@ -85,9 +84,10 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['fold 0', 'fold 1', 'fold 2']
     """
-    mcoll = import_optional("matplotlib.collections", purpose="plot_group_time_splits")
-    mdates = import_optional("matplotlib.dates", purpose="plot_group_time_splits")
-    mlines = import_optional("matplotlib.lines", purpose="plot_group_time_splits")
+    mcoll, mdates, mlines = (
+        import_optional(f"matplotlib.{name}", purpose="plot_group_time_splits")
+        for name in ("collections", "dates", "lines")
+    )
     if not isinstance(cv, GroupTimeSeriesSplit):
         raise TypeError(
             "plot_group_time_splits draws a GroupTimeSeriesSplit, got "
