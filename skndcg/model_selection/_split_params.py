@@ -67,13 +67,14 @@ def _is_period_freq(value):
     return True
 
 
-def parse_n_splits(n_splits):
-    """Return ``n_splits`` as an int or ``None``; raise for anything else."""
-    if n_splits is None:
+def parse_count(name, value, *, allow_none=False):
+    """Parse ``n_splits`` / ``min_train_size``: an int >= 1 (or ``None``)."""
+    if value is None and allow_none:
         return None
-    if _is_int(n_splits) and n_splits >= 1:
-        return int(n_splits)
-    raise ValueError(f"n_splits must be an int >= 1 or None, got {n_splits!r}")
+    if _is_int(value) and value >= 1:
+        return int(value)
+    what = "an int >= 1 or None" if allow_none else "an int >= 1 (number of groups)"
+    raise ValueError(f"{name} must be {what}, got {value!r}")
 
 
 def parse_test_size(test_size):
@@ -132,15 +133,6 @@ def parse_groups_or_duration(name, value, *, minimum, allow_none=False):
     )
 
 
-def parse_min_train_size(value):
-    """Parse ``min_train_size``: an int >= 1 (number of groups)."""
-    if _is_int(value) and value >= 1:
-        return int(value)
-    raise ValueError(
-        f"min_train_size must be an int >= 1 (number of groups), got {value!r}"
-    )
-
-
 def parse_choice(name, value, options):
     """Check that ``value`` is one of ``options``."""
     if isinstance(value, str) and value in options:
@@ -181,13 +173,13 @@ class Params:
 
 def parse_params(cv):
     """Validate every parameter of ``cv`` and return a :class:`Params`."""
-    n_splits = parse_n_splits(cv.n_splits)
+    n_splits = parse_count("n_splits", cv.n_splits, allow_none=True)
     test_size = parse_test_size(cv.test_size)
     gap = parse_groups_or_duration("gap", cv.gap, minimum=0)
     max_train_size = parse_groups_or_duration(
         "max_train_size", cv.max_train_size, minimum=1, allow_none=True
     )
-    min_train_size = parse_min_train_size(cv.min_train_size)
+    min_train_size = parse_count("min_train_size", cv.min_train_size)
     balance = parse_choice("balance", cv.balance, BALANCE_OPTIONS)
     on_overlap = parse_choice("on_overlap", cv.on_overlap, ON_OVERLAP_OPTIONS)
     if n_splits is None and test_size is None:
