@@ -1,10 +1,7 @@
 """Group-level fold planning for GroupTimeSeriesSplit.
 
-Groups are reduced to intervals ``[start, end]`` and sorted by the order key
-``(start, end, label)``; every fold is then a contiguous block of sorted
-positions (the test groups) plus a set of training positions chosen before the
-block's cutoff. All work is vectorised over groups; the only Python loop runs
-over folds.
+All work is vectorised over groups (sorted by ``(start, end, label)``); the
+only Python loop runs over folds.
 """
 
 from __future__ import annotations

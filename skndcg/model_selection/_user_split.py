@@ -1,9 +1,7 @@
 """Recommender protocols as splitters: per user, or at one moment for everyone.
 
-One class per protocol; each splits either an interaction log (every row its
-own unit) or a ranking task (the rows of one query, ``group_col``, form one
-unit that is never split), with the same rule, so a model tuned by
-``GridSearchCV`` on the task is tuned under the protocol it is evaluated with.
+Each splits an interaction log or a ranking task with the same rule, so a
+model tuned by ``GridSearchCV`` on the task is tuned under its protocol.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Column roles of QueryRanker: which DataFrame columns never reach the model.
-
-The feature columns left are checked against what the gradient-boosting
-libraries accept, so a bad column fails before the fit with its name and the
-fix rather than deep inside the library.
-"""
+"""Column roles of QueryRanker: which DataFrame columns never reach the model."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Fit a Pipeline step by step so that eval sets see the same preprocessing.
 
 A Pipeline hands ``eval_set`` to its final step untouched, so early stopping
-would compare raw eval data with preprocessed training data. When QueryRanker
-is given eval sets and its estimator is a (possibly nested) Pipeline, it fits
-the Pipeline's own steps here instead: each level's preprocessing is fitted on
-the training rows (``fit_transform``), the eval ``X`` go through the fitted
-preprocessing (``transform``), and the final step is fitted on both. The
-Pipeline object ends up fitted exactly as by ``Pipeline.fit``, step objects
-included, so ``predict`` works as usual.
+would compare raw eval data with preprocessed training data. The Pipeline
+object ends up fitted exactly as by ``Pipeline.fit``, step objects included.
 """
 
 from __future__ import annotations
