@@ -207,8 +207,7 @@ def plot_comparison(comparison, *, metric=None, corrected=True, ax=None):
         f"{r.model} - {r.other}" + (f" ({r.metric})" if several else "")
         for r in pairs.itertuples()
     ]
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels)
+    ax.set_yticks(y, labels)
     ax.set_ylim(len(pairs) - 0.5, -0.5)
     what = "difference in mean" + ("" if several else f" {pairs['metric'].iloc[0]}")
     ax.set_xlabel(what)
@@ -289,8 +288,7 @@ def plot_paired(comparison, model, other=None, *, metric=None, kind="scatter", a
         lo = float(min(a.min(), b.min())) if a.size else 0.0
         hi = float(max(a.max(), b.max())) if a.size else 1.0
         ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=1)
-        ax.set_xlabel(f"{metric} of {other}")
-        ax.set_ylabel(f"{metric} of {model}")
+        ax.set(xlabel=f"{metric} of {other}", ylabel=f"{metric} of {model}")
         ax.set_aspect("equal", adjustable="datalim")
     else:
         ax.hist(
@@ -303,8 +301,7 @@ def plot_paired(comparison, model, other=None, *, metric=None, kind="scatter", a
             linewidth=1.5,
             label=f"mean difference {d.mean():+.4f}",
         )
-        ax.set_xlabel(f"{metric}: {model} - {other}, per query")
-        ax.set_ylabel("queries")
+        ax.set(xlabel=f"{metric}: {model} - {other}, per query", ylabel="queries")
         ax.legend(frameon=False)
     ax.set_title(f"{d.size} queries: {counts}")
     return ax

@@ -77,19 +77,15 @@ def plot_forest(comparison, *, metric=None, adjusted=True, ax=None):
     y = np.arange(len(rows))[::-1]
     models = list(dict.fromkeys(rows["model"]))
     colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    labels = []
     for yi, (_, r) in zip(y, rows.iterrows(), strict=True):
         c = colors[r["model"]]
         if np.isfinite(r[lo]) and np.isfinite(r[hi]):
             ax.plot([r[lo], r[hi]], [yi, yi], color=c, lw=2)
         ax.plot([r["diff"]], [yi], "o", color=c, mfc=c if r["significant"] else "white")
+        labels.append(f"{r['segment']} | {r['model']} (n={r['n_queries']})")
     ax.axvline(0.0, color="0.4", lw=1, ls="--")
-    ax.set_yticks(y)
-    ax.set_yticklabels(
-        [
-            f"{r['segment']} | {r['model']} (n={r['n_queries']})"
-            for _, r in rows.iterrows()
-        ]
-    )
+    ax.set_yticks(y, labels)
     level = comparison.confidence_adjusted if adjusted else comparison.confidence
     ax.set_xlabel(
         f"{metric}: difference from {comparison.baseline} "

@@ -72,8 +72,7 @@ def plot_metric_over_time(result, *, metric=None, ax=None):
     flagged = rows["alert"].to_numpy(dtype=bool)
     if flagged.any():
         ax.plot(x[flagged], value[flagged], "rv", ms=9, label="alert")
-    ax.set_xlabel("window")
-    ax.set_ylabel(metric)
+    ax.set(xlabel="window", ylabel=metric)
     ax.legend(loc="best")
     ax.figure.autofmt_xdate()
     return ax

@@ -108,8 +108,7 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
         ax.scatter(start, y, c=color, s=4, marker="|", linewidths=1)
         cut = _to_axis(np.array([fold.cutoff]), fmt, mdates)[0]
         ax.plot([cut, cut], [k - 0.45, k + 0.45], color="black", linewidth=1.2)
-    ax.set_yticks(np.arange(len(folds)))
-    ax.set_yticklabels([f"fold {k}" for k in range(len(folds))])
+    ax.set_yticks(np.arange(len(folds)), [f"fold {k}" for k in range(len(folds))])
     ax.set_ylim(len(folds) - 0.5, -0.5)
     ax.autoscale(axis="x")
     if fmt.is_datetime:
