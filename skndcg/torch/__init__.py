@@ -23,16 +23,12 @@ except ImportError as exc:  # pragma: no cover - exercised without torch
 
 from ._metric import ranking_scores
 
-_CLASS = {}
-
 
 def __getattr__(name):
     if name == "RankingMetric":
-        if name not in _CLASS:
-            from ._module import build
+        from ._module import build
 
-            _CLASS[name] = build()
-        return _CLASS[name]
+        return build()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

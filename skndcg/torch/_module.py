@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from functools import cache
 
 import torch
 from torch import Tensor
@@ -12,12 +13,24 @@ from ._metric import intra_op_threads, ranking_scores
 from ._names import implementation, parse
 from ._options import OPTION_NAMES, resolve
 
-_OWN = set(OPTION_NAMES)
+
+def _cat(state):
+    """The rows of a list state as one tensor (no copy for a single batch)."""
+    if isinstance(state, Tensor):
+        return state
+    return state[0] if len(state) == 1 else torch.cat(state)
 
 
-def _torchmetrics():
+def _given(state):
+    """Whether a list state holds rows (after a DDP sync it is a tensor)."""
+    return len(state) > 0 if isinstance(state, list) else state.numel() > 0
+
+
+@cache
+def build():
+    """Create the class, once (torchmetrics is imported here, on first use)."""
     try:
-        return importlib.import_module("torchmetrics")
+        tm = importlib.import_module("torchmetrics")
     except ImportError as exc:
         raise ImportError(
             "skndcg.torch.RankingMetric is a torchmetrics Metric, but torchmetrics "
@@ -25,29 +38,6 @@ def _torchmetrics():
             "`pip install torchmetrics`). skndcg.torch.ranking_scores works "
             "without it."
         ) from exc
-
-
-def _cat(state):
-    """The rows of a list state as one tensor (no copy for a single batch)."""
-    if isinstance(state, Tensor):
-        return state
-    if not state:
-        raise ValueError(
-            "compute() was called before any update(): there are no rows to score."
-        )
-    return state[0] if len(state) == 1 else torch.cat(state)
-
-
-def _given(state):
-    """Whether a list state holds rows (after a DDP sync it is a tensor)."""
-    if isinstance(state, list):
-        return len(state) > 0
-    return state.numel() > 0
-
-
-def build():
-    """Create the class (torchmetrics is imported here, on first use)."""
-    tm = _torchmetrics()
 
     class RankingMetric(tm.Metric):
         """Any skndcg ranking measure as a torchmetrics ``Metric``.
@@ -87,20 +77,17 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
         full_state_update = False
 
         def __init__(self, metric="ndcg@10", **options):
-            kwargs = {k: options.pop(k) for k in list(options) if k not in _OWN}
+            kwargs = {k: options.pop(k) for k in list(options) if k not in OPTION_NAMES}
             super().__init__(**kwargs)
             names = metric_names(metric)
             opts = resolve(**options)
-            specs = [parse(name) for name in names]
-            for spec in specs:
-                implementation(spec, cpu_fallback=opts.cpu_fallback)
+            for name in names:
+                implementation(parse(name), cpu_fallback=opts.cpu_fallback)
             self.metric = metric
             self._names = names
             self._options = options
-            self.add_state("preds", default=[], dist_reduce_fx="cat")
-            self.add_state("target", default=[], dist_reduce_fx="cat")
-            self.add_state("indexes", default=[], dist_reduce_fx="cat")
-            self.add_state("doc_id", default=[], dist_reduce_fx="cat")
+            for state in ("preds", "target", "indexes", "doc_id"):
+                self.add_state(state, default=[], dist_reduce_fx="cat")
 
         def update(self, preds, target, indexes, doc_id=None):
             """Keep one batch of rows (flattened; detached from the graph).
@@ -134,13 +121,11 @@ queries, ap_denominator, p_denominator, cpu_fallback, num_threads
                     "RankingMetric has no rows to score: call update() with a "
                     "batch before compute() (since the last reset())."
                 )
-            preds = self.preds
-            device = preds.device if isinstance(preds, Tensor) else preds[0].device
             # The concatenation too runs on num_threads threads.
-            tensors = [preds] if isinstance(preds, Tensor) else preds
+            tensors = [self.preds] if isinstance(self.preds, Tensor) else self.preds
             n_rows = sum(t.numel() for t in tensors)
             threads = self._options.get("num_threads", "auto")
-            with intra_op_threads(threads, device, n_rows):
+            with intra_op_threads(threads, tensors[0].device, n_rows):
                 scores = ranking_scores(
                     _cat(self.preds),
                     _cat(self.target),
