@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ..metrics._shared import discount_weights
-from ._ops import lgamma_table, running_sum, segment_sum
+from ._ops import den, lgamma_table, running_sum, segment_sum
 from ._ranked import ideal_dcg
 
 
@@ -48,8 +48,7 @@ def idcg(r, k, opts):
 def ndcg(r, k, opts):
     value, ideal = _dcg_parts(r, k, opts)
     positive = ideal > 0
-    safe = torch.where(positive, ideal, torch.ones_like(ideal))
-    return torch.where(positive, value / safe, torch.zeros_like(value)), ~positive
+    return torch.where(positive, value / den(ideal), torch.zeros_like(value)), ~positive
 
 
 def _taken(r, k):
@@ -76,9 +75,8 @@ def precision(r, k, opts):
     dtype = opts["dtype"]
     mr = r.n_retrieved.to(dtype)
     kf = mr if k is None else torch.full_like(mr, float(k))
-    den = kf if opts["p_denominator"] == "k" else torch.minimum(kf, mr)
-    den = torch.where(den > 0, den, torch.ones_like(den))
-    return _binary(r, _hits(r, k, dtype) / den)
+    d = kf if opts["p_denominator"] == "k" else torch.minimum(kf, mr)
+    return _binary(r, _hits(r, k, dtype) / den(d))
 
 
 def recall(r, k, opts):

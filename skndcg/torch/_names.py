@@ -3,10 +3,7 @@
 A name is parsed by the engine's own grammar (``"ndcg@10"``, ``"rbp(p=0.9)"``,
 aliases such as ``"ap"``), so both packages accept exactly the same names.
 Each measure declares its tensor kernel in its own module (the registry's
-``tensor`` field); a measure without one is computed by :mod:`skndcg.metrics`
-on a CPU copy of the rows: a built-in one always, a measure added with
-:func:`skndcg.metrics.define_measure` only when the caller asks for the CPU
-fallback, and otherwise it is refused with an error that names it.
+``tensor`` field).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """Tensor operations the measures' tensor kernels share.
 
-Sums over segments (queries, tie blocks) are scatter-adds in row order, running
-sums are cumulative sums rebased per segment, and the few functions whose last
-bit differs between torch and the engine (``math.log``, ``math.log2``,
-``math.lgamma``) are the engine's own compiled ``math`` calls on a CPU copy.
 A measure's kernel reaches them as ``ranked.ops`` (see
 :class:`skndcg.torch._ranked.Ranked`), so the measure modules never import
 this package.

@@ -37,9 +37,8 @@ def resolve(**options) -> Options:
                 f"{list(OPTION_NAMES)}."
             )
     given = {k: v for k, v in options.items() if k in OPTIONS}
-    if given.get("discount", "log2") is None:
-        given["discount"] = "log2"
-    call = call_options(**given)
+    log2 = {"discount": "log2"} if given.get("discount", "log2") is None else {}
+    call = call_options(**{**given, **log2})
     fallback = options.get("cpu_fallback", False)
     check_flags(cpu_fallback=fallback)
     threads = options.get("num_threads", "auto")
@@ -54,7 +53,5 @@ def resolve(**options) -> Options:
         **{f.name: getattr(call, f.name) for f in fields(call)},
         cpu_fallback=fallback,
         num_threads=threads,
-        given={
-            k: v for k, v in options.items() if k not in ("cpu_fallback", "num_threads")
-        },
+        given=given,
     )

@@ -1,11 +1,7 @@
 """Rows grouped by query and ranked into tie blocks, with segment operations only.
 
-One stable sort by score (descending) and one stable sort by query put every
-query's retrieved rows together in rank order; runs of equal scores form the
-blocks whose internal order is undetermined (``ties="average"``), or each row
-is its own block (``ties="stable"``: input order). Every sum over rows, blocks
-or queries is a scatter-add, so the cost grows with the number of rows and no
-Python code runs per query.
+Every sum over rows, blocks or queries is a scatter-add, so the cost grows with
+the number of rows and no Python code runs per query.
 """
 
 from __future__ import annotations
@@ -16,9 +12,7 @@ import torch
 
 from ..metrics._shared import quicksort_order
 from . import _ops
-from ._ops import count as _count
-from ._ops import rank_within as _rank_within
-from ._ops import segment_sum, take
+from ._ops import count, rank_within, segment_sum, take
 
 
 @dataclass
@@ -82,7 +76,7 @@ class Ranked:
         """``(query, position, label)`` of every judged row in the ideal order
         (labels descending within each query)."""
         order, query, _ = _order(self.all_query, self.all_label, None, stable=False)
-        pos = _rank_within(query, self.n_queries)
+        pos = rank_within(query, self.n_queries)
         return query, pos, take(self.all_label, order)
 
     def retrieved(self, value):
@@ -199,10 +193,10 @@ def rank(
     n_queries = int(query_all[-1]) + 1
     n_rows = torch.bincount(query_all, minlength=n_queries)
     rel_rows = None if rel is None else take(rel, rows)
-    n_relevant = None if rel is None else _count(query_all, rel_rows, n_queries)
+    n_relevant = None if rel is None else count(query_all, rel_rows, n_queries)
     n_unjudged = None
     if unjudged is not None:
-        n_unjudged = _count(query_all, take(unjudged, rows), n_queries)
+        n_unjudged = count(query_all, take(unjudged, rows), n_queries)
     kept = None if retrieved is None else take(retrieved, rows)
     q = query_all
     if kept is not None and not bool(kept.all()):
@@ -211,7 +205,7 @@ def rank(
     mixed = None
     if tie_queries:
         mixed = _mixed_ties(rows, q, skey, (y, unjudged, pooled), n_queries)
-    pos = _rank_within(q, n_queries)
+    pos = rank_within(q, n_queries)
     new = torch.ones(rows.numel(), dtype=torch.bool, device=device)
     if average and rows.numel() > 1:
         new[1:] = (q[1:] != q[:-1]) | (skey[1:] != skey[:-1])
@@ -234,7 +228,7 @@ def rank(
         block_start=take(pos, first),
         block_size=torch.bincount(block, minlength=n_blocks),
         block_gain=segment_sum(take(g, rows), block, n_blocks),
-        block_rel=None if rel is None else _count(block, rel_rows, n_blocks),
+        block_rel=None if rel is None else count(block, rel_rows, n_blocks),
         row_block=block,
         row_pos=pos,
         all_query=query_all,
@@ -265,7 +259,7 @@ def _mixed_ties(rows, q, skey, columns, n_queries):
         if column is not None:
             c = take(column, rows)
             differ |= c[1:] != c[:-1]
-    return _count(q[1:], tied & differ, n_queries) > 0
+    return count(q[1:], tied & differ, n_queries) > 0
 
 
 def ideal_dcg(r, k, disc):
@@ -305,7 +299,7 @@ def ideal_dcg(r, k, disc):
         return total
     order, _, _ = _order(r.all_query, r.all_gain, None, stable=False)
     q = r.all_query[order]
-    ipos = _rank_within(q, r.n_queries)
+    ipos = rank_within(q, r.n_queries)
     inside = ipos < m[q]
     idx = torch.clamp(ipos, max=disc.numel() - 1)
     zero = torch.zeros((), dtype=dtype, device=labels.device)
