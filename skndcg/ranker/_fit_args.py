@@ -192,8 +192,7 @@ def _sorted_eval_sets(
         w = None if eval_sample_weight is None else eval_sample_weight[i]
         check_labels(y_val, what=f"the y of eval_set[{i}]")
         if step.kind == "pointwise":
-            X_val = drop_roles(X_val, [qid_col, *roles])
-            sets.append((X_val, y_val))
+            sets.append((drop_roles(X_val, [qid_col, *roles]), y_val))
             weights.append(w)
             continue
         X_val, q = resolve_qid(
