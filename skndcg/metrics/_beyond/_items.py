@@ -1,9 +1,7 @@
 """The item side of the beyond-accuracy metrics: item ids, categories, features.
 
-Item attributes come either *by item* (a dict, or a pandas object indexed by item
-id) or *by row* (a list or numpy array aligned with ``item_id``). Both become a
-table of *units* -- one per distinct item, or one per row -- and the unit of each
-row, so the kernels never look anything up by id.
+Attributes given *by item* (a dict, or pandas indexed by item id) or *by row*
+become a table of *units* (one per item, or per row) and the unit of each row.
 """
 
 from __future__ import annotations
