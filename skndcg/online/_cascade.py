@@ -16,8 +16,6 @@ from .._native._threads import num_threads, run_chunks
 from ..evaluation._shared import multinomial_counts
 from ._ranking import rank_rows
 
-_PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
-
 
 @jit
 def _boot(
@@ -51,8 +49,7 @@ def _boot(
                 sc[b] += w * c
                 sx[b] += w
         for b in range(nb):
-            den = sx[b] + _PRIOR
-            a[i, lo - c0 + b] = (sc[b] + _PRIOR * abar[b]) / den if den > 0 else abar[b]
+            a[i, lo - c0 + b] = sc[b] / sx[b] if sx[b] > 0 else abar[b]
     total = np.zeros(nb)
     miss = np.empty(nb)
     j = 0

@@ -230,12 +230,8 @@ def item_vectors(source, item_id, codes, uniques):
 
 
 def qid_item_pairs(mapping, name: str) -> list:
-    """``[(qid, item), ...]`` of a mapping ``{qid: collection of item ids}``.
-
-    A value that is one id (a string or a number) is refused: a pandas Series
-    of item ids indexed by user would otherwise be read id by id, or a string
-    id character by character.
-    """
+    """``[(qid, item), ...]`` of a mapping ``{qid: collection of item ids}``; a
+    value that is one id (a string, a number) is refused."""
     pairs = []
     for q, items in dict(mapping).items():
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):

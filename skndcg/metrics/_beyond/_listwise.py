@@ -41,20 +41,10 @@ def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
     r = rank(y_score, qid, codes.shape[0], ties)
     prob, _ = membership(r, k)
     keep = prob > 0
-    gid = r.gid[keep]
-    n_q = r.grouping.n_groups
-    length = np.bincount(gid, weights=prob[keep], minlength=n_q)
-    return Lists(
-        r,
-        np.asarray(r.grouping.keys),
-        gid,
-        codes[r.rows[keep]],
-        r.rows[keep],
-        prob[keep],
-        uniques,
-        length,
-        codes,
-    )
+    gid, rows, prob = r.gid[keep], r.rows[keep], prob[keep]
+    length = np.bincount(gid, weights=prob, minlength=r.grouping.n_groups)
+    keys = np.asarray(r.grouping.keys)
+    return Lists(r, keys, gid, codes[rows], rows, prob, uniques, length, codes)
 
 
 def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
