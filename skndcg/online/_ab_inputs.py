@@ -21,11 +21,8 @@ from ..utils._values import py
 
 
 def column(x, name, data, n, index=None):
-    """A 1-D array of ``n`` entries: ``x`` itself, or the column ``x`` of ``data``.
-
-    A Series ``x`` is aligned on ``index`` (that of ``values``, if it has one)
-    by label; an array is read by position.
-    """
+    """A 1-D array of ``n`` entries: ``x`` (a Series aligned on ``index`` by
+    label, an array by position), or the column ``x`` of ``data``."""
     x = align_on(x, index, name, "values")
     if isinstance(x, str):
         if data is None or x not in data.columns:
@@ -92,14 +89,13 @@ def arms_and_units(arm, unit, control):
     arm_code = pd.Categorical(arm, categories=names).codes.astype(np.int64)
     unit_code, unit_names = pd.factorize(unit)
     n_units = len(unit_names)
-    mean_arm = _one_per_unit(
+    unit_arm = _one_per_unit(
         arm_code, unit_code, n_units, unit_names, 0.0,
         lambda n_bad, examples: (
             f"{n_bad} unit(s) appear in more than one arm, for example {examples}; "
             "each unit (the unit of randomisation) belongs to one arm."
         ),
-    )  # fmt: skip
-    unit_arm = mean_arm.astype(np.int64)
+    ).astype(np.int64)  # fmt: skip
     return names, unit_code, unit_names, unit_arm
 
 

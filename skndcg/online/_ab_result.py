@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-# Columns read as attributes and keys: a float with one comparison, else a
-# Series indexed by (metric, arm).
-_COLUMNS = (
-    "lift",
-    "low",
-    "high",
-    "relative_lift",
-    "relative_low",
-    "relative_high",
-    "p_value",
-    "p_adjusted",
-    "variance_reduction",
-)
+# Columns read as attributes and keys (a float with one comparison, else a
+# Series indexed by (metric, arm)), with their attribute's docstring.
+_COLUMNS = {
+    "lift": "Treatment minus control.",
+    "low": "Lower end of the lift.",
+    "high": "Upper end of the lift.",
+    "relative_lift": "Lift over control mean.",
+    "relative_low": "Lower end (delta method).",
+    "relative_high": "Upper end (delta method).",
+    "p_value": "Two-sided p-value.",
+    "p_adjusted": "Corrected over the rows.",
+    "variance_reduction": (
+        "Share of the lift's variance CUPED removed (NaN without pre)."
+    ),
+}
 _SCALARS = ("srm_p_value", "control", "alpha", "sequential", "mixing", "correction")
-
-
-def _comparison(name, doc):
-    """The read-only attribute ``name``: that column of the result's table."""
-    return property(lambda self: self._column(name), doc=doc)
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,19 +100,6 @@ class ABTestResult:
         index = pd.MultiIndex.from_frame(self.table[["metric", "arm"]])
         return pd.Series(self.table[name].to_numpy(), index=index, name=name)
 
-    lift = _comparison("lift", "Treatment minus control.")
-    low = _comparison("low", "Lower end of the lift.")
-    high = _comparison("high", "Upper end of the lift.")
-    relative_lift = _comparison("relative_lift", "Lift over control mean.")
-    relative_low = _comparison("relative_low", "Lower end (delta method).")
-    relative_high = _comparison("relative_high", "Upper end (delta method).")
-    p_value = _comparison("p_value", "Two-sided p-value.")
-    p_adjusted = _comparison("p_adjusted", "Corrected over the rows.")
-    variance_reduction = _comparison(
-        "variance_reduction",
-        "Share of the lift's variance CUPED removed (NaN without pre).",
-    )
-
     def keys(self):
         """Names readable as keys (and attributes).
 
@@ -122,7 +107,7 @@ class ABTestResult:
         -------
         keys : tuple of str
         """
-        return _COLUMNS + _SCALARS + ("units", "split", "balance")
+        return (*_COLUMNS, *_SCALARS, "units", "split", "balance")
 
     def __getitem__(self, key):
         if key not in self.keys():
@@ -164,3 +149,8 @@ class ABTestResult:
                 f"[{r['low']:+.4g}, {r['high']:+.4g}]{rel}, p={r['p_value']:.3g}"
             )
         return "\n".join(lines)
+
+
+for _name, _doc in _COLUMNS.items():
+    _read = partial(ABTestResult._column, name=_name)
+    setattr(ABTestResult, _name, property(_read, doc=_doc))

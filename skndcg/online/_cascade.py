@@ -1,17 +1,10 @@
 """A cascade-model estimator: attraction per item from examined rows, plugged in.
 
-Under the cascade model a user reads a list from the top and clicks the first
-item that attracts them, so a logged row is known to be examined when it is at
-or above the query's first click (every shown row when nothing was clicked),
-and on an examined row the click is a draw of the item's attraction. The
-attraction of each item is estimated from its examined rows as clicks over
-examinations (an item never examined takes the overall rate), and the new
-ranking's expected clicks under the cascade model are ``1 - prod_r (1 - a_r)``
-over its top ``k``. The estimate and the bootstrap, which refits the
-attractions on every resample of the queries, share one kernel and sums
-counted once: each item's examined rows and each query's clicks and
-examinations, weighted by how often a column of query counts holds each
-query (once for the estimate, as often as a resample draws it).
+A logged row was examined when it is at or above its query's first click (every
+shown row without a click); an item's attraction is its clicks over its examined
+rows (the overall rate if never examined), and the new top ``k``'s expected clicks
+are ``1 - prod_r (1 - a_r)``. The estimate and every bootstrap resample run one
+kernel, each query weighted by how often a column of query counts holds it.
 """
 
 from __future__ import annotations
@@ -23,16 +16,13 @@ from .._native._threads import num_threads, run_chunks
 from ..evaluation._shared import multinomial_counts
 from ._ranking import rank_rows
 
-_PRIOR = 0.0  # pseudo-examinations at the overall rate (none: unbiased)
-
 
 @jit
 def _boot(
     t, n_chunks, cnt, c0, c1, ptr, row_q, row_c, cq, xq, tgt_q, tgt_c, a, out
 ):  # pragma: no cover
-    # count columns c0..c1 (of cnt, one row per query), this chunk's share;
-    # every sum of counts is a sum of integers, exact in any order, and each
-    # column counts n_q queries in all
+    # this chunk's share of the count columns c0..c1 (sums of integer counts:
+    # exact in any order)
     lo = c0 + (c1 - c0) * t // n_chunks
     nb = c0 + (c1 - c0) * (t + 1) // n_chunks - lo
     n_q = cnt.shape[0]
@@ -59,8 +49,7 @@ def _boot(
                 sc[b] += w * c
                 sx[b] += w
         for b in range(nb):
-            den = sx[b] + _PRIOR
-            a[i, lo - c0 + b] = (sc[b] + _PRIOR * abar[b]) / den if den > 0 else abar[b]
+            a[i, lo - c0 + b] = sc[b] / sx[b] if sx[b] > 0 else abar[b]
     total = np.zeros(nb)
     miss = np.empty(nb)
     j = 0
@@ -88,14 +77,9 @@ _ITEM_CELLS = 80_000_000  # resampled attractions held at once (640 MB)
 
 
 def _statistics(n_q, n_items, obs_q, obs_item, obs_c, tgt_q, tgt_item):
-    """What the estimate and every resample need, counted once.
-
-    The examined rows of the items the new ranking puts in a top ``k``, grouped
-    by item (``ptr`` delimits each item's rows), every query's clicks and
-    examinations on examined rows (the overall rate's sums), and the query and
-    the item's code among them (``-1`` for an item never examined, which takes
-    the overall rate) of each row of the new top ``k``: the kernel's inputs.
-    """
+    """The kernel's inputs, counted once: the examined rows of the new top k's
+    items grouped by item (``ptr``), each query's clicks and examinations, and
+    the query and item code (``-1``: never examined) of each new top-k row."""
     need = np.bincount(tgt_item, minlength=n_items) > 0
     need &= np.bincount(obs_item, minlength=n_items) > 0  # examined
     comp = np.full(n_items, -1, np.int64)
@@ -124,13 +108,7 @@ def _estimates(cnt, stats, out):
 
 
 def cascade_estimate(log, items, k, n_resamples, rng):
-    """Point estimate, bootstrap replicates and the unseen share of the top k.
-
-    The point estimate counts every query once; a replicate counts each query
-    as often as the resample draws it: the per-item sums of clicks and
-    examinations are sums of those counts over the item's examined rows,
-    taken for a block of resamples at once.
-    """
+    """Point estimate, bootstrap replicates and the unseen share of the top k."""
     n_q, codes = log.n_queries, log.codes
     clicked = log.click > 0
     first = np.full(n_q, np.iinfo(np.int64).max)

@@ -54,7 +54,7 @@ def score_column(values, name, n):
     return score
 
 
-def probabilities(values, name):
+def probabilities(values, name, must="hold probabilities", at="index"):
     """``values`` as float64 probabilities, or an error naming ``name`` and the
     first value outside [0, 1] (NaN included)."""
     p = np.asarray(values, dtype=np.float64)
@@ -62,8 +62,7 @@ def probabilities(values, name):
     if bad.any():
         i = _first(bad)
         raise ValueError(
-            f"{name} must hold probabilities in [0, 1], got {p[i].item()!r} at "
-            f"index {i}."
+            f"{name} must {must} in [0, 1], got {p[i].item()!r} at {at} {i}."
         )
     return p
 
@@ -199,14 +198,9 @@ def check_logging_probability(logging_probability, log):
     """Probability the logger showed each row's item; 1/0 for a fixed logger."""
     if logging_probability is None:
         return log.shown.astype(np.float64)
-    p = column(logging_probability, "logging_probability", log.shown.size, np.float64)
-    bad = np.isnan(p) | (p < 0) | (p > 1)
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(
-            f"logging_probability must be a probability in [0, 1], got "
-            f"{p[i].item()!r} at row {i}."
-        )
+    name = "logging_probability"
+    p = column(logging_probability, name, log.shown.size, np.float64)
+    p = probabilities(p, name, "be a probability", "row")
     zero = log.shown & (p == 0)
     if zero.any():
         i = _first(zero)

@@ -21,22 +21,14 @@ import pandas as pd
 
 
 def item_codes(item):
-    """Codes of the items in order of first appearance.
-
-    Items of one query then get nearby codes, which keeps the per-item sums
-    of the estimators close in memory.
-    """
+    """Codes of the items in order of first appearance (nearby within a query)."""
     return pd.factorize(np.asarray(item))[0]
 
 
 def default_relevance(log, items, exam_at, prior=1.0):
-    """Cross-fitted relevance per row: clicks over examination, pooled by item.
-
-    Queries are split in two halves by their code; each half's rows get the
-    item's ``(clicks + prior * rbar) / (examination + prior)`` fitted on the
-    other half, ``rbar`` being that half's overall rate (the value of items
-    it never showed).
-    """
+    """Cross-fitted relevance per row: each half of the queries (by code parity)
+    gets the item's ``(clicks + prior * rbar) / (examination + prior)`` fitted on
+    the other half, ``rbar`` that half's overall rate."""
     n_items = int(items.max()) + 1
     fold = log.codes & 1
     out = np.empty(log.codes.size)
@@ -52,12 +44,8 @@ def default_relevance(log, items, exam_at, prior=1.0):
 
 
 def pbm_terms(log, exam_at, p, t, clip, relevance):
-    """Per-query numerators and denominators of IPS, SNIPS and DR.
-
-    Returns ``num`` and ``den`` (dicts of arrays of shape (n_queries,)), the
-    unclipped estimates' numerators (for the clipping bias), the row weights
-    ``t * m`` and the share of clipped weights.
-    """
+    """Per-query ``num`` and ``den`` (dicts by estimator), the unclipped
+    numerators, the row weights ``t * m`` and the share of clipped weights."""
     n_q, codes, s = log.n_queries, log.codes, log.shown
     inv = np.zeros(codes.size)
     inv[s] = 1.0 / (exam_at[s] * p[s])

@@ -53,12 +53,8 @@ def _interleave(
 
 
 def rank_candidates(q, it, scores):
-    """Query codes, their number and each ranker's order of the rows.
-
-    ``scores`` holds one column per ranker; each order (a row of ``orders``)
-    runs by query, best score first, ties in row order. An item twice in one
-    query raises: an interleaved list shows each item once.
-    """
+    """Query codes, their number and each ranker's (one per row of ``scores``)
+    order of the rows by query, best first; an item twice in a query raises."""
     codes, n_q = query_codes(q)
     refuse_repeats(q, codes, it, "item", "each candidate of a query must be one row.")
     return codes, n_q, np.stack([group_order(codes, n_q, -s) for s in scores])

@@ -109,17 +109,13 @@ def _inclusion(t_, n_chunks, lam, m, step, out):  # pragma: no cover - compiled
 
 
 def inclusion_probability(log_weight, m):
-    """P(item shown in the top ``m``) under Plackett-Luce, one row per query.
-
-    ``log_weight`` has shape ``(n_queries, n_items)``; the weights are
-    ``exp(log_weight)`` (shifted per query, which changes nothing).
-    """
+    """P(item shown in the top ``m``) under Plackett-Luce weights
+    ``exp(log_weight)``, of shape ``(n_queries, n_items)``."""
     lw = np.asarray(log_weight, dtype=np.float64)
     n = lw.shape[1]
     if m >= n:
         return np.ones_like(lw)
-    lam = np.exp(lw - lw.max(axis=1, keepdims=True))
-    lam = np.maximum(lam, 1e-300)
+    lam = np.maximum(np.exp(lw - lw.max(axis=1, keepdims=True)), 1e-300)
     out = np.empty_like(lam)
     n_chunks = min(num_threads(), lam.shape[0])
     run_chunks(
@@ -129,10 +125,8 @@ def inclusion_probability(log_weight, m):
 
 
 def sample_rankings(log_weight, m, rng):
-    """Item indices of the top ``m`` of one Plackett-Luce ranking per query.
-
-    Gumbel-max: sorting ``log_weight + Gumbel noise`` draws the ranking.
-    """
+    """Item indices of the top ``m`` of one Plackett-Luce ranking per query
+    (Gumbel-max: sorting ``log_weight + Gumbel noise``)."""
     lw = np.asarray(log_weight, dtype=np.float64)
     keys = lw + rng.gumbel(size=lw.shape)
     return np.argsort(-keys, axis=1, kind="stable")[:, :m]

@@ -33,11 +33,8 @@ def _sort_groups(t, n_chunks, starts, order, key, out):  # pragma: no cover
 
 
 def group_order(codes, n_queries, key):
-    """Row order by query code, then ``key`` ascending (ties in row order).
-
-    The same order as ``np.lexsort((key, codes))``, by a counting sort of the
-    codes and one small sort per query on the engine's threads.
-    """
+    """``np.lexsort((key, codes))``, by a counting sort of the codes and one
+    small sort per query on the engine's threads."""
     sizes = np.bincount(codes, minlength=n_queries)
     starts = np.zeros(n_queries + 1, np.int64)
     np.cumsum(sizes, out=starts[1:])
@@ -67,12 +64,8 @@ def check_ids(ids, name):
 
 
 def query_codes(qid, name="qid"):
-    """Codes 0..n_queries-1 of ``qid``, in order of first appearance when sorted
-    (when seen, for ids of mixed types, which do not sort); a missing id raises.
-
-    Rows of a query need not be contiguous. A numeric ``qid`` already in
-    non-decreasing order (the usual layout of a log) skips the sort.
-    """
+    """Codes 0..n_queries-1 of ``qid`` in sorted order (order seen, for ids of
+    mixed types); a missing id raises. Rows of a query need not be contiguous."""
     q = check_ids(qid, name)
     if q.size and q.dtype.kind in "iuf" and np.all(q[1:] >= q[:-1]):
         codes = np.empty(q.size, np.int64)
@@ -88,12 +81,8 @@ def query_codes(qid, name="qid"):
 
 
 def rank_rows(codes, score):
-    """Order of the rows by query then score (descending), and tie-block ids.
-
-    Returns ``order`` (row indices, ties in row order), ``rank`` (1-based rank
-    of each sorted row within its query) and ``tie`` (block id of each sorted
-    row: rows of one query with one score share a block).
-    """
+    """``order`` of the rows by query then score descending (ties in row order),
+    each sorted row's 1-based ``rank`` in its query, and its ``tie`` block id."""
     n_q = int(codes.max()) + 1 if codes.size else 0
     order = group_order(codes, n_q, -score)
     g = codes[order]
@@ -112,12 +101,8 @@ def rank_rows(codes, score):
 
 
 def rank_weights(codes, score, table):
-    """Weight ``table[rank - 1]`` of each row's rank (0 beyond the table).
-
-    Tied scores share the mean weight of the ranks they span, the expected
-    weight when ties are broken at random (so the result does not depend on
-    the row order).
-    """
+    """Weight ``table[rank - 1]`` of each row's rank (0 beyond the table); tied
+    scores share the mean weight of the ranks they span."""
     order, rank, tie = rank_rows(codes, score)
     k = table.size
     w_sorted = np.where(rank <= k, table[np.minimum(rank, k) - 1], 0.0)

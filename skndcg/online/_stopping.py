@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -21,22 +20,17 @@ def _history_frame(history):
                 f"columns {list(history.columns)}."
             )
         return history
-    if isinstance(history, Mapping):
-        frames = []
-        for time, result in history.items():
-            if not isinstance(result, ABTestResult):
-                raise ValueError(
-                    "history must map each look's time to the ABTestResult of "
-                    f"that look, got {type(result).__name__} at {time!r}."
-                )
-            frames.append(result.to_frame().assign(time=time))
-        if not frames:
-            raise ValueError("history holds no look.")
-        return pd.concat(frames, ignore_index=True)
-    raise ValueError(
-        "history must be a mapping {time: ABTestResult} or a DataFrame of "
-        f"ABTestResult.to_frame() rows with a 'time' column, got {type(history)!r}."
-    )
+    frames = []  # a dict, as validate_params checked
+    for time, result in history.items():
+        if not isinstance(result, ABTestResult):
+            raise ValueError(
+                "history must map each look's time to the ABTestResult of "
+                f"that look, got {type(result).__name__} at {time!r}."
+            )
+        frames.append(result.to_frame().assign(time=time))
+    if not frames:
+        raise ValueError("history holds no look.")
+    return pd.concat(frames, ignore_index=True)
 
 
 def _duration(duration, time):
@@ -232,11 +226,9 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         for t, m in zip(g["time"], g["met"], strict=True):
             since = (t if since is None else since) if m else None
             starts.append(since)
+        dated = is_datetime64_any_dtype(g["time"])
         since = pd.Series(starts, index=g.index, dtype=object)
-        if is_datetime64_any_dtype(g["time"]):
-            g["since"] = pd.to_datetime(since)
-        else:
-            g["since"] = pd.to_numeric(since)
+        g["since"] = (pd.to_datetime if dated else pd.to_numeric)(since)
         g["held"] = g["time"] - g["since"]
         with np.errstate(invalid="ignore"):
             g["stop"] = (g["held"] >= duration).fillna(False).astype(bool)

@@ -3,14 +3,10 @@
 ``aclt(long_tail=0.2)@k``, ``long_tail_recall(long_tail=0.2)@k`` and
 ``serendipity@k``.
 
-Each is a sum or a mean over a user's top ``k`` of one value per row: the
-item's self-information, its popularity, whether it is in the long tail,
-whether the row is relevant and in the long tail (or relevant and not among
-the ``k`` most popular items). ``row_values`` derives those values from the
-side inputs ``item_id`` and ``popularity`` as the functions of
-:mod:`._popularity` do; the engine ranks them as labels (``_core/_side.py``),
-so the values equal those functions' (``missing="error"`` and
-``primitive="popular"``), ties included.
+Each is a sum or a mean over a user's top ``k`` of one value per row, which
+``row_values`` derives from ``item_id`` and ``popularity`` as :mod:`._popularity`
+does; the engine ranks them as labels (``_core/_side.py``), so the values equal
+those functions' (``missing="error"``, ``primitive="popular"``), ties included.
 """
 
 from __future__ import annotations
@@ -75,8 +71,7 @@ def share_of_k(labels, k):
 
 
 def _items(relevant, side):
-    """Item code of each row, item ids, and each item's training popularity
-    with the table it came from."""
+    """Item code of each row, item ids, popularity per item, and its table."""
     from .._core._validate import check_length
     from ._items import item_codes
     from ._listwise import popularity_of

@@ -1,13 +1,5 @@
-"""Beyond accuracy: catalogue coverage and intra-list diversity of the top ``k``.
-
-Both metrics only ask *which* rows enter each query's top ``k``, so they share one
-ranking step: rows grouped by query (as the grouped metrics group them), ordered by
-decreasing score, with the tie rule deciding the order of equal scores. Under
-``ties="average"`` every row gets the exact probability that it enters the top
-``k`` when the tied rows of each query are put in a uniformly random order,
-independently across queries -- the order i.i.d. random jitter of the scores would
-give -- and both metrics are exact expectations under that model.
-"""
+"""Beyond accuracy: catalogue coverage and intra-list diversity of the top ``k``,
+exact expectations over random orders of tied rows (``_topk``)."""
 
 from __future__ import annotations
 
@@ -134,7 +126,7 @@ def _covered(r: Ranked, item: np.ndarray, k, n_items: int) -> float:
     b = np.flatnonzero(boundary & ~certain[item])
     if b.shape[0] == 0:
         return float(certain.sum())
-    # Copies of each item in the boundary block of each query (one block per query).
+    # Copies of each item in each query's boundary block.
     o = b[np.lexsort((item[b], r.gid[b]))]
     g, it = r.gid[o], item[o]
     new = np.ones(o.shape[0], dtype=bool)
@@ -305,7 +297,6 @@ def intra_list_diversity_score(
         pair_both = take * (take - 1) / np.maximum(size * (size - 1), 1)
         sums = np.zeros(n_q)
         args = (bounds, prob[keep], boundary[keep], pair_both, unit_r[keep], sums)
-        # Queries in chunks on the engine's thread pool (each writes its own sums).
         n_chunks = max(1, min(n_q, 4 * num_threads()))
         cosine = metric == "cosine"
         run_chunks(_ild, n_chunks, n_chunks, *args, cosine, indptr, labels, vectors)
@@ -341,8 +332,7 @@ def _ild(
     t, n_chunks, bounds, prob, boundary, pair_both, unit, out, cosine, indptr,
     labels, vectors,
 ):  # fmt: skip
-    # The distance of two units: 1 - cos of their vectors, or the Jaccard
-    # distance of their label sets (CSR: indptr, labels).
+    # 1 - cos of two units' vectors, or the Jaccard distance of their label sets
     d = vectors.shape[1]
     n_q = bounds.shape[0] - 1
     for q in range(n_q * t // n_chunks, n_q * (t + 1) // n_chunks):

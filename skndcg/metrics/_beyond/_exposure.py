@@ -20,7 +20,9 @@ def _log2_attention(lists, k):
     r = lists.ranked
     top = int(r.qsize.max()) + 1
     cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(top) + 2.0))))
-    at = _positions(lists)
+    where = np.empty(r.rows.shape[0], dtype=np.int64)
+    where[r.rows] = np.arange(r.rows.shape[0])
+    at = where[lists.row]  # ranked position of every entry
     bp, bl = r.block_pos[at], r.block_len[at]
     end = bp + bl if k is None else np.minimum(bp + bl, k)
     return (cum[end] - cum[bp]) / bl
@@ -40,14 +42,6 @@ def item_exposure(
     w = _WEIGHTINGS[weighting](lists, k)
     exposure = np.bincount(lists.item, weights=w, minlength=lists.uniques.shape[0])
     return np.concatenate([exposure, np.zeros(n_catalog - lists.uniques.shape[0])])
-
-
-def _positions(lists):
-    """Ranked position of every entry of ``lists``."""
-    r = lists.ranked
-    where = np.empty(r.rows.shape[0], dtype=np.int64)
-    where[r.rows] = np.arange(r.rows.shape[0])
-    return where[lists.row]
 
 
 _PARAMS = """
@@ -109,11 +103,8 @@ def exposure_gini_score(
     """
     e = np.sort(item_exposure(**locals()))
     n = e.shape[0]
-    total = e.sum()
-    if total <= 0:  # (no list gives it: every kept row is exposed)
-        return float("nan")
     i = np.arange(1, n + 1)
-    return float(np.sum((2 * i - n - 1) * e) / (n * total))
+    return float(np.sum((2 * i - n - 1) * e) / (n * e.sum()))
 
 
 @_doc
@@ -145,10 +136,7 @@ def exposure_entropy_score(
 
 
 def _entropy(e):
-    total = e.sum()
-    if total <= 0:  # (no list gives it: every kept row is exposed)
-        return float("nan")
-    s = e[e > 0] / total
+    s = e[e > 0] / e.sum()  # (every kept row is exposed: the sum is positive)
     return float(-np.sum(s * np.log2(s)))
 
 

@@ -1,9 +1,7 @@
 """The item side of the beyond-accuracy metrics: item ids, categories, features.
 
-Item attributes come either *by item* (a dict, or a pandas object indexed by item
-id) or *by row* (a list or numpy array aligned with ``item_id``). Both become a
-table of *units* -- one per distinct item, or one per row -- and the unit of each
-row, so the kernels never look anything up by id.
+Attributes given *by item* (a dict, or pandas indexed by item id) or *by row*
+become a table of *units* (one per item, or per row) and the unit of each row.
 """
 
 from __future__ import annotations
@@ -232,12 +230,8 @@ def item_vectors(source, item_id, codes, uniques):
 
 
 def qid_item_pairs(mapping, name: str) -> list:
-    """``[(qid, item), ...]`` of a mapping ``{qid: collection of item ids}``.
-
-    A value that is one id (a string or a number) is refused: a pandas Series
-    of item ids indexed by user would otherwise be read id by id, or a string
-    id character by character.
-    """
+    """``[(qid, item), ...]`` of a mapping ``{qid: collection of item ids}``; a
+    value that is one id (a string, a number) is refused."""
     pairs = []
     for q, items in dict(mapping).items():
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):

@@ -1,11 +1,5 @@
-"""Shared steps of the per-user beyond-accuracy measures.
-
-Each measure is a mean over the top ``k`` of a user's list of a value per
-item (its self-information, its popularity, whether it is in the long tail),
-or a count over it. The ranking step is the one of the other beyond-accuracy
-metrics (:mod:`._topk`); under ``ties="average"`` a row of a tied block that
-straddles the cut-off counts with its probability of entering the top ``k``.
-"""
+"""Shared steps of the per-user beyond-accuracy measures: a mean or count over
+each user's top ``k`` (ranked by :mod:`._topk`) of a value per item."""
 
 from __future__ import annotations
 
@@ -47,20 +41,10 @@ def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
     r = rank(y_score, qid, codes.shape[0], ties)
     prob, _ = membership(r, k)
     keep = prob > 0
-    gid = r.gid[keep]
-    n_q = r.grouping.n_groups
-    length = np.bincount(gid, weights=prob[keep], minlength=n_q)
-    return Lists(
-        r,
-        np.asarray(r.grouping.keys),
-        gid,
-        codes[r.rows[keep]],
-        r.rows[keep],
-        prob[keep],
-        uniques,
-        length,
-        codes,
-    )
+    gid, rows, prob = r.gid[keep], r.rows[keep], prob[keep]
+    length = np.bincount(gid, weights=prob, minlength=r.grouping.n_groups)
+    keys = np.asarray(r.grouping.keys)
+    return Lists(r, keys, gid, codes[rows], rows, prob, uniques, length, codes)
 
 
 def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
@@ -89,13 +73,8 @@ def _missing_hint(fix, name):
 
 
 def popularity_of(popularity, uniques, missing, name="popularity", allowed=MISSING):
-    """Training popularity of every item code, and the table it came from.
-
-    ``popularity`` is either explicit counts, a mapping (dict) from item id to
-    its number of training interactions (or users), or the training log
-    itself, one item id per interaction (a list, array, pandas Series or
-    Index: only its values are read), counted here.
-    """
+    """Training popularity of every item code, and the table it came from
+    (:func:`popularity_table`)."""
     check_choice("missing", missing, allowed)
     table = popularity_table(popularity, name)
     found = table.reindex(pd.Index(uniques))
@@ -141,12 +120,8 @@ _COUNT_NAMES = ("count", "proportion")
 
 
 def popularity_table(popularity, name="popularity") -> pd.Series:
-    """Item id -> count, from a mapping of counts or a training log of item ids.
-
-    A mapping is counts; a list, array, pandas Series or Index is a log of ids
-    (a Series by its values, whatever its index), so ids and counts cannot be
-    confused. A Series that comes from ``value_counts()`` is refused.
-    """
+    """Item id -> count, from a mapping of counts or a training log of item ids
+    (a Series by its values; one from ``value_counts()`` is refused)."""
     if isinstance(popularity, Mapping):
         table = pd.Series(dict(popularity), dtype=object)
     elif isinstance(popularity, pd.DataFrame):
@@ -192,12 +167,8 @@ def popularity_table(popularity, name="popularity") -> pd.Series:
 
 
 def long_tail_of(long_tail, table: pd.Series, uniques) -> np.ndarray:
-    """Whether each item code is in the long tail.
-
-    ``long_tail`` is the head's share of the items (the ``ceil(share * n)``
-    most popular items of the table, ties at the cut all in the head), or a
-    collection of the long-tail item ids.
-    """
+    """Whether each item code is in the long tail: all but the head's share of
+    the table (:func:`head_of`), or the given long-tail ids."""
     if isinstance(long_tail, numbers.Real) and not isinstance(long_tail, bool):
         if not 0 < long_tail < 1:
             raise ValueError(

@@ -1,12 +1,5 @@
 """The beyond-accuracy measures as the registry lists them: which are named
-among the metrics of a call, and why the others are refused.
-
-These measures read items, not labels alone: item popularity, item features or
-categories, a user's history or the catalogue. Each has its own function. The
-per-user popularity measures are also sums over the top ``k`` of one value per
-row, so the engine computes them by name from ``item_id`` and ``popularity``
-(``_by_name.py``, ``by_name`` below); the others are not such sums (``why``).
-"""
+among the metrics of a call (``_by_name.py``), and why the others are refused."""
 
 from __future__ import annotations
 

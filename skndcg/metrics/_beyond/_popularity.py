@@ -195,12 +195,8 @@ def average_popularity_score(
     lists = top_k_lists(item_id, y_score, qid, k, ties)
     pop, table = popularity_of(popularity, lists.uniques, missing)
     tail = long_tail_of(long_tail, table, lists.uniques).astype(np.float64)
-    if measure == "arp":
-        values = per_query_mean(lists, pop[lists.item])
-    elif measure == "aplt":
-        values = per_query_mean(lists, tail[lists.item])
-    else:
-        values = per_query_sum(lists, tail[lists.item])
+    reduce = per_query_sum if measure == "aclt" else per_query_mean
+    values = reduce(lists, (pop if measure == "arp" else tail)[lists.item])
     return finish(values, lists.keys, measure, k, per_query, "empty lists")
 
 

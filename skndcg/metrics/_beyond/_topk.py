@@ -1,12 +1,8 @@
-"""Who enters each top k, for the beyond-accuracy metrics.
+"""Who enters each top k, for the beyond-accuracy metrics, ranked by the
+engine's own routines (``_group``, ``_reorder``, ``_perquery.ranked_order``).
 
-Rows are grouped and ranked by the engine's own routines: grouped by query as
-the grouped metrics group them (``_group``), reordered by the tie rule
-(``_reorder``) and ranked best score first, ties in row order, by the ranked
-order of the per-query measures (``_perquery.ranked_order``). Under
-``ties="average"`` each row gets the exact probability that it enters the top
-``k`` when the tied rows of each query are ordered uniformly at random,
-independently across queries.
+Under ``ties="average"`` each row gets the exact probability that it enters the
+top ``k`` when each query's tied rows are ordered uniformly at random.
 """
 
 from __future__ import annotations
@@ -78,7 +74,6 @@ def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
         if perm is not None:
             rows_g, s_g = rows_g[perm], s_g[perm]
     ranked, _ = ranked_order(s_g, grouping)
-    # Queries in canonical order: query g's span starts at grouping.starts[g].
     qsize = grouping.sizes.astype(np.int64)
     qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))
     gid = np.repeat(np.arange(qsize.shape[0]), qsize)
