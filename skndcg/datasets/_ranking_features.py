@@ -108,8 +108,9 @@ def _last_days(log, item, start_s, days):
     return n_item.astype(np.float64), n_all.astype(np.float64)
 
 
-def build_features(log, user, item, win):
-    """Feature columns, in the task's order, of (user, item, window) code rows."""
+def feature_rows(log, qid, user, item, win):
+    """Rows of the task: the query, window, user and item ids of (user, item,
+    window) code rows, then their features."""
     ordinal = log.windows[log.win]
     win_ord = log.windows[win]
     n_win = log.windows.size
@@ -156,40 +157,26 @@ def build_features(log, user, item, win):
     affinity = (share * item_g).sum(axis=1) / np.maximum(n_item_g, 1.0)
     overlap_n = (g_cnt[row] * item_g).sum(axis=1)
     overlap_s = (g_sum[row] * item_g).sum(axis=1)
-    genre_rating = np.where(
-        overlap_n > 0,
-        np.divide(overlap_s, overlap_n, out=np.zeros(row.size), where=overlap_n > 0)
-        - user_mean,
-        0.0,
-    )
-    return {
-        "item_log_ratings": np.log1p(i_n),
-        "item_mean_rating": item_mean,
-        "item_log_recent": np.log1p(i_recent),
-        "item_log_30d": np.log1p(n_30),
-        "item_share_30d": np.divide(
-            n_30, all_30, out=np.zeros(row.size), where=all_30 > 0
-        ),
-        "item_age": item_age.astype(np.float64),
-        "item_year": log.item_year[item],
-        "user_log_ratings": np.log1p(n_hist),
-        "user_mean_rating": user_mean,
-        "user_days_idle": idle,
-        "genre_affinity": affinity,
-        "genre_rating": genre_rating,
-    }
-
-
-def feature_rows(log, qid, user, item, win):
-    """Rows of the task: the query, window, user and item ids, then the features."""
-    X = pd.DataFrame(
+    # Mean rating of the item's genres, less user_mean: 0 without an overlap.
+    g_mean = np.divide(overlap_s, overlap_n, out=user_mean.copy(), where=overlap_n > 0)
+    share_30 = np.divide(n_30, all_30, out=np.zeros(row.size), where=all_30 > 0)
+    return pd.DataFrame(
         {
             "qid": qid,
             "window_start": log.window_starts[win],
             "user_id": log.user_ids[user],
             "item_id": log.item_ids[item],
+            "item_log_ratings": np.log1p(i_n),
+            "item_mean_rating": item_mean,
+            "item_log_recent": np.log1p(i_recent),
+            "item_log_30d": np.log1p(n_30),
+            "item_share_30d": share_30,
+            "item_age": item_age.astype(np.float64),
+            "item_year": log.item_year[item],
+            "user_log_ratings": np.log1p(n_hist),
+            "user_mean_rating": user_mean,
+            "user_days_idle": idle,
+            "genre_affinity": affinity,
+            "genre_rating": g_mean - user_mean,
         }
     )
-    for name, values in build_features(log, user, item, win).items():
-        X[name] = values
-    return X

@@ -70,17 +70,9 @@ def _seed_key(values):
 
 
 def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_items):
-    """Exactly ``n_negatives`` distinct negatives per query, or none at all.
-
-    A query of window ``w`` draws from the items with at least one rating
-    before ``w`` starts that its user had not rated by the end of ``w``;
-    ``"popularity"`` weighs each item by its ratings before ``w`` starts,
-    ``"uniform"`` weighs them equally. The draw without replacement takes
-    the ``n_negatives`` smallest keys ``E / weight`` with ``E`` standard
-    exponential (successive sampling in proportion to the weights). Every
-    query has its own generator seeded by (``seed``, user id, window), and
-    the draw reads only data up to the end of the window, so later data never
-    change the candidates of earlier queries.
+    """Exactly ``n_negatives`` distinct negatives per query, or none at all,
+    drawn as :func:`make_ranking_task` says: the ``n_negatives`` smallest keys
+    ``E / weight`` (``E`` standard exponential, one generator per query).
 
     Returns the query positions, the item codes and a mask of the queries
     whose pool held fewer than ``n_negatives`` items (they get none).
@@ -341,12 +333,8 @@ def make_ranking_task(
     q_user, q_win = q_user[~short], q_win[~short]
 
     # Positives: every warm rating of a kept (user, window).
-    q_lookup = q_user * log.windows.size + q_win
-    sorter = np.argsort(q_lookup)
-    pos = np.searchsorted(q_lookup, uw, sorter=sorter)
-    pos = sorter[np.minimum(pos, q_lookup.size - 1)] if q_lookup.size else pos
-    hit = (q_lookup[pos] == uw) if q_lookup.size else np.zeros(uw.size, dtype=bool)
-    hit &= warm
+    pos = pd.Index(q_user * log.windows.size + q_win).get_indexer(uw)
+    hit = (pos >= 0) & warm
     query = np.r_[pos[hit], neg_query]
     item = np.r_[log.item[hit], neg_item]
     label = np.r_[log.rating[hit], np.zeros(neg_item.size)]
