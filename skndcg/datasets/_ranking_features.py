@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 
 from ..utils._interactions import DAY
-from ._synthetic import NO_GENRE
 
 _RECENT = 3  # windows counted by item_log_recent
 _SHRINK = 5.0  # weight of the global mean in item_mean_rating
@@ -18,26 +17,6 @@ def _table(keys, *columns):
     uniq, inverse = np.unique(keys, return_inverse=True)
     sums = [np.bincount(inverse, weights=c, minlength=uniq.size) for c in columns]
     return uniq, inverse, sums
-
-
-def _item_genres(log):
-    """Boolean item x genre matrix from the pipe-separated genre strings.
-
-    Computed once per log: candidate features call this for every block.
-    """
-    cached = getattr(log, "item_genre_matrix", None)
-    if cached is not None:
-        return cached
-    first = np.full(log.n_items, np.nan, dtype=object)
-    # The first non-missing genre string of each item.
-    idx = np.flatnonzero(pd.notna(log.genres))
-    if idx.size:
-        items, where = np.unique(log.item[idx], return_index=True)
-        first[items] = log.genres[idx[where]]
-    dummies = pd.Series(first, dtype=object).fillna("").str.get_dummies(sep="|")
-    dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
-    log.item_genre_matrix = dummies.to_numpy(dtype=bool)
-    return log.item_genre_matrix
 
 
 def _user_genre_sums(log, uw_inverse, n_uw, genre):
@@ -139,7 +118,7 @@ def feature_rows(log, qid, user, item, win):
     prev_last = np.r_[np.nan, last_ts[:-1]]
     prev_last[first_row == np.arange(uw.size)] = np.nan
 
-    genre = _item_genres(log)
+    genre = log.item_genres
     g_cnt, g_sum = _user_genre_sums(log, uw_inv, uw.size, genre)
     g_cnt = _before_within(g_cnt, first_row)
     g_sum = _before_within(g_sum, first_row)

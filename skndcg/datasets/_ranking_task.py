@@ -11,6 +11,7 @@ from ..utils._interactions import check_frame, check_no_duplicates, check_second
 from ..utils._seeds import integer_draw
 from ..utils._values import py
 from ._ranking_features import feature_rows
+from ._synthetic import NO_GENRE
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
 
@@ -130,17 +131,22 @@ class RatingsLog:
         self.win = win[order].astype(np.int64)
         self.rating = ratings["rating"].to_numpy(dtype=np.float64)[order]
         self.timestamp = timestamp[order]
-        if "genres" in ratings.columns:
-            self.genres = ratings["genres"].to_numpy(dtype=object)[order]
-        else:
-            self.genres = np.full(order.size, np.nan, dtype=object)
-        # Release year of each item: the first one given, in time order.
-        self.item_year = np.full(self.n_items, np.nan)
-        if "year" in ratings.columns:
-            year = ratings["year"].to_numpy(dtype=np.float64)[order]
-            idx = np.flatnonzero(~np.isnan(year))
+        self.item_year = self._first(ratings, "year", order, np.float64)
+        genres = pd.Series(self._first(ratings, "genres", order, object), dtype=object)
+        dummies = genres.fillna("").str.get_dummies(sep="|")
+        dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
+        self.item_genres = dummies.to_numpy(dtype=bool)  # items x genres
+
+    def _first(self, ratings, column, order, dtype):
+        """Each item's first non-missing ``column`` value in time order (NaN
+        without one)."""
+        first = np.full(self.n_items, np.nan, dtype=dtype)
+        if column in ratings.columns:
+            values = ratings[column].to_numpy(dtype=dtype)[order]
+            idx = np.flatnonzero(pd.notna(values))
             items, where = np.unique(self.item[idx], return_index=True)
-            self.item_year[items] = year[idx[where]]
+            first[items] = values[idx[where]]
+        return first
 
 
 class _UserItems:
