@@ -53,15 +53,12 @@ class Queries:
         # Positives: the best label of each (query, item).
         pos_q = pd.MultiIndex.from_arrays([self.start, self.user]).get_indexer(keys)
         found = pos_q >= 0
-        p_q, p_item = pos_q[found], log.item[positive][found]
-        p_label = log.label[positive][found]
-        order = np.lexsort((-p_label, p_item, p_q))
-        p_q, p_item, p_label = p_q[order], p_item[order], p_label[order]
-        first = np.r_[True, (p_q[1:] != p_q[:-1]) | (p_item[1:] != p_item[:-1])]
-        first = first[: p_q.size]  # (no positive at all: no query)
-        self.pos_q, self.pos_item = p_q[first], p_item[first]
-        self.pos_label = p_label[first]
-        self.pos_key = self.pos_q * n_items + self.pos_item
+        key = pos_q[found] * n_items + log.item[positive][found]
+        label = log.label[positive][found]
+        order = np.lexsort((-label, key))
+        self.pos_key, first = np.unique(key[order], return_index=True)
+        self.pos_label = label[order][first]
+        self.pos_q, self.pos_item = np.divmod(self.pos_key, n_items)
         self.n_positives = np.bincount(self.pos_q, minlength=self.qid.size)
 
     def frame(self):
