@@ -155,9 +155,8 @@ class _UserItems:
     def __init__(self, log):
         key = log.user * log.n_items + log.item
         order = np.lexsort((log.win, key))
-        key, first = key[order], log.win[order]
-        keep = np.r_[True, key[1:] != key[:-1]]
-        self.key, self.first_win = key[keep], first[keep]
+        self.key, first = np.unique(key[order], return_index=True)
+        self.first_win = log.win[order][first]
         self.n_items = log.n_items
         self.start = np.searchsorted(self.key, np.arange(log.n_users + 1) * log.n_items)
 
@@ -311,9 +310,8 @@ def make_ranking_task(
     uw = log.user * log.windows.size + log.win
     q_key, q_size = np.unique(uw, return_counts=True)
     q_user, q_win = q_key // log.windows.size, q_key % log.windows.size
-    first_of_user = np.r_[True, q_user[1:] != q_user[:-1]]
     before = np.cumsum(q_size) - q_size
-    history = before - np.maximum.accumulate(np.where(first_of_user, before, 0))
+    history = before - before[np.searchsorted(q_user, q_user)]  # the user's first
     # Eligible positives: ratings of items rated by anyone in an earlier window.
     item_first = np.full(log.n_items, np.iinfo(np.int64).max)
     np.minimum.at(item_first, log.item, log.win)

@@ -259,8 +259,7 @@ def make_movielens_like(
     q, chosen, release, log_pop = _make_items(rng, n_items, t0, span)
     # Item ids follow release order, as MovieLens ids roughly do.
     by_release = np.argsort(release, kind="stable")
-    q, chosen = q[by_release], chosen[by_release]
-    release, log_pop = release[by_release], log_pop[by_release]
+    q, chosen, release, log_pop = (a[by_release] for a in (q, chosen, release, log_pop))
 
     # Users: taste, habits, activity and the time they are around.
     p = rng.standard_normal((n_users, _N_FACTORS))
