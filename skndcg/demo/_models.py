@@ -191,15 +191,11 @@ def per_query(scores, X, y):
 
 
 class ProgressScorer:
-    """The search's scorer, printing one line per scored fold.
+    """The search's scorer, printing each fold's candidate, parameters and ``key``
+    score; everything else (routing requests, sample weights) is the inner
+    scorer's."""
 
-    The demo's grid search runs for tens of seconds; each fitted candidate
-    and fold reports its place, its parameters and its ``REFIT`` score.
-    Everything else (routing requests, sample weights) is the inner
-    scorer's.
-    """
-
-    def __init__(self, scorer, say, label, grid, n_splits, key=REFIT):
+    def __init__(self, scorer, say, label, grid, n_splits, key):
         self.scorer, self.say, self.label, self.key = scorer, say, label, key
         self.keys, self.n_splits, self.done = list(grid), n_splits, 0
         self.n_candidates = len(ParameterGrid(grid))

@@ -128,10 +128,8 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         f"{_title(mode, n_neg)}: hold-out of {len(reports[RANKER]):,} queries "
         f"({n_users.nunique():,} users), --protocol {args['protocol']}"
     )
-    per_item = _estimates.estimates(
-        scores, X_hold, y_hold, _estimates.pools(ratings, X_hold),
-        mode,
-    )  # fmt: skip
+    pool = _estimates.pools(ratings, X_hold)
+    per_item = _estimates.estimates(scores, X_hold, y_hold, pool, mode)
     if full is not None:
         per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
@@ -251,10 +249,9 @@ def run_demo(
     summary = [
         f"Data: {source}, {len(ratings):,} ratings; "
         f"{_protocols.describe(protocol, cut, share)}. Queries: user x month, "
-        "users with at "
-        f"least {min_history} earlier ratings; candidates: items rated before "
-        f"the month; {n_negatives} sampled negatives per query (full: every "
-        "eligible item).",
+        f"users with at least {min_history} earlier ratings; candidates: items "
+        f"rated before the month; {n_negatives} sampled negatives per query (full: "
+        "every eligible item).",
         f"Folds: {REFIT} on the protocol's CV test folds. Hold-out: 95% percentile "
         "bootstrap intervals resampling queries and resampling users; "
         "map@10 divides by min(10, number of rated items).",
