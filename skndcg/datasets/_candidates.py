@@ -14,14 +14,12 @@ _WINDOWS = ("D", "W", "M", "Q", "Y")
 
 def _codes(values, uniques, what):
     values = np.asarray(values)
-    pos = np.minimum(np.searchsorted(uniques, values), max(uniques.size - 1, 0))
-    bad = np.flatnonzero(uniques[pos] != values) if uniques.size else np.arange(1)
-    if bad.size and values.size:
-        v = values[bad[0]]
+    pos = np.minimum(np.searchsorted(uniques, values), uniques.size - 1)
+    bad = np.flatnonzero(uniques[pos] != values)
+    if bad.size:
         raise ValueError(
-            f"{what} {py(v)!r} is not in the "
-            f"ratings ({bad.size} such {what}s); features exist only for the users "
-            "and items of the log."
+            f"{what} {py(values[bad[0]])!r} is not in the ratings ({bad.size} such "
+            f"{what}s); features exist only for the users and items of the log."
         )
     return pos.astype(np.int64)
 

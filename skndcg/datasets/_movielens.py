@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._args import as_path, check_flags
-from ._synthetic import NO_GENRE, as_text
+from ._synthetic import as_text, genre_strings
 
 # The genre columns of ml-100k ``u.item``, in file order (also listed in
 # ``u.genre``, which is used instead when present).
@@ -224,11 +224,7 @@ def _read_u_item(path):
             f"could not read {path} as ml-100k u.item: expected 24 '|'-separated "
             f"fields ending in {len(names)} genre flags of 0 or 1."
         )
-    labels = np.array(names, dtype=object)
-    genres = [
-        "|".join(labels[row == 1]) if (row == 1).any() else NO_GENRE for row in flags
-    ]
-    return _items_frame(df[0], df[1], genres, path)
+    return _items_frame(df[0], df[1], genre_strings(flags == 1, names), path)
 
 
 def _read_movies_dat(path):

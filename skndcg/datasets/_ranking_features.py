@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 
 from ..utils._interactions import DAY
-from ._synthetic import NO_GENRE
 
 _RECENT = 3  # windows counted by item_log_recent
 _SHRINK = 5.0  # weight of the global mean in item_mean_rating
@@ -18,26 +17,6 @@ def _table(keys, *columns):
     uniq, inverse = np.unique(keys, return_inverse=True)
     sums = [np.bincount(inverse, weights=c, minlength=uniq.size) for c in columns]
     return uniq, inverse, sums
-
-
-def _item_genres(log):
-    """Boolean item x genre matrix from the pipe-separated genre strings.
-
-    Computed once per log: candidate features call this for every block.
-    """
-    cached = getattr(log, "item_genre_matrix", None)
-    if cached is not None:
-        return cached
-    first = np.full(log.n_items, np.nan, dtype=object)
-    # The first non-missing genre string of each item.
-    idx = np.flatnonzero(pd.notna(log.genres))
-    if idx.size:
-        items, where = np.unique(log.item[idx], return_index=True)
-        first[items] = log.genres[idx[where]]
-    dummies = pd.Series(first, dtype=object).fillna("").str.get_dummies(sep="|")
-    dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
-    log.item_genre_matrix = dummies.to_numpy(dtype=bool)
-    return log.item_genre_matrix
 
 
 def _user_genre_sums(log, uw_inverse, n_uw, genre):
@@ -108,8 +87,9 @@ def _last_days(log, item, start_s, days):
     return n_item.astype(np.float64), n_all.astype(np.float64)
 
 
-def build_features(log, user, item, win):
-    """Feature columns, in the task's order, of (user, item, window) code rows."""
+def feature_rows(log, qid, user, item, win):
+    """Rows of the task: the query, window, user and item ids of (user, item,
+    window) code rows, then their features."""
     ordinal = log.windows[log.win]
     win_ord = log.windows[win]
     n_win = log.windows.size
@@ -138,7 +118,7 @@ def build_features(log, user, item, win):
     prev_last = np.r_[np.nan, last_ts[:-1]]
     prev_last[first_row == np.arange(uw.size)] = np.nan
 
-    genre = _item_genres(log)
+    genre = log.item_genres
     g_cnt, g_sum = _user_genre_sums(log, uw_inv, uw.size, genre)
     g_cnt = _before_within(g_cnt, first_row)
     g_sum = _before_within(g_sum, first_row)
@@ -156,40 +136,26 @@ def build_features(log, user, item, win):
     affinity = (share * item_g).sum(axis=1) / np.maximum(n_item_g, 1.0)
     overlap_n = (g_cnt[row] * item_g).sum(axis=1)
     overlap_s = (g_sum[row] * item_g).sum(axis=1)
-    genre_rating = np.where(
-        overlap_n > 0,
-        np.divide(overlap_s, overlap_n, out=np.zeros(row.size), where=overlap_n > 0)
-        - user_mean,
-        0.0,
-    )
-    return {
-        "item_log_ratings": np.log1p(i_n),
-        "item_mean_rating": item_mean,
-        "item_log_recent": np.log1p(i_recent),
-        "item_log_30d": np.log1p(n_30),
-        "item_share_30d": np.divide(
-            n_30, all_30, out=np.zeros(row.size), where=all_30 > 0
-        ),
-        "item_age": item_age.astype(np.float64),
-        "item_year": log.item_year[item],
-        "user_log_ratings": np.log1p(n_hist),
-        "user_mean_rating": user_mean,
-        "user_days_idle": idle,
-        "genre_affinity": affinity,
-        "genre_rating": genre_rating,
-    }
-
-
-def feature_rows(log, qid, user, item, win):
-    """Rows of the task: the query, window, user and item ids, then the features."""
-    X = pd.DataFrame(
+    # Mean rating of the item's genres, less user_mean: 0 without an overlap.
+    g_mean = np.divide(overlap_s, overlap_n, out=user_mean.copy(), where=overlap_n > 0)
+    share_30 = np.divide(n_30, all_30, out=np.zeros(row.size), where=all_30 > 0)
+    return pd.DataFrame(
         {
             "qid": qid,
             "window_start": log.window_starts[win],
             "user_id": log.user_ids[user],
             "item_id": log.item_ids[item],
+            "item_log_ratings": np.log1p(i_n),
+            "item_mean_rating": item_mean,
+            "item_log_recent": np.log1p(i_recent),
+            "item_log_30d": np.log1p(n_30),
+            "item_share_30d": share_30,
+            "item_age": item_age.astype(np.float64),
+            "item_year": log.item_year[item],
+            "user_log_ratings": np.log1p(n_hist),
+            "user_mean_rating": user_mean,
+            "user_days_idle": idle,
+            "genre_affinity": affinity,
+            "genre_rating": g_mean - user_mean,
         }
     )
-    for name, values in build_features(log, user, item, win).items():
-        X[name] = values
-    return X

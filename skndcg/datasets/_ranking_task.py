@@ -11,6 +11,7 @@ from ..utils._interactions import check_frame, check_no_duplicates, check_second
 from ..utils._seeds import integer_draw
 from ..utils._values import py
 from ._ranking_features import feature_rows
+from ._synthetic import NO_GENRE
 
 _REQUIRED = ("user_id", "item_id", "rating", "timestamp")
 
@@ -70,17 +71,9 @@ def _seed_key(values):
 
 
 def _sample_negatives(seed, q_user, q_win, n_negatives, negatives, log, user_items):
-    """Exactly ``n_negatives`` distinct negatives per query, or none at all.
-
-    A query of window ``w`` draws from the items with at least one rating
-    before ``w`` starts that its user had not rated by the end of ``w``;
-    ``"popularity"`` weighs each item by its ratings before ``w`` starts,
-    ``"uniform"`` weighs them equally. The draw without replacement takes
-    the ``n_negatives`` smallest keys ``E / weight`` with ``E`` standard
-    exponential (successive sampling in proportion to the weights). Every
-    query has its own generator seeded by (``seed``, user id, window), and
-    the draw reads only data up to the end of the window, so later data never
-    change the candidates of earlier queries.
+    """Exactly ``n_negatives`` distinct negatives per query, or none at all,
+    drawn as :func:`make_ranking_task` says: the ``n_negatives`` smallest keys
+    ``E / weight`` (``E`` standard exponential, one generator per query).
 
     Returns the query positions, the item codes and a mask of the queries
     whose pool held fewer than ``n_negatives`` items (they get none).
@@ -138,17 +131,22 @@ class RatingsLog:
         self.win = win[order].astype(np.int64)
         self.rating = ratings["rating"].to_numpy(dtype=np.float64)[order]
         self.timestamp = timestamp[order]
-        if "genres" in ratings.columns:
-            self.genres = ratings["genres"].to_numpy(dtype=object)[order]
-        else:
-            self.genres = np.full(order.size, np.nan, dtype=object)
-        # Release year of each item: the first one given, in time order.
-        self.item_year = np.full(self.n_items, np.nan)
-        if "year" in ratings.columns:
-            year = ratings["year"].to_numpy(dtype=np.float64)[order]
-            idx = np.flatnonzero(~np.isnan(year))
+        self.item_year = self._first(ratings, "year", order, np.float64)
+        genres = pd.Series(self._first(ratings, "genres", order, object), dtype=object)
+        dummies = genres.fillna("").str.get_dummies(sep="|")
+        dummies = dummies.drop(columns=[NO_GENRE], errors="ignore")
+        self.item_genres = dummies.to_numpy(dtype=bool)  # items x genres
+
+    def _first(self, ratings, column, order, dtype):
+        """Each item's first non-missing ``column`` value in time order (NaN
+        without one)."""
+        first = np.full(self.n_items, np.nan, dtype=dtype)
+        if column in ratings.columns:
+            values = ratings[column].to_numpy(dtype=dtype)[order]
+            idx = np.flatnonzero(pd.notna(values))
             items, where = np.unique(self.item[idx], return_index=True)
-            self.item_year[items] = year[idx[where]]
+            first[items] = values[idx[where]]
+        return first
 
 
 class _UserItems:
@@ -157,9 +155,8 @@ class _UserItems:
     def __init__(self, log):
         key = log.user * log.n_items + log.item
         order = np.lexsort((log.win, key))
-        key, first = key[order], log.win[order]
-        keep = np.r_[True, key[1:] != key[:-1]]
-        self.key, self.first_win = key[keep], first[keep]
+        self.key, first = np.unique(key[order], return_index=True)
+        self.first_win = log.win[order][first]
         self.n_items = log.n_items
         self.start = np.searchsorted(self.key, np.arange(log.n_users + 1) * log.n_items)
 
@@ -313,9 +310,8 @@ def make_ranking_task(
     uw = log.user * log.windows.size + log.win
     q_key, q_size = np.unique(uw, return_counts=True)
     q_user, q_win = q_key // log.windows.size, q_key % log.windows.size
-    first_of_user = np.r_[True, q_user[1:] != q_user[:-1]]
     before = np.cumsum(q_size) - q_size
-    history = before - np.maximum.accumulate(np.where(first_of_user, before, 0))
+    history = before - before[np.searchsorted(q_user, q_user)]  # the user's first
     # Eligible positives: ratings of items rated by anyone in an earlier window.
     item_first = np.full(log.n_items, np.iinfo(np.int64).max)
     np.minimum.at(item_first, log.item, log.win)
@@ -341,12 +337,8 @@ def make_ranking_task(
     q_user, q_win = q_user[~short], q_win[~short]
 
     # Positives: every warm rating of a kept (user, window).
-    q_lookup = q_user * log.windows.size + q_win
-    sorter = np.argsort(q_lookup)
-    pos = np.searchsorted(q_lookup, uw, sorter=sorter)
-    pos = sorter[np.minimum(pos, q_lookup.size - 1)] if q_lookup.size else pos
-    hit = (q_lookup[pos] == uw) if q_lookup.size else np.zeros(uw.size, dtype=bool)
-    hit &= warm
+    pos = pd.Index(q_user * log.windows.size + q_win).get_indexer(uw)
+    hit = (pos >= 0) & warm
     query = np.r_[pos[hit], neg_query]
     item = np.r_[log.item[hit], neg_item]
     label = np.r_[log.rating[hit], np.zeros(neg_item.size)]

@@ -82,13 +82,12 @@ def _make_items(rng, n_items, t0, span):
     return q, chosen, release, log_pop
 
 
-def _genre_strings(chosen):
-    """Pipe-joined genre names per item, in the fixed vocabulary order."""
-    names = np.array(GENRES, dtype=object)
-    out = np.empty(chosen.shape[0], dtype=object)
-    for i, row in enumerate(chosen):
-        out[i] = "|".join(names[row]) if row.any() else NO_GENRE
-    return out
+def genre_strings(flags, names):
+    """Per row of boolean ``flags``, the pipe-joined ``names`` it holds, in order."""
+    names = np.array(names, dtype=object)
+    return np.array(
+        ["|".join(names[row]) if row.any() else NO_GENRE for row in flags], dtype=object
+    )
 
 
 def _allocate(rng, n_ratings, weights, capacity, minimum):
@@ -260,8 +259,7 @@ def make_movielens_like(
     q, chosen, release, log_pop = _make_items(rng, n_items, t0, span)
     # Item ids follow release order, as MovieLens ids roughly do.
     by_release = np.argsort(release, kind="stable")
-    q, chosen = q[by_release], chosen[by_release]
-    release, log_pop = release[by_release], log_pop[by_release]
+    q, chosen, release, log_pop = (a[by_release] for a in (q, chosen, release, log_pop))
 
     # Users: taste, habits, activity and the time they are around.
     p = rng.standard_normal((n_users, _N_FACTORS))
@@ -325,7 +323,7 @@ def make_movielens_like(
     timestamp = np.minimum(timestamp, np.floor(t_end) - 1).astype(np.int64)
 
     order = np.lexsort((i, timestamp, u))
-    genre_str = _genre_strings(chosen)
+    genre_str = genre_strings(chosen, GENRES)
     ratings = pd.DataFrame(
         {
             "user_id": (u[order] + 1).astype(np.int64),

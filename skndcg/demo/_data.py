@@ -72,11 +72,13 @@ def holdout_cut(ratings, share=0.8):
     return bounds[best], (t1 - secs[best]) / max(t1 - t0, 1)
 
 
-def cold_ratings(ratings):
-    """Mask of the ratings whose item nobody rated in an earlier month.
+def months(timestamp):
+    """The calendar month (a period) of each Unix-second time."""
+    return pd.to_datetime(timestamp, unit="s").dt.to_period("M")
 
-    They cannot be candidates (no negative can be such an item), so they are
-    dropped as positives.
-    """
-    month = pd.to_datetime(ratings["timestamp"], unit="s").dt.to_period("M")
+
+def cold_ratings(ratings):
+    """Mask of the ratings whose item nobody rated in an earlier month: no
+    negative can be such an item, so they are dropped as positives."""
+    month = months(ratings["timestamp"])
     return (month == month.groupby(ratings["item_id"]).transform("min")).to_numpy()

@@ -13,15 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation import sampled_metric_estimates
+from ._data import months
 from ._report import render
 
 ITEM_METRICS = ("ndcg@10", "recall@10")
 SPLIT = "hold-out per item"
 BV_LAMBDA = 0.1
-
-
-def _months(timestamp):
-    return pd.to_datetime(timestamp, unit="s").dt.to_period("M").astype("int64")
 
 
 def pools(ratings, X):
@@ -32,7 +29,7 @@ def pools(ratings, X):
     by anyone before ``w`` that ``u`` had not rated by the end of ``w``; an
     item's popularity weight is its number of ratings before ``w``.
     """
-    month = _months(ratings["timestamp"]).to_numpy()
+    month = months(ratings["timestamp"]).astype("int64").to_numpy()
     item = ratings["item_id"].to_numpy()
     user = ratings["user_id"].to_numpy()
     first = pd.Series(month).groupby(item).transform("min").to_numpy()

@@ -16,8 +16,9 @@ import pandas as pd
 
 from ..datasets import CandidateFeatures
 from ..evaluation import full_catalogue_report
+from ._data import months
 from ._estimates import ITEM_METRICS
-from ._models import BASELINES, RANDOM_EXPECTED, RANKER
+from ._models import BASELINES, RANKER, baseline_score
 
 #: Pairs scored at once (users x items): bounds the feature rows in memory.
 BLOCK_PAIRS = 200_000
@@ -26,16 +27,12 @@ AFFORDABLE_PAIRS = 5_000_000
 _TOP_N = 100
 
 
-def _month_start(ts):
-    return pd.to_datetime(ts, unit="s").dt.to_period("M").dt.start_time
-
-
 def n_pairs(ratings, X_hold):
     """(query, eligible item) pairs the full catalogue scores, per model."""
-    first = _month_start(ratings["timestamp"]).groupby(ratings["item_id"]).min()
+    first = months(ratings["timestamp"]).dt.start_time.groupby(ratings["item_id"]).min()
     first = np.sort(first.to_numpy())
-    months = X_hold.groupby("qid")["window_start"].first().to_numpy()
-    return int(np.searchsorted(first, months.astype(first.dtype), side="left").sum())
+    starts = X_hold.groupby("qid")["window_start"].first().to_numpy()
+    return int(np.searchsorted(first, starts.astype(first.dtype), side="left").sum())
 
 
 class _LastBlock:
@@ -54,21 +51,14 @@ class _LastBlock:
 def _scorers(estimator, features, rng):
     """name -> what full_catalogue_report ranks with (and its features)."""
 
-    def column(name):
+    def baseline(name):
         def score(users, items):
-            values = features(users, items)[name].to_numpy(np.float64)
+            values = baseline_score(name, features(users, items), rng)
             return values.reshape(len(users), len(items))
 
         return score
 
-    out = {}
-    for name, col in BASELINES.items():
-        if name == RANDOM_EXPECTED:
-            out[name] = (lambda u, i: np.zeros((len(u), len(i))), None)
-        elif col is None:
-            out[name] = (lambda u, i: rng.random((len(u), len(i))), None)
-        else:
-            out[name] = (column(col), None)
+    out = {name: (baseline(name), None) for name in BASELINES}
     out[RANKER] = (estimator, features)
     return out
 
@@ -124,24 +114,20 @@ def full_holdout(ratings, X_hold, y_hold, estimator, random_state, cache=None):
 def _item_ranks(c):
     """Per positive row of ``c``: its query, the negatives above it and tied."""
     score = c["score"].to_numpy(np.float64)
-    label = c["label"].to_numpy(np.float64)
+    pos = c["label"].to_numpy(np.float64) > 0
     qid = pd.factorize(c["qid"])[0]
-    pos = label > 0
     # A positive outside the top is below every kept row: at least
     # top_n - (positives - 1) >= 10 negatives rank above it.
-    score = np.where(np.isnan(score), -np.inf, score)
-    neg = ~pos
-    # Negatives sorted by (query, score): count those above / tied per positive.
-    order = np.lexsort((score[neg], qid[neg]))
-    nq, ns = qid[neg][order], score[neg][order]
-    key_q, key_s = qid[pos], score[pos]
-    lo_q = np.searchsorted(nq, key_q, side="left")
-    hi_q = np.searchsorted(nq, key_q, side="right")
-    below = np.array([np.searchsorted(ns[a:b], v, side="left")
-                      for a, b, v in zip(lo_q, hi_q, key_s, strict=True)])  # fmt: skip
-    upto = np.array([np.searchsorted(ns[a:b], v, side="right")
-                     for a, b, v in zip(lo_q, hi_q, key_s, strict=True)])  # fmt: skip
-    return c["qid"].to_numpy()[pos], (hi_q - lo_q) - upto, upto - below
+    values, code = np.unique(
+        np.where(np.isnan(score), -np.inf, score), return_inverse=True
+    )
+    # Sorted (query, score) keys of the negatives: those above / tied per positive.
+    key = qid * values.size + code
+    neg = np.sort(key[~pos])
+    below = np.searchsorted(neg, key[pos], side="left")
+    upto = np.searchsorted(neg, key[pos], side="right")
+    end = np.searchsorted(neg, (qid[pos] + 1) * values.size, side="left")
+    return c["qid"].to_numpy()[pos], end - upto, upto - below
 
 
 def per_item_full(cands):

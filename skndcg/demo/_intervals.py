@@ -9,9 +9,11 @@ interval for "other users like these", resampling queries the interval for
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 
-from ..evaluation import compare
+from ..evaluation import SmallSampleWarning, compare
 from ._models import METRICS, RANKER, REFIT
 from ._report import comparison_lines, p_text
 
@@ -90,10 +92,6 @@ def segment_lines(
     without a past); the p-values are Holm-adjusted over every segment and
     baseline, and a segment too small for an interval says so.
     """
-    import warnings
-
-    from ..evaluation import SmallSampleWarning
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
         cmp = compare(
@@ -121,7 +119,7 @@ def segment_lines(
     return lines
 
 
-def holdout_lines(reports, users, has_past, strongest, *, n_resamples, random_state):
+def holdout_lines(reports, users, has_past, strongest, random_state):
     """The hold-out's intervals and the sentences on the ranker's gains.
 
     ``users`` maps a query id to its user, ``has_past`` (a Series) to whether
@@ -129,7 +127,7 @@ def holdout_lines(reports, users, has_past, strongest, *, n_resamples, random_st
     and one sentence per baseline, then per baseline within the users with and
     without a past (cold users) as segments of their own.
     """
-    options = {"n_resamples": n_resamples, "random_state": random_state}
+    options = {"n_resamples": N_RESAMPLES, "random_state": random_state}
     holdout = holdout_intervals(
         reports,
         users,
@@ -139,7 +137,7 @@ def holdout_lines(reports, users, has_past, strongest, *, n_resamples, random_st
         **options,
     )
     segment = has_past.map({True: "users with a past", False: "users without a past"})
-    lines = comparison_lines(holdout, strongest, n_resamples)
+    lines = comparison_lines(holdout, strongest, N_RESAMPLES)
     lines += segment_lines(
         reports, segment, metric=REFIT, ranker=RANKER, confidence=CONFIDENCE, **options
     )

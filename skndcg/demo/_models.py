@@ -7,6 +7,7 @@ import pandas as pd
 from sklearn.model_selection import ParameterGrid
 
 from ..metrics import grouped_ranking_scores, make_ranking_scorer, ranking_report
+from ._protocols import cv_splitter
 
 METRICS = ("ndcg@5", "ndcg@10", "map@10")
 #: AP@10 divided by min(10, R): the best ranking scores 1 whatever R.
@@ -97,22 +98,40 @@ def build_search(cv, label_gain, *, quick, random_state):
     )
 
 
-def baseline_scores(X, random_state):
-    """Scores of every baseline on the rows of ``X`` (dict name -> array).
+def tune(X_dev, y_dev, args, say, label, adapt=None):
+    """Fit the search under the protocol's CV folds (``adapt(search)`` may
+    change it first), printing each fold; returns the search and the folds."""
+    codes, label_gain = rating_codes(y_dev)
+    cv = cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
+    seed, quick = args["random_state"], args["quick"]
+    search = build_search(cv, label_gain, quick=quick, random_state=seed)
+    if adapt is not None:
+        adapt(search)
+    search.scoring = ProgressScorer(
+        search.scoring, say, label, search.param_grid, cv.get_n_splits(), search.refit
+    )
+    # rating_codes: LightGBM's integer labels, whose gain is the rating.
+    search.fit(X_dev, codes)
+    return search, cv
+
+
+def baseline_score(name, X, rng):
+    """Scores of baseline ``name`` on the rows of ``X``.
 
     ``random (expected)`` gives every row the same score: with the metrics'
     ``ties="average"`` that is the exact expectation over random orders.
     """
+    if name == RANDOM_EXPECTED:
+        return np.zeros(len(X))
+    if BASELINES[name] is None:
+        return rng.random(len(X))
+    return X[BASELINES[name]].to_numpy(dtype=np.float64)
+
+
+def baseline_scores(X, random_state):
+    """Scores of every baseline on the rows of ``X`` (dict name -> array)."""
     rng = np.random.default_rng(random_state)
-    out = {}
-    for name, column in BASELINES.items():
-        if name == RANDOM_EXPECTED:
-            out[name] = np.zeros(len(X))
-        elif column is None:
-            out[name] = rng.random(len(X))
-        else:
-            out[name] = X[column].to_numpy(dtype=np.float64)
-    return out
+    return {name: baseline_score(name, X, rng) for name in BASELINES}
 
 
 def fold_table(search, cv, X, y, random_state):
@@ -136,7 +155,7 @@ def fold_table(search, cv, X, y, random_state):
     return pd.DataFrame(rows, columns=["model", "fold", "metric", "value"])
 
 
-def search_summary(search, folds, say, label, key=REFIT):
+def search_summary(search, folds, say, label):
     """The chosen parameters and the strongest baseline, said in one line.
 
     The strongest baseline has the best CV mean of REFIT (chosen before the
@@ -149,7 +168,7 @@ def search_summary(search, folds, say, label, key=REFIT):
     say(
         f"{label} grid search: "
         + ", ".join(f"{k}={v}" for k, v in params.items())
-        + f" (CV {key} {search.best_score_:.3f}); strongest baseline on the "
+        + f" (CV {search.refit} {search.best_score_:.3f}); strongest baseline on the "
         f"tuning folds: {strongest} ({strongest_cv:.3f})"
     )
     return params, (strongest, strongest_cv)
@@ -172,15 +191,11 @@ def per_query(scores, X, y):
 
 
 class ProgressScorer:
-    """The search's scorer, printing one line per scored fold.
+    """The search's scorer, printing each fold's candidate, parameters and ``key``
+    score; everything else (routing requests, sample weights) is the inner
+    scorer's."""
 
-    The demo's grid search runs for tens of seconds; each fitted candidate
-    and fold reports its place, its parameters and its ``REFIT`` score.
-    Everything else (routing requests, sample weights) is the inner
-    scorer's.
-    """
-
-    def __init__(self, scorer, say, label, grid, n_splits, key=REFIT):
+    def __init__(self, scorer, say, label, grid, n_splits, key):
         self.scorer, self.say, self.label, self.key = scorer, say, label, key
         self.keys, self.n_splits, self.done = list(grid), n_splits, 0
         self.n_candidates = len(ParameterGrid(grid))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..utils._atomic import atomic_write
@@ -129,25 +128,18 @@ def long_results(folds, holdout, *, negatives, n_negatives):
     means = folds.groupby(["model", "metric"], sort=False)["value"].mean()
     means = means.reset_index().assign(split="CV mean")
     out = pd.concat([cv, means, holdout.assign(split="hold-out")], ignore_index=True)
-    for col in COLUMNS:
-        if col not in out.columns:
-            out[col] = np.nan
+    out = out.reindex(columns=COLUMNS)
     out["negatives"] = negatives
     out["n_negatives"] = n_negatives
     if out["estimate"].isna().all():
         out["estimate"] = "raw"
-    return out[COLUMNS]
+    return out
 
 
 def mode_outputs(results, section, reports, fold_data):
     """One mode's rows of results.csv, section of results.md, per-query reports
     and folds (for the fold plot)."""
-    return {
-        "results": results,
-        "section": section,
-        "reports": reports,
-        "fold_data": fold_data,
-    }
+    return dict(results=results, section=section, reports=reports, fold_data=fold_data)
 
 
 def write_markdown(path, *, summary, sections):

@@ -11,28 +11,18 @@ import pandas as pd
 from ..utils._args import as_path, check_flags
 from ..utils._atomic import atomic_write, safe_target
 from ..utils._counts import check_integer
-from . import (
-    DEFAULT_OUT,
-    _data,
-    _estimates,
-    _full,
-    _plots,
-    _protocols,
-    _report,
-)
+from . import DEFAULT_OUT, _data, _estimates, _full, _plots, _protocols, _report
 from ._intervals import CONFIDENCE, N_RESAMPLES, holdout_lines, metric_curves
 from ._models import (
     BASELINES,
     CURVE_KS,
     RANKER,
     REFIT,
-    ProgressScorer,
-    build_search,
     fold_table,
     holdout_scores,
     per_query,
-    rating_codes,
     search_summary,
+    tune,
 )
 from ._protocols import PROTOCOLS
 from ._two_stage import full_mode
@@ -71,7 +61,7 @@ def _check_options(out, negatives, n_negatives, min_history, seed, protocol):
     return out, list(SAMPLED) if negatives == "both" else [negatives]
 
 
-def _task(ratings, mode, args, cut, say):
+def _task(ratings, mode, args, cut, say, label):
     """The sampled task of ``mode`` (uniform for ``full``), split by the protocol."""
     from ..datasets import make_ranking_task
 
@@ -96,7 +86,7 @@ def _task(ratings, mode, args, cut, say):
         )
     first = X.groupby("qid")["user_log_ratings"].first()
     say(
-        f"[{_label(mode, n_neg)}] task: {X['qid'].nunique():,} queries, {len(X):,} "
+        f"{label} task: {X['qid'].nunique():,} queries, {len(X):,} "
         f"rows ({int((y > 0).sum()):,} rated, {int((y == 0).sum()):,} sampled); "
         f"hold-out: {n_hold:,} queries of {X_hold['user_id'].nunique():,} users, "
         f"tuning: {n_dev:,}; {int((first == 0).sum()):,} queries are users "
@@ -105,33 +95,14 @@ def _task(ratings, mode, args, cut, say):
     return (X_dev, y_dev), (X_hold, y_hold)
 
 
-def _label(mode, n_neg):
-    return f"{mode}, N={n_neg}"
-
-
-def _tune(X_dev, y_dev, mode, args, say):
-    n_neg, seed = args["n_negatives"], args["random_state"]
-    codes_dev, label_gain = rating_codes(y_dev)
-    cv = _protocols.cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
-    search = build_search(cv, label_gain, quick=args["quick"], random_state=seed)
-    search.scoring = ProgressScorer(
-        search.scoring, say, f"[{_label(mode, n_neg)}]", search.param_grid,
-        cv.get_n_splits(),
-    )  # fmt: skip
-    # rating_codes: LightGBM's integer labels, whose gain is the rating.
-    search.fit(X_dev, codes_dev)
-    folds = fold_table(search, cv, X_dev, y_dev, seed)
-    params, strongest = search_summary(search, folds, say, f"[{_label(mode, n_neg)}]")
-    return search, cv, params, folds, strongest
-
-
 def _one_mode(ratings, mode, args, cut, say, stream):
     """Build the task with one sampling mode, tune, evaluate; returns outputs."""
     n_neg, seed = args["n_negatives"], args["random_state"]
-    (X_dev, y_dev), (X_hold, y_hold) = _task(ratings, mode, args, cut, say)
-    search, cv, params, folds, (strongest, strongest_cv) = _tune(
-        X_dev, y_dev, mode, args, say
-    )
+    label = f"[{mode}, N={n_neg}]"
+    (X_dev, y_dev), (X_hold, y_hold) = _task(ratings, mode, args, cut, say, label)
+    search, cv = tune(X_dev, y_dev, args, say, label)
+    folds = fold_table(search, cv, X_dev, y_dev, seed)
+    params, (strongest, strongest_cv) = search_summary(search, folds, say, label)
     scores = holdout_scores(search, X_hold, seed)
     n_pairs = _full.n_pairs(ratings, X_hold)
     full = None
@@ -139,53 +110,40 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         full = _full.full_holdout(
             ratings, X_hold, y_hold, search.best_estimator_, seed, args["cache"]
         )
-        say(
-            f"[{_label(mode, n_neg)}] full catalogue: {n_pairs:,} (query, item) "
-            "pairs scored per model"
-        )
+        say(f"{label} full catalogue: {n_pairs:,} (query, item) pairs scored per model")
     else:
         say(
-            f"[{_label(mode, n_neg)}] full catalogue skipped: {n_pairs:,} (query, "
-            f"item) pairs per model, more than {_full.AFFORDABLE_PAIRS:,} "
+            f"{label} full catalogue skipped: {n_pairs:,} (query, item) pairs "
+            f"per model, more than {_full.AFFORDABLE_PAIRS:,} "
             "(--candidates full ranks the catalogue)"
         )
     reports = per_query(scores, X_hold, y_hold)
-    past = X_hold.groupby("qid")["user_log_ratings"].first() > 0
-    holdout, lines = holdout_lines(
-        reports,
-        X_hold.groupby("qid")["user_id"].first().to_dict(),
-        past.reindex(reports[RANKER]["qid"]),
-        strongest,
-        n_resamples=N_RESAMPLES,
-        random_state=seed,
-    )
+    by_query = X_hold.groupby("qid")
+    past = (by_query["user_log_ratings"].first() > 0).reindex(reports[RANKER]["qid"])
+    users = by_query["user_id"].first().to_dict()
+    holdout, lines = holdout_lines(reports, users, past, strongest, seed)
     models = [*BASELINES, RANKER]
     n_users = X_hold.loc[X_hold["qid"].isin(reports[RANKER]["qid"]), "user_id"]
     title = (
         f"{_title(mode, n_neg)}: hold-out of {len(reports[RANKER]):,} queries "
         f"({n_users.nunique():,} users), --protocol {args['protocol']}"
     )
-    per_item = _estimates.estimates(
-        scores, X_hold, y_hold, _estimates.pools(ratings, X_hold),
-        mode,
-    )  # fmt: skip
+    pool = _estimates.pools(ratings, X_hold)
+    per_item = _estimates.estimates(scores, X_hold, y_hold, pool, mode)
     if full is not None:
         per_item = pd.concat([per_item, _full.per_item_full(full)], ignore_index=True)
     order_lines = _estimates.orders(per_item)
     head = _report.headline(holdout, strongest, strongest_cv)
-    print("", file=stream)
-    print(title, file=stream)
-    print(_report.results_table(folds, holdout, models), file=stream)
-    for line in [*lines, head, f"chosen parameters: {params}", ""]:
-        print(line, file=stream)
-    print(_per_item_title(mode, n_neg, full is not None), file=stream)
-    print(_estimates.text_table(per_item, models), file=stream)
-    for line in [*order_lines, ""]:
-        print(line, file=stream)
+    params = f"chosen parameters: {params}"
+    table = _report.results_table(folds, holdout, models)
+    print("", title, table, *lines, head, params, "", sep="\n", file=stream)
+    table = _estimates.text_table(per_item, models)
+    heading = _per_item_title(mode, n_neg, full is not None)
+    print(heading, table, *order_lines, "", sep="\n", file=stream)
     section = (
         title,
         _report.results_table(folds, holdout, models, markdown=True),
-        [head, *lines, f"chosen parameters: {params}", *order_lines],
+        [head, *lines, params, *order_lines],
     )
     results = _report.long_results(folds, holdout, negatives=mode, n_negatives=n_neg)
     results["protocol"] = f"sampled: {mode} negatives, N={n_neg}"
@@ -291,10 +249,9 @@ def run_demo(
     summary = [
         f"Data: {source}, {len(ratings):,} ratings; "
         f"{_protocols.describe(protocol, cut, share)}. Queries: user x month, "
-        "users with at "
-        f"least {min_history} earlier ratings; candidates: items rated before "
-        f"the month; {n_negatives} sampled negatives per query (full: every "
-        "eligible item).",
+        f"users with at least {min_history} earlier ratings; candidates: items "
+        f"rated before the month; {n_negatives} sampled negatives per query (full: "
+        "every eligible item).",
         f"Folds: {REFIT} on the protocol's CV test folds. Hold-out: 95% percentile "
         "bootstrap intervals resampling queries and resampling users; "
         "map@10 divides by min(10, number of rated items).",

@@ -6,7 +6,6 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 
@@ -64,10 +63,7 @@ class KNNPlusRecentStage(BaseEstimator):
         self.recent_.fit(X, now=now)
         self.items_ = self.knn_.items_
         self.users_ = self.knn_.users_
-        u = np.searchsorted(self.users_, X["user_id"].to_numpy())
-        i = np.searchsorted(self.items_, X["item_id"].to_numpy())
-        shape = (self.users_.size, self.items_.size)
-        self.seen_ = sparse.csr_matrix((np.ones(u.size, bool), (u, i)), shape=shape)
+        self.seen_ = self.knn_.history_
         return self
 
     def score_items(self, user_ids, item_ids=None):

@@ -21,8 +21,8 @@ from ..recommend import (
     catalogue_report,
     make_catalogue_scorer,
 )
-from . import _protocols, _report
-from ._intervals import N_RESAMPLES, holdout_lines
+from . import _models, _protocols, _report
+from ._intervals import holdout_lines
 from ._models import (
     METRIC_OPTIONS,
     METRICS,
@@ -30,9 +30,6 @@ from ._models import (
     RANKER,
     REFIT,
     REPORT_METRICS,
-    ProgressScorer,
-    build_search,
-    rating_codes,
     search_summary,
 )
 from ._stage import KNNPlusRecentStage
@@ -91,26 +88,20 @@ def _baseline(name):
 
 def tune(build, X_dev, y_dev, args, say):
     """GridSearchCV of the reranker, scored on the catalogue per fold."""
-    codes, label_gain = rating_codes(y_dev)
-    cv = _protocols.cv_splitter(args["protocol"], X_dev, 2 if args["quick"] else 3)
-    search = build_search(
-        cv, label_gain, quick=args["quick"], random_state=args["random_state"]
-    )
-    # Slower learning, more trees: the catalogue rows are many and alike.
-    search.estimator.set_params(
-        estimator__rank__n_estimators=80 if args["quick"] else 150,
-        estimator__rank__learning_rate=0.05,
-    )
-    search.param_grid = {"estimator__rank__num_leaves": [7, 15]}
-    scorer = make_catalogue_scorer(
-        build, list(METRICS), candidates="stage", **METRIC_OPTIONS
-    )
-    search.scoring = ProgressScorer(
-        scorer, say, "[full catalogue]", search.param_grid, cv.get_n_splits(), KEY
-    )
-    search.refit = KEY
-    search.fit(X_dev, codes)
-    return search, cv
+
+    def adapt(search):
+        # Slower learning, more trees: the catalogue rows are many and alike.
+        search.estimator.set_params(
+            estimator__rank__n_estimators=80 if args["quick"] else 150,
+            estimator__rank__learning_rate=0.05,
+        )
+        search.param_grid = {"estimator__rank__num_leaves": [7, 15]}
+        search.scoring = make_catalogue_scorer(
+            build, list(METRICS), candidates="stage", **METRIC_OPTIONS
+        )
+        search.refit = KEY
+
+    return _models.tune(X_dev, y_dev, args, say, "[full catalogue]", adapt)
 
 
 def fold_table(build, search, cv, X_dev):
@@ -182,19 +173,15 @@ def full_mode(ratings, args, cut, say, stream):
     search, cv = tune(build, X_dev, y_dev, args, say)
     folds = fold_table(build, search, cv, X_dev)
     params, (strongest, strongest_cv) = search_summary(
-        search, folds, say, "[full catalogue]", KEY
+        search, folds, say, "[full catalogue]"
     )
     reports = holdout_reports(build, search.best_estimator_, hold_q)
     recall = float(build.stage_recall(hold_q).mean())
     users = queries["user_id"].to_dict()
     qids = reports[RANKER]["qid"]
+    past = pd.Series((queries["n_history"] > 0).to_dict()).reindex(qids.to_numpy())
     holdout, lines = holdout_lines(
-        reports,
-        users,
-        pd.Series((queries["n_history"] > 0).to_dict()).reindex(qids.to_numpy()),
-        strongest,
-        n_resamples=N_RESAMPLES,
-        random_state=args["random_state"],
+        reports, users, past, strongest, args["random_state"]
     )
     models = [*BASELINES, RANKER]
     title = (
@@ -213,18 +200,9 @@ def full_mode(ratings, args, cut, say, stream):
     )
     head = _report.headline(holdout, strongest, strongest_cv)
     params = f"chosen parameters: {params}"
-    print("", file=stream)
-    for line in (
-        title,
-        explain,
-        _report.results_table(folds, holdout, models),
-        *lines,
-        head,
-        ceiling,
-        params,
-        "",
-    ):
-        print(line, file=stream)
+    table = _report.results_table(folds, holdout, models)
+    print("", title, explain, table, *lines, sep="\n", file=stream)
+    print(head, ceiling, params, "", sep="\n", file=stream)
     section = (
         title,
         _report.results_table(folds, holdout, models, markdown=True),

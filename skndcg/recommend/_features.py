@@ -237,41 +237,30 @@ class HistoryFeatures(BaseEstimator):
 
     def _frame(self, snap, users, r, item, qid, block):
         log = self._log
-        X = pd.DataFrame(
+        return pd.DataFrame(
             {
                 "qid": qid,
                 "window_start": pd.Timestamp(snap.t, unit="s"),
                 "user_id": log.user_ids[users[r]],
                 "item_id": log.item_ids[item],
+                **snap.rows(users, r, item, block),
             }
         )
-        for name, values in snap.rows(users, r, item, block).items():
-            X[name] = values
-        return X
 
     def _rows(self, qids, mode):
-        """Per window start: candidate (or every eligible) rows of queries."""
-        step = max(1, _BLOCK // max(self._log.n_items, 1))
-        for t, group in self._q.by_start(qids):
+        """Per block of queries of one window start: their candidate rows
+        (``"stage"``) or every eligible item's (the finite ranks)."""
+        q, step = self._q, max(1, _BLOCK // max(self._log.n_items, 1))
+        for t, group in q.by_start(qids):
             snap = self._snapshot(t)
             for lo in range(0, group.size, step):
                 members = group[lo : lo + step]
-                yield members, self._block_rows(snap, members, mode)
-
-    def _block_rows(self, snap, members, mode):
-        q = self._q
-        users = q.user[members]
-        block = snap.block(users)
-        _, rank, _, hist = block
-        if mode == "stage":
-            r, c = np.nonzero(rank <= self.n_candidates)
-        else:
-            mask = np.zeros(rank.shape, dtype=bool)
-            mask[:, snap.eligible] = True
-            hr, hc = hist.nonzero()
-            mask[hr, hc] = False
-            r, c = np.nonzero(mask)
-        return self._frame(snap, users, r, c, q.qid[members][r], block)
+                users = q.user[members]
+                block = snap.block(users)
+                rank = block[1]
+                keep = rank <= self.n_candidates if mode == "stage" else rank < np.inf
+                r, c = np.nonzero(keep)
+                yield members, self._frame(snap, users, r, c, q.qid[members][r], block)
 
     def task(self, qids=None):
         """Training rows: each query's candidates with their labels.

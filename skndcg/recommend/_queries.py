@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._values import py
+from ._log import codes
 
 
 def _starts(ts, window):
@@ -52,15 +53,12 @@ class Queries:
         # Positives: the best label of each (query, item).
         pos_q = pd.MultiIndex.from_arrays([self.start, self.user]).get_indexer(keys)
         found = pos_q >= 0
-        p_q, p_item = pos_q[found], log.item[positive][found]
-        p_label = log.label[positive][found]
-        order = np.lexsort((-p_label, p_item, p_q))
-        p_q, p_item, p_label = p_q[order], p_item[order], p_label[order]
-        first = np.r_[True, (p_q[1:] != p_q[:-1]) | (p_item[1:] != p_item[:-1])]
-        first = first[: p_q.size]  # (no positive at all: no query)
-        self.pos_q, self.pos_item = p_q[first], p_item[first]
-        self.pos_label = p_label[first]
-        self.pos_key = self.pos_q * n_items + self.pos_item
+        key = pos_q[found] * n_items + log.item[positive][found]
+        label = log.label[positive][found]
+        order = np.lexsort((-label, key))
+        self.pos_key, first = np.unique(key[order], return_index=True)
+        self.pos_label = label[order][first]
+        self.pos_q, self.pos_item = np.divmod(self.pos_key, n_items)
         self.n_positives = np.bincount(self.pos_q, minlength=self.qid.size)
 
     def frame(self):
@@ -113,12 +111,11 @@ class Queries:
 
     def labels(self, qid, item_ids):
         """Label of each (qid, item id) row: its positive's, else 0."""
-        i = np.searchsorted(self.log.item_ids, item_ids)
-        known = np.isin(item_ids, self.log.item_ids)
+        i, known = codes(item_ids, self.log.item_ids)
         key = np.asarray(qid, dtype=np.int64) * self.log.n_items + i
+        # (Rows come only after by_start, so there is a query, hence a positive.)
         pos = np.minimum(np.searchsorted(self.pos_key, key), self.pos_key.size - 1)
-        hit = known & (self.pos_key[pos] == key) if self.pos_key.size else known & False
-        return np.where(hit, self.pos_label[pos] if self.pos_key.size else 0.0, 0.0)
+        return np.where(known & (self.pos_key[pos] == key), self.pos_label[pos], 0.0)
 
     def positives(self, members):
         """Positives of the queries at positions ``members``: qid, item, label."""
@@ -129,11 +126,10 @@ class Queries:
         """Query ids of (user id, window start) pairs; raises for unknown ones."""
         t = pd.to_datetime(pd.Series(window_starts)).astype("datetime64[s]")
         t = t.astype(np.int64).to_numpy()
-        u = np.searchsorted(self.log.user_ids, user_ids)
-        u = np.minimum(u, self.log.user_ids.size - 1)
+        u, known = codes(user_ids, self.log.user_ids)
         table = pd.MultiIndex.from_arrays([self.start, self.user])
         found = table.get_indexer(pd.MultiIndex.from_arrays([t, u]))
-        bad = np.flatnonzero((found < 0) | (self.log.user_ids[u] != user_ids))
+        bad = np.flatnonzero((found < 0) | ~known)
         if bad.size:
             raise ValueError(
                 f"(user_id={py(np.asarray(user_ids)[bad[0]])!r}, window_start="

@@ -52,7 +52,8 @@ class Snapshot:
         self.stage_cols = np.searchsorted(log.item_ids, self.stage.items_)
 
     def block(self, users):
-        """Stage scores, stage ranks and co-occurrence of users x every item."""
+        """Stage scores, stage ranks (inf: not eligible, or seen), co-occurrence
+        and user kNN scores of users x every item."""
         hist = self.history[users]
         stage = np.full((users.size, self.count.size), -np.inf)
         stage[:, self.stage_cols] = self.stage.score_items(self._user_ids[users], None)
@@ -72,11 +73,11 @@ class Snapshot:
         sims = (hist @ self.history.T).toarray() * u_norm[None, :]
         sims *= u_norm[users][:, None]
         sims[np.arange(users.size), users] = 0.0
-        return stage, full_rank, (cooc, np.asarray(self.history.T @ sims.T).T), hist
+        return stage, full_rank, cooc, np.asarray(self.history.T @ sims.T).T
 
     def rows(self, users, r, item, block):
         """Feature columns of pairs (``users[r]``, ``item``)."""
-        stage, rank, (cooc, user_knn), _ = block
+        stage, rank, cooc, user_knn = block
         u = users[r]
         idle = (self.t - self.user_last[u]) / DAY
         return {
