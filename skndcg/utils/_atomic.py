@@ -28,31 +28,13 @@ __all__ = ["atomic_write", "safe_target"]
 
 
 def safe_target(path, folder=None) -> Path:
-    """The file to write for ``path``, refusing a link that leads out of ``folder``.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The output path as given.
-    folder : str or path-like, default=None
-        The output folder; the folder of ``path`` when None.
-
-    Returns
-    -------
-    target : Path
-        ``path`` itself, or the file a symbolic link at ``path`` points to
-        when that file is inside ``folder``.
-
-    Raises
-    ------
-    ValueError
-        If ``path`` is a symbolic link to a path outside ``folder``.
-    """
+    """The file to write for ``path``: ``path`` itself, or the file a symbolic
+    link at ``path`` points to when it is inside ``folder`` (``path``'s folder
+    when None); a ``ValueError`` for a link that leads out of it."""
     path = Path(path)
     if not path.is_symlink():
         return path
-    base = Path(folder) if folder is not None else path.parent
-    base = base.resolve()
+    base = (path.parent if folder is None else Path(folder)).resolve()
     target = path.resolve()
     if target.parent != base and base not in target.parents:
         raise ValueError(
@@ -65,23 +47,9 @@ def safe_target(path, folder=None) -> Path:
 
 @contextlib.contextmanager
 def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
-    """Open a temporary file next to ``path``; rename it to ``path`` on success.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write (see :func:`safe_target` for symbolic links).
-    mode : {"w", "wb"}, default="w"
-        Text or binary.
-    folder : str or path-like, default=None
-        The output folder a symbolic link at ``path`` must stay in.
-    **open_kwargs : dict
-        Passed to :func:`open` (``encoding``, ``newline``).
-
-    Yields
-    ------
-    file : file object
-        The temporary file, to write to.
+    """Open a temporary file next to ``path`` (``mode`` "w" or "wb",
+    ``open_kwargs`` for :func:`open`) and rename it to ``path`` on success; a
+    symbolic link at ``path`` must stay in ``folder`` (see :func:`safe_target`).
 
     Examples
     --------

@@ -78,41 +78,15 @@ def check_no_missing(values, *, caller: str, source: str, need="a query id") -> 
 
 
 def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=True):
-    """Find the query id of every row of ``X``.
+    """Find the query id of every row of ``X``: ``(X_model, qid)``.
 
-    Parameters
-    ----------
-    X : array-like, pandas.DataFrame or polars.DataFrame of shape (n_samples, ...)
-        The data. Only a DataFrame can carry the query ids in a column.
-    qid : array-like of shape (n_samples,), default=None
-        Query ids passed explicitly (for example routed by scikit-learn metadata
-        routing). When given it wins over the column.
-    qid_col : str or int, default="qid"
-        Name of the DataFrame column holding the query ids.
-    caller : str, default="resolve_qid"
-        Name of the calling function or method, used to start error messages.
-    drop_col : bool, default=True
-        Whether to remove the ``qid_col`` column from the returned ``X`` when
-        present. This also applies when ``qid`` is passed explicitly: the column
-        is then ignored as a source of ids but still removed, so the same ``X``
-        gives the same model features in both channels. Pass ``False`` when the
-        caller must hand ``X`` unchanged to a model that was trained with that
-        column as a feature.
-
-    Returns
-    -------
-    X_model : same type as ``X``
-        ``X`` without the ``qid_col`` column (a new object; ``X`` itself is never
-        modified), or ``X`` unchanged when it has no such column or
-        ``drop_col=False``.
-    qid : ndarray of shape (n_samples,)
-        The query ids, one per row. Any hashable dtype is allowed.
-
-    Raises
-    ------
-    ValueError
-        If no query ids can be found, if they contain missing values, or if
-        their length differs from the number of rows of ``X``.
+    An explicit ``qid`` (one per row) wins over the DataFrame column
+    ``qid_col``; ``caller`` starts the error messages. With ``drop_col`` the
+    column is removed from ``X_model`` (a new object; ``X`` is never modified)
+    even when ``qid`` is passed, so the same ``X`` gives the same model
+    features both ways; pass ``False`` for a model trained with that column
+    as a feature. Raises ``ValueError`` if no query ids are found, if they
+    have missing values, or if their length is not ``X``'s number of rows.
 
     Examples
     --------
@@ -127,40 +101,31 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
     [1, 1, 2]
     """
     has_col = has_column(X, qid_col)
-
     if qid is not None:
-        ids = _to_1d_array(qid, caller=caller)
+        ids, source = _to_1d_array(qid, caller=caller), "qid"
         n_rows = n_rows_of(X)
         if ids.shape[0] != n_rows:
             raise ValueError(
                 f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
                 "pass one query id per row."
             )
-        check_no_missing(ids, caller=caller, source="qid")
-        X_model = _drop_column(X, qid_col) if (has_col and drop_col) else X
-        return X_model, ids
-
-    if has_col:
+    elif has_col:
         ids = _to_1d_array(X[qid_col], caller=caller)
-        check_no_missing(ids, caller=caller, source=f"column {qid_col!r} of X")
-        X_model = _drop_column(X, qid_col) if drop_col else X
-        return X_model, ids
-
-    how = (
-        "Either pass qid= (with scikit-learn metadata routing enabled, "
-        "sklearn.set_config(enable_metadata_routing=True), it is routed "
-        "automatically) or give X as a pandas/polars DataFrame with a column named "
-        f"{qid_col!r} (set qid_col= to use another column)."
-    )
-    if is_pandas_df(X) or is_polars_df(X):
+        source = f"column {qid_col!r} of X"
+    else:
+        if is_pandas_df(X) or is_polars_df(X):
+            where = f"X has no column {qid_col!r} (its columns are {column_names(X)!r})"
+        else:
+            where = f"X is a {type(X).__name__}, which has no named columns,"
         raise ValueError(
-            f"{caller}: query ids not found: X has no column {qid_col!r} (its columns "
-            f"are {column_names(X)!r}) and no qid was passed. {how}"
+            f"{caller}: query ids not found: {where} and no qid was passed. Either "
+            "pass qid= (with scikit-learn metadata routing enabled, "
+            "sklearn.set_config(enable_metadata_routing=True), it is routed "
+            "automatically) or give X as a pandas/polars DataFrame with a column "
+            f"named {qid_col!r} (set qid_col= to use another column)."
         )
-    raise ValueError(
-        f"{caller}: query ids not found: X is a {type(X).__name__}, which has no "
-        f"named columns, and no qid was passed. {how}"
-    )
+    check_no_missing(ids, caller=caller, source=source)
+    return (_drop_column(X, qid_col) if has_col and drop_col else X), ids
 
 
 def query_layout(qid):
