@@ -43,19 +43,6 @@ def _check(args):
         )
 
 
-def _rows(args):
-    """The run joined with both judgment files, as ``io.open_input`` joins them
-    (the model's missing queries named there), and the grade scale."""
-    from ..io import open_input
-
-    coded = open_input(
-        args.input, args.qrels, model_qrels=args.model_qrels, depth=args.depth
-    )
-    # The scale is the human file's (every judgment in it), 0 included.
-    low, high = coded.grades
-    return coded, (min(low, 0.0), max(high, 1.0))
-
-
 def _check_judged(args, coded):
     """The human file must judge at least two of the run's queries (said of
     the files: the library would speak of NaN labels)."""
@@ -71,9 +58,16 @@ def _check_judged(args, coded):
 def run_two_sources(args, metrics):
     """Score with two label sources; print; return the exit code."""
     from ..evaluation import prediction_powered_report
+    from ..io import open_input
 
     _check(args)
-    coded, scale = _rows(args)
+    # The run joined with both judgment files (the model's missing queries are
+    # named there); the grade scale is the human file's, 0 included.
+    coded = open_input(
+        args.input, args.qrels, model_qrels=args.model_qrels, depth=args.depth
+    )
+    low, high = coded.grades
+    scale = (min(low, 0.0), max(high, 1.0))
     score = coded.y_score
     options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
     options["doc_id"] = coded.docs[0]
@@ -103,16 +97,14 @@ def _render(fmt_name, report):
     if fmt_name == "json":
         out = {"n_queries": n_all, "n_judged": n_judged, "metrics": {}}
         for _, row in report.iterrows():
-            out["metrics"][row["metric"]] = {
+            entry = out["metrics"][row["metric"]] = {
                 name: {
                     "mean": json_number(row[est]),
                     "ci": [json_number(row[f"{pre}{end}"]) for end in ("low", "high")],
                 }
                 for name, (pre, est) in cols.items()
             }
-            out["metrics"][row["metric"]]["variance_removed"] = json_number(
-                row["variance_removed"]
-            )
+            entry["variance_removed"] = json_number(row["variance_removed"])
         return json.dumps(out, indent=2)
     if fmt_name == "csv":
         lines = ["metric,source,mean,ci_low,ci_high,n_queries"]
