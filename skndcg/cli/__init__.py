@@ -158,19 +158,10 @@ def _run(args) -> int:
         return import_module(f"._{args.command}", __package__).run(args)
     from ..demo import run_demo
 
+    # The demo's options are run_demo's keywords, --seed its random_state.
+    options = {k: v for k, v in vars(args).items() if k not in ("command", "seed")}
     try:
-        run_demo(
-            data=args.data,
-            fetch=args.fetch,
-            out=args.out,
-            quick=args.quick,
-            max_ratings=args.max_ratings,
-            negatives=args.negatives,
-            n_negatives=args.n_negatives,
-            min_history=args.min_history,
-            random_state=args.seed,
-            protocol=args.protocol,
-        )
+        run_demo(**options, random_state=args.seed)
     except (ValueError, OSError, ImportError) as exc:
         from ._language import error
 

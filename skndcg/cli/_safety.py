@@ -71,7 +71,7 @@ def add_arguments(score):
     )
 
 
-def write_per_query(shown, path, usage_error):
+def write_per_query(shown, path):
     """The per-query CSV, to stdout for ``-``, else written atomically."""
     if path == "-":
         shown.to_csv(sys.stdout, index=False)
@@ -84,11 +84,11 @@ def write_per_query(shown, path, usage_error):
     except OSError as exc:
         # (the error may name the hidden temporary file beside the target)
         reason = exc.strerror or exc
-        raise usage_error(
+        raise UsageError(
             f"cannot write --per-query file {str(path)!r}: {reason}"
         ) from None
     except ValueError as exc:
-        raise usage_error(f"--per-query: {exc}") from None
+        raise UsageError(f"--per-query: {exc}") from None
 
 
 class Terminated(BaseException):
@@ -135,14 +135,9 @@ def guarded(prog, func, *args):
 
 
 def copy_stream(path, dest, *, limit_mb, timeout):
-    """Copy the pipe or device ``path`` to the file ``dest``, within the limits.
-
-    Raises
-    ------
-    ValueError
-        If more than ``limit_mb`` MiB arrive, or if neither data nor the end
-        of the stream arrives within ``timeout`` seconds of opening.
-    """
+    """Copy the pipe or device ``path`` to the file ``dest``; a ValueError if
+    more than ``limit_mb`` MiB arrive, or neither data nor the end of the
+    stream within ``timeout`` seconds of opening."""
     limit = int(limit_mb) << 20
     # Opening a FIFO for reading blocks until a writer comes: open without
     # blocking, wait for the first event with a time-out, then read normally.

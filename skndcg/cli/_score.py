@@ -321,7 +321,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
 
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
         shown = pd.DataFrame(_rows(report, report["skipped"] != "nothing retrieved"))
-        _safety.write_per_query(shown, args.per_query, UsageError)
+        _safety.write_per_query(shown, args.per_query)
     # trec_eval -c sums num_rel from the qrels, every judgment above 0 whatever
     # -l says.
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
