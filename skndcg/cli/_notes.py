@@ -1,13 +1,11 @@
 """One line before the first compile of the kernels, on a terminal.
 
 The ranking kernels are compiled by numba on first use and cached on disk, so
-a first ``skndcg score`` or ``skndcg demo`` on a new install (or after an
-upgrade) may spend half a minute compiling on a busy machine, silently. When
-stderr is a terminal, the command line prints one line when the first kernel
-compile starts, saying that it happens once; later runs load the kernels from
-the cache and print nothing. Output to files and pipes stays clean, and the
-library itself never prints (its compile times can be read with
-``skndcg.metrics._jit.compile_times``).
+a first ``skndcg score`` or ``skndcg demo`` on a new install may spend half a
+minute compiling, silently. When stderr is a terminal, the command line says
+so once, when the first kernel compile starts; output to files and pipes stays
+clean, and the library itself never prints (its compile times can be read
+with ``skndcg.metrics._jit.compile_times``).
 """
 
 from __future__ import annotations

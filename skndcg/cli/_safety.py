@@ -1,23 +1,14 @@
 """How the command line ends: exit codes, signals, and copies of pipes.
 
-Exit codes of every sub-command:
-
-- 0: done;
-- 1: only ``skndcg score --fail-under``: a threshold was missed;
-- 2: a usage or input error, as one line on stderr (no traceback);
-- 130 and 143: interrupted by SIGINT (Ctrl-C) or SIGTERM, after removing the
-  temporary files and half-written outputs;
-- 141: the reader of stdout went away (``skndcg score ... | head``); nothing
-  is printed, as for any command killed by SIGPIPE.
+Besides 0, 1 and 2 (see ``_errors``), every sub-command exits with 130 or 143
+when interrupted by SIGINT (Ctrl-C) or SIGTERM, after removing the temporary
+files and half-written outputs, and with 141, printing nothing, when the
+reader of stdout went away (``skndcg score ... | head``), as any command
+killed by SIGPIPE.
 
 Inputs that are pipes or devices (``<(zcat run.gz)``, a named FIFO,
-``/dev/stdin``) are copied to a temporary file before reading, with two
-limits, both options of ``skndcg score``:
-
-- at most ``--pipe-limit-mb`` MiB (default 2048) are copied; a longer stream
-  (``/dev/zero``) is refused;
-- a pipe that gives neither data nor its end within ``--pipe-timeout``
-  seconds (default 30; a named FIFO nobody writes to) is refused.
+``/dev/stdin``) are copied to a temporary file before reading, within the
+limits ``--pipe-limit-mb`` and ``--pipe-timeout`` of ``skndcg score``.
 """
 
 from __future__ import annotations

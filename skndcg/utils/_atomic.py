@@ -1,19 +1,13 @@
 """Write output files whole or not at all, and never through a stray symlink.
 
-:func:`atomic_write` writes to a temporary file in the folder of the target
-(``.<name>.<random>.part``) and renames it over the target only once every
-byte is written and flushed. An interrupted write (an exception,
-``KeyboardInterrupt``, or a SIGTERM turned into an exception by the command
-line) removes the temporary file and leaves any previous version of the
-target untouched: a reader never sees half a file that ends on a newline and
-looks complete.
-
-A target that exists and is not a regular file (``/dev/stdout``, a named
-pipe) is written in place: a stream cannot be replaced.
-
-A target that is a symbolic link is followed only when it points inside the
-output folder (by default, the folder the link is in); a link to anywhere
-else is refused with a ``ValueError`` that names both paths, so that an
+:func:`atomic_write` writes to a temporary file beside the target
+(``.<name>.<random>.part``) and renames it over the target once every byte is
+written and flushed; an interrupted write (an exception, ``KeyboardInterrupt``,
+or a SIGTERM the command line turns into one) removes the temporary file and
+leaves the target as it was: a reader never sees half a file. A target that
+exists and is not a regular file (``/dev/stdout``, a named pipe) is written in
+place. A symbolic link is followed only when it points inside the output folder
+(by default, the link's own); else a ``ValueError`` names both paths, so that an
 output folder cannot be used to overwrite files elsewhere.
 """
 

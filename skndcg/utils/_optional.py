@@ -42,15 +42,8 @@ def _install_hint(top: str, extra: str) -> str:
 
 
 def import_optional(name: str, *, purpose: str | None = None) -> ModuleType:
-    """Import an optional dependency or raise an ImportError naming the extra.
-
-    Parameters
-    ----------
-    name : str
-        Module to import, e.g. ``"lightgbm"``.
-    purpose : str, optional
-        What the module is needed for, used in the error message.
-    """
+    """Import the module ``name`` (``"lightgbm"``) or raise an ImportError
+    naming its extra and what it is needed for (``purpose``)."""
     try:
         return importlib.import_module(name)
     except ImportError as exc:

@@ -1,13 +1,7 @@
-"""Resolve per-row query ids from a routed argument or a DataFrame column.
+"""Per-row query ids, from a routed argument or a DataFrame column.
 
 Every component of skndcg that needs query ids (``QueryRanker``, the ranking
-scorers) finds them the same way, through :func:`resolve_qid`:
-
-1. a ``qid`` array passed explicitly (directly, or routed by scikit-learn when
-   ``sklearn.set_config(enable_metadata_routing=True)`` is on) wins;
-2. otherwise the column named ``qid_col`` of a pandas or polars DataFrame ``X``;
-3. otherwise a ``ValueError`` that names both ways.
-
+scorers) finds them the same way, through :func:`resolve_qid`;
 :func:`query_layout` then gives the contiguous layout LightGBM and XGBoost need.
 """
 
