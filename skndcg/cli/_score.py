@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from ..io import Chunked
-from ..utils._number_text import number_text
+from ..utils._number_text import number_or_nan
 from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
@@ -26,10 +26,7 @@ FORMATS = ("table", "md", "json", "csv", "trec")
 
 def _threshold(text):
     name, sep, value = text.rpartition("=")
-    try:
-        number = float(number_text(value))
-    except ValueError:
-        number = math.nan
+    number = number_or_nan(value)
     if not sep or not name or not math.isfinite(number):
         raise argparse.ArgumentTypeError(
             f"expected METRIC=VALUE such as ndcg@10=0.3, got {text!r}"

@@ -161,12 +161,11 @@ def lines(args, usage_error):
     nickname that skndcg does not compute."""
     from ..metrics import trec_dialect as T
 
-    out, missing = [], []
     level = args.rel_level
     try:
         trec, own = _split_measures(T, args.measure)
         found, missing = T.resolve(trec)
-        out += [_line(m) for m in found]
+        out = [_line(m) for m in found]
         if args.measure and not args.metrics_given:
             metrics = own
         else:
@@ -223,10 +222,9 @@ def _split_measures(T, given):
             except ValueError as exc:
                 if "unknown measure" in str(not_trec) and "unknown" not in str(exc):
                     raise  # the registry's name, with a wrong parameter: ndcg@0
-                trec.append(name)
             else:
                 own.append(name)
-            continue
+                continue
         trec.append(name)
     return trec, own
 

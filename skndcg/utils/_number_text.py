@@ -3,6 +3,8 @@ line's start imports this)."""
 
 from __future__ import annotations
 
+import math
+
 
 def number_text(text):
     """``text`` for ``int()`` and ``float()``, or ``"?"`` (which they refuse)
@@ -11,3 +13,11 @@ def number_text(text):
     as 1 and 0. Every reader of numbers in text (files, options, measure
     names) reads through it."""
     return text if text.isascii() and "_" not in text else "?"
+
+
+def number_or_nan(text):
+    """The float ``text`` reads as through :func:`number_text`, or NaN."""
+    try:
+        return float(number_text(text))
+    except ValueError:
+        return math.nan

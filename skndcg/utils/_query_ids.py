@@ -33,13 +33,6 @@ def has_column(X, name) -> bool:
     return name in column_names(X)
 
 
-def _drop_column(X, name):
-    """Return a new DataFrame without column ``name`` (``X`` is not modified)."""
-    if is_pandas_df(X):
-        return X.drop(columns=[name])
-    return X.drop(name)
-
-
 def n_rows_of(X) -> int:
     """Number of rows of any array-like, DataFrame or sparse matrix."""
     shape = getattr(X, "shape", None)
@@ -119,7 +112,9 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
             f"named {qid_col!r} (set qid_col= to use another column)."
         )
     check_no_missing(ids, caller=caller, source=source)
-    return (_drop_column(X, qid_col) if has_col and drop_col else X), ids
+    if has_col and drop_col:  # a new DataFrame without the column
+        X = X.drop(columns=[qid_col]) if is_pandas_df(X) else X.drop(qid_col)
+    return X, ids
 
 
 def query_layout(qid):
