@@ -6,9 +6,7 @@ import argparse
 import sys
 from importlib import import_module
 
-from ._errors import integer
-
-_EXIT_USAGE = 2
+from ._errors import EXIT_USAGE, integer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,7 +14,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(
-            _EXIT_USAGE,
+            EXIT_USAGE,
             f"{self.prog}: error: {message} (see {self.prog} --help)\n",
         )
 
@@ -166,7 +164,7 @@ def _run(args) -> int:
         from ._language import error
 
         error(exc)
-        return _EXIT_USAGE
+        return EXIT_USAGE
     return 0
 
 

@@ -1,10 +1,8 @@
 """``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests.
 
-Each run is scored as ``skndcg score`` scores it (trec_eval's conventions and
-flags), then :func:`skndcg.evaluation.compare` compares every run with the
-first one (or ``--baseline``) on the per-query values: bootstrap intervals,
-paired tests, a multiple-comparison correction. ``--fail-on-loss`` makes a
-significant loss against the baseline exit with code 1, for CI gating.
+Each run is scored as ``skndcg score`` scores it, then
+:func:`skndcg.evaluation.compare` compares every run with the baseline on the
+per-query values (see the command's description and ``--fail-on-loss``).
 """
 
 from __future__ import annotations

@@ -75,19 +75,19 @@ def score_chunked(chunked, args, metrics):
             convention=args.convention or "trec_eval", all_judged=args.all_judged,
             depth=chunked.depth, popularity=args.item_counts, return_counts=True,
         )  # fmt: skip
-        return means, counts[metrics[0]]
-    convention = convention_of(args, trec=False)
-    options = {"convention": convention, "nan_score": "unretrieved"}
-    if args.all_judged:
-        options["queries"] = "judged"
-    # The document column is read whenever it is named: a document listed
-    # twice in a query is refused, as the in-memory read refuses it.
-    means, counts = streaming.score_parquet(
-        chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
-        score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
-        item_col=None if args.item_counts is None else chunked.doc,
-        popularity=args.item_counts, **options,
-    )  # fmt: skip
+    else:
+        convention = convention_of(args, trec=False)
+        options = {"convention": convention, "nan_score": "unretrieved"}
+        if args.all_judged:
+            options["queries"] = "judged"
+        # The document column is read whenever it is named: a document listed
+        # twice in a query is refused, as the in-memory read refuses it.
+        means, counts = streaming.score_parquet(
+            chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
+            score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
+            item_col=None if args.item_counts is None else chunked.doc,
+            popularity=args.item_counts, **options,
+        )  # fmt: skip
     return means, counts[metrics[0]]
 
 

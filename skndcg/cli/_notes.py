@@ -20,41 +20,30 @@ MESSAGE = (
 )
 
 
-def _listener(prog, stream):
-    """A numba compile listener printing :data:`MESSAGE` at the first compile
-    of a skndcg kernel (numba is imported here, on a terminal only)."""
-    from numba.core import event
-
-    class FirstCompile(event.Listener):
-        def __init__(self):
-            self.said = False
-            self._lock = threading.Lock()
-
-        def on_start(self, ev):
-            disp = ev.data.get("dispatcher")
-            module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
-            if not module.startswith("skndcg."):
-                return
-            with self._lock:
-                if self.said:
-                    return
-                self.said = True
-            print(f"{prog}: {MESSAGE}", file=stream, flush=True)
-
-        def on_end(self, ev):
-            pass
-
-    return event, FirstCompile()
-
-
 @contextlib.contextmanager
 def announce_first_compile(prog, stream=None):
-    """Print :data:`MESSAGE` once if a kernel compiles and ``stream`` is a tty."""
+    """Print :data:`MESSAGE` once if a skndcg kernel compiles and ``stream`` is
+    a tty (numba is imported then only)."""
     stream = sys.stderr if stream is None else stream
     if not getattr(stream, "isatty", lambda: False)():
         yield
         return
-    event, listener = _listener(prog, stream)
+    from numba.core import event
+
+    class FirstCompile(event.Listener):
+        def __init__(self):
+            self._once = threading.Lock()  # taken at the first compile, for good
+
+        def on_start(self, ev):
+            disp = ev.data.get("dispatcher")
+            module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
+            if module.startswith("skndcg.") and self._once.acquire(blocking=False):
+                print(f"{prog}: {MESSAGE}", file=stream, flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    listener = FirstCompile()
     event.register("numba:compile", listener)
     try:
         yield

@@ -1,10 +1,7 @@
 """``--popularity FILE``: the items' training counts, for the per-user
-beyond-accuracy measures (``novelty@10``, ``arp@10``, ...).
-
-The file holds two columns a line, an item id (a run's docno) and its count of
-training interactions, separated by blanks, tabs or a comma; blank lines and
-lines starting with ``#`` are skipped, and ``.gz`` is read transparently. A
-bad line is refused with the file's name and the line's number.
+beyond-accuracy measures, a line ``ITEM COUNT`` each (see the option's help).
+Blank lines and lines starting with ``#`` are skipped, ``.gz`` is read
+transparently, and a bad line is refused with the file's name and line number.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -102,9 +103,7 @@ def build(report, coded, *, trec, all_judged, judged_only=False):
     a query it left empty) from the ``report``'s ``skipped`` column; ``trec``
     for a TREC run and its qrels."""
     skipped = np.asarray(report["skipped"], dtype=object)
-    reasons: dict = {}
-    for why in skipped[skipped != ""].tolist():
-        reasons[why] = reasons.get(why, 0) + 1
+    reasons = Counter(skipped[skipped != ""].tolist())
     # Queries with nothing retrieved are counted on their own, below.
     reasons.pop("nothing retrieved", None)
     qid, y_score, names = coded.qid, coded.y_score, coded.names

@@ -1,11 +1,8 @@
 """trec_eval's options and output for ``skndcg score``.
 
-The flags keep trec_eval's letters: ``-m`` (measures, families and nicknames),
-``-q`` (per query), ``-l`` (relevance level), ``-J`` (judged documents only),
-``-c`` and ``-M`` (aliases of ``--all-judged`` and ``--depth``).
-``--format trec`` prints trec_eval's lines: its measure names, in its order,
-``runid``, ``num_q``, the counts as integers (their ``all`` line a sum) and
-four decimals.
+The flags keep trec_eval's letters (see :func:`add_arguments`); ``--format
+trec`` prints trec_eval's lines: its measure names, in its order, ``runid``,
+``num_q``, the counts as integers (their ``all`` line a sum) and four decimals.
 """
 
 from __future__ import annotations
@@ -171,11 +168,10 @@ def lines(args, usage_error):
         else:
             metrics = list(dict.fromkeys([*own, *args.metrics]))
         for i, name in enumerate(metrics):
-            family = name.partition(".")[0]
             if (
                 name in T.COUNTS
                 or name in T.NICKNAMES
-                or ("." in name and family in T.TABLE_ORDER)
+                or ("." in name and name.partition(".")[0] in T.TABLE_ORDER)
             ):
                 found, absent = T.expand(name)
                 missing += [m for m in absent if m not in missing]

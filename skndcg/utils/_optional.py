@@ -6,15 +6,8 @@ import importlib
 import json
 from types import ModuleType
 
-_EXTRA_OF = {
-    "lightgbm": "lightgbm",
-    "xgboost": "xgboost",
-    "matplotlib": "plot",
-    "matplotlib.pyplot": "plot",
-    "polars": "polars",
-    "catboost": "catboost",
-    "pyarrow": "parquet",
-}
+#: The extras named otherwise than their top-level module.
+_EXTRA_OF = {"matplotlib": "plot", "pyarrow": "parquet"}
 
 
 def _install_hint(top: str, extra: str) -> str:
