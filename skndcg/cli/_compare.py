@@ -115,7 +115,6 @@ def _score_run(args, run, lines):
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
-    _inputs.check_ids_match(one, coded)
     options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     gained = [ln for ln in lines if ln.own_call]

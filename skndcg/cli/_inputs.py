@@ -8,16 +8,6 @@ import numpy as np
 from ._errors import UsageError
 
 
-def check_ids_match(args, coded):
-    """Refuse a run of which no query is judged in ``--qrels`` (loaded rows
-    ``coded``): the ids of the two files differ, unless ``-c`` scores them."""
-    if args.qrels is not None and not args.all_judged and np.isnan(coded.y_score).all():
-        raise UsageError(
-            f"no query of {args.input} has judgments in {args.qrels}; do the "
-            "query ids of the two files match?"
-        )
-
-
 def opened(args, stream=False):
     """The inputs through io's one door (:func:`skndcg.io.open_input`): a
     :class:`~skndcg.io.CodedRanking` for the engine (its ``tag`` the run's,
@@ -173,7 +163,13 @@ def convention_of(args, trec):
 
 def engine_options(args, coded):
     """The keywords of the metric functions that the command line implies for
-    the rows ``coded``."""
+    the rows ``coded``, after refusing a run of which no query is judged in
+    ``--qrels`` (the ids of the two files differ, unless ``-c`` scores them)."""
+    if args.qrels is not None and not args.all_judged and np.isnan(coded.y_score).all():
+        raise UsageError(
+            f"no query of {args.input} has judgments in {args.qrels}; do the "
+            "query ids of the two files match?"
+        )
     convention = convention_of(args, trec=args.qrels is not None)
     options = {"convention": convention}
     if args.unjudged_used:

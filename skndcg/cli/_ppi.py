@@ -43,18 +43,6 @@ def _check(args):
         )
 
 
-def _check_judged(args, coded):
-    """The human file must judge at least two of the run's queries (said of
-    the files: the library would speak of NaN labels)."""
-    judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
-    if judged < 2:
-        raise UsageError(
-            f"--qrels {args.qrels} judges {judged} of the run's "
-            f"{np.unique(coded.qid).size} queries; the prediction-powered score "
-            "needs human judgments of at least two queries, drawn at random"
-        )
-
-
 def run_two_sources(args, metrics):
     """Score with two label sources; print; return the exit code."""
     from ..evaluation import prediction_powered_report
@@ -72,7 +60,15 @@ def run_two_sources(args, metrics):
     options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
     options["doc_id"] = coded.docs[0]
     options["convention"] = args.convention or "trec_eval"
-    _check_judged(args, coded)
+    # At least two judged queries, said of the files (the library would speak
+    # of NaN labels).
+    judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
+    if judged < 2:
+        raise UsageError(
+            f"--qrels {args.qrels} judges {judged} of the run's "
+            f"{np.unique(coded.qid).size} queries; the prediction-powered score "
+            "needs human judgments of at least two queries, drawn at random"
+        )
     try:
         with small_sample_notes():
             report = prediction_powered_report(

@@ -274,7 +274,6 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     loaded rows ``coded``."""
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
-    _inputs.check_ids_match(args, coded)
     options = _inputs.engine_options(args, coded)
     # One evaluation gives the per-query rows and the means.
     report, means = _trec.report((y_true, y_score, qid), plain, gained, options)

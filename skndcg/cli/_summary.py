@@ -46,11 +46,6 @@ class Summary:
     # 10.0 stops with an error (not in the JSON summary).
     trec_eval_stops_at: str = ""
 
-    def as_dict(self) -> dict:
-        out = asdict(self)
-        del out["all_judged"], out["judged_only"], out["trec_eval_stops_at"]
-        return out
-
     def parts(self, strict_only=False):
         parts = [
             f"{_n(n, 'query', 'queries')} skipped ({why})"
@@ -148,5 +143,6 @@ def report(summary, *, strict):
 def in_json(text, summary):
     """The ``--format json`` output with the summary added."""
     out = json.loads(text)
-    out["summary"] = summary.as_dict()
+    out["summary"] = shown = asdict(summary)
+    del shown["all_judged"], shown["judged_only"], shown["trec_eval_stops_at"]
     return json.dumps(out, indent=2)

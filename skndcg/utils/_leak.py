@@ -63,11 +63,9 @@ def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_query_overlap(estimator, qid, *, caller: str) -> None:
-    """Warn with :class:`QueryLeakWarning` if ``estimator`` saw these queries.
-
-    ``estimator`` is anything carrying a ``_fit_queries`` fingerprint (set by
-    QueryRanker.fit) and a ``query_overlap`` option; anything else is ignored.
-    """
+    """Warn with :class:`QueryLeakWarning` if ``estimator`` was fitted on
+    queries of ``qid``; one without QueryRanker.fit's ``_fit_queries`` (or with
+    ``query_overlap="ignore"``) is ignored."""
     seen = getattr(estimator, "_fit_queries", None)
     if seen is None or getattr(estimator, "query_overlap", "warn") == "ignore":
         return

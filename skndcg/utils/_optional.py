@@ -11,13 +11,10 @@ _EXTRA_OF = {"matplotlib": "plot", "pyarrow": "parquet"}
 
 
 def _install_hint(top: str, extra: str) -> str:
-    """How to install ``top`` given how skndcg itself was installed.
-
-    From a package index: the extra, quoted for every shell. From a local
-    folder (``pip install -e .``): the same extra on that folder, or the
-    module alone. Not installed at all (a source tree on ``sys.path``): the
-    module alone.
-    """
+    """How to install ``top`` given how skndcg itself was installed: the extra
+    (quoted for every shell) from a package index, the extra on the folder or
+    the module alone from a local folder (``pip install -e .``), the module
+    alone from a source tree on ``sys.path``."""
     from importlib import metadata  # slow to import, needed only here
 
     dists = list(metadata.distributions(name="skndcg"))

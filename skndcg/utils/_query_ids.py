@@ -118,15 +118,11 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
 
 
 def query_layout(qid):
-    """Contiguous layout of ``qid``: per-row query ids, none missing, any order.
-
-    Returns ``(order, codes, sizes, uniques)``: the stable row order that
-    makes every query contiguous, queries in order of first appearance
-    (``None`` when the rows already are in that order); the query codes
-    ``0..n_queries-1`` of the rows *after* reordering (non-decreasing); the
-    number of rows of each query, in code order; and the original query id
-    of each code.
-    """
+    """Contiguous layout of per-row query ids ``qid`` (none missing, any
+    order): ``(order, codes, sizes, uniques)``, the stable row order that makes
+    every query contiguous in order of first appearance (``None`` when the rows
+    already are), the query codes ``0..n_queries-1`` of the rows *after*
+    reordering, the rows of each query and the query id of each code."""
     codes, uniques = pd.factorize(np.asarray(qid), sort=False)
     codes = codes.astype(np.intp, copy=False)
     sizes = np.bincount(codes, minlength=len(uniques))
