@@ -5,8 +5,6 @@ Each run is scored as ``skndcg score`` scores it, then
 per-query values (see the command's description and ``--fail-on-loss``).
 """
 
-from __future__ import annotations
-
 import os
 
 import numpy as np

@@ -1,8 +1,6 @@
 """What ``skndcg score`` reads: the inputs through io's one door, the engine
 options the command line implies, and the streamed scoring of a large file."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from ._errors import UsageError

@@ -1,7 +1,5 @@
 """``skndcg monitor``: a ranking metric per time window, with alerts on drops."""
 
-from __future__ import annotations
-
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT

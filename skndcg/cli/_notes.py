@@ -8,8 +8,6 @@ clean, and the library itself never prints (its compile times can be read
 with ``skndcg.metrics._jit.compile_times``).
 """
 
-from __future__ import annotations
-
 import contextlib
 import sys
 import threading

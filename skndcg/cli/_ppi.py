@@ -2,8 +2,6 @@
 model's judgments (an LLM judge's) corrected by human judgments of some
 queries, beside the two single-source scores."""
 
-from __future__ import annotations
-
 import json
 
 import numpy as np

@@ -11,8 +11,6 @@ Inputs that are pipes or devices (``<(zcat run.gz)``, a named FIFO,
 limits ``--pipe-limit-mb`` and ``--pipe-timeout`` of ``skndcg score``.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import re

@@ -1,7 +1,5 @@
 """``skndcg score``: score a TREC run against qrels, or a predictions file."""
 
-from __future__ import annotations
-
 import argparse
 import math
 import os

@@ -5,8 +5,6 @@ trec`` prints trec_eval's lines: its measure names, in its order, ``runid``,
 ``num_q``, the counts as integers (their ``all`` line a sum) and four decimals.
 """
 
-from __future__ import annotations
-
 import argparse
 
 import numpy as np

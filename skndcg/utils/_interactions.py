@@ -1,8 +1,6 @@
 """Checks and units shared by everything that reads an interaction log (user,
 item, time in Unix seconds)."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

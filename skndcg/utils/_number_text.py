@@ -1,8 +1,6 @@
 """Text a number is read from, as trec_eval reads it (no numpy: the command
 line's start imports this)."""
 
-from __future__ import annotations
-
 import math
 
 
