@@ -8,11 +8,9 @@ from ._errors import UsageError
 
 def opened(args, stream=False):
     """The inputs through io's one door (:func:`skndcg.io.open_input`): a
-    :class:`~skndcg.io.CodedRanking` for the engine (its ``tag`` the run's,
-    ``presorted`` whether each query's rows already come in descending doc
-    order, ``empty_cells`` a predictions file's empty scores), or, with
-    ``stream`` (only the means are asked for), a :class:`~skndcg.io.Chunked`
-    for :func:`score_chunked`."""
+    :class:`~skndcg.io.CodedRanking` for the engine or, with ``stream`` (only
+    the means are asked for), a :class:`~skndcg.io.Chunked` for
+    :func:`score_chunked`."""
     from ..io import open_input
 
     items = args.item_counts is not None  # (the docnos are the items)

@@ -54,10 +54,8 @@ def run_two_sources(args, metrics):
     )
     low, high = coded.grades
     scale = (min(low, 0.0), max(high, 1.0))
-    score = coded.y_score
-    options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
-    options["doc_id"] = coded.docs[0]
-    options["convention"] = args.convention or "trec_eval"
+    options = {"nan_score": "unretrieved"} if np.isnan(coded.y_score).any() else {}
+    options.update(doc_id=coded.docs[0], convention=args.convention or "trec_eval")
     # At least two judged queries, said of the files (the library would speak
     # of NaN labels).
     judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
@@ -70,7 +68,7 @@ def run_two_sources(args, metrics):
     try:
         with small_sample_notes():
             report = prediction_powered_report(
-                coded.y_true, coded.y_model, score, coded.names[coded.qid],
+                coded.y_true, coded.y_model, coded.y_score, coded.names[coded.qid],
                 metrics=metrics, grades=scale, metric_options=options,
             )  # fmt: skip
     except ValueError as exc:  # (the library's arrays are the two files)

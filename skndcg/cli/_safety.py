@@ -31,9 +31,8 @@ PIPE_TIMEOUT = 30.0
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 
-# Errors in the data or the command line: exit code 2 with one line. The
-# readers turn what they can into a ValueError naming file and line; these
-# others name at least the message.
+# Errors in the data or the command line: exit code 2 with one line (the
+# readers' ValueErrors name file and line, these others at least the message).
 DATA_ERRORS = (
     ValueError, TypeError, OSError, ImportError, OverflowError, EOFError,
     zlib.error, MemoryError,
@@ -72,9 +71,8 @@ def write_per_query(shown, path):
             shown.to_csv(fh, index=False)
     except OSError as exc:
         # (the error may name the hidden temporary file beside the target)
-        reason = exc.strerror or exc
         raise UsageError(
-            f"cannot write --per-query file {str(path)!r}: {reason}"
+            f"cannot write --per-query file {str(path)!r}: {exc.strerror or exc}"
         ) from None
     except ValueError as exc:
         raise UsageError(f"--per-query: {exc}") from None

@@ -190,8 +190,7 @@ def _score(args):
         )
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
-    if counts_only:
-        metrics = ["map"]  # the counts come with any evaluation
+    metrics = metrics or ["map"]  # the counts come with any evaluation
     # ndcg, dcg and ideal_dcg with trec_eval's custom gains, 11pt_avg with its
     # recall levels: a call of their own.
     gained = [ln for ln in lines if ln.own_call]
@@ -273,7 +272,6 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     options = _inputs.engine_options(args, coded)
-    # One evaluation gives the per-query rows and the means.
     report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
         report, coded, trec=args.qrels is not None, all_judged=args.all_judged,
@@ -299,7 +297,6 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
             values = np.asarray(counted[m], dtype=np.float64)
             values = values[~np.isnan(values)]
             if values.size < _CI_MIN_QUERIES:
-                # A bootstrap over a handful of queries is far too narrow.
                 _language.note(
                     f"--ci: no interval for {m}: only {values.size} queries "
                     f"count, fewer than {_CI_MIN_QUERIES}; resampling so few "
@@ -374,11 +371,9 @@ def _verdict(means, thresholds):
 
 
 def _spool(args, stack):
-    """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
-    into a temporary folder, since the readers may need to read a file more than
-    once; return the request that reads the copies, and {copy: original} for
-    the messages. The folder is made only when needed and removed when
-    ``stack`` closes."""
+    """Copy inputs that are not regular files (``<(zcat run.gz)``), which the
+    readers may read more than once, into a temporary folder removed when
+    ``stack`` closes: the request that reads the copies, {copy: original}."""
     import tempfile
     from pathlib import Path
 

@@ -301,11 +301,9 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
 
     ordered = sorted(lines_, key=lambda ln: ln.order)
     tally = counts(table)
-    n_queries = len(table["qid"])
     out = []
     if per_query:
-        qids = np.asarray(table["qid"]).tolist()
-        for g, q in enumerate(qids):
+        for g, q in enumerate(np.asarray(table["qid"]).tolist()):
             for ln in ordered:
                 if ln.length is not None:
                     out.append(f"{ln.trec_name:<22}\t{q}\t'{table[ln.label][g]}'")
@@ -327,7 +325,7 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
             if tag is not None:
                 out.append(f"{'runid':<22}\tall\t{tag}")
         elif ln.trec_name == "num_q":
-            out.append(_row("num_q", "all", n_queries))
+            out.append(_row("num_q", "all", len(table["qid"])))
         elif ln.trec_name == "num_rel" and num_rel is not None:
             out.append(_row("num_rel", "all", int(num_rel)))
         elif ln.metric is None:
