@@ -143,10 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     from ._language import set_caller
     from ._notes import announce_first_compile
-
-    set_caller(prog, parser.commands[args.command])
     from ._safety import guarded
 
+    set_caller(prog, parser.commands[args.command])
     with announce_first_compile(prog):
         return guarded(prog, _run, args)
 

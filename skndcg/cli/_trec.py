@@ -199,11 +199,10 @@ def lines(args, usage_error):
 
 
 def _split_measures(T, given):
-    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``:
-    a name trec_eval does not know but the registry does (``ndcg@10``,
-    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it, and refused
-    with the registry's reason when a parameter is wrong (``ndcg@0``); a name
-    neither knows stays with trec_eval's, whose message names both kinds."""
+    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``: a
+    name only the registry knows (``ndcg@10``, ``mrr``) is scored as
+    ``--metrics`` scores it, or refused with the registry's reason (``ndcg@0``);
+    a name neither knows stays with trec_eval's, whose message names both."""
     from ..metrics import registry
 
     trec, own = [], []
