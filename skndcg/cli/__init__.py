@@ -6,9 +6,7 @@ import argparse
 import sys
 from importlib import import_module
 
-from ._errors import integer
-
-_EXIT_USAGE = 2
+from ._errors import EXIT_USAGE, integer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,7 +14,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(
-            _EXIT_USAGE,
+            EXIT_USAGE,
             f"{self.prog}: error: {message} (see {self.prog} --help)\n",
         )
 
@@ -145,10 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     from ._language import set_caller
     from ._notes import announce_first_compile
-
-    set_caller(prog, parser.commands[args.command])
     from ._safety import guarded
 
+    set_caller(prog, parser.commands[args.command])
     with announce_first_compile(prog):
         return guarded(prog, _run, args)
 
@@ -158,24 +155,15 @@ def _run(args) -> int:
         return import_module(f"._{args.command}", __package__).run(args)
     from ..demo import run_demo
 
+    # The demo's options are run_demo's keywords, --seed its random_state.
+    options = {k: v for k, v in vars(args).items() if k not in ("command", "seed")}
     try:
-        run_demo(
-            data=args.data,
-            fetch=args.fetch,
-            out=args.out,
-            quick=args.quick,
-            max_ratings=args.max_ratings,
-            negatives=args.negatives,
-            n_negatives=args.n_negatives,
-            min_history=args.min_history,
-            random_state=args.seed,
-            protocol=args.protocol,
-        )
+        run_demo(**options, random_state=args.seed)
     except (ValueError, OSError, ImportError) as exc:
         from ._language import error
 
         error(exc)
-        return _EXIT_USAGE
+        return EXIT_USAGE
     return 0
 
 

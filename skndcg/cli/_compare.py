@@ -1,13 +1,9 @@
 """``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests.
 
-Each run is scored as ``skndcg score`` scores it (trec_eval's conventions and
-flags), then :func:`skndcg.evaluation.compare` compares every run with the
-first one (or ``--baseline``) on the per-query values: bootstrap intervals,
-paired tests, a multiple-comparison correction. ``--fail-on-loss`` makes a
-significant loss against the baseline exit with code 1, for CI gating.
+Each run is scored as ``skndcg score`` scores it, then
+:func:`skndcg.evaluation.compare` compares every run with the baseline on the
+per-query values (see the command's description and ``--fail-on-loss``).
 """
-
-from __future__ import annotations
 
 import os
 
@@ -19,7 +15,7 @@ from ._request import ScoreRequest
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
-FORMATS = ("md", "latex", "json")
+FORMATS = {"md": "to_markdown", "latex": "to_latex", "json": "to_json"}  # their writers
 DEFAULT_METRICS = ("map", "ndcg@10", "p@10", "mrr")
 
 
@@ -93,7 +89,7 @@ def add_parser(sub):
     cmp.add_argument("--seed", type=integer(0, "an integer in [0, 2**32 - 1]",
                                             high=2**32 - 1), default=0,
                      help="seed of the resampling (default: 0)")  # fmt: skip
-    cmp.add_argument("--format", choices=FORMATS, default="md",
+    cmp.add_argument("--format", choices=tuple(FORMATS), default="md",
                      help="output (default: md)")  # fmt: skip
     cmp.add_argument(
         "--fail-on-loss", action="store_true",
@@ -117,7 +113,6 @@ def _score_run(args, run, lines):
 
     one = args.but(input=run, judged_only=False)
     coded = _inputs.opened(one)
-    _inputs.check_ids_match(one, coded)
     options = _inputs.engine_options(one, coded)
     plain = [ln.label for ln in lines if not ln.own_call] or ["map"]
     gained = [ln for ln in lines if ln.own_call]
@@ -195,13 +190,7 @@ def _compare(args):
             confidence=args.confidence, n_resamples=args.n_resamples,
             random_state=args.seed, min_queries=args.min_queries,
         )  # fmt: skip
-    if args.format == "json":
-        text = result.to_json()
-    elif args.format == "latex":
-        text = result.to_latex()
-    else:
-        text = result.to_markdown()
-    print(text)
+    print(getattr(result, FORMATS[args.format])())
     frame = result.to_frame()
     losses = frame[(frame["model"] != baseline) & frame["significant"]]
     losses = losses[losses["diff"] < 0]
@@ -228,10 +217,9 @@ def run(args):
         raise
     except (UsageError, *_safety.DATA_ERRORS) as exc:
         message = " ".join(str(exc).split())
-        for run in args.runs:  # the first run that looks like qrels
-            one = ScoreRequest(input=run, qrels=args.qrels)
-            if _inputs.with_swapped_hint(message, one) != message:
-                message = _inputs.with_swapped_hint(message, one)
-                break
+        # The hint of the first run that looks like qrels.
+        ones = (ScoreRequest(input=run, qrels=args.qrels) for run in args.runs)
+        hinted = (_inputs.with_swapped_hint(message, one) for one in ones)
+        message = next((text for text in hinted if text != message), message)
         _language.error(message)
         return EXIT_USAGE

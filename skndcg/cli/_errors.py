@@ -4,7 +4,7 @@ its integer and number options."""
 import argparse
 import math
 
-from ..utils._number_text import number_text
+from ..utils._number_text import number_or_nan, number_text
 
 #: 0: done; 1: a --fail-under (or monitor) threshold was crossed; 2: a problem
 #: with the command line or its input.
@@ -42,10 +42,7 @@ def number(what, low, high=math.inf, *, low_included=False):
     ``expected <what>, got '<text>'`` (after argparse's ``argument --flag:``)."""
 
     def parse(text):
-        try:
-            value = float(number_text(text))
-        except ValueError:
-            value = math.nan
+        value = number_or_nan(text)
         above = value >= low if low_included else value > low
         if not (above and value < high and math.isfinite(value)):
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")

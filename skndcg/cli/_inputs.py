@@ -1,30 +1,16 @@
 """What ``skndcg score`` reads: the inputs through io's one door, the engine
 options the command line implies, and the streamed scoring of a large file."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from ._errors import UsageError
 
 
-def check_ids_match(args, coded):
-    """Refuse a run of which no query is judged in ``--qrels`` (loaded rows
-    ``coded``): the ids of the two files differ, unless ``-c`` scores them."""
-    if args.qrels is not None and not args.all_judged and np.isnan(coded.y_score).all():
-        raise UsageError(
-            f"no query of {args.input} has judgments in {args.qrels}; do the "
-            "query ids of the two files match?"
-        )
-
-
 def opened(args, stream=False):
     """The inputs through io's one door (:func:`skndcg.io.open_input`): a
-    :class:`~skndcg.io.CodedRanking` for the engine (its ``tag`` the run's,
-    ``presorted`` whether each query's rows already come in descending doc
-    order, ``empty_cells`` a predictions file's empty scores), or, with
-    ``stream`` (only the means are asked for), a :class:`~skndcg.io.Chunked`
-    for :func:`score_chunked`."""
+    :class:`~skndcg.io.CodedRanking` for the engine or, with ``stream`` (only
+    the means are asked for), a :class:`~skndcg.io.Chunked` for
+    :func:`score_chunked`."""
     from ..io import open_input
 
     items = args.item_counts is not None  # (the docnos are the items)
@@ -75,19 +61,19 @@ def score_chunked(chunked, args, metrics):
             convention=args.convention or "trec_eval", all_judged=args.all_judged,
             depth=chunked.depth, popularity=args.item_counts, return_counts=True,
         )  # fmt: skip
-        return means, counts[metrics[0]]
-    convention = convention_of(args, trec=False)
-    options = {"convention": convention, "nan_score": "unretrieved"}
-    if args.all_judged:
-        options["queries"] = "judged"
-    # The document column is read whenever it is named: a document listed
-    # twice in a query is refused, as the in-memory read refuses it.
-    means, counts = streaming.score_parquet(
-        chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
-        score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
-        item_col=None if args.item_counts is None else chunked.doc,
-        popularity=args.item_counts, **options,
-    )  # fmt: skip
+    else:
+        convention = convention_of(args, trec=False)
+        options = {"convention": convention, "nan_score": "unretrieved"}
+        if args.all_judged:
+            options["queries"] = "judged"
+        # The document column is read whenever it is named: a document listed
+        # twice in a query is refused, as the in-memory read refuses it.
+        means, counts = streaming.score_parquet(
+            chunked.path, metrics, qid_col=chunked.qid, label_col=chunked.label,
+            score_col=chunked.score, doc_col=chunked.doc, return_counts=True,
+            item_col=None if args.item_counts is None else chunked.doc,
+            popularity=args.item_counts, **options,
+        )  # fmt: skip
     return means, counts[metrics[0]]
 
 
@@ -173,7 +159,13 @@ def convention_of(args, trec):
 
 def engine_options(args, coded):
     """The keywords of the metric functions that the command line implies for
-    the rows ``coded``."""
+    the rows ``coded``, after refusing a run of which no query is judged in
+    ``--qrels`` (the ids of the two files differ, unless ``-c`` scores them)."""
+    if args.qrels is not None and not args.all_judged and np.isnan(coded.y_score).all():
+        raise UsageError(
+            f"no query of {args.input} has judgments in {args.qrels}; do the "
+            "query ids of the two files match?"
+        )
     convention = convention_of(args, trec=args.qrels is not None)
     options = {"convention": convention}
     if args.unjudged_used:

@@ -1,14 +1,9 @@
 """How the command line speaks to its caller: under the name of the command
-it was called as, and in flags rather than Python keywords.
+it was called as, and in flags rather than Python keywords (see :func:`speak`).
 
-The library's messages name its arguments as Python does
-(``empty_windows='keep'``, ``min_queries=0``); on the command line each such
-keyword that is one of the command's options reads as that option
-(``--empty-windows keep``, ``--min-queries 0``). The options are read from
-the command's own parser, so a new option is translated as soon as it
-exists. The few names no option stands for (``y_true``, ``y_score``,
-``gain='exponential'``) read as words, unless the command names the file an
-array came from (``y_model`` read from ``--model-qrels llm.txt``).
+The options are read from the command's own parser, so a new option is
+translated as soon as it exists. The few names no option stands for
+(``y_true``, ``y_score``, ``gain='exponential'``) read as words.
 """
 
 from __future__ import annotations

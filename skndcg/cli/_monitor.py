@@ -1,7 +1,5 @@
 """``skndcg monitor``: a ranking metric per time window, with alerts on drops."""
 
-from __future__ import annotations
-
 import sys
 
 from ._errors import EXIT_FAILED as EXIT_ALERT
@@ -93,6 +91,9 @@ def run(args):
     # The columns no flag names are read under their default names.
     named = {a: getattr(args, a) or DEFAULT_COLUMNS[a] for a in DEFAULT_COLUMNS}
     defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
+    # The other options are metric_over_time's keywords of the same name.
+    own = {"command", "log", "time", *DEFAULT_COLUMNS, "alert_on", "format"}
+    kwargs = {k: v for k, v in vars(args).items() if k not in own}
     try:
         refuse_stdin([("LOG", args.log)])
         try:
@@ -109,22 +110,7 @@ def run(args):
                 raise ValueError(f"{exc} {columns_hint(hinted)}") from None
             raise
         out = metric_over_time(
-            named["label"],
-            named["score"],
-            named["qid"],
-            args.time,
-            data=data,
-            freq=args.freq,
-            metrics=args.metrics,
-            baseline=args.baseline,
-            baseline_windows=args.baseline_windows,
-            alpha=args.alpha,
-            correction=args.correction,
-            threshold=args.threshold,
-            empty_windows=args.empty_windows,
-            convention=args.convention,
-            time_unit=args.time_unit,
-            time_format=args.time_format,
+            named["label"], named["score"], named["qid"], args.time, data=data, **kwargs
         )
     except (ValueError, TypeError, OSError, UsageError) as exc:
         # (the library names the time column; the file is the caller's)

@@ -3,8 +3,6 @@ JSON or CSV, and the table layouts and number formats that ``skndcg score``
 and its two-source scoring (``--model-qrels``) share. trec_eval's lines are
 printed by ``_trec``."""
 
-from __future__ import annotations
-
 import json
 import math
 

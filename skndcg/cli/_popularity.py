@@ -1,22 +1,16 @@
 """``--popularity FILE``: the items' training counts, for the per-user
-beyond-accuracy measures (``novelty@10``, ``arp@10``, ...).
-
-The file holds two columns a line, an item id (a run's docno) and its count of
-training interactions, separated by blanks, tabs or a comma; blank lines and
-lines starting with ``#`` are skipped, and ``.gz`` is read transparently. A
-bad line is refused with the file's name and the line's number.
+beyond-accuracy measures, a line ``ITEM COUNT`` each (see the option's help).
+Blank lines and lines starting with ``#`` are skipped, ``.gz`` is read
+transparently, and a bad line is refused with the file's name and line number.
 """
 
 from __future__ import annotations
 
 import gzip
 import math
-import re
 
-from ..utils._number_text import number_text
+from ..utils._number_text import number_or_nan
 from ._errors import UsageError
-
-_SEPARATOR = re.compile(r"[\s,]+")
 
 
 def read_popularity(path) -> dict:
@@ -33,12 +27,11 @@ def read_popularity(path) -> dict:
     """
     name = str(path)
     opener = gzip.open if name.endswith(".gz") else open
-    counts: dict = {}
-    seen: dict = {}
+    counts, seen = {}, {}
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
             for number, text in enumerate(fh, start=1):
-                fields = [f for f in _SEPARATOR.split(text.strip()) if f]
+                fields = text.replace(",", " ").split()
                 if not fields or fields[0].startswith("#"):
                     continue
                 item, count = _line(name, number, text, fields)
@@ -69,10 +62,7 @@ def _line(name, number, text, fields):
             f"{where} has {len(fields)} fields; a line holds an item id and its "
             "training count, separated by blanks, a tab or a comma"
         )
-    try:
-        count = float(number_text(fields[1]))
-    except ValueError:
-        count = math.nan
+    count = number_or_nan(fields[1])
     if not math.isfinite(count) or count < 0:
         raise UsageError(f"{where}: the count {fields[1]!r} is not a number >= 0")
     return fields[0], count

@@ -2,8 +2,6 @@
 model's judgments (an LLM judge's) corrected by human judgments of some
 queries, beside the two single-source scores."""
 
-from __future__ import annotations
-
 import json
 
 import numpy as np
@@ -43,22 +41,23 @@ def _check(args):
         )
 
 
-def _rows(args):
-    """The run joined with both judgment files, as ``io.open_input`` joins them
-    (the model's missing queries named there), and the grade scale."""
+def run_two_sources(args, metrics):
+    """Score with two label sources; print; return the exit code."""
+    from ..evaluation import prediction_powered_report
     from ..io import open_input
 
+    _check(args)
+    # The run joined with both judgment files (the model's missing queries are
+    # named there); the grade scale is the human file's, 0 included.
     coded = open_input(
         args.input, args.qrels, model_qrels=args.model_qrels, depth=args.depth
     )
-    # The scale is the human file's (every judgment in it), 0 included.
     low, high = coded.grades
-    return coded, (min(low, 0.0), max(high, 1.0))
-
-
-def _check_judged(args, coded):
-    """The human file must judge at least two of the run's queries (said of
-    the files: the library would speak of NaN labels)."""
+    scale = (min(low, 0.0), max(high, 1.0))
+    options = {"nan_score": "unretrieved"} if np.isnan(coded.y_score).any() else {}
+    options.update(doc_id=coded.docs[0], convention=args.convention or "trec_eval")
+    # At least two judged queries, said of the files (the library would speak
+    # of NaN labels).
     judged = np.unique(coded.qid[~np.isnan(coded.y_true)]).size
     if judged < 2:
         raise UsageError(
@@ -66,23 +65,10 @@ def _check_judged(args, coded):
             f"{np.unique(coded.qid).size} queries; the prediction-powered score "
             "needs human judgments of at least two queries, drawn at random"
         )
-
-
-def run_two_sources(args, metrics):
-    """Score with two label sources; print; return the exit code."""
-    from ..evaluation import prediction_powered_report
-
-    _check(args)
-    coded, scale = _rows(args)
-    score = coded.y_score
-    options = {"nan_score": "unretrieved"} if np.isnan(score).any() else {}
-    options["doc_id"] = coded.docs[0]
-    options["convention"] = args.convention or "trec_eval"
-    _check_judged(args, coded)
     try:
         with small_sample_notes():
             report = prediction_powered_report(
-                coded.y_true, coded.y_model, score, coded.names[coded.qid],
+                coded.y_true, coded.y_model, coded.y_score, coded.names[coded.qid],
                 metrics=metrics, grades=scale, metric_options=options,
             )  # fmt: skip
     except ValueError as exc:  # (the library's arrays are the two files)
@@ -103,16 +89,14 @@ def _render(fmt_name, report):
     if fmt_name == "json":
         out = {"n_queries": n_all, "n_judged": n_judged, "metrics": {}}
         for _, row in report.iterrows():
-            out["metrics"][row["metric"]] = {
+            entry = out["metrics"][row["metric"]] = {
                 name: {
                     "mean": json_number(row[est]),
                     "ci": [json_number(row[f"{pre}{end}"]) for end in ("low", "high")],
                 }
                 for name, (pre, est) in cols.items()
             }
-            out["metrics"][row["metric"]]["variance_removed"] = json_number(
-                row["variance_removed"]
-            )
+            entry["variance_removed"] = json_number(row["variance_removed"])
         return json.dumps(out, indent=2)
     if fmt_name == "csv":
         lines = ["metric,source,mean,ci_low,ci_high,n_queries"]

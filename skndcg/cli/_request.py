@@ -1,10 +1,8 @@
 """What one ``skndcg score`` (or one run of ``skndcg compare``) asks for.
 
 The parsed arguments are read once into a frozen :class:`ScoreRequest`; what is
-derived later (the files copied from pipes, the default metrics and columns,
-the relevance level a measure name sets) makes a new request with
-:meth:`ScoreRequest.but`, never a change to the old one. The readers
-(``_inputs``) and the trec_eval layer (``_trec``) read only the request.
+derived later makes a new request with :meth:`ScoreRequest.but`, never a
+change to the old one.
 """
 
 from __future__ import annotations
@@ -69,10 +67,8 @@ class ScoreRequest:
         return cls(**given)
 
     def means_only(self) -> bool:
-        """Whether only the means are asked for, so that a large file may be
-        streamed: no per-query rows, interval or --strict count, and no
-        trec_eval option that reads the rows (-J, -q, -l, -N, a measure that
-        tells unjudged documents apart)."""
+        """Whether only the means are asked for (no option reads the per-query
+        rows), so that a large file may be streamed."""
         rows = (self.per_query, self.ci, self.strict, self.judged_only,
                 self.query_eval, self.unjudged_used)  # fmt: skip
         return not any(rows) and self.rel_level is None and self.num_docs is None

@@ -1,26 +1,15 @@
 """How the command line ends: exit codes, signals, and copies of pipes.
 
-Exit codes of every sub-command:
-
-- 0: done;
-- 1: only ``skndcg score --fail-under``: a threshold was missed;
-- 2: a usage or input error, as one line on stderr (no traceback);
-- 130 and 143: interrupted by SIGINT (Ctrl-C) or SIGTERM, after removing the
-  temporary files and half-written outputs;
-- 141: the reader of stdout went away (``skndcg score ... | head``); nothing
-  is printed, as for any command killed by SIGPIPE.
+Besides 0, 1 and 2 (see ``_errors``), every sub-command exits with 130 or 143
+when interrupted by SIGINT (Ctrl-C) or SIGTERM, after removing the temporary
+files and half-written outputs, and with 141, printing nothing, when the
+reader of stdout went away (``skndcg score ... | head``), as any command
+killed by SIGPIPE.
 
 Inputs that are pipes or devices (``<(zcat run.gz)``, a named FIFO,
-``/dev/stdin``) are copied to a temporary file before reading, with two
-limits, both options of ``skndcg score``:
-
-- at most ``--pipe-limit-mb`` MiB (default 2048) are copied; a longer stream
-  (``/dev/zero``) is refused;
-- a pipe that gives neither data nor its end within ``--pipe-timeout``
-  seconds (default 30; a named FIFO nobody writes to) is refused.
+``/dev/stdin``) are copied to a temporary file before reading, within the
+limits ``--pipe-limit-mb`` and ``--pipe-timeout`` of ``skndcg score``.
 """
-
-from __future__ import annotations
 
 import contextlib
 import os
@@ -42,9 +31,8 @@ PIPE_TIMEOUT = 30.0
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 
-# Errors in the data or the command line: exit code 2 with one line. The
-# readers turn what they can into a ValueError naming file and line; these
-# others name at least the message.
+# Errors in the data or the command line: exit code 2 with one line (the
+# readers' ValueErrors name file and line, these others at least the message).
 DATA_ERRORS = (
     ValueError, TypeError, OSError, ImportError, OverflowError, EOFError,
     zlib.error, MemoryError,
@@ -71,7 +59,7 @@ def add_arguments(score):
     )
 
 
-def write_per_query(shown, path, usage_error):
+def write_per_query(shown, path):
     """The per-query CSV, to stdout for ``-``, else written atomically."""
     if path == "-":
         shown.to_csv(sys.stdout, index=False)
@@ -83,12 +71,11 @@ def write_per_query(shown, path, usage_error):
             shown.to_csv(fh, index=False)
     except OSError as exc:
         # (the error may name the hidden temporary file beside the target)
-        reason = exc.strerror or exc
-        raise usage_error(
-            f"cannot write --per-query file {str(path)!r}: {reason}"
+        raise UsageError(
+            f"cannot write --per-query file {str(path)!r}: {exc.strerror or exc}"
         ) from None
     except ValueError as exc:
-        raise usage_error(f"--per-query: {exc}") from None
+        raise UsageError(f"--per-query: {exc}") from None
 
 
 class Terminated(BaseException):
@@ -135,14 +122,9 @@ def guarded(prog, func, *args):
 
 
 def copy_stream(path, dest, *, limit_mb, timeout):
-    """Copy the pipe or device ``path`` to the file ``dest``, within the limits.
-
-    Raises
-    ------
-    ValueError
-        If more than ``limit_mb`` MiB arrive, or if neither data nor the end
-        of the stream arrives within ``timeout`` seconds of opening.
-    """
+    """Copy the pipe or device ``path`` to the file ``dest``; a ValueError if
+    more than ``limit_mb`` MiB arrive, or neither data nor the end of the
+    stream within ``timeout`` seconds of opening."""
     limit = int(limit_mb) << 20
     # Opening a FIFO for reading blocks until a writer comes: open without
     # blocking, wait for the first event with a time-out, then read normally.

@@ -1,7 +1,5 @@
 """``skndcg score``: score a TREC run against qrels, or a predictions file."""
 
-from __future__ import annotations
-
 import argparse
 import math
 import os
@@ -10,7 +8,7 @@ import sys
 import numpy as np
 
 from ..io import Chunked
-from ..utils._number_text import number_text
+from ..utils._number_text import number_or_nan
 from . import _inputs, _language, _safety, _summary, _trec
 from ._errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, integer
 from ._output import fmt, render
@@ -26,10 +24,7 @@ FORMATS = ("table", "md", "json", "csv", "trec")
 
 def _threshold(text):
     name, sep, value = text.rpartition("=")
-    try:
-        number = float(number_text(value))
-    except ValueError:
-        number = math.nan
+    number = number_or_nan(value)
     if not sep or not name or not math.isfinite(number):
         raise argparse.ArgumentTypeError(
             f"expected METRIC=VALUE such as ndcg@10=0.3, got {text!r}"
@@ -195,8 +190,7 @@ def _score(args):
         )
     metrics = [ln.label for ln in lines if ln.metric is not None]
     counts_only = not metrics
-    if counts_only:
-        metrics = ["map"]  # the counts come with any evaluation
+    metrics = metrics or ["map"]  # the counts come with any evaluation
     # ndcg, dcg and ideal_dcg with trec_eval's custom gains, 11pt_avg with its
     # recall levels: a call of their own.
     gained = [ln for ln in lines if ln.own_call]
@@ -277,9 +271,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     loaded rows ``coded``."""
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
-    _inputs.check_ids_match(args, coded)
     options = _inputs.engine_options(args, coded)
-    # One evaluation gives the per-query rows and the means.
     report, means = _trec.report((y_true, y_score, qid), plain, gained, options)
     summary = _summary.build(
         report, coded, trec=args.qrels is not None, all_judged=args.all_judged,
@@ -305,7 +297,6 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
             values = np.asarray(counted[m], dtype=np.float64)
             values = values[~np.isnan(values)]
             if values.size < _CI_MIN_QUERIES:
-                # A bootstrap over a handful of queries is far too narrow.
                 _language.note(
                     f"--ci: no interval for {m}: only {values.size} queries "
                     f"count, fewer than {_CI_MIN_QUERIES}; resampling so few "
@@ -321,7 +312,7 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
 
         # Queries with nothing retrieved are not evaluated (trec_eval -q).
         shown = pd.DataFrame(_rows(report, report["skipped"] != "nothing retrieved"))
-        _safety.write_per_query(shown, args.per_query, UsageError)
+        _safety.write_per_query(shown, args.per_query)
     # trec_eval -c sums num_rel from the qrels, every judgment above 0 whatever
     # -l says.
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
@@ -380,11 +371,9 @@ def _verdict(means, thresholds):
 
 
 def _spool(args, stack):
-    """Copy inputs that are not regular files (a pipe, as from ``<(zcat run.gz)``)
-    into a temporary folder, since the readers may need to read a file more than
-    once; return the request that reads the copies, and {copy: original} for
-    the messages. The folder is made only when needed and removed when
-    ``stack`` closes."""
+    """Copy inputs that are not regular files (``<(zcat run.gz)``), which the
+    readers may read more than once, into a temporary folder removed when
+    ``stack`` closes: the request that reads the copies, {copy: original}."""
     import tempfile
     from pathlib import Path
 

@@ -1,31 +1,26 @@
 """What ``skndcg score`` assumed: the queries it scored, skipped and never saw.
 
-A mean over queries hides which queries it is a mean of. After scoring,
-``skndcg score`` counts:
-
-- the queries scored, and those skipped with the reason (for example a query
-  with no relevant item under a convention that skips it);
-- the queries of a TREC run that have no judgments (trec_eval drops them);
-- the judged queries the run or predictions file has no results for (not
-  scored unless ``--all-judged``, which scores them 0);
-- the judged documents a TREC run did not retrieve (they count as misses);
-- the empty score cells of a predictions file (read as "judged, not
-  retrieved").
+A mean over queries hides which queries it is a mean of, so ``skndcg score``
+counts the queries scored and those skipped with the reason, the queries of a
+TREC run without judgments (trec_eval drops them), the judged queries without
+results (scored 0 only with ``--all-judged``), the judged documents a TREC run
+did not retrieve (misses) and the empty score cells of a predictions file
+(read as "judged, not retrieved").
 
 The summary is one line on stderr when a query was skipped or not scored, or
 a score cell was empty (the unretrieved documents alone, which every TREC run
 has, print nothing), and the ``"summary"`` object of ``--format json``
-always. With ``--strict``, each of them except the unretrieved documents of a
-TREC run (which every run has: they are what recall measures) is an error with
-exit code 2. Files large enough to be streamed (see
-:func:`skndcg.io.open_input`) are counted only with ``--strict``, which reads
-them in memory; otherwise they get no summary.
+always. With ``--strict``, each of them but the unretrieved documents is an
+error with exit code 2. A file large enough to be streamed (see
+:func:`skndcg.io.open_input`) is counted only with ``--strict``, which reads
+it in memory.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -51,12 +46,7 @@ class Summary:
     # 10.0 stops with an error (not in the JSON summary).
     trec_eval_stops_at: str = ""
 
-    def as_dict(self) -> dict:
-        out = asdict(self)
-        del out["all_judged"], out["judged_only"], out["trec_eval_stops_at"]
-        return out
-
-    def _parts(self, strict_only=False):
+    def parts(self, strict_only=False):
         parts = [
             f"{_n(n, 'query', 'queries')} skipped ({why})"
             for why, n in self.queries_skipped.items()
@@ -97,48 +87,18 @@ class Summary:
             parts.append(f"{missed} not retrieved (counted as missed)")
         return parts
 
-    def line(self) -> str | None:
-        """The stderr line, or None when every query was scored as given."""
-        if not self._parts(strict_only=True):
-            return None  # every query scored as given; misses are normal
-        parts = self._parts()
-        scored = _n(self.queries_scored, "query", "queries")
-        from ._language import prog
-
-        return f"{prog()}: {scored} scored; " + "; ".join(parts)
-
-    def strict_error(self) -> str | None:
-        """The ``--strict`` error message, or None."""
-        parts = self._parts(strict_only=True)
-        if not parts:
-            return None
-        return "--strict: " + "; ".join(parts)
-
 
 def _n(n, one, many):
     return f"{n} {one if n == 1 else many}"
 
 
 def build(report, coded, *, trec, all_judged, judged_only=False):
-    """The summary of one evaluation.
-
-    Parameters
-    ----------
-    report : mapping
-        The per-query report's columns, with its ``skipped`` column.
-    coded : CodedRanking
-        The rows scored: query codes and names, scores (NaN for judged rows
-        not retrieved), the empty score cells of a predictions file and the
-        rows ``-J`` added to keep a query it left empty (not documents).
-    trec : bool
-        Whether the inputs were a TREC run and its qrels.
-    all_judged, judged_only : bool
-        Whether ``--all-judged`` and ``-J`` were given.
-    """
+    """The summary of one evaluation of the rows ``coded`` (NaN scores for
+    judged rows not retrieved; ``placeholders``, the rows ``-J`` added to keep
+    a query it left empty) from the ``report``'s ``skipped`` column; ``trec``
+    for a TREC run and its qrels."""
     skipped = np.asarray(report["skipped"], dtype=object)
-    reasons: dict = {}
-    for why in skipped[skipped != ""].tolist():
-        reasons[why] = reasons.get(why, 0) + 1
+    reasons = Counter(skipped[skipped != ""].tolist())
     # Queries with nothing retrieved are counted on their own, below.
     reasons.pop("nothing retrieved", None)
     qid, y_score, names = coded.qid, coded.y_score, coded.names
@@ -165,18 +125,24 @@ def build(report, coded, *, trec, all_judged, judged_only=False):
 
 
 def report(summary, *, strict):
-    """Raise the ``--strict`` error, else print the summary line if any."""
-    if strict:
-        message = summary.strict_error()
-        if message is not None:
-            raise UsageError(message)
-    line = summary.line()
-    if line is not None:
-        print(line, file=sys.stderr)
+    """Raise the ``--strict`` error, else print the summary line if any: none
+    when every query was scored as given (misses are normal)."""
+    parts = summary.parts(strict_only=True)
+    if parts and strict:
+        raise UsageError("--strict: " + "; ".join(parts))
+    if parts:
+        from ._language import prog
+
+        scored = _n(summary.queries_scored, "query", "queries")
+        print(
+            f"{prog()}: {scored} scored; " + "; ".join(summary.parts()),
+            file=sys.stderr,
+        )
 
 
 def in_json(text, summary):
     """The ``--format json`` output with the summary added."""
     out = json.loads(text)
-    out["summary"] = summary.as_dict()
+    out["summary"] = shown = asdict(summary)
+    del shown["all_judged"], shown["judged_only"], shown["trec_eval_stops_at"]
     return json.dumps(out, indent=2)

@@ -1,14 +1,9 @@
 """trec_eval's options and output for ``skndcg score``.
 
-The flags keep trec_eval's letters: ``-m`` (measures, families and nicknames),
-``-q`` (per query), ``-l`` (relevance level), ``-J`` (judged documents only),
-``-c`` and ``-M`` (aliases of ``--all-judged`` and ``--depth``).
-``--format trec`` prints trec_eval's lines: its measure names, in its order,
-``runid``, ``num_q``, the counts as integers (their ``all`` line a sum) and
-four decimals.
+The flags keep trec_eval's letters (see :func:`add_arguments`); ``--format
+trec`` prints trec_eval's lines: its measure names, in its order, ``runid``,
+``num_q``, the counts as integers (their ``all`` line a sum) and four decimals.
 """
-
-from __future__ import annotations
 
 import argparse
 
@@ -44,15 +39,11 @@ def _rel_level(text):
 def with_num_docs(lines_, n_docs):
     """``lines_`` with ``n_docs`` given to every utility line (trec_eval -N)."""
     for ln in lines_:
-        if ln.metric is None:
-            continue
-        spec = parse_metric(ln.metric)
-        if spec.measure != "utility":
-            continue
-        params = dict(spec.params)
-        params["n_docs"] = float(n_docs)
-        given = ", ".join(f"{k}={v:g}" for k, v in params.items())
-        ln.metric = ln.label = f"utility({given})"
+        spec = None if ln.metric is None else parse_metric(ln.metric)
+        if spec is not None and spec.measure == "utility":
+            params = {**dict(spec.params), "n_docs": float(n_docs)}
+            given = ", ".join(f"{k}={v:g}" for k, v in params.items())
+            ln.metric = ln.label = f"utility({given})"
     return lines_
 
 
@@ -165,22 +156,20 @@ def lines(args, usage_error):
     nickname that skndcg does not compute."""
     from ..metrics import trec_dialect as T
 
-    out, missing = [], []
     level = args.rel_level
     try:
         trec, own = _split_measures(T, args.measure)
         found, missing = T.resolve(trec)
-        out += [_line(m) for m in found]
+        out = [_line(m) for m in found]
         if args.measure and not args.metrics_given:
             metrics = own
         else:
             metrics = list(dict.fromkeys([*own, *args.metrics]))
         for i, name in enumerate(metrics):
-            family = name.partition(".")[0]
             if (
                 name in T.COUNTS
                 or name in T.NICKNAMES
-                or ("." in name and family in T.TABLE_ORDER)
+                or ("." in name and name.partition(".")[0] in T.TABLE_ORDER)
             ):
                 found, absent = T.expand(name)
                 missing += [m for m in absent if m not in missing]
@@ -200,23 +189,20 @@ def lines(args, usage_error):
         from ._language import note
 
         note("not computed yet, left out of the output: " + ", ".join(missing))
-    seen, unique = set(), []
+    unique = {}
     for line in out:
         key = line.trec_name if line.own_call else (line.metric or line.trec_name)
-        if key not in seen:
-            seen.add(key)
-            unique.append(line)
+        unique.setdefault(key, line)
     if not unique:
         raise usage_error("no measure to compute")
-    return unique, level
+    return list(unique.values()), level
 
 
 def _split_measures(T, given):
-    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``:
-    a name trec_eval does not know but the registry does (``ndcg@10``,
-    ``mrr``, ``nDCG@10``) is scored as ``--metrics`` scores it, and refused
-    with the registry's reason when a parameter is wrong (``ndcg@0``); a name
-    neither knows stays with trec_eval's, whose message names both kinds."""
+    """``-m``'s arguments as ``(trec_eval's names, the registry's names)``: a
+    name only the registry knows (``ndcg@10``, ``mrr``) is scored as
+    ``--metrics`` scores it, or refused with the registry's reason (``ndcg@0``);
+    a name neither knows stays with trec_eval's, whose message names both."""
     from ..metrics import registry
 
     trec, own = [], []
@@ -229,10 +215,9 @@ def _split_measures(T, given):
             except ValueError as exc:
                 if "unknown measure" in str(not_trec) and "unknown" not in str(exc):
                     raise  # the registry's name, with a wrong parameter: ndcg@0
-                trec.append(name)
             else:
                 own.append(name)
-            continue
+                continue
         trec.append(name)
     return trec, own
 
@@ -241,7 +226,7 @@ def _line(m, by_trec_name=False):
     """The :class:`Line` of one trec_eval measure (a ``TrecMeasure``),
     labelled by its metric name, or by its trec_eval name when scored apart
     or when ``by_trec_name``."""
-    metric = _canonical(m.metric)
+    metric = None if m.metric is None else parse_metric(m.metric).name
     own = bool(m.gains or m.levels) or by_trec_name
     label = m.trec_name if own else (metric or m.trec_name)
     return Line(label, metric, m.trec_name, m.order, m.trec_name, m.gains,
@@ -253,13 +238,15 @@ def report(data, plain, gained, options):
     ``plain`` and of the lines ``gained`` (ndcg with trec_eval's custom gains,
     11pt_avg with recall levels: a call of their own) over ``data``, the
     engine's ``(y_true, y_score, qid)``."""
+    from ..metrics.trec_dialect import gain_function
+
     report, means = _report_of(*data, metrics=plain, **options)
     for ln in gained:
         if ln.levels:
             report[ln.label], means[ln.label] = _level_average(data, ln, options)
             continue
         extra, extra_means = _report_of(
-            *data, metrics=[ln.metric], gain=gain_of(ln), **options
+            *data, metrics=[ln.metric], gain=gain_function(ln.gains), **options
         )
         report[ln.label], means[ln.label] = extra[ln.metric], extra_means[ln.metric]
     return report, means
@@ -277,22 +264,9 @@ def _level_average(data, line, options):
     (as trec_eval adds them up)."""
     names = [f"iprec(recall={v!r})" for v in line.levels]
     extra, extra_means = _report_of(*data, metrics=names, **options)
-    total = 0.0
-    for name in names:
-        total = total + np.asarray(extra[name], dtype=np.float64)
+    total = sum((np.asarray(extra[name], dtype=np.float64) for name in names), 0.0)
     mean = sum(extra_means[name] for name in names) / len(names)
     return total / len(names), mean
-
-
-def gain_of(line):
-    """The ``gain=`` function of a line's custom ndcg gains (``ndcg.1=0.5``)."""
-    from ..metrics.trec_dialect import gain_function
-
-    return gain_function(line.gains)
-
-
-def _canonical(metric):
-    return None if metric is None else parse_metric(metric).name
 
 
 def _level(level, rel, name, usage_error):
@@ -309,14 +283,12 @@ def _level(level, rel, name, usage_error):
 
 def counts(table):
     """Per-query ``num_ret``, ``num_rel`` and ``num_rel_ret`` of the table."""
-    n_items = np.asarray(table["n_items"], dtype=np.int64)
-    n_rel = np.asarray(table["n_relevant"], dtype=np.int64)
     if "n_retrieved" in table:
-        ret = np.asarray(table["n_retrieved"], dtype=np.int64)
-        rel_ret = np.asarray(table["n_relevant_retrieved"], dtype=np.int64)
+        ret, rel_ret = "n_retrieved", "n_relevant_retrieved"
     else:
-        ret, rel_ret = n_items, n_rel
-    return {"num_ret": ret, "num_rel": n_rel, "num_rel_ret": rel_ret}
+        ret, rel_ret = "n_items", "n_relevant"
+    columns = {"num_ret": ret, "num_rel": "n_relevant", "num_rel_ret": rel_ret}
+    return {k: np.asarray(table[c], dtype=np.int64) for k, c in columns.items()}
 
 
 def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
@@ -328,11 +300,9 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
 
     ordered = sorted(lines_, key=lambda ln: ln.order)
     tally = counts(table)
-    n_queries = len(table["qid"])
     out = []
     if per_query:
-        qids = np.asarray(table["qid"]).tolist()
-        for g, q in enumerate(qids):
+        for g, q in enumerate(np.asarray(table["qid"]).tolist()):
             for ln in ordered:
                 if ln.length is not None:
                     out.append(f"{ln.trec_name:<22}\t{q}\t'{table[ln.label][g]}'")
@@ -354,7 +324,7 @@ def render(lines_, table, means, tag, *, per_query, num_rel=None, summary=True):
             if tag is not None:
                 out.append(f"{'runid':<22}\tall\t{tag}")
         elif ln.trec_name == "num_q":
-            out.append(_row("num_q", "all", n_queries))
+            out.append(_row("num_q", "all", len(table["qid"])))
         elif ln.trec_name == "num_rel" and num_rel is not None:
             out.append(_row("num_rel", "all", int(num_rel)))
         elif ln.metric is None:

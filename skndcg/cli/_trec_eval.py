@@ -1,13 +1,9 @@
 """``skndcg trec_eval``: trec_eval 10.0's own command line.
 
 It takes trec_eval's arguments in trec_eval's order, ``[flags] rel_info_file
-results_file``, with its short and long flags (``-q``/``--query_eval_wanted``,
-``-m``/``--measure``, ``-c``/``--complete_rel_info_wanted``,
-``-l``/``--level_for_rel``, ``-n``/``--nosummary``,
-``-J``/``--Judged_docs_only``, ``-N``/``--Number_docs_in_coll``,
-``-M``/``--Max_retrieved_per_topic``), prints trec_eval's lines, and measures
-``official`` when no ``-m`` is given, as trec_eval does. A script that calls
-trec_eval runs unchanged after ``alias trec_eval='skndcg trec_eval'``.
+results_file``, with its short and long flags, prints trec_eval's lines, and
+measures ``official`` when no ``-m`` is given, as trec_eval does: a script
+that calls trec_eval runs unchanged after ``alias trec_eval='skndcg trec_eval'``.
 
 The work is ``skndcg score RESULTS --qrels REL_INFO --format trec`` with the
 flags translated (:func:`score_argv`), so both give the same output. The

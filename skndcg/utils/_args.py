@@ -1,8 +1,6 @@
 """Checks of plain arguments every door shares: yes/no flags, metric names,
 paths."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable
 

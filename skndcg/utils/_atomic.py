@@ -1,19 +1,13 @@
 """Write output files whole or not at all, and never through a stray symlink.
 
-:func:`atomic_write` writes to a temporary file in the folder of the target
-(``.<name>.<random>.part``) and renames it over the target only once every
-byte is written and flushed. An interrupted write (an exception,
-``KeyboardInterrupt``, or a SIGTERM turned into an exception by the command
-line) removes the temporary file and leaves any previous version of the
-target untouched: a reader never sees half a file that ends on a newline and
-looks complete.
-
-A target that exists and is not a regular file (``/dev/stdout``, a named
-pipe) is written in place: a stream cannot be replaced.
-
-A target that is a symbolic link is followed only when it points inside the
-output folder (by default, the folder the link is in); a link to anywhere
-else is refused with a ``ValueError`` that names both paths, so that an
+:func:`atomic_write` writes to a temporary file beside the target
+(``.<name>.<random>.part``) and renames it over the target once every byte is
+written and flushed; an interrupted write (an exception, ``KeyboardInterrupt``,
+or a SIGTERM the command line turns into one) removes the temporary file and
+leaves the target as it was: a reader never sees half a file. A target that
+exists and is not a regular file (``/dev/stdout``, a named pipe) is written in
+place. A symbolic link is followed only when it points inside the output folder
+(by default, the link's own); else a ``ValueError`` names both paths, so that an
 output folder cannot be used to overwrite files elsewhere.
 """
 
@@ -28,31 +22,13 @@ __all__ = ["atomic_write", "safe_target"]
 
 
 def safe_target(path, folder=None) -> Path:
-    """The file to write for ``path``, refusing a link that leads out of ``folder``.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The output path as given.
-    folder : str or path-like, default=None
-        The output folder; the folder of ``path`` when None.
-
-    Returns
-    -------
-    target : Path
-        ``path`` itself, or the file a symbolic link at ``path`` points to
-        when that file is inside ``folder``.
-
-    Raises
-    ------
-    ValueError
-        If ``path`` is a symbolic link to a path outside ``folder``.
-    """
+    """The file to write for ``path``: ``path`` itself, or the file a symbolic
+    link at ``path`` points to when it is inside ``folder`` (``path``'s folder
+    when None); a ``ValueError`` for a link that leads out of it."""
     path = Path(path)
     if not path.is_symlink():
         return path
-    base = Path(folder) if folder is not None else path.parent
-    base = base.resolve()
+    base = (path.parent if folder is None else Path(folder)).resolve()
     target = path.resolve()
     if target.parent != base and base not in target.parents:
         raise ValueError(
@@ -65,23 +41,9 @@ def safe_target(path, folder=None) -> Path:
 
 @contextlib.contextmanager
 def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
-    """Open a temporary file next to ``path``; rename it to ``path`` on success.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write (see :func:`safe_target` for symbolic links).
-    mode : {"w", "wb"}, default="w"
-        Text or binary.
-    folder : str or path-like, default=None
-        The output folder a symbolic link at ``path`` must stay in.
-    **open_kwargs : dict
-        Passed to :func:`open` (``encoding``, ``newline``).
-
-    Yields
-    ------
-    file : file object
-        The temporary file, to write to.
+    """Open a temporary file next to ``path`` (``mode`` "w" or "wb",
+    ``open_kwargs`` for :func:`open`) and rename it to ``path`` on success; a
+    symbolic link at ``path`` must stay in ``folder`` (see :func:`safe_target`).
 
     Examples
     --------

@@ -1,8 +1,6 @@
 """scikit-learn parameter constraints of the package's own (this module
 imports scikit-learn: only modules that validate with it import this one)."""
 
-from __future__ import annotations
-
 from numbers import Integral
 
 from sklearn.utils._param_validation import Interval

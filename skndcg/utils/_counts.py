@@ -2,8 +2,6 @@
 readers of :mod:`skndcg.io` and the streamed scoring of
 :mod:`skndcg.streaming`) and any count with a least value."""
 
-from __future__ import annotations
-
 from numbers import Integral
 
 import numpy as np

@@ -2,11 +2,8 @@
 
 
 def with_references(block):
-    """Decorator that puts ``block`` where a docstring says ``{references}``.
-
-    ``block`` is a numpydoc References section indented like a docstring body;
-    its first line takes the indentation of the placeholder.
-    """
+    """Decorator that puts ``block``, a numpydoc References section indented
+    like a docstring body, where a docstring says ``{references}``."""
 
     def decorate(fn):
         fn.__doc__ = fn.__doc__.replace("{references}", block.strip())

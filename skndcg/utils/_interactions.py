@@ -1,8 +1,6 @@
 """Checks and units shared by everything that reads an interaction log (user,
 item, time in Unix seconds)."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 
@@ -38,12 +36,8 @@ def check_frame(log, name, columns):
 
 def check_seconds(values, name):
     """Refuse numeric timestamps that are not finite or look like milliseconds
-    where seconds are due.
-
-    Unix seconds stay below 1e11 until the year 5138, while milliseconds of any
-    date after 1973-03-03 are above it, so the magnitude tells the units apart.
-    Datetime values pass unchanged.
-    """
+    (:data:`MILLISECONDS_FROM`, which any date after 1973-03-03 in milliseconds
+    passes) where seconds are due; datetime values pass unchanged."""
     arr = np.asarray(values)
     if arr.dtype.kind not in "iuf" or arr.size == 0:
         return

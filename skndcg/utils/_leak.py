@@ -1,15 +1,11 @@
 """Notice when a model is scored on queries it was fitted on (a fold leak).
 
-A splitter that ignores query ids (``KFold(shuffle=True)``) puts rows of one
-query on both sides of a fold; the model then ranks items of queries it has
-seen, and the cross-validated score is optimistic. A QueryRanker remembers the
-queries it was fitted on (a sorted array of 64-bit hashes and the number of
-rows of each) and :func:`check_query_overlap` compares them with the queries
-it is asked to rank.
-
-Scoring the very rows of the fit (``return_train_score=True``, or predicting
-on the training frame) is not a leak: when the scored queries and their row
-counts are exactly those of the fit, nothing is said.
+A QueryRanker remembers the queries it was fitted on (a sorted array of 64-bit
+hashes and the number of rows of each) and :func:`check_query_overlap`
+compares them with the queries it is asked to rank. Scoring the very rows of
+the fit (``return_train_score=True``, or predicting on the training frame) is
+not a leak: when the scored queries and their row counts are exactly those of
+the fit, nothing is said.
 """
 
 from __future__ import annotations
@@ -67,11 +63,9 @@ def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_query_overlap(estimator, qid, *, caller: str) -> None:
-    """Warn with :class:`QueryLeakWarning` if ``estimator`` saw these queries.
-
-    ``estimator`` is anything carrying a ``_fit_queries`` fingerprint (set by
-    QueryRanker.fit) and a ``query_overlap`` option; anything else is ignored.
-    """
+    """Warn with :class:`QueryLeakWarning` if ``estimator`` was fitted on
+    queries of ``qid``; one without QueryRanker.fit's ``_fit_queries`` (or with
+    ``query_overlap="ignore"``) is ignored."""
     seen = getattr(estimator, "_fit_queries", None)
     if seen is None or getattr(estimator, "query_overlap", "warn") == "ignore":
         return

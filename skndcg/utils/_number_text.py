@@ -1,7 +1,7 @@
 """Text a number is read from, as trec_eval reads it (no numpy: the command
 line's start imports this)."""
 
-from __future__ import annotations
+import math
 
 
 def number_text(text):
@@ -11,3 +11,11 @@ def number_text(text):
     as 1 and 0. Every reader of numbers in text (files, options, measure
     names) reads through it."""
     return text if text.isascii() and "_" not in text else "?"
+
+
+def number_or_nan(text):
+    """The float ``text`` reads as through :func:`number_text`, or NaN."""
+    try:
+        return float(number_text(text))
+    except ValueError:
+        return math.nan

@@ -6,25 +6,15 @@ import importlib
 import json
 from types import ModuleType
 
-_EXTRA_OF = {
-    "lightgbm": "lightgbm",
-    "xgboost": "xgboost",
-    "matplotlib": "plot",
-    "matplotlib.pyplot": "plot",
-    "polars": "polars",
-    "catboost": "catboost",
-    "pyarrow": "parquet",
-}
+#: The extras named otherwise than their top-level module.
+_EXTRA_OF = {"matplotlib": "plot", "pyarrow": "parquet"}
 
 
 def _install_hint(top: str, extra: str) -> str:
-    """How to install ``top`` given how skndcg itself was installed.
-
-    From a package index: the extra, quoted for every shell. From a local
-    folder (``pip install -e .``): the same extra on that folder, or the
-    module alone. Not installed at all (a source tree on ``sys.path``): the
-    module alone.
-    """
+    """How to install ``top`` given how skndcg itself was installed: the extra
+    (quoted for every shell) from a package index, the extra on the folder or
+    the module alone from a local folder (``pip install -e .``), the module
+    alone from a source tree on ``sys.path``."""
     from importlib import metadata  # slow to import, needed only here
 
     dists = list(metadata.distributions(name="skndcg"))
@@ -42,15 +32,8 @@ def _install_hint(top: str, extra: str) -> str:
 
 
 def import_optional(name: str, *, purpose: str | None = None) -> ModuleType:
-    """Import an optional dependency or raise an ImportError naming the extra.
-
-    Parameters
-    ----------
-    name : str
-        Module to import, e.g. ``"lightgbm"``.
-    purpose : str, optional
-        What the module is needed for, used in the error message.
-    """
+    """Import the module ``name`` (``"lightgbm"``) or raise an ImportError
+    naming its extra and what it is needed for (``purpose``)."""
     try:
         return importlib.import_module(name)
     except ImportError as exc:

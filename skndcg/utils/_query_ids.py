@@ -1,13 +1,7 @@
-"""Resolve per-row query ids from a routed argument or a DataFrame column.
+"""Per-row query ids, from a routed argument or a DataFrame column.
 
 Every component of skndcg that needs query ids (``QueryRanker``, the ranking
-scorers) finds them the same way, through :func:`resolve_qid`:
-
-1. a ``qid`` array passed explicitly (directly, or routed by scikit-learn when
-   ``sklearn.set_config(enable_metadata_routing=True)`` is on) wins;
-2. otherwise the column named ``qid_col`` of a pandas or polars DataFrame ``X``;
-3. otherwise a ``ValueError`` that names both ways.
-
+scorers) finds them the same way, through :func:`resolve_qid`;
 :func:`query_layout` then gives the contiguous layout LightGBM and XGBoost need.
 """
 
@@ -37,13 +31,6 @@ def column_names(X) -> list:
 
 def has_column(X, name) -> bool:
     return name in column_names(X)
-
-
-def _drop_column(X, name):
-    """Return a new DataFrame without column ``name`` (``X`` is not modified)."""
-    if is_pandas_df(X):
-        return X.drop(columns=[name])
-    return X.drop(name)
 
 
 def n_rows_of(X) -> int:
@@ -78,41 +65,15 @@ def check_no_missing(values, *, caller: str, source: str, need="a query id") -> 
 
 
 def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=True):
-    """Find the query id of every row of ``X``.
+    """Find the query id of every row of ``X``: ``(X_model, qid)``.
 
-    Parameters
-    ----------
-    X : array-like, pandas.DataFrame or polars.DataFrame of shape (n_samples, ...)
-        The data. Only a DataFrame can carry the query ids in a column.
-    qid : array-like of shape (n_samples,), default=None
-        Query ids passed explicitly (for example routed by scikit-learn metadata
-        routing). When given it wins over the column.
-    qid_col : str or int, default="qid"
-        Name of the DataFrame column holding the query ids.
-    caller : str, default="resolve_qid"
-        Name of the calling function or method, used to start error messages.
-    drop_col : bool, default=True
-        Whether to remove the ``qid_col`` column from the returned ``X`` when
-        present. This also applies when ``qid`` is passed explicitly: the column
-        is then ignored as a source of ids but still removed, so the same ``X``
-        gives the same model features in both channels. Pass ``False`` when the
-        caller must hand ``X`` unchanged to a model that was trained with that
-        column as a feature.
-
-    Returns
-    -------
-    X_model : same type as ``X``
-        ``X`` without the ``qid_col`` column (a new object; ``X`` itself is never
-        modified), or ``X`` unchanged when it has no such column or
-        ``drop_col=False``.
-    qid : ndarray of shape (n_samples,)
-        The query ids, one per row. Any hashable dtype is allowed.
-
-    Raises
-    ------
-    ValueError
-        If no query ids can be found, if they contain missing values, or if
-        their length differs from the number of rows of ``X``.
+    An explicit ``qid`` (one per row) wins over the DataFrame column
+    ``qid_col``; ``caller`` starts the error messages. With ``drop_col`` the
+    column is removed from ``X_model`` (a new object; ``X`` is never modified)
+    even when ``qid`` is passed, so the same ``X`` gives the same model
+    features both ways; pass ``False`` for a model trained with that column
+    as a feature. Raises ``ValueError`` if no query ids are found, if they
+    have missing values, or if their length is not ``X``'s number of rows.
 
     Examples
     --------
@@ -127,52 +88,41 @@ def resolve_qid(X, qid=None, *, qid_col="qid", caller="resolve_qid", drop_col=Tr
     [1, 1, 2]
     """
     has_col = has_column(X, qid_col)
-
     if qid is not None:
-        ids = _to_1d_array(qid, caller=caller)
+        ids, source = _to_1d_array(qid, caller=caller), "qid"
         n_rows = n_rows_of(X)
         if ids.shape[0] != n_rows:
             raise ValueError(
                 f"{caller}: qid has {ids.shape[0]} entries but X has {n_rows} rows; "
                 "pass one query id per row."
             )
-        check_no_missing(ids, caller=caller, source="qid")
-        X_model = _drop_column(X, qid_col) if (has_col and drop_col) else X
-        return X_model, ids
-
-    if has_col:
+    elif has_col:
         ids = _to_1d_array(X[qid_col], caller=caller)
-        check_no_missing(ids, caller=caller, source=f"column {qid_col!r} of X")
-        X_model = _drop_column(X, qid_col) if drop_col else X
-        return X_model, ids
-
-    how = (
-        "Either pass qid= (with scikit-learn metadata routing enabled, "
-        "sklearn.set_config(enable_metadata_routing=True), it is routed "
-        "automatically) or give X as a pandas/polars DataFrame with a column named "
-        f"{qid_col!r} (set qid_col= to use another column)."
-    )
-    if is_pandas_df(X) or is_polars_df(X):
+        source = f"column {qid_col!r} of X"
+    else:
+        if is_pandas_df(X) or is_polars_df(X):
+            where = f"X has no column {qid_col!r} (its columns are {column_names(X)!r})"
+        else:
+            where = f"X is a {type(X).__name__}, which has no named columns,"
         raise ValueError(
-            f"{caller}: query ids not found: X has no column {qid_col!r} (its columns "
-            f"are {column_names(X)!r}) and no qid was passed. {how}"
+            f"{caller}: query ids not found: {where} and no qid was passed. Either "
+            "pass qid= (with scikit-learn metadata routing enabled, "
+            "sklearn.set_config(enable_metadata_routing=True), it is routed "
+            "automatically) or give X as a pandas/polars DataFrame with a column "
+            f"named {qid_col!r} (set qid_col= to use another column)."
         )
-    raise ValueError(
-        f"{caller}: query ids not found: X is a {type(X).__name__}, which has no "
-        f"named columns, and no qid was passed. {how}"
-    )
+    check_no_missing(ids, caller=caller, source=source)
+    if has_col and drop_col:  # a new DataFrame without the column
+        X = X.drop(columns=[qid_col]) if is_pandas_df(X) else X.drop(qid_col)
+    return X, ids
 
 
 def query_layout(qid):
-    """Contiguous layout of ``qid``: per-row query ids, none missing, any order.
-
-    Returns ``(order, codes, sizes, uniques)``: the stable row order that
-    makes every query contiguous, queries in order of first appearance
-    (``None`` when the rows already are in that order); the query codes
-    ``0..n_queries-1`` of the rows *after* reordering (non-decreasing); the
-    number of rows of each query, in code order; and the original query id
-    of each code.
-    """
+    """Contiguous layout of per-row query ids ``qid`` (none missing, any
+    order): ``(order, codes, sizes, uniques)``, the stable row order that makes
+    every query contiguous in order of first appearance (``None`` when the rows
+    already are), the query codes ``0..n_queries-1`` of the rows *after*
+    reordering, the rows of each query and the query id of each code."""
     codes, uniques = pd.factorize(np.asarray(qid), sort=False)
     codes = codes.astype(np.intp, copy=False)
     sizes = np.bincount(codes, minlength=len(uniques))

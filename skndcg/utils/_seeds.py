@@ -1,7 +1,5 @@
 """The one check of a ``random_state`` argument."""
 
-from __future__ import annotations
-
 from numbers import Integral
 
 import numpy as np

@@ -1,7 +1,5 @@
 """A numpy scalar as the plain Python value it holds, for readable messages."""
 
-from __future__ import annotations
-
 import numpy as np
 
 
