@@ -1,19 +1,14 @@
 """Step 2 of the engine: rows grouped by query (kernels in ``_group_kernels.py``).
 
-``qid`` may be of any hashable dtype and need not be sorted or contiguous. The result
-lists the queries in a canonical order (sorted by query id when the ids are mutually
-orderable, else by first appearance), so that per-query results, and the order in
-which they are summed, do not depend on the order of the rows.
+``qid`` may be of any hashable dtype, unsorted. The queries come in a canonical
+order (sorted ids when orderable, else first appearance), so per-query results
+and their sums do not depend on the order of the rows. Three paths:
 
-Three paths, from cheapest to dearest:
-
-1. ``qid`` sorted (non-decreasing): group bounds from one pass, no copy.
+1. ``qid`` sorted: group bounds from one pass, no copy.
 2. ``qid`` contiguous but not sorted: bounds of the runs, reordered; no copy.
-3. Otherwise a stable counting sort scatters each array into grouped order (rows of
-   one query keep their input order, which the ``"stable"`` tie rule relies on). With
-   several threads each scatters a contiguous chunk of rows from its own offsets.
-   Past 128 queries the rows go first to at most 128 buckets of consecutive queries,
-   then each bucket's rows to their queries: few write streams at a time, so the
+3. Otherwise a stable counting sort (rows of a query keep their input order,
+   as ``"stable"`` ties need), each thread scattering a chunk of rows; past 128
+   queries through at most 128 buckets of consecutive queries first, so the
    writes stay in cache.
 """
 
@@ -98,8 +93,7 @@ class Grouping:
         return self._scatter(a, b)
 
     def _scatter(self, a, b=None):
-        """The compiled counting sort of ``a`` (and ``b``): 8-byte values, moved
-        as int64. Without ``b``, the kernels get an empty array in its place."""
+        """The compiled counting sort of ``a`` (and ``b``), moved as int64."""
         a = np.ascontiguousarray(a)
         out_a = np.empty(a.shape[0], dtype=a.dtype)
         if b is None:
@@ -164,8 +158,6 @@ def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
-    # Each thread counts and scatters a contiguous chunk of rows with its own
-    # counts and offsets; one chunk when its counts per bin would cost too much.
     n = q.shape[0]
     if n < PARALLEL_ROWS:
         counts = np.bincount(q - base, minlength=n_bins)
@@ -190,16 +182,8 @@ def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     per_bucket = np.add.reduceat(per_chunk, firsts, axis=1)
     # Chunk t writes bucket c after the rows of c in the earlier chunks.
     offsets = np.cumsum(per_bucket, axis=0) - per_bucket + bin_start[firsts]
-    return Grouping(
-        starts,
-        ends,
-        keys_of_bins(used),
-        q,
-        base,
-        shift,
-        np.ascontiguousarray(offsets),
-        bin_start if shift else None,
-    )
+    offsets, bins = np.ascontiguousarray(offsets), bin_start if shift else None
+    return Grouping(starts, ends, keys_of_bins(used), q, base, shift, offsets, bins)
 
 
 def _factorized(values: np.ndarray) -> Grouping:
@@ -217,17 +201,8 @@ def _factorized(values: np.ndarray) -> Grouping:
 
 
 def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
-    """Group the row indices ``0..n_rows-1`` by ``qid``.
-
-    Parameters
-    ----------
-    qid : array-like of shape (n_rows,)
-        Query id of each row, of any hashable dtype.
-    n_rows : int
-        Expected length, checked against ``qid``.
-    name : str
-        Argument name used in error messages.
-    """
+    """Group the rows ``0..n_rows-1`` by ``qid`` (any hashable dtype, checked
+    to have ``n_rows`` entries; ``name`` is the argument in messages)."""
     if is_categorical(qid):
         codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
         check_length(name, codes.shape[0], n_rows)

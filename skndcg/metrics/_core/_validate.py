@@ -30,11 +30,9 @@ def check_length(name: str, n: int, n_rows: int, other: str = "y_true") -> None:
 class RowsError(ValueError):
     """A refusal of some rows of the input: how many, and the first one's row.
 
-    ``template`` holds ``{count}`` and ``{at}``. A door that scores a table
-    piece by piece (Dask, Spark, a streamed file) knows where the piece's
-    rows sit in the table, which the engine does not: :meth:`placed` names the
-    row as the table numbers it, and leaves out the count, which is the
-    piece's alone.
+    ``template`` holds ``{count}`` and ``{at}``. A door scoring a table piece
+    by piece names the row as the table numbers it with :meth:`placed`
+    (without the count, which is the piece's alone).
     """
 
     def __init__(self, template: str, count: int, row: int):
@@ -60,7 +58,6 @@ class RowsTypeError(RowsError, TypeError):
     """A refusal of a row whose value has the wrong type (a ``TypeError``)."""
 
 
-# ------------------------------------------------------------------ array-likes
 def undefined(message: str, stacklevel: int) -> float:
     """NaN, with an ``UndefinedMetricWarning`` saying ``message``; ``stacklevel``
     as :func:`warnings.warn` takes it from the caller of this function."""
@@ -187,15 +184,12 @@ def as_1d(
     return arr
 
 
-# ------------------------------------------------------------------ finiteness
 @jit
 def _first_nonfinite(t, x, n_chunks):
     """First row of chunk ``t`` holding NaN or infinity, or -1.
 
-    ``abs(v) < inf`` is false exactly for NaN and infinity; OR-ing its negation
-    over the chunk is an integer reduction, which vectorises (a sum of floats
-    would be one long chain of dependent additions). Only a chunk that has a
-    bad value is then searched for the first one.
+    An integer OR of ``not abs(v) < inf`` over the chunk vectorises; only a
+    chunk with a bad value is searched for the first one.
     """
     n = x.shape[0]
     part = x[n * t // n_chunks : n * (t + 1) // n_chunks]
@@ -222,14 +216,9 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
         return
-    big = arr.shape[0] >= PARALLEL_ROWS
-    if big and arr.dtype == np.float64 and arr.flags.c_contiguous:
-        n_chunks = row_chunks(arr.shape[0])
-        found = run_chunks(_first_nonfinite, n_chunks, arr, n_chunks)
-        bad = next((b for b in found if b >= 0), -1)
-    else:  # small input: numpy, so a first call compiles nothing for this check
-        nonfinite = np.flatnonzero(~np.isfinite(arr))
-        bad = int(nonfinite[0]) if nonfinite.size else -1
+    plain = arr.dtype != np.float64 or not arr.flags.c_contiguous
+    found = _chunked(_first_nonfinite, arr, plain)
+    bad = next((b for b in found if b >= 0), -1)
     if bad >= 0:
         raise RowsError(
             f"{name} contains {{count}}NaN or infinite value(s) ({{at}}: "
@@ -237,6 +226,15 @@ def check_finite(arr: np.ndarray, name: str) -> None:
             int((~np.isfinite(arr)).sum()),
             bad,
         )
+
+
+def _chunked(kernel, a, plain=False) -> list:
+    """``kernel(t, a, n_chunks)`` of each row chunk of ``a``; small (or
+    ``plain``) input in one chunk by its numpy twin, so it compiles nothing."""
+    if plain or a.shape[0] < PARALLEL_ROWS:
+        return [kernel.twin(0, a, 1)]
+    n_chunks = row_chunks(a.shape[0])
+    return run_chunks(kernel, n_chunks, a, n_chunks)
 
 
 @jit
@@ -264,20 +262,12 @@ HIST_LABELS = 256
 
 
 def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
-    """Integer labels for the kernel, and the histogram size it may use (or 0).
-
-    Small non-negative integers stay int64 (no copy when they already are) and let
-    the kernel build each ideal ranking with a histogram; other integers become
-    float64.
-    """
+    """Integer labels for the kernel, and the histogram size it may use (or 0):
+    small non-negative integers stay int64, others become float64."""
     src = np.ascontiguousarray(y.astype(np.int64, copy=False))
-    if src.shape[0] < PARALLEL_ROWS:
-        lo, hi = src.min(), src.max()
-    else:
-        n_chunks = row_chunks(src.shape[0])
-        parts = run_chunks(_int_range, n_chunks, src, n_chunks)
-        lo = min(p[0] for p in parts)
-        hi = max(p[1] for p in parts)
+    parts = _chunked(_int_range, src)
+    lo = min(p[0] for p in parts)
+    hi = max(p[1] for p in parts)
     if lo < -(2**53) or hi > 2**53:
         raise ValueError(
             f"y_true has integer labels beyond 2**53 (min {py(lo)!r}, max "
@@ -315,25 +305,15 @@ def _float_label_range_numpy(t, y, n_chunks):
 
 
 def hist_size(y: np.ndarray) -> int:
-    """The histogram size the kernel may use for float64 labels, or 0.
-
-    Non-zero for float labels that hold small non-negative integers; the
-    engine reads it to know such labels are >= 0, and keeps them float64 (an
-    int64 copy for the integer kernels would cost memory).
-    """
-    if y.shape[0] < PARALLEL_ROWS:
-        lo, hi = y.min(), y.max()
-        integral = bool((y == np.floor(y)).all())
-    else:
-        n_chunks = row_chunks(y.shape[0])
-        parts = run_chunks(_float_label_range, n_chunks, y, n_chunks)
-        lo = min(p[0] for p in parts)
-        hi = max(p[1] for p in parts)
-        integral = all(p[2] for p in parts)
+    """The histogram size float64 labels would allow, or 0: non-zero tells the
+    engine they are >= 0 (they stay float64, saving an int64 copy)."""
+    parts = _chunked(_float_label_range, y)
+    lo = min(p[0] for p in parts)
+    hi = max(p[1] for p in parts)
+    integral = all(p[2] for p in parts)
     return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
 
 
-# ------------------------------------------------------------ cut-offs
 def check_k(k, name: str = "k", *, allow_none: bool = True):
     """Validate a cut-off: an int >= 1 (not a bool) or None.
 
@@ -352,7 +332,6 @@ def check_k(k, name: str = "k", *, allow_none: bool = True):
     return int(k)
 
 
-# ----------------------------------------------------------- labels and scores
 def labels(y_true) -> np.ndarray:
     """Labels as float64 (integers stay exact up to 2**53)."""
     y = as_1d(y_true, "y_true")
