@@ -1,16 +1,10 @@
 """How the engine's kernels are compiled: numba, cached on disk when it can be.
 
-Every kernel is compiled on first use for the one set of argument types the engine
-gives it (float64 labels and scores, int64 positions), so a process compiles only
-what its calls need, once, and later processes load it from numba's on-disk cache.
-Where no cache directory is writable (a read-only install with no writable home),
-the kernels are compiled in memory instead, and one warning says so.
-
-numba itself is imported when the first kernel is called, not when a module
-defining kernels is imported: ``jit`` returns a :class:`Kernel`, which becomes
-numba's dispatcher on first use. Reading metric names, the registry and the
-conventions (what ``skndcg --help`` and the command line's small-input path
-need) then loads no compiler.
+Every kernel is compiled on first use for the engine's one set of argument
+types, and later processes load it from numba's on-disk cache; where no cache
+directory is writable, the kernels are compiled in memory, and one warning
+says so. ``jit`` returns a :class:`Kernel`, which imports numba and becomes its
+dispatcher on first use, so importing the package loads no compiler.
 """
 
 from __future__ import annotations
@@ -28,11 +22,8 @@ _plain = threading.local()  # .on: kernels run as Python (see no_compile)
 
 
 def _writable(disp) -> bool:
-    """Whether the cache folder numba picked for ``disp`` really takes files.
-
-    numba checks some of its candidate folders only when it first writes, and
-    then fails the call; a folder is probed once here instead.
-    """
+    """Whether the cache folder numba picked for ``disp`` takes files (numba
+    checks some only when it first writes, then fails the call)."""
     path = getattr(getattr(disp, "_cache", None), "_cache_path", None)
     if path is None:
         return True
@@ -87,12 +78,10 @@ _making = threading.RLock()
 
 
 class Kernel:
-    """A function to be compiled by numba, made numba's dispatcher on first use.
-
-    Calling it, or reading an attribute numba's dispatcher has, makes the
-    dispatcher. Before that, the kernels its code reads as globals are made
-    dispatchers too and put in its module's namespace, where numba looks them
-    up when it compiles the function. ``py_func`` is the Python function.
+    """A function to be compiled by numba, made numba's dispatcher on first use
+    (a call, or reading a dispatcher attribute). The kernels its code reads as
+    globals are made dispatchers first, in its module's namespace, where numba
+    looks them up. ``py_func`` is the Python function.
     """
 
     __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python", "twin")
@@ -176,13 +165,9 @@ PLAIN_CELLS = 1_200_000
 
 
 def plain_road(cells: int) -> bool:
-    """Whether work of ``cells`` rows-times-passes runs with no compiler.
-
-    Inside :func:`no_compile`, always; else when numba is not loaded yet and
-    the work is small enough that Python finishes it before numba would have
-    loaded its cached kernels (``PLAIN_CELLS``). The one rule of the engine
-    and the readers.
-    """
+    """Whether work of ``cells`` rows-times-passes runs with no compiler:
+    inside :func:`no_compile`, or while numba is not loaded and the work is
+    at most ``PLAIN_CELLS`` (the one rule of the engine and the readers)."""
     if plain():
         return True
     if numba_loaded():
@@ -221,11 +206,9 @@ def native(f):
 
 
 def jit(fn=None, *, python=True, **options):
-    """``numba.njit(cache=True, nogil=True)``, compiled in memory without a
-    cache; numba is imported on first use (see :class:`Kernel`).
-    ``python=False`` marks a kernel whose Python function gives another result
-    (numpy's ``argsort`` orders ties otherwise than numba's): it runs compiled
-    even under :func:`no_compile`."""
+    """``numba.njit(cache=True, nogil=True)`` as a lazy :class:`Kernel`;
+    ``python=False``: its Python function gives another result (numpy's
+    ``argsort`` ties), so it runs compiled even under :func:`no_compile`."""
 
     def wrap(f):
         return Kernel(f, options, python)
@@ -234,11 +217,8 @@ def jit(fn=None, *, python=True, **options):
 
 
 def compile_times(fn, *args, **kwargs):
-    """Call ``fn`` and return ``(result, {function: seconds})`` of what it compiled.
-
-    The times are inclusive (a kernel's time contains that of the kernels it
-    calls); ``benchmarks/jit.py`` uses this to show where the first call goes.
-    """
+    """Call ``fn`` and return ``(result, {function: seconds})`` of what it
+    compiled (inclusive of the kernels each calls)."""
     from numba.core import event
 
     rec = event.RecordingListener()

@@ -1,15 +1,10 @@
 """The engine's parallel layer: chunks of work on a pool of Python threads.
 
-The kernels release the GIL (``nogil``), so plain threads run them in parallel.
-Unlike an OpenMP or TBB runtime inside numba, this layer is safe in every way a
-Python program uses processes and threads: a child started by ``fork`` gets a new
-pool on first use, calls from several user threads share the pool, and nothing
-depends on a native threading library being found at run time.
-
-``SKNDCG_NUM_THREADS`` caps the number of threads (default: the CPUs this
-process may use). Whole-array passes split into :func:`row_chunks` chunks: all
-threads from ``PARALLEL_ROWS`` rows on, one chunk below (where starting threads
-costs more than it saves).
+The kernels release the GIL, so plain threads run them in parallel, safe with
+``fork`` (a child gets a new pool) and with calls from several user threads,
+and with no native threading library. ``SKNDCG_NUM_THREADS`` caps the threads
+(default: the usable CPUs); whole-array passes use all of them from
+``PARALLEL_ROWS`` rows on (:func:`row_chunks`).
 """
 
 from __future__ import annotations
@@ -82,10 +77,8 @@ def _get_pool(n: int) -> ThreadPoolExecutor:
 def run_chunks(fn, n_chunks: int, *args) -> list:
     """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool.
 
-    Each of at most ``num_threads()`` workers (the calling thread is one) takes
-    the next chunk until none is left, so uneven chunks balance out. Each chunk
-    writes only its own part of any shared output, so the results do not depend
-    on the scheduling.
+    At most ``num_threads()`` workers (the caller one) take the next chunk
+    until none is left; each chunk writes only its own part of any output.
     """
     if n_chunks <= 1 or plain():  # (Python kernels hold the GIL: one thread)
         return [fn(t, *args) for t in range(n_chunks)]

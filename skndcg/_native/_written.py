@@ -1,20 +1,12 @@
 """Modules written from source at run time, so that numba can cache them.
 
-numba caches a compiled function by the file that defines it, and never
-caches one that takes another compiled function as an argument. A loop built
-from source for one kernel (the per-query loop of a measure) therefore gets a
-file of its own, which imports the kernel as a global: the first process
-compiles it, later ones load it from numba's cache like any other kernel.
-
-The file's name is a digest of its text, of the files it depends on and of
-every skndcg module's size and modification time (numba's own stamp of a
-file, taken for the whole package, since a compiled loop holds the code of
-every kernel it calls): an edited kernel, or another version of skndcg, gets
-a new loop instead of a stale cached one. It is written in
-the first folder that takes files: ``NUMBA_CACHE_DIR`` (when set), then the
-user's cache folder (``$XDG_CACHE_HOME/skndcg``, ``~/.cache/skndcg``); never
-inside the package, nor in a shared folder such as the system's temporary
-one, since the file is imported.
+numba caches a function by its file, and never one that takes a compiled
+function as an argument: a loop built for one kernel gets a file of its own,
+importing the kernel as a global. Its name digests its text, the files it
+depends on and every skndcg module's size and modification time, so an edited
+kernel gets a new loop. It is written in ``NUMBA_CACHE_DIR`` (when set), else
+the user's cache folder; never inside the package or a shared folder, since
+the file is imported.
 """
 
 from __future__ import annotations
@@ -69,11 +61,8 @@ def _package_stamp() -> bytes:
 
 def written_module(source: str, depends=()):
     """The module of ``source``, written to a file of its own and imported, or
-    None when no folder takes files (the caller then compiles in memory).
-
-    ``depends``: files whose text the compiled code also reads (the kernel a
-    loop calls); a change in any of them gives another file.
-    """
+    None when no folder takes files; ``depends``: files the compiled code also
+    reads (the kernel a loop calls)."""
     folder = _folder()
     if folder is None:
         return None

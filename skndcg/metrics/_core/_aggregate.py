@@ -1,11 +1,8 @@
 """Per-query values to the reported means: the empty rule, covered queries, weights.
 
-The kernels give each query's raw value of each metric. What a query with nothing
-relevant scores (``empty``), whether a query with nothing retrieved counts
-(``queries``), and how query weights combine (a weighted mean, or the LightGBM and
-XGBoost way) are decided here, once for every metric, by the rules of the
-convention. :class:`Means` holds the sums a mean is made of: they add up over
-pieces of the queries (the scale-out driver, torch), and give the means once.
+The convention's rules for empty queries, queries with nothing retrieved and
+query weights are applied here, once for every metric. :class:`Means` holds
+the sums a mean is made of: they add up over pieces of the queries.
 """
 
 from __future__ import annotations
@@ -99,12 +96,10 @@ class Evaluation:
 class Means:
     """The sums the means of several metrics are made of, over some queries.
 
-    Per metric: the numerator, the denominator (the weights, or the count) and
-    the number of queries kept, as the convention's weighting makes them
-    (``sums[j]``). They add up over a partition of the queries (:meth:`merge`),
-    and :meth:`result` turns them into the means, applying the all-skipped rule
-    once. Values of a metric with its own aggregate (gm_map) enter as their
-    terms and leave through its ``back``.
+    ``sums[j]``: metric ``j``'s numerator, denominator and queries kept, as the
+    convention's weighting makes them; they add up over a partition of the
+    queries (:meth:`merge`). A metric with its own aggregate (gm_map) enters
+    as its terms and leaves through its ``back``.
     """
 
     specs: list  # the parsed metrics
@@ -121,7 +116,6 @@ class Means:
     @classmethod
     def of(cls, ev: Evaluation) -> Means:
         """The sums of an :class:`Evaluation`'s queries."""
-        # Every query counts unless some were excluded: then no masks are built.
         keep_q = slice(None) if not ev.excluded.any() else ~ev.excluded
         w = None if ev.weights is None else ev.weights[keep_q]
         sums = np.zeros((len(ev.specs), cls.N_SUMS))

@@ -95,13 +95,11 @@ def count_keys(t, q, n_chunks, base, counts):
 @jit
 def scatter(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, sub):
     """Stable counting-sort scatter of chunk ``t`` of ``src_a`` (and of ``src_b``,
-    unless it is empty) into ``out_a`` (and ``out_b``).
+    unless empty) into ``out_a`` (and ``out_b``).
 
-    Row ``i`` belongs to bin ``q[i] - base`` and bucket ``bin >> shift``; chunk
-    ``t`` writes bucket ``c`` from ``offsets[t, c]`` on, so rows of one bucket keep
-    their input order. With ``shift > 0`` each row's bin within its bucket goes to
-    ``sub`` (at the row's new place) for ``sort_buckets``. Two arrays (the
-    engine's labels and scores) share one reading of the keys and positions.
+    Row ``i`` goes to bucket ``(q[i] - base) >> shift``, which chunk ``t`` writes
+    from ``offsets[t, c]`` on; with ``shift > 0`` its bin within the bucket goes
+    to ``sub`` (at its new place) for ``sort_buckets``.
     """
     n = q.shape[0]
     mask = (1 << shift) - 1
@@ -128,14 +126,9 @@ def scatter(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, su
 
 @jit
 def sort_buckets(t, n_chunks, out_a, out_b, sub, shift, bin_start):
-    """Second pass of a bucketed scatter, for the buckets of chunk ``t``, on
-    ``out_a`` (and ``out_b`` unless it is empty).
-
-    Bucket ``c`` holds bins ``c << shift`` up to the next bucket, in the rows from
-    ``bin_start[c << shift]`` on; ``sub`` has each row's bin within its bucket. A
-    stable counting sort per bucket: a bucket spans few rows, so its writes stay
-    in cache.
-    """
+    """Second pass of a bucketed scatter for the buckets of chunk ``t``: a
+    stable counting sort of each bucket's rows (from ``bin_start[c << shift]``)
+    of ``out_a`` (and ``out_b`` unless empty) by their bin in ``sub``."""
     n = out_a.shape[0]
     pair = out_b.shape[0] > 0
     n_bins = bin_start.shape[0]

@@ -1,12 +1,8 @@
 """The per-query loop: labels, ranking and blocks, then each requested metric.
 
-:func:`chunk_kernel` builds (once per combination, then cached on disk) a compiled
-loop over a chunk of queries that contains only the steps the call needs: the
-ideal DCG only for the DCG family, each metric family's block function only when
-one of its metrics is asked for, the tie-block bookkeeping only for averaged
-ties, and the retrieved-row bookkeeping only when some rows were not retrieved.
-A first call therefore compiles the code of the metrics it asks for and nothing
-else.
+:func:`chunk_kernel` builds (once per combination of flags, cached on disk) a
+compiled loop over a chunk of queries holding only the steps the call needs,
+so a first call compiles the code of the metrics it asks for and nothing else.
 """
 
 from __future__ import annotations

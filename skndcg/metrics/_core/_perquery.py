@@ -1,17 +1,14 @@
 """Measures without a block kernel: one call of ``per_query`` per query.
 
-The rows of each query are ranked once for all such measures (after the tie rule
-has reordered them): query ``g`` keeps the span ``starts[g]:ends[g]`` of the
-grouped arrays, its retrieved rows first, best score first, tied rows in row
+Each query's rows are ranked once for all such measures, in its span
+``starts[g]:ends[g]``: retrieved rows first, best score first, ties in row
 order. Under ``ties="average"`` a query whose tied rows hold labels the measure
 tells apart gets the expectation over their orders (``_tie_orders.py``).
 
-A numba-compiled ``per_query`` runs inside a compiled loop over the queries,
-built from source for its arity; for a kernel that can be imported by name
-the loop is written to a module of its own (``skndcg/_native/_written.py``),
-which numba caches, so later processes load it instead of compiling it. A
-plain Python ``per_query``, or any on the no-compile road, runs in the same
-loop run as Python.
+A compiled ``per_query`` runs inside a compiled loop over the queries, built
+from source for its arity (and written to a module numba caches when the
+kernel imports by name, ``_native/_written.py``); a Python one, or any on the
+no-compile road, runs in the same loop as Python.
 """
 
 from __future__ import annotations
@@ -55,14 +52,12 @@ _HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
 def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
-    """The loop calling ``f(labels, k[, ideal], *args)`` for every query (with
-    nothing retrieved: 0, or ``f`` on the empty list when ``empty``); with
-    ``average``, the expectation over the orders of tied rows for the queries
-    ``tied``. One source: as Python, it checks each value with the extra last
-    argument ``value(v, g)``. Compiled, a kernel ``f`` that can be imported by
-    name is read as a global of a written module, which numba caches across
-    processes; any other ``f`` is the loop's first argument, compiled once per
-    process. Returns ``(loop, whether f is its first argument)``."""
+    """``(loop, whether f is its first argument)``: the loop calling
+    ``f(labels, k[, ideal], *args)`` for every query (nothing retrieved: 0, or
+    ``f`` on the empty list when ``empty``), or with ``average`` the expectation
+    over the orders of tied rows for the queries ``tied``. As Python it checks
+    each value with the extra arguments ``value(v, g)`` and ``failed(exc, g)``;
+    compiled, an importable ``f`` is a global of a written module."""
     written = compiled and _importable(f)
     key = (n_args, use_ideal, empty, average, compiled, f if written else None)
     if key not in _loops:
@@ -138,8 +133,6 @@ def _written_loop(src, f):
         f"from {func.__module__} import {func.__qualname__} as f\n\n\n"
         f"@jit\n{src}"
     )
-    # (skndcg's own modules are in the written module's stamp; a user's kernel
-    # module is read here)
     return written_module(text, (sys.modules[func.__module__].__file__,))
 
 
@@ -200,16 +193,11 @@ def evaluate_per_query(
 ):
     """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
 
-    With ``average``, a query's value is its expectation over the orders of its
-    tied rows; one that would take more than ``MAX_CALLS`` calls of a measure
-    is refused, naming the tie rules ``convention`` allows instead.
-
-    ``label_max`` is the largest label of the whole data when these rows are
-    one piece of it (default: the largest label of these rows). ``pooled_g``
-    marks the rows judged negative under trec_eval's rule ("in the pool, not
-    judged"): a measure that uses unjudged rows (``"use"``) sees them as
-    unjudged (NaN), like the rows nobody judged; one that reads the pool
-    (``"pool"``) sees them as -1 and the rows nobody judged as NaN.
+    With ``average``, a query needing more than ``MAX_CALLS`` calls is refused,
+    naming the tie rules ``convention`` allows. ``label_max``: the largest label
+    of the whole data (default: of these rows). ``pooled_g``: rows judged
+    negative under trec_eval's rule, NaN to a measure with ``unjudged="use"``
+    and -1 to one with ``"pool"`` (which sees the rows nobody judged as NaN).
     """
     pool_marks, refused = None, unjudged_g  # negative labels are not refused
     if pooled_g is not None:
@@ -272,10 +260,7 @@ def evaluate_per_query(
                 f"{py(grouping.keys[g])!r}; a measure must return a finite number."
             )
         values[:, j] = out
-        if m.empty_when == "never":
-            aux[:, j] = 1.0
-        else:
-            aux[:, j] = n_rel
+        aux[:, j] = 1.0 if m.empty_when == "never" else n_rel
     return values, aux
 
 
@@ -287,7 +272,7 @@ def _per_group(mask, grouping) -> np.ndarray:
 
 class _Ties:
     """What ``ties="average"`` needs: the ranked scores and the measure's
-    declarations (``depth``, ``form``, ``labels``)."""
+    declarations."""
 
     def __init__(self, rs, average, m, rel_thr):
         self.rs, self.average = rs, bool(average)
@@ -308,15 +293,7 @@ class _Ties:
         return np.flatnonzero(blocks)
 
     def args(self, calls):
-        return (
-            self.rs,
-            self.by_k,
-            self.form,
-            self.binary,
-            self.thr,
-            T.MAX_CALLS,
-            calls,
-        )
+        return self.rs, self.by_k, self.form, self.binary, self.thr, T.MAX_CALLS, calls
 
 
 def _refusal(name, key, convention) -> str:
@@ -338,9 +315,7 @@ def _refusal(name, key, convention) -> str:
 
 def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
     """Measure ``sp`` on every query: ``(values, calls)``, ``calls`` counting the
-    orders averaged over per query. The loops of :func:`_loop` run compiled
-    when the measure's ``per_query`` is compiled and the call is not on the
-    no-compile road; as Python, every value is checked by :func:`_value`."""
+    orders averaged over per query."""
     compiled = m.compiled and not plain()
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)

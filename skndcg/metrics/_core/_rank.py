@@ -38,7 +38,6 @@ def gain(label, gain_mode):
     return label
 
 
-# ------------------------------------------------------------------- whole sorts
 @jit
 def sort_small(s, lo, m, order):
     """Insertion sort of the ``m`` rows from ``lo`` into ``order`` (row offsets):
@@ -97,9 +96,6 @@ def argsort_desc(key, m, order, tmp):
     if src is not order:
         for i in range(m):
             order[i] = src[i]
-
-
-# --------------------------------------------------------------------- top rows
 
 
 @numpy_twin(argsort_desc)
@@ -257,7 +253,6 @@ def top_rows(
     return tcnt, tgain, trel
 
 
-# ------------------------------------------------------------------------ blocks
 @jit
 def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
     """Blocks of only the rows that count, each at its rank, without a sort.
