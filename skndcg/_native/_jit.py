@@ -28,13 +28,18 @@ def _writable(disp) -> bool:
     if path is None:
         return True
     if path not in _probed:
-        try:
-            os.makedirs(path, exist_ok=True)
-            tempfile.TemporaryFile(dir=path).close()
-            _probed[path] = True
-        except OSError:
-            _probed[path] = False
+        _probed[path] = takes_files(path)
     return _probed[path]
+
+
+def takes_files(path) -> bool:
+    """Whether the folder ``path`` (made when missing) takes files."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
 
 
 def _warn_no_cache(name: str) -> None:
@@ -136,19 +141,9 @@ def _kernel_named(module, qualname):
 
 @contextlib.contextmanager
 def no_compile(on: bool = True):
-    """Run every :class:`Kernel` called in this thread as its Python function.
-
-    Parameters
-    ----------
-    on : bool, default=True
-        False leaves the kernels compiled (a context that does nothing).
-
-    Notes
-    -----
-    The engine takes this road for inputs too small to pay numba's loading
-    (see ``metrics/_core/_backend.py``): the same code, no compiler. Kernels called
-    by kernels follow, as long as numba has not replaced them in their
-    module's namespace by its dispatchers (then they run compiled).
+    """Run every :class:`Kernel` called in this thread as its Python function
+    (``on=False``: a context that does nothing). Kernels called by kernels
+    follow, unless numba has put its dispatchers in their module's namespace.
     """
     before = getattr(_plain, "on", False)
     _plain.on = bool(on) or before

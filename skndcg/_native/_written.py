@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ._jit import takes_files
+
 _folder_found: list = []
 _stamp: list = []
 
@@ -33,16 +35,7 @@ def _candidates():
 def _folder() -> Path | None:
     """The first candidate folder that takes files, found once per process."""
     if not _folder_found:
-        for path in _candidates():
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                tempfile.TemporaryFile(dir=path).close()
-            except OSError:
-                continue
-            _folder_found.append(path)
-            break
-        else:
-            _folder_found.append(None)
+        _folder_found.append(next(filter(takes_files, _candidates()), None))
     return _folder_found[0]
 
 

@@ -21,11 +21,10 @@ from ._group import Grouping
 class Evaluation:
     """Per-query results of one evaluation.
 
-    ``values[g, j]`` is metric ``j`` of query ``g`` after the empty rule and the
-    query coverage (NaN where the query is left out of the mean); ``raw`` is the
-    value before them (the same array when neither changed anything; neither is
-    modified once built); ``empty[g, j]`` marks queries without a relevant item
-    and ``excluded[g]`` queries left out because nothing of theirs was retrieved.
+    ``values[g, j]``: metric ``j`` of query ``g`` after the empty rule and the
+    query coverage (NaN: left out of the mean); ``raw``: before them (the same
+    array when nothing changed; neither is modified once built); ``empty[g, j]``:
+    no relevant item; ``excluded[g]``: nothing retrieved, left out.
     """
 
     specs: list
@@ -48,7 +47,7 @@ class Evaluation:
     ):  # fmt: skip
         conv = convention
         empty = conv.empty_rule.mask(aux, label_sum)
-        values = raw  # nothing to change: one array serves as both
+        values = raw
         if empty.any():
 
             def error():
@@ -60,8 +59,6 @@ class Evaluation:
                 )
 
             values = conv.empty.apply(raw, empty, np, error)
-        # A judged query with nothing retrieved scores 0 (set by the kernel); it
-        # counts in the mean only when every judged query does.
         excluded = (n_retrieved == 0) & retrieved_only
         if excluded.any():
             if values is raw:
@@ -83,9 +80,8 @@ class Evaluation:
         )
 
     def means(self, depth: int = 1, first: int | None = None) -> np.ndarray:
-        """The average of each metric (of the ``first`` ones) over queries, as
-        the convention defines it; an undefined mean warns at the call ``depth``
-        calls above the caller."""
+        """The mean of each metric (of the ``first`` ones) under the convention;
+        an undefined mean warns ``depth`` calls above the caller."""
         sums = Means.of(self)
         if first is not None:
             sums = replace(sums, specs=sums.specs[:first], sums=sums.sums[:first])
@@ -130,15 +126,16 @@ class Means:
 
     @classmethod
     def of_values(cls, specs, values, counted, xp) -> Means:
-        """The sums of per-query ``values`` (one array per metric, in ``xp``:
-        numpy or torch), of which the ``counted`` queries (one mask per
-        metric) enter the mean; unweighted. The sums keep the values' dtype."""
+        """The unweighted sums of per-query ``values`` (one array per metric in
+        ``xp``, numpy or torch, whose dtype they keep) over the ``counted``
+        queries (one mask per metric)."""
         sums = []
         for sp, v, c in zip(specs, values, counted, strict=True):
             agg = sp.definition.aggregate
             if agg is not None:
                 # gm_map, gm_bpref: the registry writes them with numpy.
-                v = _like(agg.term(_to_numpy(v).astype(np.float64)), v, xp)
+                arr = v if isinstance(v, np.ndarray) else v.detach().cpu().numpy()
+                v = _like(agg.term(arr.astype(np.float64)), v, xp)
             n = c.sum()
             total = xp.where(c, v, xp.zeros_like(v)).sum()
             sums.append((total, n.to(v.dtype) if xp is not np else float(n), int(n)))
@@ -147,8 +144,7 @@ class Means:
 
     @classmethod
     def merge(cls, parts) -> Means:
-        """The sums of the union of the queries of ``parts`` (each exactly
-        summed, so the order of the pieces does not matter)."""
+        """The sums over the queries of all ``parts``, exactly (in any order)."""
         parts = list(parts)
         first = parts[0]
         stack = np.stack([p.sums for p in parts])
@@ -165,8 +161,7 @@ class Means:
         )
 
     def row(self) -> np.ndarray:
-        """The sums as one row of floats (a table's row, in the scale-out);
-        whether the queries are weighted is known to the front end."""
+        """The sums as one row of floats (without ``weighted``)."""
         counts = [self.n_queries, self.n_counted]
         return np.concatenate([np.asarray(self.sums, dtype=np.float64).ravel(), counts])
 
@@ -184,8 +179,8 @@ class Means:
         return cls(list(specs), sums, int(row[n]), int(row[n + 1]), weighted)
 
     def result(self, conv, *, stacklevel: int = 4, xp=np) -> list:
-        """The mean of each metric under ``conv`` (its weighting and its
-        all-skipped rule), as floats (numpy) or 0-d tensors (torch)."""
+        """The mean of each metric under ``conv``, as floats (numpy) or 0-d
+        tensors (torch)."""
         why = (
             "no query has a relevant item"
             if self.n_counted or not self.n_queries
@@ -203,10 +198,6 @@ class Means:
                 mean = float(agg.back(mean))
             out.append(mean if xp is np else _like(np.float64(mean), num, xp))
         return np.array(out) if xp is np else out
-
-
-def _to_numpy(v):
-    return v if isinstance(v, np.ndarray) else v.detach().cpu().numpy()
 
 
 def _like(a: np.ndarray, ref, xp):

@@ -1,12 +1,9 @@
 """Step 4 of the engine: metric values from a query's ranked blocks.
 
-A block is a run of ranked positions whose order is undetermined (tied scores
-under ``ties="average"``) or a single position (every other tie rule); it carries
-its first position, its size, the sum of its gains and its number of relevant
-rows. Every metric here is the exact expectation over the random orderings of
-the rows within each block (McSherry & Najork, 2008), which is the plain value
-when all blocks have size one. ``label_totals`` gives what the normalisations
-need: the relevant count, the label sum and the ideal gains.
+A block is a run of tied positions under ``ties="average"``, else a single
+position: its first position, size, gain sum and relevant count. Every metric
+is the exact expectation over the orders of the rows within each block
+(McSherry & Najork, 2008), the plain value when all blocks have size one.
 """
 
 from __future__ import annotations

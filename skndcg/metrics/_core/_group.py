@@ -126,10 +126,6 @@ class Grouping:
         return out
 
 
-def _missing_error(name: str, mask: np.ndarray) -> ValueError:
-    return missing_error(name, mask, "a query id")
-
-
 def _scan(q: np.ndarray):
     if q.shape[0] < PARALLEL_ROWS:
         # Small input: numpy, so a first call compiles nothing for the grouping.
@@ -204,13 +200,13 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     """Group the rows ``0..n_rows-1`` by ``qid`` (any hashable dtype, checked
     to have ``n_rows`` entries; ``name`` is the argument in messages)."""
     if is_categorical(qid):
-        codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
+        cat = qid.cat if hasattr(qid, "cat") else qid
+        codes = np.asarray(cat.codes)
         check_length(name, codes.shape[0], n_rows)
         if (codes < 0).any():
-            raise _missing_error(name, codes < 0)
-        cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
+            raise missing_error(name, codes < 0, "a query id")
         g = _group_int(codes.astype(np.int64))
-        return replace(g, keys=cats[g.keys])
+        return replace(g, keys=np.asarray(cat.categories)[g.keys])
     q = as_1d(qid, name, allow_object=True, what="a query id")
     check_length(name, q.shape[0], n_rows)
     kind = q.dtype.kind
@@ -226,17 +222,12 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     if kind in "Mm":
         ints = q.view(np.int64)
         if (ints == np.iinfo(np.int64).min).any():
-            raise _missing_error(name, ints == np.iinfo(np.int64).min)
+            raise missing_error(name, ints == np.iinfo(np.int64).min, "a query id")
         g = _group_int(ints)
         return replace(g, keys=g.keys.view(q.dtype))
-    if kind == "f":
-        nan = np.isnan(q)
-        if nan.any():
-            raise _missing_error(name, nan)
-        return _factorized(q)
-    missing = isna(q)
+    missing = np.isnan(q) if kind == "f" else isna(q)
     if missing.any():
-        raise _missing_error(name, missing)
+        raise missing_error(name, missing, "a query id")
     return _factorized(q)
 
 
@@ -320,8 +311,7 @@ def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
                 f"{py(grouping.keys[none[0]])!r} (got {py(values[none[0]])!r}); "
                 "every query needs a finite weight >= 0."
             )
-        w = as_1d(values, "sample_weight")
-        w = w.astype(np.float64)
+        w = as_1d(values, "sample_weight").astype(np.float64)
     else:
         rows = as_1d(sample_weight, "sample_weight")
         if rows.shape[0] != n_rows:

@@ -48,6 +48,14 @@ _AVERAGE = """\
             w = advance(buf, lab, nb, form, ws)
         out[g] = total
 """
+_EACH = """\
+    for g in range(starts.shape[0]):
+        lo = starts[g]
+        if nret[g] == 0 and not {empty}:
+            out[g] = 0.0
+        else:
+            out[g] = {value}
+"""
 _HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
@@ -75,17 +83,7 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
         if not compiled:
             params += ", value, failed"
             value = f"value({value}, g)"
-        if average:
-            body = _AVERAGE.format(value=value)
-        else:
-            body = (
-                "    for g in range(starts.shape[0]):\n"
-                "        lo = starts[g]\n"
-                f"        if nret[g] == 0 and not {empty}:\n"
-                "            out[g] = 0.0\n"
-                "        else:\n"
-                f"            out[g] = {value}\n"
-            )
+        body = (_AVERAGE if average else _EACH).format(value=value, empty=empty)
         module = _written_loop(f"def loop({params}):\n{body}", f) if written else None
         if module is not None:
             _loops[key] = (module.loop, False)

@@ -1,15 +1,10 @@
 """Step 3 of the engine: each query's top rows, ranked, as blocks of tied rows.
 
-The kernels here run inside the per-query loop (``_kernel.py``) on rows already
-grouped by query: query ``g`` owns rows ``lo:lo + m``. No global sort of the scores
-ever happens: a query much longer than its cut-off ``kk`` keeps only the rows that
-can reach its top ``kk`` and ranks those; small queries, and queries whose cut-off
-covers most of the list, are sorted whole.
-
-The kernels know two tie rules: ``"average"`` (tied rows form one block whose
-order is undetermined) and ``"stable"`` (input order). Every other rule is a
-reordering of the rows within each query before the kernels run
-(``_reorder.order_within_queries``), followed by ``"stable"``.
+The kernels run inside the per-query loop (``_kernel.py``) on query ``g``'s rows
+``lo:lo + m``. A query much longer than its cut-off ``kk`` ranks only the rows
+that can reach its top ``kk``; others are sorted whole. Two tie rules:
+``"average"`` (tied rows form one block) and ``"stable"`` (input order); the
+others reorder the rows first (``_reorder.py``).
 """
 
 from __future__ import annotations
@@ -255,14 +250,11 @@ def top_rows(
 
 @jit
 def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
-    """Blocks of only the rows that count, each at its rank, without a sort.
+    """Blocks of only the rows that count (a gain, or relevant), each at its
+    rank (rows that outscore it plus tied rows before it), without a sort.
 
-    A row counts when it has a gain or is relevant; the others add nothing to
-    any block metric. Each counting row's rank is the number of rows that
-    outscore it plus the tied rows before it (ties in input order, as
-    :func:`argsort_desc` ranks them). When more than ``rows.shape[0]`` rows
-    count, or more than one in 16 of the query, a sort is cheaper: returns -1.
-    Otherwise the number of blocks, one per counting row ranked before ``upto``.
+    The number of blocks, one per counting row ranked before ``upto``; -1 when
+    more than ``rows.shape[0]`` rows, or one in 16, count (a sort is cheaper).
     """
     bstart, bsize, bgain, brel = out
     limit = min(rows.shape[0], m // 16)

@@ -1,13 +1,11 @@
-"""``ties="average"`` for the per-query measures: the expectation over the orders
-of tied rows, exactly.
+"""``ties="average"`` for the per-query measures: the exact expectation over the
+orders of tied rows.
 
-A tie block is a run of equal scores in a query's ranking. Only a block holding
-labels the measure tells apart (two labels differ; NaN and -1 count as labels;
-for a binary measure only NaN, negative, relevant and not relevant differ)
-changes a value, and only where the measure reads it (``Measure.depth``). A
-query without such a block is scored with one call of ``per_query``. Otherwise
-the value is a weighted sum of calls on filled copies of the labels
-(``first`` and ``advance`` walk them), by the measure's ``form``:
+Only a tie block holding labels the measure tells apart (NaN and -1 count as
+labels; a binary measure tells only NaN, negative, relevant and not relevant
+apart) within its ``depth`` changes a value; a query without one takes one call
+of ``per_query``. Otherwise the value is a weighted sum of calls on filled
+copies of the labels (walked by ``first`` and ``advance``), by ``form``:
 
 - ``"any"``: every distinct label sequence the tied positions within the depth
   can take, with its probability under uniformly random row orders (each

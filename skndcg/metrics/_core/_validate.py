@@ -348,15 +348,10 @@ def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray 
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
     s = s.astype(np.float64, copy=False)
-    nan = None
-    if allow_nan:
-        isnan = np.isnan(s)
-        if isnan.any():
-            nan = isnan
-            inf = np.isinf(s)
-            if inf.any():
-                check_finite(np.where(isnan, 0.0, s), "y_score")
-            return s, nan
+    if allow_nan and (nan := np.isnan(s)).any():
+        if np.isinf(s).any():
+            check_finite(np.where(nan, 0.0, s), "y_score")
+        return s, nan
     try:
         check_finite(s, "y_score")
     except RowsError as exc:
@@ -366,7 +361,7 @@ def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray 
             "If NaN marks judged documents the run did not retrieve (as in the "
             'output of skndcg.io.join_run_qrels), pass nan_score="unretrieved".'
         ) from None
-    return s, nan
+    return s, None
 
 
 def discount(disc, length: int, k_label: str) -> np.ndarray:
