@@ -1,11 +1,5 @@
-"""How the engine's kernels are compiled: numba, cached on disk when it can be.
-
-Every kernel is compiled on first use for the engine's one set of argument
-types, and later processes load it from numba's on-disk cache; where no cache
-directory is writable, the kernels are compiled in memory, and one warning
-says so. ``jit`` returns a :class:`Kernel`, which imports numba and becomes its
-dispatcher on first use, so importing the package loads no compiler.
-"""
+"""How the engine's kernels are compiled: numba on first use, cached on disk
+(in memory, with one warning, where no cache folder is writable)."""
 
 from __future__ import annotations
 
@@ -83,11 +77,8 @@ _making = threading.RLock()
 
 
 class Kernel:
-    """A function to be compiled by numba, made numba's dispatcher on first use
-    (a call, or reading a dispatcher attribute). The kernels its code reads as
-    globals are made dispatchers first, in its module's namespace, where numba
-    looks them up. ``py_func`` is the Python function.
-    """
+    """A function made numba's dispatcher on first use, after the kernels it
+    reads as globals (put in its module's namespace, where numba looks)."""
 
     __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python", "twin")
 
@@ -183,9 +174,8 @@ def numba_loaded() -> bool:
 
 
 def numpy_twin(kernel):
-    """Declare the decorated function the numpy twin of ``kernel``: what runs
-    under :func:`no_compile` instead of its Python function, where a Python
-    loop would be slow. It must give the same results to the last bit."""
+    """Declare the decorated function what runs of ``kernel`` under
+    :func:`no_compile`; it must give the same results to the last bit."""
 
     def wrap(f):
         kernel.twin = f
@@ -195,8 +185,7 @@ def numpy_twin(kernel):
 
 
 def native(f):
-    """numba's dispatcher of a :class:`Kernel`; anything else as it is (to pass a
-    kernel to a compiled function as an argument)."""
+    """numba's dispatcher of a :class:`Kernel` (to pass it compiled), else ``f``."""
     return f.dispatcher if isinstance(f, Kernel) else f
 
 

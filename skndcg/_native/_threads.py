@@ -1,11 +1,5 @@
-"""The engine's parallel layer: chunks of work on a pool of Python threads.
-
-The kernels release the GIL, so plain threads run them in parallel, safe with
-``fork`` (a child gets a new pool) and with calls from several user threads,
-and with no native threading library. ``SKNDCG_NUM_THREADS`` caps the threads
-(default: the usable CPUs); whole-array passes use all of them from
-``PARALLEL_ROWS`` rows on (:func:`row_chunks`).
-"""
+"""The engine's parallel layer: chunks of ``nogil`` kernels on a pool of Python
+threads (a forked child gets a new pool), capped by ``SKNDCG_NUM_THREADS``."""
 
 from __future__ import annotations
 
@@ -75,14 +69,11 @@ def _get_pool(n: int) -> ThreadPoolExecutor:
 
 
 def run_chunks(fn, n_chunks: int, *args) -> list:
-    """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool.
-
-    At most ``num_threads()`` workers (the caller one) take the next chunk
-    until none is left; each chunk writes only its own part of any output.
-    """
-    if n_chunks <= 1 or plain():  # (Python kernels hold the GIL: one thread)
+    """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool
+    (each writes only its own part of any output)."""
+    # (Python kernels hold the GIL: one thread)
+    if n_chunks <= 1 or plain() or (n_workers := min(n_chunks, num_threads())) == 1:
         return [fn(t, *args) for t in range(n_chunks)]
-    n_workers = min(n_chunks, num_threads())
     results: list = [None] * n_chunks
     tickets = itertools.count()  # next() is atomic under the GIL
 
@@ -92,9 +83,6 @@ def run_chunks(fn, n_chunks: int, *args) -> list:
                 return
             results[t] = fn(t, *args)
 
-    if n_workers == 1:
-        work()
-        return results
     pool = _get_pool(n_workers - 1)
     futures = [pool.submit(work) for _ in range(n_workers - 1)]
     work()

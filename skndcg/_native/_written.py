@@ -1,12 +1,9 @@
-"""Modules written from source at run time, so that numba can cache them.
+"""Modules written from source at run time, so that numba can cache them (it
+caches by file, never a function taking a compiled one as an argument).
 
-numba caches a function by its file, and never one that takes a compiled
-function as an argument: a loop built for one kernel gets a file of its own,
-importing the kernel as a global. Its name digests its text, the files it
-depends on and every skndcg module's size and modification time, so an edited
-kernel gets a new loop. It is written in ``NUMBA_CACHE_DIR`` (when set), else
-the user's cache folder; never inside the package or a shared folder, since
-the file is imported.
+A file's name digests its text, its dependencies and every skndcg module's
+size and modification time; it goes in ``NUMBA_CACHE_DIR`` or the user's cache
+folder, never a shared one, since it is imported.
 """
 
 from __future__ import annotations

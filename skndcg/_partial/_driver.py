@@ -1,11 +1,5 @@
-"""The partial-result driver: what Dask, Spark and the streamed files share.
-
-:func:`setup` checks the arguments once (a :class:`Spec`); :func:`sums_of`
-scores one piece of whole queries into the sums of its means (a ``Means``
-row); :func:`whole_queries` cuts batches read in order into pieces of whole
-queries; :func:`finish` adds the sums up into the means; :func:`progress_bar`
-is the one progress rule. The front ends only lay their data out.
-"""
+"""The partial-result driver: the steps Dask, Spark and the streamed files
+share (set up, score pieces of whole queries into sums, add them up)."""
 
 from __future__ import annotations
 
@@ -29,7 +23,7 @@ from ..metrics._shared import (
     parse_metric,
 )
 from ..utils._args import check_flags, metric_names
-from ._pieces import check_weights, engine_input, report_piece
+from ._pieces import engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
 RESERVED = (
@@ -56,11 +50,8 @@ class Spec:
     @property
     def weighted(self) -> bool:
         """Whether queries carry weights (a column or a mapping)."""
-        columns = self.columns
-        return (
-            columns.get("sample_weight_col") is not None
-            or columns.get("sample_weight") is not None
-        )
+        weights = (self.columns.get(k) for k in ("sample_weight_col", "sample_weight"))
+        return any(w is not None for w in weights)
 
     def __setstate__(self, state):
         ensure_registered(state["measures"])
@@ -80,17 +71,13 @@ def columns_of(args: dict) -> dict:
     return {key: args[key] for key in COLUMN_ARGS}
 
 
-def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
-          popularity=None):  # fmt: skip
-    """Check the arguments once and return the :class:`Spec` of the pieces.
-
-    ``cols``: the ``COLUMN_ARGS`` to column names (or None); ``source`` names
-    the table in messages (``"ddf"``); ``popularity`` is sent whole with every
-    piece.
-    """
+def setup(metrics, cols, sample_weight, options, source, popularity=None):
+    """Check the arguments once and return the :class:`Spec` of the pieces;
+    ``cols``: the ``COLUMN_ARGS`` to column names, ``source``: the table's name
+    in messages."""
     names = metric_names(metrics)
     check_unique(names, [parse_metric(n) for n in names])
-    for key in reserved:
+    for key in RESERVED:
         if key in options:
             raise TypeError(
                 f"{key!r} is not an option here: the rows come from {source}'s "
@@ -103,7 +90,11 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
                 f"{key!r} is not an option when {source} is scored piece by "
                 "piece; score the per-query report instead."
             )
-    check_weights(cols.get("sample_weight_col"), sample_weight)
+    if cols.get("sample_weight_col") is not None and sample_weight is not None:
+        raise ValueError(
+            "pass sample_weight_col (a column of per-row weights, constant within "
+            "a query) or sample_weight (a mapping from query id to weight), not both."
+        )
     conv = call_options(**options).conv
     used = dict.fromkeys(parse_metric(n).definition for n in names)
     check_side_inputs(
@@ -176,12 +167,9 @@ def run_starts(q: np.ndarray) -> np.ndarray:
 
 
 def whole_queries(batches, qid_col, check, bar=None, aligned=False):
-    """``(first row, piece)`` of whole queries from ``batches`` read in order.
-
-    A batch's unfinished last query is carried to the next (unless
-    ``aligned``: batches end at query ends). ``check.add(keys, rows)`` is told
-    each query and its first row; ``bar`` is updated by each batch's rows.
-    """
+    """``(first row, piece)`` of whole queries from ``batches`` read in order
+    (the last query carried over unless ``aligned``), telling ``check.add`` each
+    query and its first row."""
     carry, first_row = None, 0  # file row of the first row of ``carry``
     for batch in batches:
         n_new = len(batch)

@@ -64,14 +64,6 @@ def check_numeric(columns: dict, text_type, where: str) -> None:
             )
 
 
-def check_weights(sample_weight_col, sample_weight) -> None:
-    if sample_weight_col is not None and sample_weight is not None:
-        raise ValueError(
-            "pass sample_weight_col (a column of per-row weights, constant within "
-            "a query) or sample_weight (a mapping from query id to weight), not both."
-        )
-
-
 def engine_input(
     frame, *, qid_col, label_col, score_col, doc_col=None, sample_weight_col=None,
     item_col=None, sample_weight=None, popularity=None, options=None, qid=None,
@@ -94,11 +86,8 @@ def engine_input(
 
 
 def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
-    """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
-
-    ``columns``: the keywords of :func:`engine_input` (``qid`` overrides
-    ``frame[qid_col]``); ``label_max``: the largest label of the whole table.
-    """
+    """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``
+    (``columns``: the keywords of :func:`engine_input`)."""
     rows, kwargs = engine_input(frame, **columns)
     report, _ = report_with_means(
         *rows, metrics=names, with_means=False, label_max=label_max, **kwargs
@@ -107,11 +96,8 @@ def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
 
 
 def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:
-    """The report's columns and dtypes, from one made-up query of two rows.
-
-    ``sample`` holds at least one row with the table's dtypes (values are
-    replaced); the result has no rows.
-    """
+    """The report's columns and dtypes (no rows), from one made-up query of
+    two rows made from a ``sample`` row of the table."""
     frame = sample.iloc[[0, 0]].reset_index(drop=True)
     label_col, score_col = kwargs["label_col"], kwargs["score_col"]
     threshold = (kwargs.get("options") or {}).get("rel_threshold")

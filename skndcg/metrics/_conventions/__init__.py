@@ -1,10 +1,6 @@
-"""Conventions: the choices that make two NDCG implementations disagree.
-
-A :class:`Convention` is a set of rule objects (``_rules.py``: gain, ties,
-empty queries, score precision, labels, weighting); the presets
-(``_presets.py``) reproduce the libraries they are named after; the options of
-one call are checked once by :func:`call_options` (``_options.py``).
-"""
+"""Conventions: the choices that make two NDCG implementations disagree, as
+rule objects (``_rules.py``), presets (``_presets.py``) and the checked
+options of one call (``_options.py``)."""
 
 from ._convention import Convention
 from ._options import DATA_OPTIONS, OPTIONS, CallOptions, call_options, pick

@@ -1,8 +1,5 @@
-"""The options of one metric call, checked once: :func:`call_options`.
-
-Every front end passes the options it was given here and reads the frozen
-:class:`CallOptions`; :data:`OPTIONS` lists them and their defaults.
-"""
+"""The options of one metric call, checked once by :func:`call_options` for
+every front end."""
 
 from __future__ import annotations
 

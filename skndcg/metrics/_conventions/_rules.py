@@ -1,10 +1,5 @@
-"""The rules a convention is made of, as objects that act on arrays.
-
-Each rule has a name (what a user writes: ``"trec_eval"``, ``"skip"``) and the
-behaviour behind it; its methods take the array module ``xp`` (numpy or torch).
-A rule shows as its name and equals it
-(``get_convention("lightgbm").gain == "exponential"``).
-"""
+"""The rules a convention is made of: objects named as a user writes them,
+whose methods take the array module ``xp`` (numpy or torch)."""
 
 from __future__ import annotations
 
@@ -33,10 +28,8 @@ def _astype(a, dtype):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Rule:
-    """A named rule: shown as its name, equal to it, pickled by it.
-
-    Each subclass is a frozen dataclass; its ``kind`` is the ``Convention``
-    field it is read from (``KINDS``).
+    """A named rule: shown as its name, equal to it, pickled by it; each
+    subclass is a frozen dataclass read from the ``Convention`` field ``kind``.
     """
 
     name: str
@@ -185,11 +178,8 @@ class LabelRule(Rule, kind="labels"):
 
     def prepare(self, y, xp, conv, *, nonnegative=False, integer_input=None,
                 arg="y_true"):  # fmt: skip
-        """Refuse labels ``conv`` cannot read; return what the kernel reads.
-
-        ``nonnegative``: the labels are known >= 0; ``integer_input``: they come
-        from an integer array (default: read off a numpy dtype).
-        """
+        """Refuse labels ``conv`` cannot read; return what the kernel reads
+        (``integer_input`` default: read off a numpy dtype)."""
         gain = conv.gain
         exp = gain.exponential
         if integer_input is None:

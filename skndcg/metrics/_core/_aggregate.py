@@ -1,9 +1,5 @@
-"""Per-query values to the reported means: the empty rule, covered queries, weights.
-
-The convention's rules for empty queries, queries with nothing retrieved and
-query weights are applied here, once for every metric. :class:`Means` holds
-the sums a mean is made of: they add up over pieces of the queries.
-"""
+"""Per-query values to the reported means: the convention's empty rule,
+covered queries and weights, applied once for every metric."""
 
 from __future__ import annotations
 
@@ -19,13 +15,10 @@ from ._group import Grouping
 
 @dataclass
 class Evaluation:
-    """Per-query results of one evaluation.
-
-    ``values[g, j]``: metric ``j`` of query ``g`` after the empty rule and the
-    query coverage (NaN: left out of the mean); ``raw``: before them (the same
-    array when nothing changed; neither is modified once built); ``empty[g, j]``:
-    no relevant item; ``excluded[g]``: nothing retrieved, left out.
-    """
+    """Per-query results of one evaluation: ``values[g, j]`` after the empty rule
+    and the query coverage (NaN: left out of the mean), ``raw`` before them (the
+    same array when nothing changed; neither is modified once built);
+    ``excluded[g]``: nothing of query ``g`` retrieved."""
 
     specs: list
     grouping: Grouping
@@ -90,17 +83,12 @@ class Evaluation:
 
 @dataclass
 class Means:
-    """The sums the means of several metrics are made of, over some queries.
-
-    ``sums[j]``: metric ``j``'s numerator, denominator and queries kept, as the
-    convention's weighting makes them; they add up over a partition of the
-    queries (:meth:`merge`). A metric with its own aggregate (gm_map) enters
-    as its terms and leaves through its ``back``.
-    """
+    """The sums the means of several metrics are made of, over some queries,
+    which add up over a partition of them (:meth:`merge`); a metric with its own
+    aggregate (gm_map) enters as its terms and leaves through its ``back``."""
 
     specs: list  # the parsed metrics
-    # (n_metrics, 3): numerator, denominator, queries kept (from torch: one
-    # triple of 0-d tensors per metric, in the values' dtype and device)
+    # (n_metrics, 3): numerator, denominator, queries kept (torch: 0-d tensors)
     sums: np.ndarray
     n_queries: int = 0  # queries of the pieces
     n_counted: int = 0  # of which with a retrieved row (the others are left out)
@@ -179,8 +167,7 @@ class Means:
         return cls(list(specs), sums, int(row[n]), int(row[n + 1]), weighted)
 
     def result(self, conv, *, stacklevel: int = 4, xp=np) -> list:
-        """The mean of each metric under ``conv``, as floats (numpy) or 0-d
-        tensors (torch)."""
+        """The mean of each metric under ``conv`` (floats, or 0-d tensors)."""
         why = (
             "no query has a relevant item"
             if self.n_counted or not self.n_queries

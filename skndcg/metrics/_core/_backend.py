@@ -1,11 +1,6 @@
-"""Which backend scores a call: the compiled kernels, or the same kernels as Python.
-
-A small input in a process that has not loaded numba yet finishes sooner with
-the kernels' Python functions (same numbers). The rule is
-:func:`~skndcg._native._jit.plain_road` on the call's rows times its passes:
-one for the block measures, one per measure scored query by query, more under
-averaged ties.
-"""
+"""Which backend scores a call: the compiled kernels, or the same kernels as
+Python (same numbers), by :func:`~skndcg._native._jit.plain_road` on the
+call's rows times its passes."""
 
 from __future__ import annotations
 

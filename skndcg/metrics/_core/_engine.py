@@ -1,10 +1,6 @@
-"""From user input to per-query metric values: the engine's driver.
-
-One call validates (``_validate.py``), groups by query (``_group.py``), then
-ranks (``_rank.py``) and scores the blocks (``_blocks.py``) in one compiled
-loop per chunk of queries (``_kernel.py``). Every public metric function is a
-thin layer over :func:`evaluate`.
-"""
+"""From user input to per-query metric values: the engine's driver (its steps
+are in docs/architecture.rst); every public metric function is a thin layer
+over :func:`evaluate`."""
 
 from __future__ import annotations
 
@@ -68,11 +64,8 @@ def evaluate(
     y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
     sample_weight=None, doc_id=None, label_max=None, side=None, **given,
 ) -> Evaluation:  # fmt: skip
-    """Evaluate several metrics in one grouping and one kernel pass.
-
-    ``options``: the call's checked options (default: those in ``given``,
-    checked here); ``side``: the side inputs by name (``_side.py``).
-    """
+    """Evaluate several metrics in one grouping and one kernel pass; ``options``
+    (default: those in ``given``, checked here), ``side``: the side inputs."""
     # Step 1: options, labels and scores.
     specs = [parse_metric(m) for m in metrics]
     if all(isinstance(m, str) for m in metrics):
@@ -106,15 +99,13 @@ def _evaluate(
     conv.gain.check_labels(y)
     if conv.gain.custom or conv.labels.rewrites:
         n_hist = 0
-    # Kernel types: int64 labels with the histogram, float64 otherwise.
     y = y.astype(np.int64 if n_hist else np.float64, copy=False)
 
     # Step 2: rows grouped by query, and the tie rule as a reordering.
     grouping = group_rows(qid, n)
     weights = None
     if sample_weight is not None:
-        weights = query_weights(sample_weight, grouping, n)
-        weights = conv.weighting.weights(weights)
+        weights = conv.weighting.weights(query_weights(sample_weight, grouping, n))
     y_g, s_g = grouping.take_pair(y, s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None

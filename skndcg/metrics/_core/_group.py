@@ -1,15 +1,9 @@
 """Step 2 of the engine: rows grouped by query (kernels in ``_group_kernels.py``).
 
-``qid`` may be of any hashable dtype, unsorted. The queries come in a canonical
-order (sorted ids when orderable, else first appearance), so per-query results
-and their sums do not depend on the order of the rows. Three paths:
-
-1. ``qid`` sorted: group bounds from one pass, no copy.
-2. ``qid`` contiguous but not sorted: bounds of the runs, reordered; no copy.
-3. Otherwise a stable counting sort (rows of a query keep their input order,
-   as ``"stable"`` ties need), each thread scattering a chunk of rows; past 128
-   queries through at most 128 buckets of consecutive queries first, so the
-   writes stay in cache.
+The queries come in a canonical order (sorted ids when orderable, else first
+appearance), whatever the order of the rows. Sorted or contiguous ids need no
+copy; others a stable counting sort (rows of a query keep their order, as
+``"stable"`` ties need), through buckets of consecutive queries past 128.
 """
 
 from __future__ import annotations
@@ -121,9 +115,7 @@ class Grouping:
     def row_query(self) -> np.ndarray:
         """Canonical query index of each grouped row (computed once, then kept)."""
         order = np.argsort(self.starts, kind="stable")
-        out = np.empty(int(self.sizes.sum()), dtype=np.int64)
-        out[:] = np.repeat(order, self.sizes[order])
-        return out
+        return np.repeat(order, self.sizes[order]).astype(np.int64, copy=False)
 
 
 def _scan(q: np.ndarray):
@@ -213,11 +205,9 @@ def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
     if kind == "b":
         q = q.astype(np.int64)
         kind = "i"
-    if kind == "u":
-        if q.max() > np.iinfo(np.int64).max:
-            return _factorized(q)
-        return _group_int(q.astype(np.int64), keys_dtype=q.dtype)
-    if kind == "i":
+    if kind == "u" and q.max() > np.iinfo(np.int64).max:
+        return _factorized(q)
+    if kind in "iu":
         return _group_int(q.astype(np.int64, copy=False), keys_dtype=q.dtype)
     if kind in "Mm":
         ints = q.view(np.int64)

@@ -1,9 +1,5 @@
-"""The per-query loop: labels, ranking and blocks, then each requested metric.
-
-:func:`chunk_kernel` builds (once per combination of flags, cached on disk) a
-compiled loop over a chunk of queries holding only the steps the call needs,
-so a first call compiles the code of the metrics it asks for and nothing else.
-"""
+"""The per-query loop: labels, ranking and blocks, then each requested metric,
+compiled per combination of flags with only the steps the call needs."""
 
 from __future__ import annotations
 
@@ -58,8 +54,8 @@ def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     need_rank = bool((kinds != B.IDCG).any())
     kmax = int(ks.max()) if (ks > 0).any() else 0
     kbase = kmax if kmax > 0 else 10
-    # Every test below depends on one query's size alone, and gives the same
-    # answer for all sizes from ``cap`` on: the distinct sizes, capped, suffice.
+    # Each test reads one query's size, the same from ``cap`` on: the distinct
+    # sizes, capped, suffice.
     cap = max(SMALL, 3 * kbase) + 1
     sizes = _distinct(sizes, cap)
     mr = sizes if nret is None else _distinct(nret, cap)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._conventions import resolve_convention
-from ._validate import RowsError, as_1d, hist_size, label_range, labels
+from ._validate import RowsError, as_1d, check_finite, hist_size, label_range
 
 
 def labels_in(y_true, nan_label):
@@ -25,16 +25,18 @@ def labels_in(y_true, nan_label):
         y, n_hist = label_range(y_in)
         known_nonnegative = n_hist > 0
     else:
+        if y_in.dtype.kind != "f":
+            raise TypeError(f"y_true must be numeric, got dtype {y_in.dtype}.")
         try:
-            y = labels(y_in)
-        except ValueError as exc:
-            nan = isinstance(exc, RowsError) and np.isnan(y_in).any()
-            if nan and nan_label is None:
+            check_finite(y_in, "y_true")
+        except RowsError as exc:
+            if nan_label is None and np.isnan(y_in).any():
                 raise exc.hinted(
                     "A NaN label can mark a row nobody judged: pass "
                     "nan_label='unjudged'."
                 ) from None
             raise
+        y = y_in.astype(np.float64, copy=False)
         # Float labels stay float64 (an int64 copy would raise the peak
         # memory); their range still tells the label checks they are >= 0.
         n_hist = 0
@@ -44,12 +46,8 @@ def labels_in(y_true, nan_label):
 
 def label_max_of(y_true, *, convention=None, gain=None, nan_label=None, **_):
     """The largest label the engine sees in ``y_true``, or None (no rows, or
-    labels the engine refuses: scoring them raises the located error).
-
-    A front end scoring piece by piece passes it to every piece (ERR's
-    default ``g_max``); the label rules keep the order of labels, so the
-    largest of each piece's largest gives the largest of the data.
-    """
+    labels the engine refuses); the label rules keep the order of labels, so
+    the largest of each piece's largest is the data's."""
     try:
         y, _, _, known_nonnegative = labels_in(y_true, nan_label)
         if y.shape[0] == 0:

@@ -1,12 +1,7 @@
-"""The numpy twin of the block kernels (``_kernel.evaluate_groups``).
-
-Under :func:`~skndcg._native._jit.no_compile`, a query-by-query Python loop
-over 60k rows takes longer than loading numba. For every tie rule but
-``"average"`` the blocks are single rows, and every family reduces to sums
-along each query's ranked rows: here all queries at once, one zero-padded row
-per query, summed in order with :func:`numpy.cumsum` as the kernels add. The
-values are the kernels' to the last bit (``tests/test_numpy_blocks.py``).
-"""
+"""The numpy twin of the block kernels (``_kernel.evaluate_groups``) for every
+tie rule but ``"average"`` (single-row blocks): all queries at once, one
+zero-padded row per query, summed in order with :func:`numpy.cumsum` as the
+kernels add, so the values are the kernels' to the last bit."""
 
 from __future__ import annotations
 

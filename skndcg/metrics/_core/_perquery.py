@@ -1,14 +1,8 @@
-"""Measures without a block kernel: one call of ``per_query`` per query.
-
-Each query's rows are ranked once for all such measures, in its span
-``starts[g]:ends[g]``: retrieved rows first, best score first, ties in row
-order. Under ``ties="average"`` a query whose tied rows hold labels the measure
-tells apart gets the expectation over their orders (``_tie_orders.py``).
-
-A compiled ``per_query`` runs inside a compiled loop over the queries, built
-from source for its arity (and written to a module numba caches when the
-kernel imports by name, ``_native/_written.py``); a Python one, or any on the
-no-compile road, runs in the same loop as Python.
+"""Measures without a block kernel: one call of ``per_query`` per query, in a
+loop built from source for its arity (compiled, and written to a module numba
+caches when the kernel imports by name; or run as Python). Each query's rows
+are ranked once for all of them: retrieved rows first, best score first, ties
+in row order (``ties="average"``: ``_tie_orders.py``).
 """
 
 from __future__ import annotations
@@ -204,8 +198,7 @@ def evaluate_per_query(
     n_groups = grouping.n_groups
     values = np.empty((n_groups, len(specs)))
     aux = np.empty_like(values)
-    nret_arr = grouping.sizes if nret is None else nret
-    nret_arr = np.ascontiguousarray(nret_arr, dtype=np.int64)
+    nret_arr = np.ascontiguousarray(grouping.sizes if nret is None else nret, np.int64)
     y0 = y_g.astype(np.float64)
     order, rs = ranked_order(s_g, grouping)
     ranked = y0[order]
@@ -242,8 +235,7 @@ def evaluate_per_query(
                 extras.append(np.full(n_groups, float(rel_thr)))
         for _, v in sp.params:
             extras.append(np.full(n_groups, np.nan if v is None else float(v)))
-        ry = {"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked)
-        ry = np.array(ry)
+        ry = np.array({"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked))
         ideal_arr = ideal if use_ideal else np.empty(0)
         ties = _Ties(rs, average, m, rel_thr)
         out, calls = _run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)

@@ -1,11 +1,6 @@
-"""Step 3 of the engine: each query's top rows, ranked, as blocks of tied rows.
-
-The kernels run inside the per-query loop (``_kernel.py``) on query ``g``'s rows
-``lo:lo + m``. A query much longer than its cut-off ``kk`` ranks only the rows
-that can reach its top ``kk``; others are sorted whole. Two tie rules:
-``"average"`` (tied rows form one block) and ``"stable"`` (input order); the
-others reorder the rows first (``_reorder.py``).
-"""
+"""Step 3 of the engine: each query's top rows (rows ``lo:lo + m``), ranked, as
+blocks of tied rows (``"average"``) or single rows (``"stable"``). A query much
+longer than its cut-off ranks only the rows that can reach its top."""
 
 from __future__ import annotations
 
@@ -172,12 +167,9 @@ def rank_top(s, lo, m, kk, order, buf, lanes, cs, ci, rk):
 
 @jit
 def buffer_top(y, s, lo, m, kk, order, buf, average, gain_mode, rel_thr):
-    """The ``kk`` best rows of a query by an insertion buffer, and the tie tail.
-
-    Fills ``order[:kk]``/``buf[:kk]`` ranked. Under averaged ties it also counts the
-    rows left out of the buffer that tie with its last score (their number, gain
-    sum and relevant count), so the tie block at the cut-off is known.
-    """
+    """The ``kk`` best rows of a query ranked into ``order``/``buf`` by an
+    insertion buffer; under averaged ties, the count, gain sum and relevant
+    count of the rows left out that tie with its last score."""
     tcnt = 0
     tgain = 0.0
     trel = 0
@@ -298,10 +290,8 @@ def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
 
 @jit
 def blocks_single(y, lo, ranked, n, gain_mode, rel_thr, out):
-    """One block per ranked position ``0..n-1`` (every tie rule but averaging).
-
-    ``out`` = (start, size, gain sum, relevant count) arrays; returns ``n``.
-    """
+    """One block per ranked position ``0..n-1`` into ``out`` (start, size, gain
+    sum, relevant count); returns ``n``."""
     bstart, bsize, bgain, brel = out
     for pos in range(n):
         lab = y[lo + ranked[pos]]
@@ -314,12 +304,9 @@ def blocks_single(y, lo, ranked, n, gain_mode, rel_thr, out):
 
 @jit
 def blocks_tied(y, lo, ranked, scores, n_ranked, upto, gain_mode, rel_thr, tail, out):
-    """Blocks of tied scores covering ranked positions ``0..upto-1``; their number.
-
-    ``scores[p]`` is the score of the row ranked at ``p``. ``tail`` = (count, gain
-    sum, relevant count) of rows outside ``ranked`` tied with its last row; they
-    join the last block.
-    """
+    """Blocks of tied ``scores`` covering ranked positions ``0..upto-1``; their
+    number. ``tail`` (count, gain sum, relevant count: rows outside ``ranked``
+    tied with its last) joins the last block."""
     bstart, bsize, bgain, brel = out
     tcnt, tgain, trel = tail
     nb = 0

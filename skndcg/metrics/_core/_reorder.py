@@ -1,9 +1,5 @@
-"""Step 2b of the engine: every tie rule but two, as a reordering of the rows.
-
-The ranking kernels know only ``"average"`` and ``"stable"`` (input order); the
-other rules reorder each query's rows first (rows flagged unretrieved last),
-then rank with ``"stable"``.
-"""
+"""Step 2b of the engine: every tie rule but ``"average"`` and ``"stable"``, as
+a reordering of each query's rows before ranking with ``"stable"``."""
 
 from __future__ import annotations
 
@@ -101,13 +97,9 @@ def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
 def order_within_queries(
     grouping, s, *, rule, doc_rank=None, unretrieved=None, labels=None
 ):
-    """Permutation of the grouped rows that realises a tie rule with ``"stable"``.
-
-    ``rule``: a ``TieRule``, its name or None; each query's rows are sorted by
-    its ``sort_key`` (``doc_rank``, ``labels`` as it reads them), rows flagged
-    ``unretrieved`` last. None when nothing is reordered, or (from
-    ``PARALLEL_ROWS`` rows on) when every query already is in order.
-    """
+    """Permutation of the grouped rows sorting each query by ``rule``'s
+    ``sort_key`` (a ``TieRule``, its name or None), rows flagged ``unretrieved``
+    last; None when nothing moves (checked from ``PARALLEL_ROWS`` rows on)."""
     n = s.shape[0]
     tie = None if rule is None else TieRule.of(rule)
 

@@ -1,10 +1,5 @@
-"""Measures that read side inputs (item ids, popularity): the per-query
-runner on values derived per row.
-
-Such a measure's ``row_values`` turns the side inputs into one value per row,
-grouped and reordered as the labels were, which ``per_query`` reads in place
-of the labels (``form="sum"``: exact under ``ties="average"``).
-"""
+"""Measures that read side inputs (item ids, popularity): ``row_values`` gives
+one value per row, which ``per_query`` reads in place of the labels."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Step 1 of the engine: user input to canonical arrays, or a clear error.
-
-Everything that reaches a kernel leaves this step as a native-byte-order array of
-one canonical dtype (float64 labels and scores), so each kernel is compiled for
-one set of types. Errors name the argument, the offending value (as a plain
-Python value) and what was expected.
-"""
+"""Step 1 of the engine: user input to native-byte-order arrays of one
+canonical dtype (each kernel compiles for one set of types), or an error
+naming the argument, the value and what was expected."""
 
 from __future__ import annotations
 
@@ -68,8 +64,7 @@ def undefined(message: str, stacklevel: int) -> float:
 
 
 def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
-    """The error for missing entries of ``name``: how many, the first row, and
-    that every row needs ``what``."""
+    """The :class:`RowsError` for the missing entries ``mask`` of ``name``."""
     return RowsError(
         f"{name} has {{count}}missing value(s) ({{at}}); every row needs {what}.",
         int(mask.sum()),
@@ -108,13 +103,14 @@ def _from_pandas(x, name: str, what: str, missing_as_nan: bool) -> np.ndarray:
 def _from_sequence(x) -> np.ndarray:
     arr = np.asarray(x)
     # numpy turns [1, "1"] into two equal strings: keep the element types.
-    if arr.dtype.kind in "US" and arr.ndim == 1:
-        kinds = {type(v) for v in x}
-        if len(kinds) > 1:
-            out = np.empty(len(x), dtype=object)
-            out[:] = list(x)
-            return out
+    if arr.dtype.kind in "US" and arr.ndim == 1 and len({type(v) for v in x}) > 1:
+        out = np.empty(len(x), dtype=object)
+        out[:] = list(x)
+        return out
     return arr
+
+
+_NUMBERS = (numbers.Number, np.generic)
 
 
 def as_1d(
@@ -127,11 +123,9 @@ def as_1d(
 ) -> np.ndarray:
     """A 1-D numpy array of ``x`` in native byte order, refusing 2-D and empty input.
 
-    Numeric arguments (``allow_object=False``) refuse strings and bytes, numeric
-    or not, as scikit-learn does; ids (``allow_object=True``) keep them. A
-    missing value (None, pandas' NA) of a numeric argument is refused naming
-    its row, or read as NaN with ``missing_as_nan`` (when the caller accepts
-    NaN).
+    Numeric arguments refuse strings and bytes (ids, ``allow_object``, keep
+    them), and a missing value naming its row (or read it as NaN with
+    ``missing_as_nan``).
     """
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         arr = _from_pandas(x, name, what, missing_as_nan)
@@ -166,12 +160,9 @@ def as_1d(
                 raise missing_error(name, missing, what)
             arr = np.where(missing, np.nan, arr)
         for i, v in enumerate(arr):
-            if isinstance(v, (str, bytes)) or not isinstance(
-                v, (numbers.Number, np.generic)
-            ):
-                got = f"{v!r} ({type(v).__name__})".replace("{", "{{").replace(
-                    "}", "}}"
-                )
+            if isinstance(v, (str, bytes)) or not isinstance(v, _NUMBERS):
+                got = f"{v!r} ({type(v).__name__})"
+                got = got.replace("{", "{{").replace("}", "}}")
                 raise RowsTypeError(
                     f"{name} must be numeric, got {got} ({{at}}); convert it to "
                     "numbers explicitly.",
@@ -315,11 +306,8 @@ def hist_size(y: np.ndarray) -> int:
 
 
 def check_k(k, name: str = "k", *, allow_none: bool = True):
-    """Validate a cut-off: an int >= 1 (not a bool) or None.
-
-    Any ``k`` beyond every query (``10**30`` included) means the whole list;
-    only precision keeps ``k`` itself as its denominator.
-    """
+    """Validate a cut-off: an int >= 1 (not a bool) or None; one beyond every
+    query means the whole list (precision keeps it as its denominator)."""
     if k is None and allow_none:
         return None
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
@@ -330,16 +318,6 @@ def check_k(k, name: str = "k", *, allow_none: bool = True):
     if k < 1:
         raise ValueError(f"{name} must be >= 1, got {py(k)!r}.")
     return int(k)
-
-
-def labels(y_true) -> np.ndarray:
-    """Labels as float64 (integers stay exact up to 2**53)."""
-    y = as_1d(y_true, "y_true")
-    if y.dtype.kind not in "biuf":
-        raise TypeError(f"y_true must be numeric, got dtype {y.dtype}.")
-    if y.dtype.kind == "f":
-        check_finite(y, "y_true")
-    return y.astype(np.float64, copy=False)
 
 
 def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
