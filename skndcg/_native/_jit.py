@@ -1,17 +1,5 @@
-"""How the engine's kernels are compiled: numba, cached on disk when it can be.
-
-Every kernel is compiled on first use for the one set of argument types the engine
-gives it (float64 labels and scores, int64 positions), so a process compiles only
-what its calls need, once, and later processes load it from numba's on-disk cache.
-Where no cache directory is writable (a read-only install with no writable home),
-the kernels are compiled in memory instead, and one warning says so.
-
-numba itself is imported when the first kernel is called, not when a module
-defining kernels is imported: ``jit`` returns a :class:`Kernel`, which becomes
-numba's dispatcher on first use. Reading metric names, the registry and the
-conventions (what ``skndcg --help`` and the command line's small-input path
-need) then loads no compiler.
-"""
+"""How the engine's kernels are compiled: numba on first use, cached on disk
+(in memory, with one warning, where no cache folder is writable)."""
 
 from __future__ import annotations
 
@@ -28,22 +16,24 @@ _plain = threading.local()  # .on: kernels run as Python (see no_compile)
 
 
 def _writable(disp) -> bool:
-    """Whether the cache folder numba picked for ``disp`` really takes files.
-
-    numba checks some of its candidate folders only when it first writes, and
-    then fails the call; a folder is probed once here instead.
-    """
+    """Whether the cache folder numba picked for ``disp`` takes files (numba
+    checks some only when it first writes, then fails the call)."""
     path = getattr(getattr(disp, "_cache", None), "_cache_path", None)
     if path is None:
         return True
     if path not in _probed:
-        try:
-            os.makedirs(path, exist_ok=True)
-            tempfile.TemporaryFile(dir=path).close()
-            _probed[path] = True
-        except OSError:
-            _probed[path] = False
+        _probed[path] = takes_files(path)
     return _probed[path]
+
+
+def takes_files(path) -> bool:
+    """Whether the folder ``path`` (made when missing) takes files."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
 
 
 def _warn_no_cache(name: str) -> None:
@@ -87,13 +77,8 @@ _making = threading.RLock()
 
 
 class Kernel:
-    """A function to be compiled by numba, made numba's dispatcher on first use.
-
-    Calling it, or reading an attribute numba's dispatcher has, makes the
-    dispatcher. Before that, the kernels its code reads as globals are made
-    dispatchers too and put in its module's namespace, where numba looks them
-    up when it compiles the function. ``py_func`` is the Python function.
-    """
+    """A function made numba's dispatcher on first use, after the kernels it
+    reads as globals (put in its module's namespace, where numba looks)."""
 
     __slots__ = ("__wrapped__", "_disp", "_options", "py_func", "python", "twin")
 
@@ -147,19 +132,9 @@ def _kernel_named(module, qualname):
 
 @contextlib.contextmanager
 def no_compile(on: bool = True):
-    """Run every :class:`Kernel` called in this thread as its Python function.
-
-    Parameters
-    ----------
-    on : bool, default=True
-        False leaves the kernels compiled (a context that does nothing).
-
-    Notes
-    -----
-    The engine takes this road for inputs too small to pay numba's loading
-    (see ``metrics/_core/_backend.py``): the same code, no compiler. Kernels called
-    by kernels follow, as long as numba has not replaced them in their
-    module's namespace by its dispatchers (then they run compiled).
+    """Run every :class:`Kernel` called in this thread as its Python function
+    (``on=False``: a context that does nothing). Kernels called by kernels
+    follow, unless numba has put its dispatchers in their module's namespace.
     """
     before = getattr(_plain, "on", False)
     _plain.on = bool(on) or before
@@ -176,13 +151,9 @@ PLAIN_CELLS = 1_200_000
 
 
 def plain_road(cells: int) -> bool:
-    """Whether work of ``cells`` rows-times-passes runs with no compiler.
-
-    Inside :func:`no_compile`, always; else when numba is not loaded yet and
-    the work is small enough that Python finishes it before numba would have
-    loaded its cached kernels (``PLAIN_CELLS``). The one rule of the engine
-    and the readers.
-    """
+    """Whether work of ``cells`` rows-times-passes runs with no compiler:
+    inside :func:`no_compile`, or while numba is not loaded and the work is
+    at most ``PLAIN_CELLS`` (the one rule of the engine and the readers)."""
     if plain():
         return True
     if numba_loaded():
@@ -203,9 +174,8 @@ def numba_loaded() -> bool:
 
 
 def numpy_twin(kernel):
-    """Declare the decorated function the numpy twin of ``kernel``: what runs
-    under :func:`no_compile` instead of its Python function, where a Python
-    loop would be slow. It must give the same results to the last bit."""
+    """Declare the decorated function what runs of ``kernel`` under
+    :func:`no_compile`; it must give the same results to the last bit."""
 
     def wrap(f):
         kernel.twin = f
@@ -215,17 +185,14 @@ def numpy_twin(kernel):
 
 
 def native(f):
-    """numba's dispatcher of a :class:`Kernel`; anything else as it is (to pass a
-    kernel to a compiled function as an argument)."""
+    """numba's dispatcher of a :class:`Kernel` (to pass it compiled), else ``f``."""
     return f.dispatcher if isinstance(f, Kernel) else f
 
 
 def jit(fn=None, *, python=True, **options):
-    """``numba.njit(cache=True, nogil=True)``, compiled in memory without a
-    cache; numba is imported on first use (see :class:`Kernel`).
-    ``python=False`` marks a kernel whose Python function gives another result
-    (numpy's ``argsort`` orders ties otherwise than numba's): it runs compiled
-    even under :func:`no_compile`."""
+    """``numba.njit(cache=True, nogil=True)`` as a lazy :class:`Kernel`;
+    ``python=False``: its Python function gives another result (numpy's
+    ``argsort`` ties), so it runs compiled even under :func:`no_compile`."""
 
     def wrap(f):
         return Kernel(f, options, python)
@@ -234,11 +201,8 @@ def jit(fn=None, *, python=True, **options):
 
 
 def compile_times(fn, *args, **kwargs):
-    """Call ``fn`` and return ``(result, {function: seconds})`` of what it compiled.
-
-    The times are inclusive (a kernel's time contains that of the kernels it
-    calls); ``benchmarks/jit.py`` uses this to show where the first call goes.
-    """
+    """Call ``fn`` and return ``(result, {function: seconds})`` of what it
+    compiled (inclusive of the kernels each calls)."""
     from numba.core import event
 
     rec = event.RecordingListener()

@@ -1,16 +1,5 @@
-"""The engine's parallel layer: chunks of work on a pool of Python threads.
-
-The kernels release the GIL (``nogil``), so plain threads run them in parallel.
-Unlike an OpenMP or TBB runtime inside numba, this layer is safe in every way a
-Python program uses processes and threads: a child started by ``fork`` gets a new
-pool on first use, calls from several user threads share the pool, and nothing
-depends on a native threading library being found at run time.
-
-``SKNDCG_NUM_THREADS`` caps the number of threads (default: the CPUs this
-process may use). Whole-array passes split into :func:`row_chunks` chunks: all
-threads from ``PARALLEL_ROWS`` rows on, one chunk below (where starting threads
-costs more than it saves).
-"""
+"""The engine's parallel layer: chunks of ``nogil`` kernels on a pool of Python
+threads (a forked child gets a new pool), capped by ``SKNDCG_NUM_THREADS``."""
 
 from __future__ import annotations
 
@@ -80,16 +69,11 @@ def _get_pool(n: int) -> ThreadPoolExecutor:
 
 
 def run_chunks(fn, n_chunks: int, *args) -> list:
-    """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool.
-
-    Each of at most ``num_threads()`` workers (the calling thread is one) takes
-    the next chunk until none is left, so uneven chunks balance out. Each chunk
-    writes only its own part of any shared output, so the results do not depend
-    on the scheduling.
-    """
-    if n_chunks <= 1 or plain():  # (Python kernels hold the GIL: one thread)
+    """``[fn(t, *args) for t in range(n_chunks)]``, chunks run on the thread pool
+    (each writes only its own part of any output)."""
+    # (Python kernels hold the GIL: one thread)
+    if n_chunks <= 1 or plain() or (n_workers := min(n_chunks, num_threads())) == 1:
         return [fn(t, *args) for t in range(n_chunks)]
-    n_workers = min(n_chunks, num_threads())
     results: list = [None] * n_chunks
     tickets = itertools.count()  # next() is atomic under the GIL
 
@@ -99,9 +83,6 @@ def run_chunks(fn, n_chunks: int, *args) -> list:
                 return
             results[t] = fn(t, *args)
 
-    if n_workers == 1:
-        work()
-        return results
     pool = _get_pool(n_workers - 1)
     futures = [pool.submit(work) for _ in range(n_workers - 1)]
     work()

@@ -1,20 +1,9 @@
-"""Modules written from source at run time, so that numba can cache them.
+"""Modules written from source at run time, so that numba can cache them (it
+caches by file, never a function taking a compiled one as an argument).
 
-numba caches a compiled function by the file that defines it, and never
-caches one that takes another compiled function as an argument. A loop built
-from source for one kernel (the per-query loop of a measure) therefore gets a
-file of its own, which imports the kernel as a global: the first process
-compiles it, later ones load it from numba's cache like any other kernel.
-
-The file's name is a digest of its text, of the files it depends on and of
-every skndcg module's size and modification time (numba's own stamp of a
-file, taken for the whole package, since a compiled loop holds the code of
-every kernel it calls): an edited kernel, or another version of skndcg, gets
-a new loop instead of a stale cached one. It is written in
-the first folder that takes files: ``NUMBA_CACHE_DIR`` (when set), then the
-user's cache folder (``$XDG_CACHE_HOME/skndcg``, ``~/.cache/skndcg``); never
-inside the package, nor in a shared folder such as the system's temporary
-one, since the file is imported.
+A file's name digests its text, its dependencies and every skndcg module's
+size and modification time; it goes in ``NUMBA_CACHE_DIR`` or the user's cache
+folder, never a shared one, since it is imported.
 """
 
 from __future__ import annotations
@@ -25,6 +14,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+
+from ._jit import takes_files
 
 _folder_found: list = []
 _stamp: list = []
@@ -41,16 +32,7 @@ def _candidates():
 def _folder() -> Path | None:
     """The first candidate folder that takes files, found once per process."""
     if not _folder_found:
-        for path in _candidates():
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                tempfile.TemporaryFile(dir=path).close()
-            except OSError:
-                continue
-            _folder_found.append(path)
-            break
-        else:
-            _folder_found.append(None)
+        _folder_found.append(next(filter(takes_files, _candidates()), None))
     return _folder_found[0]
 
 
@@ -69,11 +51,8 @@ def _package_stamp() -> bytes:
 
 def written_module(source: str, depends=()):
     """The module of ``source``, written to a file of its own and imported, or
-    None when no folder takes files (the caller then compiles in memory).
-
-    ``depends``: files whose text the compiled code also reads (the kernel a
-    loop calls); a change in any of them gives another file.
-    """
+    None when no folder takes files; ``depends``: files the compiled code also
+    reads (the kernel a loop calls)."""
     folder = _folder()
     if folder is None:
         return None

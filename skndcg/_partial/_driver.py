@@ -1,23 +1,5 @@
-"""The partial-result driver: what Dask, Spark and the streamed files share.
-
-Every front end that scores data piece by piece does the same steps, written
-once here:
-
-1. :func:`setup` checks the arguments and resolves the metric names, the
-   options and convention and the column mapping (a :class:`Spec`);
-2. :func:`sums_of` scores one piece of whole queries with the in-memory
-   engine and keeps the sums its means are made of (a
-   :class:`~skndcg.metrics._core._aggregate.Means`, as a row of floats);
-3. :func:`whole_queries` turns batches read in order into pieces of whole
-   queries, carrying the last (maybe unfinished) query to the next batch;
-4. :func:`finish` adds the sums up into the means (under the convention's
-   rules, applied once) and the query counts;
-5. :func:`progress_bar` is the one progress rule (shown when asked, or when
-   standard error is a terminal, after a few seconds).
-
-The front ends only lay their data out (a shuffle, a grouping, a file read in
-order) and call these.
-"""
+"""The partial-result driver: the steps Dask, Spark and the streamed files
+share (set up, score pieces of whole queries into sums, add them up)."""
 
 from __future__ import annotations
 
@@ -41,7 +23,7 @@ from ..metrics._shared import (
     parse_metric,
 )
 from ..utils._args import check_flags, metric_names
-from ._pieces import check_weights, engine_input, report_piece
+from ._pieces import engine_input, report_piece
 
 #: Keywords a front end sets from its columns, so a caller may not pass them.
 RESERVED = (
@@ -60,8 +42,7 @@ class Spec:
     names: list  # metric names, as given
     conv: Convention  # the call's convention: how the sums become means
     columns: dict  # qid_col, label_col, ... sample_weight, popularity, options
-    # The measures added with define_measure: pickled with the spec, they are
-    # registered again in a Dask or Spark worker before it reads the names.
+    # define_measure's measures, registered again in a worker on unpickling.
     measures: tuple = ()
     needs_label_max: bool = False  # a measure reads the largest label of all
     label_max: float | None = None  # that label, once the front end knows it
@@ -69,11 +50,8 @@ class Spec:
     @property
     def weighted(self) -> bool:
         """Whether queries carry weights (a column or a mapping)."""
-        columns = self.columns
-        return (
-            columns.get("sample_weight_col") is not None
-            or columns.get("sample_weight") is not None
-        )
+        weights = (self.columns.get(k) for k in ("sample_weight_col", "sample_weight"))
+        return any(w is not None for w in weights)
 
     def __setstate__(self, state):
         ensure_registered(state["measures"])
@@ -81,8 +59,7 @@ class Spec:
 
     def know_label_max(self, candidates) -> None:
         """Set :attr:`label_max` from labels holding the largest of the table
-        (each piece's largest, say): every piece then scores with it, as the
-        whole table does in memory."""
+        (each piece's largest, say)."""
         options = self.columns["options"]
         values = np.asarray(candidates, dtype=np.float64)
         self.label_max = label_max_of(values, **options) if values.size else None
@@ -94,22 +71,13 @@ def columns_of(args: dict) -> dict:
     return {key: args[key] for key in COLUMN_ARGS}
 
 
-def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
-          popularity=None):  # fmt: skip
-    """Check the arguments once and return the :class:`Spec` of the pieces.
-
-    ``cols`` maps ``qid_col``, ``label_col``, ``score_col``, ``doc_col``,
-    ``sample_weight_col`` and ``item_col`` to column names (or None);
-    ``source`` names the table in messages (``"ddf"``, ``"the file"``);
-    ``popularity`` is the items' training popularity, sent whole with every
-    piece (it is global: each piece reads the same table as the whole data
-    would in memory).
-    """
+def setup(metrics, cols, sample_weight, options, source, popularity=None):
+    """Check the arguments once and return the :class:`Spec` of the pieces;
+    ``cols``: the ``COLUMN_ARGS`` to column names, ``source``: the table's name
+    in messages."""
     names = metric_names(metrics)
-    # Unknown names and duplicates (one metric under two names included) are
-    # refused as in memory.
     check_unique(names, [parse_metric(n) for n in names])
-    for key in reserved:
+    for key in RESERVED:
         if key in options:
             raise TypeError(
                 f"{key!r} is not an option here: the rows come from {source}'s "
@@ -122,10 +90,13 @@ def setup(metrics, cols, sample_weight, options, source, reserved=RESERVED,
                 f"{key!r} is not an option when {source} is scored piece by "
                 "piece; score the per-query report instead."
             )
-    check_weights(cols.get("sample_weight_col"), sample_weight)
+    if cols.get("sample_weight_col") is not None and sample_weight is not None:
+        raise ValueError(
+            "pass sample_weight_col (a column of per-row weights, constant within "
+            "a query) or sample_weight (a mapping from query id to weight), not both."
+        )
     conv = call_options(**options).conv
     used = dict.fromkeys(parse_metric(n).definition for n in names)
-    # The measures that read the item of each row and its training popularity.
     check_side_inputs(
         names, {"item_col=": cols.get("item_col"), "popularity=": popularity},
         hint=" (the column of item ids, and the training popularity as "
@@ -196,15 +167,9 @@ def run_starts(q: np.ndarray) -> np.ndarray:
 
 
 def whole_queries(batches, qid_col, check, bar=None, aligned=False):
-    """``(first row, piece)`` of whole queries from ``batches`` read in order.
-
-    Each batch but the last may end inside a query: its rows are carried to
-    the next batch (unless ``aligned``: the reader already ends every batch
-    at the end of a query, and nothing is copied). ``check`` (a
-    ``GroupedCheck``-like object with ``add(keys, rows)``) is told each
-    finished query and its first row, counted over all batches; ``bar`` is
-    updated by the rows of each batch.
-    """
+    """``(first row, piece)`` of whole queries from ``batches`` read in order
+    (the last query carried over unless ``aligned``), telling ``check.add`` each
+    query and its first row."""
     carry, first_row = None, 0  # file row of the first row of ``carry``
     for batch in batches:
         n_new = len(batch)
@@ -246,9 +211,8 @@ def finish(parts, spec, empty_message):
 
 
 def progress_bar(total, progress, unit="rows"):
-    """A progress bar shown after a few seconds, when ``progress`` is True, or
-    None and standard error is a terminal; a context manager that closes it
-    (and gives None, for no bar, when not shown)."""
+    """A progress bar shown after a few seconds when ``progress`` is True, or
+    None and standard error is a terminal; a context manager (None: no bar)."""
     if not wants_progress(progress):
         return contextlib.nullcontext()
     from tqdm.auto import tqdm

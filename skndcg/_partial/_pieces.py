@@ -64,14 +64,6 @@ def check_numeric(columns: dict, text_type, where: str) -> None:
             )
 
 
-def check_weights(sample_weight_col, sample_weight) -> None:
-    if sample_weight_col is not None and sample_weight is not None:
-        raise ValueError(
-            "pass sample_weight_col (a column of per-row weights, constant within "
-            "a query) or sample_weight (a mapping from query id to weight), not both."
-        )
-
-
 def engine_input(
     frame, *, qid_col, label_col, score_col, doc_col=None, sample_weight_col=None,
     item_col=None, sample_weight=None, popularity=None, options=None, qid=None,
@@ -94,15 +86,8 @@ def engine_input(
 
 
 def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
-    """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``.
-
-    ``columns``: ``qid_col``, ``label_col``, ``score_col``, ``doc_col``,
-    ``sample_weight_col``, ``item_col``, ``sample_weight``, ``popularity``,
-    ``options``, and ``qid`` (ids
-    that override ``frame[qid_col]``, for ids held in the index);
-    ``label_max`` is the largest label of the whole table (for ERR's default
-    ``g_max``), when the front end knows it.
-    """
+    """:func:`skndcg.metrics.ranking_report` of the rows of ``frame``
+    (``columns``: the keywords of :func:`engine_input`)."""
     rows, kwargs = engine_input(frame, **columns)
     report, _ = report_with_means(
         *rows, metrics=names, with_means=False, label_max=label_max, **kwargs
@@ -110,18 +95,9 @@ def report_piece(frame: pd.DataFrame, names, *, label_max=None, **columns):
     return report
 
 
-def _made_up(values, dtype) -> pd.Series:
-    """``values`` as a column of ``dtype`` (a NumPy dtype or a pandas one
-    such as ``Float64``) for the made-up query of :func:`report_template`."""
-    return pd.Series(values).astype(dtype)
-
-
 def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:
-    """The report's columns and dtypes, from one made-up query of two rows.
-
-    ``sample`` holds at least one row with the table's dtypes (values are
-    replaced); the result has no rows.
-    """
+    """The report's columns and dtypes (no rows), from one made-up query of
+    two rows made from a ``sample`` row of the table."""
     frame = sample.iloc[[0, 0]].reset_index(drop=True)
     label_col, score_col = kwargs["label_col"], kwargs["score_col"]
     threshold = (kwargs.get("options") or {}).get("rel_threshold")
@@ -130,19 +106,19 @@ def report_template(sample: pd.DataFrame, names, **kwargs) -> pd.DataFrame:
     if labels.dtype.kind == "b":
         frame[label_col] = np.array([True, False])
     else:
-        frame[label_col] = _made_up([high, 0], labels.dtype)
+        frame[label_col] = pd.Series([high, 0]).astype(labels.dtype)
     qid_col = kwargs["qid_col"]
     if isinstance(frame[qid_col].dtype, pd.CategoricalDtype):
         # A made-up frame may hold missing categories: one real category instead.
         cats = frame[qid_col].cat.categories
         frame[qid_col] = pd.Categorical([cats[0]] * 2 if len(cats) else ["q"] * 2)
-    frame[score_col] = _made_up([1.0, 0.0], frame[score_col].dtype)
-    for col in (kwargs.get("doc_col"),):
-        if col is not None and frame[col].dtype.kind in "iuf":
-            frame[col] = _made_up([1, 0], frame[col].dtype)
+    frame[score_col] = pd.Series([1.0, 0.0]).astype(frame[score_col].dtype)
+    col = kwargs.get("doc_col")
+    if col is not None and frame[col].dtype.kind in "iuf":
+        frame[col] = pd.Series([1, 0]).astype(frame[col].dtype)
     weight_col = kwargs.get("sample_weight_col")
     if weight_col is not None:
-        frame[weight_col] = _made_up([1, 1], frame[weight_col].dtype)
+        frame[weight_col] = pd.Series([1, 1]).astype(frame[weight_col].dtype)
     if kwargs.get("sample_weight") is not None:
         # The mapping need not know the made-up query: one weight per row instead.
         kwargs = dict(kwargs, sample_weight=np.ones(2))

@@ -1,10 +1,5 @@
-"""The options of one metric call, checked once: :func:`call_options`.
-
-Every front end (the public functions, the scorers, the scale-out driver,
-torch) passes the options it was given here and reads the result, a frozen
-:class:`CallOptions`; the list of options and their defaults is
-:data:`OPTIONS`, written once.
-"""
+"""The options of one metric call, checked once by :func:`call_options` for
+every front end."""
 
 from __future__ import annotations
 
@@ -81,11 +76,11 @@ class CallOptions:
     """
 
     conv: Convention
-    ties: str | None  # as given (None: the convention's)
-    discount: object  # "log2", an array of position weights or a callable
-    nan_score: str | None  # "error" or "unretrieved", as given (None: "error")
-    queries: str | None  # "retrieved" or "judged", as given (None: "retrieved")
-    nan_label: str | None  # "error" or "unjudged", as given (None: "error")
+    ties: str | None
+    discount: object
+    nan_score: str | None
+    queries: str | None
+    nan_label: str | None
 
     @property
     def unretrieved(self) -> bool:
@@ -125,8 +120,7 @@ class CallOptions:
 
 def call_options(**given) -> CallOptions:
     """Check the options of one call (the keywords of :data:`OPTIONS`) and
-    resolve its convention; every error names the option, the value and what
-    is valid."""
+    resolve its convention."""
     for key, value in given.items():
         if key not in OPTIONS:
             raise TypeError(

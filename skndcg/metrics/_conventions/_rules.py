@@ -1,12 +1,5 @@
-"""The rules a convention is made of, as objects that act on arrays.
-
-Each rule has a name (what a user writes: ``"trec_eval"``, ``"float32"``,
-``"skip"``) and the behaviour behind it. Its methods take the array module
-``xp`` (numpy or torch) where they touch arrays, so the compiled engine, the
-scale-out driver and torch read one rule. A rule shows as its name and equals
-it (``get_convention("lightgbm").gain == "exponential"``), so conventions read
-as before; the library itself only calls the methods.
-"""
+"""The rules a convention is made of: objects named as a user writes them,
+whose methods take the array module ``xp`` (numpy or torch)."""
 
 from __future__ import annotations
 
@@ -35,10 +28,8 @@ def _astype(a, dtype):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Rule:
-    """A named rule: shown as its name, equal to it, pickled by it.
-
-    A kind of rule is a subclass, made a frozen dataclass here; ``kind`` is
-    the option or ``Convention`` field it is read from (``KINDS``).
+    """A named rule: shown as its name, equal to it, pickled by it; each
+    subclass is a frozen dataclass read from the ``Convention`` field ``kind``.
     """
 
     name: str
@@ -46,6 +37,7 @@ class Rule:
     KIND: ClassVar[str] = ""
     TABLE: ClassVar[dict] = {}
     KINDS: ClassVar[dict] = {}  # every kind of rule, by its kind
+    EXPECTED: ClassVar[str] = ""  # what the error says is valid (default: TABLE)
 
     def __init_subclass__(cls, kind: str = "", **kwargs):
         super().__init_subclass__(**kwargs)
@@ -74,9 +66,8 @@ class Rule:
             return value
         if isinstance(value, str) and value in cls.TABLE:
             return cls.TABLE[value]
-        raise ValueError(
-            f"{cls.KIND}={value!r} is not valid; expected one of {list(cls.TABLE)}."
-        )
+        expected = cls.EXPECTED or f"one of {list(cls.TABLE)}"
+        raise ValueError(f"{cls.KIND}={value!r} is not valid; expected {expected}.")
 
 
 def _table(*rules) -> dict:
@@ -87,19 +78,11 @@ class Gain(Rule, kind="gain"):
     """The gain of a label: linear, exponential (``2**label - 1``) or a callable."""
 
     fn: object = None  # the callable of a custom gain
+    EXPECTED = "'linear', 'exponential' or a callable mapping labels to gains"
 
     @classmethod
     def of(cls, value):
-        if isinstance(value, Gain):
-            return value
-        if callable(value):
-            return cls("custom", value)
-        if isinstance(value, str) and value in cls.TABLE:
-            return cls.TABLE[value]
-        raise ValueError(
-            f"gain={value!r} is not valid; expected 'linear', 'exponential' or a "
-            "callable mapping labels to gains."
-        )
+        return cls("custom", value) if callable(value) else super().of(value)
 
     def __repr__(self) -> str:
         return repr(self.name) if self.fn is None else repr(self.fn)
@@ -195,11 +178,8 @@ class LabelRule(Rule, kind="labels"):
 
     def prepare(self, y, xp, conv, *, nonnegative=False, integer_input=None,
                 arg="y_true"):  # fmt: skip
-        """Refuse labels ``conv`` cannot read; return what the kernel reads.
-
-        ``nonnegative``: the caller knows the labels are >= 0; ``integer_input``:
-        they come from an integer array (default: read off a numpy dtype).
-        """
+        """Refuse labels ``conv`` cannot read; return what the kernel reads
+        (``integer_input`` default: read off a numpy dtype)."""
         gain = conv.gain
         exp = gain.exponential
         if integer_input is None:
@@ -227,7 +207,6 @@ class LabelRule(Rule, kind="labels"):
                 f"{plain(y.max())!r}."
             )
         if self.pools:
-            # Negative judgements mean "unjudged": gain 0, the row keeps its rank.
             if nonnegative:
                 return y
             return np.maximum(y, 0.0) if xp is np else xp.clamp(y, min=0.0)
@@ -292,14 +271,11 @@ class TieRule(Rule, kind="ties"):
 
     def sort_key(self, xp, *, n, doc_id=None, labels=None, ranx_order=None,
                  device=None):  # fmt: skip
-        """A key for the ``n`` rows whose stable ascending sort within each
-        query puts tied rows in this rule's order, or None when the rows stay
-        (``"average"``, ``"stable"``); ``xp`` is numpy or torch (the key made on
-        ``device``). ``"docid"`` reads ``doc_id`` (integer ids, or ranks of the
-        sorted ids: larger first), ``"pessimistic"`` the ``labels`` (least
-        relevant first, as CatBoost), ``"quicksort"`` calls ``ranx_order()``:
-        the permutation numba's quicksort gives each query (ranx's order),
-        which the engine computes, as it knows the queries."""
+        """A key whose stable ascending sort within each query puts the ``n``
+        tied rows in this rule's order, or None when the rows stay. ``"docid"``
+        reads ``doc_id`` (integer ids or their ranks: larger first),
+        ``"pessimistic"`` the ``labels``; ``"quicksort"`` calls ``ranx_order()``
+        (numba's quicksort permutation of each query)."""
         if not self.reorders:
             return None
         if self.reverse:
@@ -346,8 +322,8 @@ class EmptyRule(Rule, kind="empty_rule"):
         return self.name == "label_sum"
 
     def mask(self, aux, label_sum):
-        """Empty queries per metric (a column each): ``aux <= 0`` (the ideal
-        value behind each metric), or a zero label sum, for every metric."""
+        """Empty queries per metric (a column each): ``aux <= 0``, or a zero
+        label sum."""
         if not self.by_label_sum:
             return aux <= 0
         return np.repeat((label_sum == 0)[:, None], aux.shape[1], axis=1)
@@ -423,10 +399,9 @@ class Weighting(Rule, kind="weighting"):
         return w.astype(np.float32).astype(np.float64)
 
     def sums(self, v, w, empty) -> tuple:
-        """``(numerator, denominator, queries kept)`` of a mean over the queries
-        of ``v`` (NaN: skipped), for any subset of the queries: they add up
-        over a partition. ``w``: query weights or None; ``empty``: which
-        queries are empty (read only when empty queries are unweighted)."""
+        """``(numerator, denominator, queries kept)`` of the mean of ``v`` (NaN:
+        skipped); they add up over a partition of the queries. ``w``: query
+        weights or None; ``empty``: read only when empty queries are unweighted."""
         if self.empty_unweighted and v.size:
             if w is None:
                 return np.sum(v), float(v.shape[0]), v.shape[0]

@@ -1,12 +1,5 @@
-"""Per-query values to the reported means: the empty rule, covered queries, weights.
-
-The kernels give each query's raw value of each metric. What a query with nothing
-relevant scores (``empty``), whether a query with nothing retrieved counts
-(``queries``), and how query weights combine (a weighted mean, or the LightGBM and
-XGBoost way) are decided here, once for every metric, by the rules of the
-convention. :class:`Means` holds the sums a mean is made of: they add up over
-pieces of the queries (the scale-out driver, torch), and give the means once.
-"""
+"""Per-query values to the reported means: the convention's empty rule,
+covered queries and weights, applied once for every metric."""
 
 from __future__ import annotations
 
@@ -22,14 +15,10 @@ from ._group import Grouping
 
 @dataclass
 class Evaluation:
-    """Per-query results of one evaluation.
-
-    ``values[g, j]`` is metric ``j`` of query ``g`` after the empty rule and the
-    query coverage (NaN where the query is left out of the mean); ``raw`` is the
-    value before them (the same array when neither changed anything; neither is
-    modified once built); ``empty[g, j]`` marks queries without a relevant item
-    and ``excluded[g]`` queries left out because nothing of theirs was retrieved.
-    """
+    """Per-query results of one evaluation: ``values[g, j]`` after the empty rule
+    and the query coverage (NaN: left out of the mean), ``raw`` before them (the
+    same array when nothing changed; neither is modified once built);
+    ``excluded[g]``: nothing of query ``g`` retrieved."""
 
     specs: list
     grouping: Grouping
@@ -51,7 +40,7 @@ class Evaluation:
     ):  # fmt: skip
         conv = convention
         empty = conv.empty_rule.mask(aux, label_sum)
-        values = raw  # nothing to change: one array serves as both
+        values = raw
         if empty.any():
 
             def error():
@@ -63,8 +52,6 @@ class Evaluation:
                 )
 
             values = conv.empty.apply(raw, empty, np, error)
-        # A judged query with nothing retrieved scores 0 (set by the kernel); it
-        # counts in the mean only when every judged query does.
         excluded = (n_retrieved == 0) & retrieved_only
         if excluded.any():
             if values is raw:
@@ -86,9 +73,8 @@ class Evaluation:
         )
 
     def means(self, depth: int = 1, first: int | None = None) -> np.ndarray:
-        """The average of each metric (of the ``first`` ones) over queries, as
-        the convention defines it; an undefined mean warns at the call ``depth``
-        calls above the caller."""
+        """The mean of each metric (of the ``first`` ones) under the convention;
+        an undefined mean warns ``depth`` calls above the caller."""
         sums = Means.of(self)
         if first is not None:
             sums = replace(sums, specs=sums.specs[:first], sums=sums.sums[:first])
@@ -97,19 +83,12 @@ class Evaluation:
 
 @dataclass
 class Means:
-    """The sums the means of several metrics are made of, over some queries.
-
-    Per metric: the numerator, the denominator (the weights, or the count) and
-    the number of queries kept, as the convention's weighting makes them
-    (``sums[j]``). They add up over a partition of the queries (:meth:`merge`),
-    and :meth:`result` turns them into the means, applying the all-skipped rule
-    once. Values of a metric with its own aggregate (gm_map) enter as their
-    terms and leave through its ``back``.
-    """
+    """The sums the means of several metrics are made of, over some queries,
+    which add up over a partition of them (:meth:`merge`); a metric with its own
+    aggregate (gm_map) enters as its terms and leaves through its ``back``."""
 
     specs: list  # the parsed metrics
-    # (n_metrics, 3): numerator, denominator, queries kept (from torch: one
-    # triple of 0-d tensors per metric, in the values' dtype and device)
+    # (n_metrics, 3): numerator, denominator, queries kept (torch: 0-d tensors)
     sums: np.ndarray
     n_queries: int = 0  # queries of the pieces
     n_counted: int = 0  # of which with a retrieved row (the others are left out)
@@ -121,7 +100,6 @@ class Means:
     @classmethod
     def of(cls, ev: Evaluation) -> Means:
         """The sums of an :class:`Evaluation`'s queries."""
-        # Every query counts unless some were excluded: then no masks are built.
         keep_q = slice(None) if not ev.excluded.any() else ~ev.excluded
         w = None if ev.weights is None else ev.weights[keep_q]
         sums = np.zeros((len(ev.specs), cls.N_SUMS))
@@ -136,15 +114,16 @@ class Means:
 
     @classmethod
     def of_values(cls, specs, values, counted, xp) -> Means:
-        """The sums of per-query ``values`` (one array per metric, in ``xp``:
-        numpy or torch), of which the ``counted`` queries (one mask per
-        metric) enter the mean; unweighted. The sums keep the values' dtype."""
+        """The unweighted sums of per-query ``values`` (one array per metric in
+        ``xp``, numpy or torch, whose dtype they keep) over the ``counted``
+        queries (one mask per metric)."""
         sums = []
         for sp, v, c in zip(specs, values, counted, strict=True):
             agg = sp.definition.aggregate
             if agg is not None:
                 # gm_map, gm_bpref: the registry writes them with numpy.
-                v = _like(agg.term(_to_numpy(v).astype(np.float64)), v, xp)
+                arr = v if isinstance(v, np.ndarray) else v.detach().cpu().numpy()
+                v = _like(agg.term(arr.astype(np.float64)), v, xp)
             n = c.sum()
             total = xp.where(c, v, xp.zeros_like(v)).sum()
             sums.append((total, n.to(v.dtype) if xp is not np else float(n), int(n)))
@@ -153,8 +132,7 @@ class Means:
 
     @classmethod
     def merge(cls, parts) -> Means:
-        """The sums of the union of the queries of ``parts`` (each exactly
-        summed, so the order of the pieces does not matter)."""
+        """The sums over the queries of all ``parts``, exactly (in any order)."""
         parts = list(parts)
         first = parts[0]
         stack = np.stack([p.sums for p in parts])
@@ -171,8 +149,7 @@ class Means:
         )
 
     def row(self) -> np.ndarray:
-        """The sums as one row of floats (a table's row, in the scale-out);
-        whether the queries are weighted is known to the front end."""
+        """The sums as one row of floats (without ``weighted``)."""
         counts = [self.n_queries, self.n_counted]
         return np.concatenate([np.asarray(self.sums, dtype=np.float64).ravel(), counts])
 
@@ -190,8 +167,7 @@ class Means:
         return cls(list(specs), sums, int(row[n]), int(row[n + 1]), weighted)
 
     def result(self, conv, *, stacklevel: int = 4, xp=np) -> list:
-        """The mean of each metric under ``conv`` (its weighting and its
-        all-skipped rule), as floats (numpy) or 0-d tensors (torch)."""
+        """The mean of each metric under ``conv`` (floats, or 0-d tensors)."""
         why = (
             "no query has a relevant item"
             if self.n_counted or not self.n_queries
@@ -209,10 +185,6 @@ class Means:
                 mean = float(agg.back(mean))
             out.append(mean if xp is np else _like(np.float64(mean), num, xp))
         return np.array(out) if xp is np else out
-
-
-def _to_numpy(v):
-    return v if isinstance(v, np.ndarray) else v.detach().cpu().numpy()
 
 
 def _like(a: np.ndarray, ref, xp):

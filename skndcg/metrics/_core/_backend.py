@@ -1,14 +1,6 @@
-"""Which backend scores a call: the compiled kernels, or the same kernels as Python.
-
-Every kernel is a lazy :class:`~skndcg._native._jit.Kernel`; numba is imported
-and its cached machine code loaded when one is first called. For a small input
-in a process that has not loaded numba yet, running the kernels' Python
-functions finishes sooner than that load, and gives the same numbers (the same
-code, every sum in the same order). The rule is
-:func:`~skndcg._native._jit.plain_road`, on the rows of the call times one
-pass for the block measures and one per measure scored query by query, more
-under averaged ties (``AVERAGED_BLOCK_PASSES``, ``AVERAGED_QUERY_PASSES``).
-"""
+"""Which backend scores a call: the compiled kernels, or the same kernels as
+Python (same numbers), by :func:`~skndcg._native._jit.plain_road` on the
+call's rows times its passes."""
 
 from __future__ import annotations
 
@@ -25,9 +17,8 @@ AVERAGED_QUERY_PASSES = 3
 
 
 def road(y_true, specs, average: bool):
-    """The context a call scoring the parsed ``specs`` on ``y_true`` runs in:
-    :func:`~skndcg._native._jit.no_compile` when it is small enough (see the
-    module); ``average``: whether its tie rule is ``"average"``."""
+    """The context a call scoring ``specs`` on ``y_true`` runs in (``average``:
+    its tie rule is ``"average"``): ``no_compile`` when small enough."""
     custom = sum(sp.kind == CUSTOM for sp in specs)
     passes = 1 + custom * (AVERAGED_QUERY_PASSES if average else 1)
     if custom < len(specs) and average:

@@ -1,12 +1,9 @@
 """Step 4 of the engine: metric values from a query's ranked blocks.
 
-A block is a run of ranked positions whose order is undetermined (tied scores
-under ``ties="average"``) or a single position (every other tie rule); it carries
-its first position, its size, the sum of its gains and its number of relevant
-rows. Every metric here is the exact expectation over the random orderings of
-the rows within each block (McSherry & Najork, 2008), which is the plain value
-when all blocks have size one. ``label_totals`` gives what the normalisations
-need: the relevant count, the label sum and the ideal gains.
+A block is a run of tied positions under ``ties="average"``, else a single
+position: its first position, size, gain sum and relevant count. Every metric
+is the exact expectation over the orders of the rows within each block
+(McSherry & Najork, 2008), the plain value when all blocks have size one.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ import numpy as np
 from ..._native._jit import jit
 from ._rank import argsort_desc, gain
 
-# Metric kinds.
 NDCG, DCG, IDCG, AP, RR, PRECISION, RECALL, HIT = range(8)
 # Denominators of average precision.
 AP_RELEVANT, AP_MIN_K_RELEVANT, AP_HITS = range(3)
@@ -108,11 +104,9 @@ def rr_blocks(bstart, bsize, brel, nb, kk):
 
 @jit
 def ap_block_sum(p, c, r, before, upto):
-    """Expected sum of precision at each relevant row placed in slots 1..upto.
-
-    The block starts after position ``p`` (0-based), holds ``c`` rows of which ``r``
-    are relevant, and ``before`` relevant rows rank ahead of it.
-    """
+    """Expected sum of precision at each relevant row placed in slots 1..upto
+    of a block at position ``p`` of ``c`` rows, ``r`` relevant, ``before``
+    relevant rows ahead of it."""
     if r == 0 or upto <= 0:
         return 0.0
     if c == 1:
@@ -160,11 +154,8 @@ def ap_blocks(bstart, bsize, brel, nb, kk, n_rel, mode, kden):
 
 @jit
 def ap_blocks_hits(bstart, bsize, brel, nb, kk, n_rel):
-    """Expected AP over the top ``kk``, divided by the relevant rows found there.
-
-    The number found depends on how many relevant rows of the block cut by ``kk``
-    land above the cut (hypergeometric): the expectation conditions on it.
-    """
+    """Expected AP over the top ``kk``, divided by the relevant rows found
+    there (conditioned on how many of the block cut by ``kk`` land above it)."""
     if n_rel == 0:
         return 0.0
     num, before, part = _ap_prefix(bstart, bsize, brel, nb, kk)
@@ -205,12 +196,9 @@ def log_comb(n, k):
 
 @jit
 def ideal_hist(y, lo, m, kk, gain_mode, ibuf, hist):
-    """The ``kk`` largest gains of a query into ``ibuf``, by counting its labels.
-
-    Labels are small non-negative integers; ``hist`` (one bin per label) comes
-    zeroed and is left zeroed. Label 0 has no gain (in both gain modes): the
-    first 0 written ends the gains, and nothing is written after it.
-    """
+    """The ``kk`` largest gains of a query into ``ibuf``, by counting its labels
+    (small non-negative integers) in ``hist``, which is left zeroed. The first
+    0 written ends the gains (label 0 has none)."""
     yq = y[lo : lo + m]
     top = np.int64(0)
     for i in range(m):
@@ -252,12 +240,9 @@ def ideal_select(y, lo, m, kk, gain_mode, ibuf):
 
 @jit
 def ideal_sort(y, lo, m, kk, gain_mode, ibuf, gbuf, order, tmp):
-    """The ``kk`` largest gains of a query into ``ibuf`` by sorting them.
-
-    Only the gains that are not zero are sorted (most rows of a long query
-    usually have none); the zeros go between the positive and negative ones,
-    where a sort of all of them puts them.
-    """
+    """The ``kk`` largest gains of a query into ``ibuf`` by sorting them; only
+    the non-zero ones are sorted, the zeros put between the positive and
+    negative ones."""
     n_nonzero = 0
     for i in range(m):
         gi = gain(y[lo + i], gain_mode)

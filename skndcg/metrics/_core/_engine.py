@@ -1,12 +1,6 @@
-"""From user input to per-query metric values: the engine's driver.
-
-One call runs the four steps in order: validate (``_validate.py``), group by query
-(``_group.py``), rank each query's rows (``_rank.py``) and score the blocks
-(``_blocks.py``), the last two inside one compiled loop per chunk of queries
-(``_kernel.py``). The public functions in ``_ranking.py`` and ``ranking_report``
-are thin layers over :func:`evaluate`, so every metric shares the same input
-handling, options and conventions, and several metrics group and rank once.
-"""
+"""From user input to per-query metric values: the engine's driver (its steps
+are in docs/architecture.rst); every public metric function is a thin layer
+over :func:`evaluate`."""
 
 from __future__ import annotations
 
@@ -70,13 +64,8 @@ def evaluate(
     y_true, y_score, qid, metrics, options: CallOptions | None = None, *,
     sample_weight=None, doc_id=None, label_max=None, side=None, **given,
 ) -> Evaluation:  # fmt: skip
-    """Evaluate several metrics in one grouping and one kernel pass.
-
-    ``options``: the call's checked options; without them, the keyword
-    options in ``given`` (see ``_conventions.OPTIONS``) are checked here.
-    ``side``: the side inputs by name (``item_id``, ``popularity``) of the
-    measures that read them (``_side.py``).
-    """
+    """Evaluate several metrics in one grouping and one kernel pass; ``options``
+    (default: those in ``given``, checked here), ``side``: the side inputs."""
     # Step 1: options, labels and scores.
     specs = [parse_metric(m) for m in metrics]
     if all(isinstance(m, str) for m in metrics):
@@ -103,23 +92,20 @@ def _evaluate(
     n = y.shape[0]
     check_length("y_score", s.shape[0], n)
     s = conv.cast_scores(s)
-    # Under trec_eval's label rule a negative judgment is "in the pool, not
-    # judged": measures that use unjudged rows see it as such (see _perquery).
+    # trec_eval's negative judgments: "in the pool, not judged" (see _perquery).
     pooled_rows = None if known_nonnegative else conv.labels.pooled(y)
     # Labels fit for the histogram are known to be small and >= 0.
     y = conv.check_labels(y, nonnegative=known_nonnegative)
     conv.gain.check_labels(y)
     if conv.gain.custom or conv.labels.rewrites:
         n_hist = 0
-    # Kernel types: int64 labels with the histogram, float64 otherwise.
     y = y.astype(np.int64 if n_hist else np.float64, copy=False)
 
     # Step 2: rows grouped by query, and the tie rule as a reordering.
     grouping = group_rows(qid, n)
     weights = None
     if sample_weight is not None:
-        weights = query_weights(sample_weight, grouping, n)
-        weights = conv.weighting.weights(weights)
+        weights = conv.weighting.weights(query_weights(sample_weight, grouping, n))
     y_g, s_g = grouping.take_pair(y, s)
     unretrieved = None if nan_mask is None else grouping.take(nan_mask)
     doc_rank = grouping.take(_doc_rank(doc_id, n)) if ties.by_doc_id else None
@@ -135,8 +121,7 @@ def _evaluate(
 
     nret = None
     if unretrieved is not None:
-        # Each query's rows are one span of the grouped arrays: find the span
-        # of each (rare) unretrieved row.
+        # The query of each (rare) unretrieved row, from the spans' starts.
         by_start = np.argsort(grouping.starts, kind="stable")
         rows = np.flatnonzero(unretrieved)
         span = np.searchsorted(grouping.starts[by_start], rows, side="right") - 1

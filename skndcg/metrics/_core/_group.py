@@ -1,20 +1,9 @@
 """Step 2 of the engine: rows grouped by query (kernels in ``_group_kernels.py``).
 
-``qid`` may be of any hashable dtype and need not be sorted or contiguous. The result
-lists the queries in a canonical order (sorted by query id when the ids are mutually
-orderable, else by first appearance), so that per-query results, and the order in
-which they are summed, do not depend on the order of the rows.
-
-Three paths, from cheapest to dearest:
-
-1. ``qid`` sorted (non-decreasing): group bounds from one pass, no copy.
-2. ``qid`` contiguous but not sorted: bounds of the runs, reordered; no copy.
-3. Otherwise a stable counting sort scatters each array into grouped order (rows of
-   one query keep their input order, which the ``"stable"`` tie rule relies on). With
-   several threads each scatters a contiguous chunk of rows from its own offsets.
-   Past 128 queries the rows go first to at most 128 buckets of consecutive queries,
-   then each bucket's rows to their queries: few write streams at a time, so the
-   writes stay in cache.
+The queries come in a canonical order (sorted ids when orderable, else first
+appearance), whatever the order of the rows. Sorted or contiguous ids need no
+copy; others a stable counting sort (rows of a query keep their order, as
+``"stable"`` ties need), through buckets of consecutive queries past 128.
 """
 
 from __future__ import annotations
@@ -98,8 +87,7 @@ class Grouping:
         return self._scatter(a, b)
 
     def _scatter(self, a, b=None):
-        """The compiled counting sort of ``a`` (and ``b``): 8-byte values, moved
-        as int64. Without ``b``, the kernels get an empty array in its place."""
+        """The compiled counting sort of ``a`` (and ``b``), moved as int64."""
         a = np.ascontiguousarray(a)
         out_a = np.empty(a.shape[0], dtype=a.dtype)
         if b is None:
@@ -127,13 +115,7 @@ class Grouping:
     def row_query(self) -> np.ndarray:
         """Canonical query index of each grouped row (computed once, then kept)."""
         order = np.argsort(self.starts, kind="stable")
-        out = np.empty(int(self.sizes.sum()), dtype=np.int64)
-        out[:] = np.repeat(order, self.sizes[order])
-        return out
-
-
-def _missing_error(name: str, mask: np.ndarray) -> ValueError:
-    return missing_error(name, mask, "a query id")
+        return np.repeat(order, self.sizes[order]).astype(np.int64, copy=False)
 
 
 def _scan(q: np.ndarray):
@@ -164,8 +146,6 @@ def _bounds(q: np.ndarray, runs: np.ndarray) -> np.ndarray:
 
 
 def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
-    # Each thread counts and scatters a contiguous chunk of rows with its own
-    # counts and offsets; one chunk when its counts per bin would cost too much.
     n = q.shape[0]
     if n < PARALLEL_ROWS:
         counts = np.bincount(q - base, minlength=n_bins)
@@ -190,16 +170,8 @@ def _counting(q: np.ndarray, base: int, n_bins: int, keys_of_bins) -> Grouping:
     per_bucket = np.add.reduceat(per_chunk, firsts, axis=1)
     # Chunk t writes bucket c after the rows of c in the earlier chunks.
     offsets = np.cumsum(per_bucket, axis=0) - per_bucket + bin_start[firsts]
-    return Grouping(
-        starts,
-        ends,
-        keys_of_bins(used),
-        q,
-        base,
-        shift,
-        np.ascontiguousarray(offsets),
-        bin_start if shift else None,
-    )
+    offsets, bins = np.ascontiguousarray(offsets), bin_start if shift else None
+    return Grouping(starts, ends, keys_of_bins(used), q, base, shift, offsets, bins)
 
 
 def _factorized(values: np.ndarray) -> Grouping:
@@ -217,51 +189,35 @@ def _factorized(values: np.ndarray) -> Grouping:
 
 
 def group_rows(qid, n_rows: int, *, name: str = "qid") -> Grouping:
-    """Group the row indices ``0..n_rows-1`` by ``qid``.
-
-    Parameters
-    ----------
-    qid : array-like of shape (n_rows,)
-        Query id of each row, of any hashable dtype.
-    n_rows : int
-        Expected length, checked against ``qid``.
-    name : str
-        Argument name used in error messages.
-    """
+    """Group the rows ``0..n_rows-1`` by ``qid`` (any hashable dtype, checked
+    to have ``n_rows`` entries; ``name`` is the argument in messages)."""
     if is_categorical(qid):
-        codes = np.asarray(qid.cat.codes if hasattr(qid, "cat") else qid.codes)
+        cat = qid.cat if hasattr(qid, "cat") else qid
+        codes = np.asarray(cat.codes)
         check_length(name, codes.shape[0], n_rows)
         if (codes < 0).any():
-            raise _missing_error(name, codes < 0)
-        cats = np.asarray(qid.cat.categories if hasattr(qid, "cat") else qid.categories)
+            raise missing_error(name, codes < 0, "a query id")
         g = _group_int(codes.astype(np.int64))
-        return replace(g, keys=cats[g.keys])
+        return replace(g, keys=np.asarray(cat.categories)[g.keys])
     q = as_1d(qid, name, allow_object=True, what="a query id")
     check_length(name, q.shape[0], n_rows)
     kind = q.dtype.kind
     if kind == "b":
         q = q.astype(np.int64)
         kind = "i"
-    if kind == "u":
-        if q.max() > np.iinfo(np.int64).max:
-            return _factorized(q)
-        return _group_int(q.astype(np.int64), keys_dtype=q.dtype)
-    if kind == "i":
+    if kind == "u" and q.max() > np.iinfo(np.int64).max:
+        return _factorized(q)
+    if kind in "iu":
         return _group_int(q.astype(np.int64, copy=False), keys_dtype=q.dtype)
     if kind in "Mm":
         ints = q.view(np.int64)
         if (ints == np.iinfo(np.int64).min).any():
-            raise _missing_error(name, ints == np.iinfo(np.int64).min)
+            raise missing_error(name, ints == np.iinfo(np.int64).min, "a query id")
         g = _group_int(ints)
         return replace(g, keys=g.keys.view(q.dtype))
-    if kind == "f":
-        nan = np.isnan(q)
-        if nan.any():
-            raise _missing_error(name, nan)
-        return _factorized(q)
-    missing = isna(q)
+    missing = np.isnan(q) if kind == "f" else isna(q)
     if missing.any():
-        raise _missing_error(name, missing)
+        raise missing_error(name, missing, "a query id")
     return _factorized(q)
 
 
@@ -345,8 +301,7 @@ def query_weights(sample_weight, grouping: Grouping, n_rows: int) -> np.ndarray:
                 f"{py(grouping.keys[none[0]])!r} (got {py(values[none[0]])!r}); "
                 "every query needs a finite weight >= 0."
             )
-        w = as_1d(values, "sample_weight")
-        w = w.astype(np.float64)
+        w = as_1d(values, "sample_weight").astype(np.float64)
     else:
         rows = as_1d(sample_weight, "sample_weight")
         if rows.shape[0] != n_rows:

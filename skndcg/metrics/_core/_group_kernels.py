@@ -1,11 +1,7 @@
-"""Compiled kernels of the grouping step (driven by ``_group.py``).
-
-Each works on one contiguous chunk ``t`` of ``n_chunks`` of the rows, so the driver
-runs the chunks on the thread pool (``_threads.run_chunks``). Keys are int64;
-the scattered values are viewed as int64 (any 8-byte dtype moves bit for bit),
-so each kernel is compiled once. Loops index views that start at 0 and use
-unsigned positions: numba then drops its negative-index handling.
-"""
+"""Compiled kernels of the grouping step, each on chunk ``t`` of ``n_chunks`` of
+the rows. Keys and scattered values are int64 (8-byte dtypes viewed as such);
+loops index views from 0 with unsigned positions, so numba drops its
+negative-index handling."""
 
 from __future__ import annotations
 
@@ -16,12 +12,9 @@ from ..._native._jit import jit, numpy_twin
 
 @jit
 def scan_keys(t, q, n_chunks):
-    """One pass over chunk ``t`` of the keys.
-
-    Returns ``(runs, non_decreasing, key_min, key_max)``: ``runs`` counts the rows
-    of the chunk that start a run of equal consecutive keys (row 0 always does);
-    ``non_decreasing`` includes the step from the previous chunk's last row.
-    """
+    """``(runs, non_decreasing, key_min, key_max)`` of chunk ``t`` of the keys:
+    ``runs`` counts its rows that start a run (row 0 does), both count the
+    step from the previous chunk's last row."""
     n = q.shape[0]
     i0 = n * t // n_chunks
     part = q[i0 : n * (t + 1) // n_chunks]
@@ -53,11 +46,9 @@ def _scan_keys_numpy(t, q, n_chunks):
 
 @jit
 def run_starts(t, q, n_chunks, first, out):
-    """Write the start row of each run of chunk ``t`` to ``out[first[t]:]``.
-
-    ``first`` is the exclusive cumulative sum of the chunks' run counts; row 0
-    and the final ``len(q)`` are written by the caller.
-    """
+    """Write the start row of each run of chunk ``t`` to ``out[first[t]:]``
+    (``first``: the chunks' run counts summed before them); the caller writes
+    row 0 and ``len(q)``."""
     n = q.shape[0]
     i0 = max(1, n * t // n_chunks)
     # part[i] is row i0 - 1 + i: each row is compared with the one before it.
@@ -95,13 +86,11 @@ def count_keys(t, q, n_chunks, base, counts):
 @jit
 def scatter(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, sub):
     """Stable counting-sort scatter of chunk ``t`` of ``src_a`` (and of ``src_b``,
-    unless it is empty) into ``out_a`` (and ``out_b``).
+    unless empty) into ``out_a`` (and ``out_b``).
 
-    Row ``i`` belongs to bin ``q[i] - base`` and bucket ``bin >> shift``; chunk
-    ``t`` writes bucket ``c`` from ``offsets[t, c]`` on, so rows of one bucket keep
-    their input order. With ``shift > 0`` each row's bin within its bucket goes to
-    ``sub`` (at the row's new place) for ``sort_buckets``. Two arrays (the
-    engine's labels and scores) share one reading of the keys and positions.
+    Row ``i`` goes to bucket ``(q[i] - base) >> shift``, which chunk ``t`` writes
+    from ``offsets[t, c]`` on; with ``shift > 0`` its bin within the bucket goes
+    to ``sub`` (at its new place) for ``sort_buckets``.
     """
     n = q.shape[0]
     mask = (1 << shift) - 1
@@ -128,14 +117,9 @@ def scatter(t, q, n_chunks, base, shift, offsets, src_a, src_b, out_a, out_b, su
 
 @jit
 def sort_buckets(t, n_chunks, out_a, out_b, sub, shift, bin_start):
-    """Second pass of a bucketed scatter, for the buckets of chunk ``t``, on
-    ``out_a`` (and ``out_b`` unless it is empty).
-
-    Bucket ``c`` holds bins ``c << shift`` up to the next bucket, in the rows from
-    ``bin_start[c << shift]`` on; ``sub`` has each row's bin within its bucket. A
-    stable counting sort per bucket: a bucket spans few rows, so its writes stay
-    in cache.
-    """
+    """Second pass of a bucketed scatter for the buckets of chunk ``t``: a
+    stable counting sort of each bucket's rows (from ``bin_start[c << shift]``)
+    of ``out_a`` (and ``out_b`` unless empty) by their bin in ``sub``."""
     n = out_a.shape[0]
     pair = out_b.shape[0] > 0
     n_bins = bin_start.shape[0]

@@ -1,13 +1,5 @@
-"""The per-query loop: labels, ranking and blocks, then each requested metric.
-
-:func:`chunk_kernel` builds (once per combination, then cached on disk) a compiled
-loop over a chunk of queries that contains only the steps the call needs: the
-ideal DCG only for the DCG family, each metric family's block function only when
-one of its metrics is asked for, the tie-block bookkeeping only for averaged
-ties, and the retrieved-row bookkeeping only when some rows were not retrieved.
-A first call therefore compiles the code of the metrics it asks for and nothing
-else.
-"""
+"""The per-query loop: labels, ranking and blocks, then each requested metric,
+compiled per combination of flags with only the steps the call needs."""
 
 from __future__ import annotations
 
@@ -18,16 +10,6 @@ from ..._native._threads import run_chunks
 from . import _blocks as B
 from . import _numpy_blocks
 from ._blocks import (
-    AP,
-    AP_HITS,
-    DCG,
-    HIT,
-    IDCG,
-    NDCG,
-    P_K,
-    PRECISION,
-    RECALL,
-    RR,
     ap_blocks,
     ap_blocks_hits,
     dcg_blocks,
@@ -72,8 +54,8 @@ def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     need_rank = bool((kinds != B.IDCG).any())
     kmax = int(ks.max()) if (ks > 0).any() else 0
     kbase = kmax if kmax > 0 else 10
-    # Every test below depends on one query's size alone, and gives the same
-    # answer for all sizes from ``cap`` on: the distinct sizes, capped, suffice.
+    # Each test reads one query's size, the same from ``cap`` on: the distinct
+    # sizes, capped, suffice.
     cap = max(SMALL, 3 * kbase) + 1
     sizes = _distinct(sizes, cap)
     mr = sizes if nret is None else _distinct(nret, cap)
@@ -266,18 +248,18 @@ def _make(
             for j in range(n_metrics):
                 kind = kinds[j]
                 kj = mr if ks[j] < 0 else min(ks[j], mr)
-                if DCG_ and (kind == NDCG or kind == DCG or kind == IDCG):
+                if DCG_ and (kind == B.NDCG or kind == B.DCG or kind == B.IDCG):
                     ideal = 0.0
                     for p in range(m if ks[j] < 0 else min(ks[j], m)):
                         if HIST and ibuf[p] == 0.0:
                             break  # the gains end (see ideal_hist)
                         ideal += ibuf[p] * disc[p]
                     aux[g, j] = ideal
-                    if kind == IDCG:
+                    if kind == B.IDCG:
                         values[g, j] = ideal
                         continue
                     d = dcg_blocks(bstart, bsize, bgain, nb, kj, disc)
-                    if kind == DCG:
+                    if kind == B.DCG:
                         values[g, j] = d
                     elif ideal > 0.0:
                         values[g, j] = d / ideal
@@ -287,23 +269,23 @@ def _make(
                 aux[g, j] = n_rel
                 if mr == 0:
                     values[g, j] = 0.0
-                elif HITS_ and kind == PRECISION:
+                elif HITS_ and kind == B.PRECISION:
                     kf = mr if kdens[j] < 0 else kdens[j]
-                    den = kf if params[j] == P_K else min(kf, mr)
+                    den = kf if params[j] == B.P_K else min(kf, mr)
                     values[g, j] = hits_blocks(bstart, bsize, brel, nb, kj) / den
-                elif HITS_ and kind == RECALL:
+                elif HITS_ and kind == B.RECALL:
                     if n_rel == 0:
                         values[g, j] = 0.0
                     else:
                         hits = hits_blocks(bstart, bsize, brel, nb, kj)
                         values[g, j] = hits / n_rel
-                elif HIT_ and kind == HIT:
+                elif HIT_ and kind == B.HIT:
                     values[g, j] = hit_blocks(bstart, bsize, brel, nb, kj)
-                elif RR_ and kind == RR:
+                elif RR_ and kind == B.RR:
                     values[g, j] = rr_blocks(bstart, bsize, brel, nb, kj)
-                elif APH_ and kind == AP and params[j] == AP_HITS:
+                elif APH_ and kind == B.AP and params[j] == B.AP_HITS:
                     values[g, j] = ap_blocks_hits(bstart, bsize, brel, nb, kj, n_rel)
-                elif AP_ and kind == AP:
+                elif AP_ and kind == B.AP:
                     kf = np.inf if kdens[j] < 0 else kdens[j]
                     values[g, j] = ap_blocks(
                         bstart, bsize, brel, nb, kj, n_rel, params[j], kf
@@ -319,13 +301,11 @@ def evaluate_groups(
 ):  # fmt: skip
     """Per-query metric values for every requested ``(kind, k, param)``.
 
-    Returns ``values`` and ``aux`` of shape ``(n_groups, n_metrics)`` (``aux`` is
-    the ideal DCG at the metric's cut-off for the DCG family and the number of
-    relevant rows otherwise; a query is "empty" for a metric when it is <= 0),
-    and per query the relevant count, the label sum and the relevant count among
-    the retrieved rows. ``nret`` (rows retrieved per query, listed first in each
-    query) is None when every row was retrieved. ``n_hist > 0`` promises that
-    every label is an integer in ``[0, n_hist)``.
+    Returns ``values`` and ``aux`` ``(n_groups, n_metrics)`` (``aux``: the ideal
+    DCG at the cut-off, or the relevant count; <= 0 means empty), and per query
+    the relevant count, the label sum and the relevant retrieved count.
+    ``nret``: rows retrieved per query (listed first), None when all were.
+    ``n_hist > 0`` promises integer labels in ``[0, n_hist)``.
     """
     if plain() and not average and _numpy_blocks.fits(starts, ends):
         return _numpy_blocks.evaluate_groups(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._conventions import resolve_convention
-from ._validate import RowsError, as_1d, hist_size, label_range, labels
+from ._validate import RowsError, as_1d, check_finite, hist_size, label_range
 
 
 def labels_in(y_true, nan_label):
@@ -18,28 +18,27 @@ def labels_in(y_true, nan_label):
     if unjudged and y_in.dtype.kind == "f":
         isnan = np.isnan(y_in)
         if isnan.any():
-            # Unjudged rows are not relevant to every measure but those that
-            # use them (``Measure.unjudged``), which see them as NaN.
+            # NaN again only to the measures that use them (Measure.unjudged).
             unjudged_rows = isnan
             y_in = np.where(isnan, 0.0, y_in)
     if y_in.dtype.kind in "biu":
         y, n_hist = label_range(y_in)
         known_nonnegative = n_hist > 0
     else:
+        if y_in.dtype.kind != "f":
+            raise TypeError(f"y_true must be numeric, got dtype {y_in.dtype}.")
         try:
-            y = labels(y_in)
-        except ValueError as exc:
-            nan = isinstance(exc, RowsError) and np.isnan(y_in).any()
-            if nan and nan_label is None:
+            check_finite(y_in, "y_true")
+        except RowsError as exc:
+            if nan_label is None and np.isnan(y_in).any():
                 raise exc.hinted(
                     "A NaN label can mark a row nobody judged: pass "
                     "nan_label='unjudged'."
                 ) from None
             raise
-        # Float labels stay float64 for the float kernels: an int64 copy for
-        # the histogram kernels would add a third of the inputs to the peak
-        # memory (benchmarks/bench_memory.py). Their range still tells the
-        # label checks they are >= 0.
+        y = y_in.astype(np.float64, copy=False)
+        # Float labels stay float64 (an int64 copy would raise the peak
+        # memory); their range still tells the label checks they are >= 0.
         n_hist = 0
         known_nonnegative = hist_size(y) > 0
     return y, unjudged_rows, n_hist, known_nonnegative
@@ -47,14 +46,8 @@ def labels_in(y_true, nan_label):
 
 def label_max_of(y_true, *, convention=None, gain=None, nan_label=None, **_):
     """The largest label the engine sees in ``y_true``, or None (no rows, or
-    labels the engine refuses: scoring them raises the located error).
-
-    Measures that need ``label_max`` (ERR's default ``g_max``) read it off the
-    whole data; a front end scoring piece by piece passes it to every piece.
-    The label rules of the conventions keep the order of labels, so the largest
-    of a few candidates (each piece's largest, and 0 for an unjudged row)
-    gives the largest of the data.
-    """
+    labels the engine refuses); the label rules keep the order of labels, so
+    the largest of each piece's largest is the data's."""
     try:
         y, _, _, known_nonnegative = labels_in(y_true, nan_label)
         if y.shape[0] == 0:

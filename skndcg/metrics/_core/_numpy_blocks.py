@@ -1,14 +1,7 @@
-"""The numpy twin of the block kernels (``_kernel.evaluate_groups``).
-
-Under :func:`~skndcg._native._jit.no_compile`, a query-by-query Python loop
-over a run of DL19's size (60k rows) takes longer than loading numba. For the
-tie rules that rank every row on its own (all but ``"average"``), the blocks
-are single rows, and every family reduces to sums along each query's ranked
-rows: here all queries at once, as a matrix with a row per query (padded with
-zeros, which leave a sum as it is), summed with :func:`numpy.cumsum`, which
-adds in order as the kernels do. The values are the kernels' to the last bit;
-``tests/test_cli_plain.py`` and ``tests/test_numpy_blocks.py`` compare them.
-"""
+"""The numpy twin of the block kernels (``_kernel.evaluate_groups``) for every
+tie rule but ``"average"`` (single-row blocks): all queries at once, one
+zero-padded row per query, summed in order with :func:`numpy.cumsum` as the
+kernels add, so the values are the kernels' to the last bit."""
 
 from __future__ import annotations
 
@@ -107,7 +100,7 @@ def evaluate_groups(
             first = np.argmax(rel, axis=1) if ranked_width else np.zeros(n_groups, int)
             seen = rel.any(axis=1) & (first < kj)
             out = np.where(seen, 1.0 / (first + 1.0), 0.0)
-        elif kind == B.AP:
+        else:  # B.AP
             before = hits - rel  # relevant rows ranked above each position
             terms = np.where(rel, (before + 1.0) / (col + 1.0), 0.0)
             num = _at(np.cumsum(terms, axis=1), kj)
@@ -119,8 +112,6 @@ def evaluate_groups(
                 kden = np.inf if kdens[j] < 0 else kdens[j]
                 out = num / np.maximum(np.minimum(kden, n_rel), 1)
             out = np.where(n_rel > 0, out, 0.0)
-        else:  # pragma: no cover - every kind is above
-            raise ValueError(f"unknown metric kind {kind}")
         values[:, j] = np.where(mr > 0, out, 0.0)
     return values, aux, n_rel.astype(np.int64), lsum.astype(np.float64), rel_ret
 

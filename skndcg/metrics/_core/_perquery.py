@@ -1,17 +1,8 @@
-"""Measures without a block kernel: one call of ``per_query`` per query.
-
-The rows of each query are ranked once for all such measures (after the tie rule
-has reordered them): query ``g`` keeps the span ``starts[g]:ends[g]`` of the
-grouped arrays, its retrieved rows first, best score first, tied rows in row
-order. Under ``ties="average"`` a query whose tied rows hold labels the measure
-tells apart gets the expectation over their orders (``_tie_orders.py``).
-
-A numba-compiled ``per_query`` runs inside a compiled loop over the queries,
-built from source for its arity; for a kernel that can be imported by name
-the loop is written to a module of its own (``skndcg/_native/_written.py``),
-which numba caches, so later processes load it instead of compiling it. A
-plain Python ``per_query``, or any on the no-compile road, runs in the same
-loop run as Python.
+"""Measures without a block kernel: one call of ``per_query`` per query, in a
+loop built from source for its arity (compiled, and written to a module numba
+caches when the kernel imports by name; or run as Python). Each query's rows
+are ranked once for all of them: retrieved rows first, best score first, ties
+in row order (``ties="average"``: ``_tie_orders.py``).
 """
 
 from __future__ import annotations
@@ -51,18 +42,24 @@ _AVERAGE = """\
             w = advance(buf, lab, nb, form, ws)
         out[g] = total
 """
+_EACH = """\
+    for g in range(starts.shape[0]):
+        lo = starts[g]
+        if nret[g] == 0 and not {empty}:
+            out[g] = 0.0
+        else:
+            out[g] = {value}
+"""
 _HELPERS = ("workspace", "depth", "find_blocks", "prepare", "first", "advance")
 
 
 def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
-    """The loop calling ``f(labels, k[, ideal], *args)`` for every query (with
-    nothing retrieved: 0, or ``f`` on the empty list when ``empty``); with
-    ``average``, the expectation over the orders of tied rows for the queries
-    ``tied``. One source: as Python, it checks each value with the extra last
-    argument ``value(v, g)``. Compiled, a kernel ``f`` that can be imported by
-    name is read as a global of a written module, which numba caches across
-    processes; any other ``f`` is the loop's first argument, compiled once per
-    process. Returns ``(loop, whether f is its first argument)``."""
+    """``(loop, whether f is its first argument)``: the loop calling
+    ``f(labels, k[, ideal], *args)`` for every query (nothing retrieved: 0, or
+    ``f`` on the empty list when ``empty``), or with ``average`` the expectation
+    over the orders of tied rows for the queries ``tied``. As Python it checks
+    each value with the extra arguments ``value(v, g)`` and ``failed(exc, g)``;
+    compiled, an importable ``f`` is a global of a written module."""
     written = compiled and _importable(f)
     key = (n_args, use_ideal, empty, average, compiled, f if written else None)
     if key not in _loops:
@@ -80,17 +77,7 @@ def _loop(n_args, use_ideal, empty=False, average=False, compiled=True, f=None):
         if not compiled:
             params += ", value, failed"
             value = f"value({value}, g)"
-        if average:
-            body = _AVERAGE.format(value=value)
-        else:
-            body = (
-                "    for g in range(starts.shape[0]):\n"
-                "        lo = starts[g]\n"
-                f"        if nret[g] == 0 and not {empty}:\n"
-                "            out[g] = 0.0\n"
-                "        else:\n"
-                f"            out[g] = {value}\n"
-            )
+        body = (_AVERAGE if average else _EACH).format(value=value, empty=empty)
         module = _written_loop(f"def loop({params}):\n{body}", f) if written else None
         if module is not None:
             _loops[key] = (module.loop, False)
@@ -138,8 +125,6 @@ def _written_loop(src, f):
         f"from {func.__module__} import {func.__qualname__} as f\n\n\n"
         f"@jit\n{src}"
     )
-    # (skndcg's own modules are in the written module's stamp; a user's kernel
-    # module is read here)
     return written_module(text, (sys.modules[func.__module__].__file__,))
 
 
@@ -200,16 +185,11 @@ def evaluate_per_query(
 ):
     """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
 
-    With ``average``, a query's value is its expectation over the orders of its
-    tied rows; one that would take more than ``MAX_CALLS`` calls of a measure
-    is refused, naming the tie rules ``convention`` allows instead.
-
-    ``label_max`` is the largest label of the whole data when these rows are
-    one piece of it (default: the largest label of these rows). ``pooled_g``
-    marks the rows judged negative under trec_eval's rule ("in the pool, not
-    judged"): a measure that uses unjudged rows (``"use"``) sees them as
-    unjudged (NaN), like the rows nobody judged; one that reads the pool
-    (``"pool"``) sees them as -1 and the rows nobody judged as NaN.
+    With ``average``, a query needing more than ``MAX_CALLS`` calls is refused,
+    naming the tie rules ``convention`` allows. ``label_max``: the largest label
+    of the whole data (default: of these rows). ``pooled_g``: rows judged
+    negative under trec_eval's rule, NaN to a measure with ``unjudged="use"``
+    and -1 to one with ``"pool"`` (which sees the rows nobody judged as NaN).
     """
     pool_marks, refused = None, unjudged_g  # negative labels are not refused
     if pooled_g is not None:
@@ -218,8 +198,7 @@ def evaluate_per_query(
     n_groups = grouping.n_groups
     values = np.empty((n_groups, len(specs)))
     aux = np.empty_like(values)
-    nret_arr = grouping.sizes if nret is None else nret
-    nret_arr = np.ascontiguousarray(nret_arr, dtype=np.int64)
+    nret_arr = np.ascontiguousarray(grouping.sizes if nret is None else nret, np.int64)
     y0 = y_g.astype(np.float64)
     order, rs = ranked_order(s_g, grouping)
     ranked = y0[order]
@@ -256,8 +235,7 @@ def evaluate_per_query(
                 extras.append(np.full(n_groups, float(rel_thr)))
         for _, v in sp.params:
             extras.append(np.full(n_groups, np.nan if v is None else float(v)))
-        ry = {"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked)
-        ry = np.array(ry)
+        ry = np.array({"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked))
         ideal_arr = ideal if use_ideal else np.empty(0)
         ties = _Ties(rs, average, m, rel_thr)
         out, calls = _run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
@@ -272,10 +250,7 @@ def evaluate_per_query(
                 f"{py(grouping.keys[g])!r}; a measure must return a finite number."
             )
         values[:, j] = out
-        if m.empty_when == "never":
-            aux[:, j] = 1.0
-        else:
-            aux[:, j] = n_rel
+        aux[:, j] = 1.0 if m.empty_when == "never" else n_rel
     return values, aux
 
 
@@ -287,7 +262,7 @@ def _per_group(mask, grouping) -> np.ndarray:
 
 class _Ties:
     """What ``ties="average"`` needs: the ranked scores and the measure's
-    declarations (``depth``, ``form``, ``labels``)."""
+    declarations."""
 
     def __init__(self, rs, average, m, rel_thr):
         self.rs, self.average = rs, bool(average)
@@ -308,15 +283,7 @@ class _Ties:
         return np.flatnonzero(blocks)
 
     def args(self, calls):
-        return (
-            self.rs,
-            self.by_k,
-            self.form,
-            self.binary,
-            self.thr,
-            T.MAX_CALLS,
-            calls,
-        )
+        return self.rs, self.by_k, self.form, self.binary, self.thr, T.MAX_CALLS, calls
 
 
 def _refusal(name, key, convention) -> str:
@@ -338,9 +305,7 @@ def _refusal(name, key, convention) -> str:
 
 def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
     """Measure ``sp`` on every query: ``(values, calls)``, ``calls`` counting the
-    orders averaged over per query. The loops of :func:`_loop` run compiled
-    when the measure's ``per_query`` is compiled and the call is not on the
-    no-compile road; as Python, every value is checked by :func:`_value`."""
+    orders averaged over per query."""
     compiled = m.compiled and not plain()
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)

@@ -1,16 +1,6 @@
-"""Step 3 of the engine: each query's top rows, ranked, as blocks of tied rows.
-
-The kernels here run inside the per-query loop (``_kernel.py``) on rows already
-grouped by query: query ``g`` owns rows ``lo:lo + m``. No global sort of the scores
-ever happens: a query much longer than its cut-off ``kk`` keeps only the rows that
-can reach its top ``kk`` and ranks those; small queries, and queries whose cut-off
-covers most of the list, are sorted whole.
-
-The kernels know two tie rules: ``"average"`` (tied rows form one block whose
-order is undetermined) and ``"stable"`` (input order). Every other rule is a
-reordering of the rows within each query before the kernels run
-(``_reorder.order_within_queries``), followed by ``"stable"``.
-"""
+"""Step 3 of the engine: each query's top rows (rows ``lo:lo + m``), ranked, as
+blocks of tied rows (``"average"``) or single rows (``"stable"``). A query much
+longer than its cut-off ranks only the rows that can reach its top."""
 
 from __future__ import annotations
 
@@ -38,7 +28,6 @@ def gain(label, gain_mode):
     return label
 
 
-# ------------------------------------------------------------------- whole sorts
 @jit
 def sort_small(s, lo, m, order):
     """Insertion sort of the ``m`` rows from ``lo`` into ``order`` (row offsets):
@@ -97,9 +86,6 @@ def argsort_desc(key, m, order, tmp):
     if src is not order:
         for i in range(m):
             order[i] = src[i]
-
-
-# --------------------------------------------------------------------- top rows
 
 
 @numpy_twin(argsort_desc)
@@ -181,12 +167,9 @@ def rank_top(s, lo, m, kk, order, buf, lanes, cs, ci, rk):
 
 @jit
 def buffer_top(y, s, lo, m, kk, order, buf, average, gain_mode, rel_thr):
-    """The ``kk`` best rows of a query by an insertion buffer, and the tie tail.
-
-    Fills ``order[:kk]``/``buf[:kk]`` ranked. Under averaged ties it also counts the
-    rows left out of the buffer that tie with its last score (their number, gain
-    sum and relevant count), so the tie block at the cut-off is known.
-    """
+    """The ``kk`` best rows of a query ranked into ``order``/``buf`` by an
+    insertion buffer; under averaged ties, the count, gain sum and relevant
+    count of the rows left out that tie with its last score."""
     tcnt = 0
     tgain = 0.0
     trel = 0
@@ -257,17 +240,13 @@ def top_rows(
     return tcnt, tgain, trel
 
 
-# ------------------------------------------------------------------------ blocks
 @jit
 def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
-    """Blocks of only the rows that count, each at its rank, without a sort.
+    """Blocks of only the rows that count (a gain, or relevant), each at its
+    rank (rows that outscore it plus tied rows before it), without a sort.
 
-    A row counts when it has a gain or is relevant; the others add nothing to
-    any block metric. Each counting row's rank is the number of rows that
-    outscore it plus the tied rows before it (ties in input order, as
-    :func:`argsort_desc` ranks them). When more than ``rows.shape[0]`` rows
-    count, or more than one in 16 of the query, a sort is cheaper: returns -1.
-    Otherwise the number of blocks, one per counting row ranked before ``upto``.
+    The number of blocks, one per counting row ranked before ``upto``; -1 when
+    more than ``rows.shape[0]`` rows, or one in 16, count (a sort is cheaper).
     """
     bstart, bsize, bgain, brel = out
     limit = min(rows.shape[0], m // 16)
@@ -311,10 +290,8 @@ def blocks_sparse(y, s, lo, m, upto, gain_mode, rel_thr, out, rows, ranks):
 
 @jit
 def blocks_single(y, lo, ranked, n, gain_mode, rel_thr, out):
-    """One block per ranked position ``0..n-1`` (every tie rule but averaging).
-
-    ``out`` = (start, size, gain sum, relevant count) arrays; returns ``n``.
-    """
+    """One block per ranked position ``0..n-1`` into ``out`` (start, size, gain
+    sum, relevant count); returns ``n``."""
     bstart, bsize, bgain, brel = out
     for pos in range(n):
         lab = y[lo + ranked[pos]]
@@ -327,12 +304,9 @@ def blocks_single(y, lo, ranked, n, gain_mode, rel_thr, out):
 
 @jit
 def blocks_tied(y, lo, ranked, scores, n_ranked, upto, gain_mode, rel_thr, tail, out):
-    """Blocks of tied scores covering ranked positions ``0..upto-1``; their number.
-
-    ``scores[p]`` is the score of the row ranked at ``p``. ``tail`` = (count, gain
-    sum, relevant count) of rows outside ``ranked`` tied with its last row; they
-    join the last block.
-    """
+    """Blocks of tied ``scores`` covering ranked positions ``0..upto-1``; their
+    number. ``tail`` (count, gain sum, relevant count: rows outside ``ranked``
+    tied with its last) joins the last block."""
     bstart, bsize, bgain, brel = out
     tcnt, tgain, trel = tail
     nb = 0

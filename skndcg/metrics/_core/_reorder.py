@@ -1,11 +1,5 @@
-"""Step 2b of the engine: every tie rule but two, as a reordering of the rows.
-
-The ranking kernels (``_rank.py``) know only ``"average"`` and ``"stable"`` (input
-order). Reverse input order, document ids, ranx's quicksort order and CatBoost's
-pessimistic order are realised by reordering each query's rows before the
-kernels run, then ranking with ``"stable"``; rows flagged unretrieved go last in
-their query whatever the rule.
-"""
+"""Step 2b of the engine: every tie rule but ``"average"`` and ``"stable"``, as
+a reordering of each query's rows before ranking with ``"stable"``."""
 
 from __future__ import annotations
 
@@ -103,18 +97,9 @@ def _key_orders(t, n_chunks, starts, ends, key, unretrieved, out):
 def order_within_queries(
     grouping, s, *, rule, doc_rank=None, unretrieved=None, labels=None
 ):
-    """Permutation of the grouped rows that realises a tie rule with ``"stable"``.
-
-    ``rule`` is a :class:`~skndcg.metrics._conventions.TieRule` (or its name, or
-    ``None``), whose :meth:`~skndcg.metrics._conventions.TieRule.sort_key` gives
-    what each query's rows are sorted by: reverse input order (``"reverse"``),
-    document id descending (``"docid"``, from ``doc_rank``: integer ids, or ranks
-    of the sorted ids), lowest label first (``"pessimistic"``, from ``labels``:
-    CatBoost) or ranx's order (``"quicksort"``). Rows flagged ``unretrieved`` go
-    last in their query, whatever the rule. Returns ``None`` when no rule asks
-    for a reordering, and, on inputs of ``PARALLEL_ROWS`` rows or more, when
-    every query already is in order (small inputs get numpy's permutation).
-    """
+    """Permutation of the grouped rows sorting each query by ``rule``'s
+    ``sort_key`` (a ``TieRule``, its name or None), rows flagged ``unretrieved``
+    last; None when nothing moves (checked from ``PARALLEL_ROWS`` rows on)."""
     n = s.shape[0]
     tie = None if rule is None else TieRule.of(rule)
 
@@ -134,8 +119,6 @@ def order_within_queries(
         if unretrieved is None:
             return None
         key = np.zeros(n, dtype=np.int64)
-    # Every query is sorted within its own span of the grouped arrays; equal
-    # keys keep their input order.
     if n < PARALLEL_ROWS:  # numpy, so small inputs compile nothing for this
         owner = grouping.starts[grouping.row_query]
         keys = [key] if unretrieved is None else [key, unretrieved]
@@ -146,8 +129,6 @@ def order_within_queries(
     flags = np.ascontiguousarray(flags, dtype=np.bool_)
     n_chunks = row_chunks(n)
     spans = (grouping.starts, grouping.ends, key, flags)
-    # Rows already in order (e.g. sorted by document id): nothing moves, and
-    # no permutation is written.
     if all(run_chunks(_chunk_in_order, n_chunks, n_chunks, *spans)):
         return None
     out = np.empty(n, dtype=np.int64)

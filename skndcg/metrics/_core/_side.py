@@ -1,13 +1,5 @@
-"""Measures that read side inputs (item ids, popularity): the per-query
-runner on values derived per row.
-
-Such a measure is a sum over the top ``k`` of one value per row (an item's
-self-information, its popularity, whether it is a relevant long-tail item):
-its ``row_values`` turns the side inputs into those values, which are grouped
-and reordered as the labels were, and ``per_query`` reads them in place of the
-labels. Under ``ties="average"`` its ``form="sum"`` gives the exact
-expectation over the orders of tied rows.
-"""
+"""Measures that read side inputs (item ids, popularity): ``row_values`` gives
+one value per row, which ``per_query`` reads in place of the labels."""
 
 from __future__ import annotations
 
@@ -18,15 +10,10 @@ from ._perquery import evaluate_per_query
 
 
 def check_side_inputs(names, given, *, hint="") -> list[str]:
-    """The canonical names of the metrics ``names`` whose measure reads side
-    inputs, once the side inputs ``given`` are checked against them: every
-    door's one rule.
-
-    ``given`` maps each side input, named as the caller's argument
-    (``"item_col="``, ``"--popularity FILE"``), to its value or None. A side
-    input given while no measure reads it is refused (a misspelt metric name
-    would otherwise go unnoticed), and so is a missing one when a measure reads
-    it; ``hint`` follows the names of the missing ones.
+    """The names among ``names`` whose measure reads side inputs, once
+    ``given`` (each side input by the caller's argument name, ``"item_col="``,
+    to its value or None) is checked: refused when given and unread, or read
+    and missing (``hint`` follows the missing names). Every door's one rule.
     """
     specs = [parse_metric(n) for n in names]
     reads = [sp.name for sp in specs if sp.definition.side_inputs]

@@ -1,24 +1,19 @@
-"""``ties="average"`` for the per-query measures: the expectation over the orders
-of tied rows, exactly.
+"""``ties="average"`` for the per-query measures: the exact expectation over the
+orders of tied rows.
 
-A tie block is a run of equal scores in a query's ranking. Only a block holding
-labels the measure tells apart (two labels differ; NaN and -1 count as labels;
-for a binary measure only NaN, negative, relevant and not relevant differ)
-changes a value, and only where the measure reads it (``Measure.depth``). A
-query without such a block is scored with one call of ``per_query``. Otherwise
-the value is a weighted sum of calls on filled copies of the labels
-(``first`` and ``advance`` walk them), by the measure's ``form``:
+Only a tie block holding labels the measure tells apart (NaN and -1 count as
+labels; a binary measure tells only NaN, negative, relevant and not relevant
+apart) within its ``depth`` changes a value; a query without one takes one call
+of ``per_query``. Otherwise the value is a weighted sum of calls on filled
+copies of the labels (walked by ``first`` and ``advance``), by ``form``:
 
-- ``"any"``: every distinct label sequence the tied positions within the depth
-  can take, with its probability under uniformly random row orders (each
-  block independently; a block straddling the depth draws its first positions
-  without replacement);
-- ``"set"``: the value depends only on the multiset of the labels within the
-  depth, so only the block straddling it counts, one call per composition of
-  its drawn part (multivariate hypergeometric probabilities);
-- ``"sum"``: the value is a sum of one term per rank, so by linearity it is
-  ``f(labels)`` plus, for each block and each label ``v`` in it, the share of
-  ``v`` in the block times ``f(block filled with v) - f(labels)``.
+- ``"any"``: every distinct label sequence of the tied positions within the
+  depth, with its probability under random row orders (a block straddling the
+  depth draws its first positions without replacement);
+- ``"set"``: one call per composition of the drawn part of the block
+  straddling the depth (multivariate hypergeometric probabilities);
+- ``"sum"``: by linearity, ``f(labels)`` plus, for each block and label ``v``
+  in it, the share of ``v`` times ``f(block filled with v) - f(labels)``.
 
 ``prepare`` counts the calls first; past the limit the engine refuses.
 """
@@ -287,8 +282,7 @@ def _chance(ws, j, form):
 
 @jit
 def first(buf, lab, nb, form, ws):
-    """Fill ``buf`` (a copy of ``lab``) with the first labels to score; their
-    weight in the expectation."""
+    """Fill ``buf`` (a copy of ``lab``) with the first labels to score; their weight."""
     if form == SUM:
         st = ws[5]
         st[0] = -1 if nb > 1 else 0  # -1: the labels as ranked
@@ -316,8 +310,7 @@ def _fill_one(buf, ws, j, q):
 
 @jit
 def advance(buf, lab, nb, form, ws):
-    """Fill ``buf`` with the next labels to score; their weight, or NaN when
-    every one has been scored."""
+    """Fill ``buf`` with the next labels to score; their weight (NaN: none left)."""
     blk = ws[0]
     if form == SUM:
         st = ws[5]

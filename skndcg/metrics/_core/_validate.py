@@ -1,10 +1,6 @@
-"""Step 1 of the engine: user input to canonical arrays, or a clear error.
-
-Everything that reaches a kernel leaves this step as a native-byte-order array of
-one canonical dtype (float64 labels and scores), so each kernel is compiled for
-one set of types. Errors name the argument, the offending value (as a plain
-Python value) and what was expected.
-"""
+"""Step 1 of the engine: user input to native-byte-order arrays of one
+canonical dtype (each kernel compiles for one set of types), or an error
+naming the argument, the value and what was expected."""
 
 from __future__ import annotations
 
@@ -30,11 +26,9 @@ def check_length(name: str, n: int, n_rows: int, other: str = "y_true") -> None:
 class RowsError(ValueError):
     """A refusal of some rows of the input: how many, and the first one's row.
 
-    ``template`` holds ``{count}`` and ``{at}``. A door that scores a table
-    piece by piece (Dask, Spark, a streamed file) knows where the piece's
-    rows sit in the table, which the engine does not: :meth:`placed` names the
-    row as the table numbers it, and leaves out the count, which is the
-    piece's alone.
+    ``template`` holds ``{count}`` and ``{at}``. A door scoring a table piece
+    by piece names the row as the table numbers it with :meth:`placed`
+    (without the count, which is the piece's alone).
     """
 
     def __init__(self, template: str, count: int, row: int):
@@ -60,7 +54,6 @@ class RowsTypeError(RowsError, TypeError):
     """A refusal of a row whose value has the wrong type (a ``TypeError``)."""
 
 
-# ------------------------------------------------------------------ array-likes
 def undefined(message: str, stacklevel: int) -> float:
     """NaN, with an ``UndefinedMetricWarning`` saying ``message``; ``stacklevel``
     as :func:`warnings.warn` takes it from the caller of this function."""
@@ -71,8 +64,7 @@ def undefined(message: str, stacklevel: int) -> float:
 
 
 def missing_error(name: str, mask: np.ndarray, what: str = "a value") -> ValueError:
-    """The error for missing entries of ``name``: how many, the first row, and
-    that every row needs ``what``."""
+    """The :class:`RowsError` for the missing entries ``mask`` of ``name``."""
     return RowsError(
         f"{name} has {{count}}missing value(s) ({{at}}); every row needs {what}.",
         int(mask.sum()),
@@ -111,13 +103,14 @@ def _from_pandas(x, name: str, what: str, missing_as_nan: bool) -> np.ndarray:
 def _from_sequence(x) -> np.ndarray:
     arr = np.asarray(x)
     # numpy turns [1, "1"] into two equal strings: keep the element types.
-    if arr.dtype.kind in "US" and arr.ndim == 1:
-        kinds = {type(v) for v in x}
-        if len(kinds) > 1:
-            out = np.empty(len(x), dtype=object)
-            out[:] = list(x)
-            return out
+    if arr.dtype.kind in "US" and arr.ndim == 1 and len({type(v) for v in x}) > 1:
+        out = np.empty(len(x), dtype=object)
+        out[:] = list(x)
+        return out
     return arr
+
+
+_NUMBERS = (numbers.Number, np.generic)
 
 
 def as_1d(
@@ -130,11 +123,9 @@ def as_1d(
 ) -> np.ndarray:
     """A 1-D numpy array of ``x`` in native byte order, refusing 2-D and empty input.
 
-    Numeric arguments (``allow_object=False``) refuse strings and bytes, numeric
-    or not, as scikit-learn does; ids (``allow_object=True``) keep them. A
-    missing value (None, pandas' NA) of a numeric argument is refused naming
-    its row, or read as NaN with ``missing_as_nan`` (when the caller accepts
-    NaN).
+    Numeric arguments refuse strings and bytes (ids, ``allow_object``, keep
+    them), and a missing value naming its row (or read it as NaN with
+    ``missing_as_nan``).
     """
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         arr = _from_pandas(x, name, what, missing_as_nan)
@@ -169,12 +160,9 @@ def as_1d(
                 raise missing_error(name, missing, what)
             arr = np.where(missing, np.nan, arr)
         for i, v in enumerate(arr):
-            if isinstance(v, (str, bytes)) or not isinstance(
-                v, (numbers.Number, np.generic)
-            ):
-                got = f"{v!r} ({type(v).__name__})".replace("{", "{{").replace(
-                    "}", "}}"
-                )
+            if isinstance(v, (str, bytes)) or not isinstance(v, _NUMBERS):
+                got = f"{v!r} ({type(v).__name__})"
+                got = got.replace("{", "{{").replace("}", "}}")
                 raise RowsTypeError(
                     f"{name} must be numeric, got {got} ({{at}}); convert it to "
                     "numbers explicitly.",
@@ -187,15 +175,12 @@ def as_1d(
     return arr
 
 
-# ------------------------------------------------------------------ finiteness
 @jit
 def _first_nonfinite(t, x, n_chunks):
     """First row of chunk ``t`` holding NaN or infinity, or -1.
 
-    ``abs(v) < inf`` is false exactly for NaN and infinity; OR-ing its negation
-    over the chunk is an integer reduction, which vectorises (a sum of floats
-    would be one long chain of dependent additions). Only a chunk that has a
-    bad value is then searched for the first one.
+    An integer OR of ``not abs(v) < inf`` over the chunk vectorises; only a
+    chunk with a bad value is searched for the first one.
     """
     n = x.shape[0]
     part = x[n * t // n_chunks : n * (t + 1) // n_chunks]
@@ -222,14 +207,9 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if a float array holds NaN or infinity, naming the first bad row."""
     if arr.dtype.kind != "f":
         return
-    big = arr.shape[0] >= PARALLEL_ROWS
-    if big and arr.dtype == np.float64 and arr.flags.c_contiguous:
-        n_chunks = row_chunks(arr.shape[0])
-        found = run_chunks(_first_nonfinite, n_chunks, arr, n_chunks)
-        bad = next((b for b in found if b >= 0), -1)
-    else:  # small input: numpy, so a first call compiles nothing for this check
-        nonfinite = np.flatnonzero(~np.isfinite(arr))
-        bad = int(nonfinite[0]) if nonfinite.size else -1
+    plain = arr.dtype != np.float64 or not arr.flags.c_contiguous
+    found = _chunked(_first_nonfinite, arr, plain)
+    bad = next((b for b in found if b >= 0), -1)
     if bad >= 0:
         raise RowsError(
             f"{name} contains {{count}}NaN or infinite value(s) ({{at}}: "
@@ -237,6 +217,15 @@ def check_finite(arr: np.ndarray, name: str) -> None:
             int((~np.isfinite(arr)).sum()),
             bad,
         )
+
+
+def _chunked(kernel, a, plain=False) -> list:
+    """``kernel(t, a, n_chunks)`` of each row chunk of ``a``; small (or
+    ``plain``) input in one chunk by its numpy twin, so it compiles nothing."""
+    if plain or a.shape[0] < PARALLEL_ROWS:
+        return [kernel.twin(0, a, 1)]
+    n_chunks = row_chunks(a.shape[0])
+    return run_chunks(kernel, n_chunks, a, n_chunks)
 
 
 @jit
@@ -264,20 +253,12 @@ HIST_LABELS = 256
 
 
 def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
-    """Integer labels for the kernel, and the histogram size it may use (or 0).
-
-    Small non-negative integers stay int64 (no copy when they already are) and let
-    the kernel build each ideal ranking with a histogram; other integers become
-    float64.
-    """
+    """Integer labels for the kernel, and the histogram size it may use (or 0):
+    small non-negative integers stay int64, others become float64."""
     src = np.ascontiguousarray(y.astype(np.int64, copy=False))
-    if src.shape[0] < PARALLEL_ROWS:
-        lo, hi = src.min(), src.max()
-    else:
-        n_chunks = row_chunks(src.shape[0])
-        parts = run_chunks(_int_range, n_chunks, src, n_chunks)
-        lo = min(p[0] for p in parts)
-        hi = max(p[1] for p in parts)
+    parts = _chunked(_int_range, src)
+    lo = min(p[0] for p in parts)
+    hi = max(p[1] for p in parts)
     if lo < -(2**53) or hi > 2**53:
         raise ValueError(
             f"y_true has integer labels beyond 2**53 (min {py(lo)!r}, max "
@@ -315,31 +296,18 @@ def _float_label_range_numpy(t, y, n_chunks):
 
 
 def hist_size(y: np.ndarray) -> int:
-    """The histogram size the kernel may use for float64 labels, or 0.
-
-    Non-zero for float labels that hold small non-negative integers; the
-    engine reads it to know such labels are >= 0, and keeps them float64 (an
-    int64 copy for the integer kernels would cost memory).
-    """
-    if y.shape[0] < PARALLEL_ROWS:
-        lo, hi = y.min(), y.max()
-        integral = bool((y == np.floor(y)).all())
-    else:
-        n_chunks = row_chunks(y.shape[0])
-        parts = run_chunks(_float_label_range, n_chunks, y, n_chunks)
-        lo = min(p[0] for p in parts)
-        hi = max(p[1] for p in parts)
-        integral = all(p[2] for p in parts)
+    """The histogram size float64 labels would allow, or 0: non-zero tells the
+    engine they are >= 0 (they stay float64, saving an int64 copy)."""
+    parts = _chunked(_float_label_range, y)
+    lo = min(p[0] for p in parts)
+    hi = max(p[1] for p in parts)
+    integral = all(p[2] for p in parts)
     return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
 
 
-# ------------------------------------------------------------ cut-offs
 def check_k(k, name: str = "k", *, allow_none: bool = True):
-    """Validate a cut-off: an int >= 1 (not a bool) or None.
-
-    Any ``k`` beyond every query (``10**30`` included) means the whole list;
-    only precision keeps ``k`` itself as its denominator.
-    """
+    """Validate a cut-off: an int >= 1 (not a bool) or None; one beyond every
+    query means the whole list (precision keeps it as its denominator)."""
     if k is None and allow_none:
         return None
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
@@ -352,32 +320,16 @@ def check_k(k, name: str = "k", *, allow_none: bool = True):
     return int(k)
 
 
-# ----------------------------------------------------------- labels and scores
-def labels(y_true) -> np.ndarray:
-    """Labels as float64 (integers stay exact up to 2**53)."""
-    y = as_1d(y_true, "y_true")
-    if y.dtype.kind not in "biuf":
-        raise TypeError(f"y_true must be numeric, got dtype {y.dtype}.")
-    if y.dtype.kind == "f":
-        check_finite(y, "y_true")
-    return y.astype(np.float64, copy=False)
-
-
 def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """Scores as float64, and the mask of NaN (or missing) rows when ``allow_nan``."""
     s = as_1d(y_score, "y_score", missing_as_nan=allow_nan)
     if s.dtype.kind not in "biuf":
         raise TypeError(f"y_score must be numeric, got dtype {s.dtype}.")
     s = s.astype(np.float64, copy=False)
-    nan = None
-    if allow_nan:
-        isnan = np.isnan(s)
-        if isnan.any():
-            nan = isnan
-            inf = np.isinf(s)
-            if inf.any():
-                check_finite(np.where(isnan, 0.0, s), "y_score")
-            return s, nan
+    if allow_nan and (nan := np.isnan(s)).any():
+        if np.isinf(s).any():
+            check_finite(np.where(nan, 0.0, s), "y_score")
+        return s, nan
     try:
         check_finite(s, "y_score")
     except RowsError as exc:
@@ -387,7 +339,7 @@ def scores(y_score, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray 
             "If NaN marks judged documents the run did not retrieve (as in the "
             'output of skndcg.io.join_run_qrels), pass nan_score="unretrieved".'
         ) from None
-    return s, nan
+    return s, None
 
 
 def discount(disc, length: int, k_label: str) -> np.ndarray:
