@@ -172,20 +172,17 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
         "losses": ((dv < 0) & ok).sum(1),
     }
     flips = _flips(human.models, human.metrics, r["means"], r["only"])
+    options = {k: v for k, v in settings.items() if k != "min_queries"}
+    options["interval"] = "percentile" if boot else "clt"
     return PredictionPoweredComparison(
         human,
         result,
         model_only=r["only"],
         order_flips=flips,
         n_all=N,
-        baseline=settings["baseline"],
-        test=settings["test"],
-        correction=settings["correction"],
-        confidence=conf,
-        interval="percentile" if boot else "clt",
-        n_resamples=settings["n_resamples"],
         clustered=False,
         weighted=False,
+        **options,
     )
 
 
