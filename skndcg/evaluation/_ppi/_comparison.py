@@ -150,10 +150,8 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     for (p, k), dist in dists.items():
         lo, hi = percentile_interval(dist[:, None], conf_adj)
         low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
-    hv = np.where(human.keep[None], human.values, np.nan)
-    a_idx = [a for a, _ in pairs]
-    b_idx = [b for _, b in pairs]
-    dv = hv[a_idx] - hv[b_idx]
+    # H holds the human values of the judged queries, NaN elsewhere.
+    dv = H[[a for a, _ in pairs]] - H[[b for _, b in pairs]]
     ok = ~np.isnan(dv)
     result = {
         "pairs": pairs,
