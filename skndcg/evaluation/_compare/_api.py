@@ -44,14 +44,6 @@ _REFERENCES = """
 """
 
 
-def _check_options(test, correction, confidence, interval, nan_policy):
-    check_choice("test", test, TESTS)
-    check_choice("correction", correction, (*CORRECTIONS, None))
-    check_share("confidence", confidence)
-    check_choice("interval", interval, ("percentile", "bca", "expanded"))
-    check_choice("nan_policy", nan_policy, ("omit", "raise"))
-
-
 @with_references(_REFERENCES)
 def compare(
     scores,
@@ -218,7 +210,11 @@ default=None
     >>> bool(row["diff"] > 0), bool(row["significant"]), int(row["wins"]) > 150
     (True, True, True)
     """
-    _check_options(test, correction, confidence, interval, nan_policy)
+    check_choice("test", test, TESTS)
+    check_choice("correction", correction, (*CORRECTIONS, None))
+    check_share("confidence", confidence)
+    check_choice("interval", interval, ("percentile", "bca", "expanded"))
+    check_choice("nan_policy", nan_policy, ("omit", "raise"))
     # A prediction-powered t test draws no resample: any n_resamples >= 1 does.
     t_only = y_model is not None and test == "t"
     check_resamples(n_resamples, confidence, tails=0 if t_only else 2)
@@ -347,10 +343,10 @@ def compare_scores(
             f"models, got {type(y_scores).__name__}{size}."
         )
     options = dict(metric_options or {})
+    names = metric_names(metrics)
     if y_model is not None:
         from .._ppi._comparison import reports_two_sources
 
-        names = metric_names(metrics)
         human, model = reports_two_sources(
             y_true, y_scores, qid, y_model, names, options, expected_labels
         )
@@ -361,7 +357,6 @@ def compare_scores(
         y_true, y_scores, qid, metrics=metrics, sample_weight=sample_weight, **options
     )
     clusters = None if cluster is None else _cluster_per_query(cluster, qid)
-    names = metric_names(metrics)
     if by is not None and not callable(by):
         by = _cluster_per_query(by, qid, "by")
     return compare(

@@ -82,6 +82,7 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
     conf_adj = corrected_confidence(
         p_adj, correction, settings["confidence"], settings["n_resamples"]
     )
+    options = {k: v for k, v in settings.items() if k != "min_queries"}
     comparisons = {}
     start = 0
     small_any = []
@@ -94,7 +95,6 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
         del r["diff_dist"], r["diff_jack"]
         if r["small"].any():
             small_any.append(f"{py(g)!r} ({int(r['n_units'][r['small']].max())})")
-        options = {k: v for k, v in settings.items() if k != "min_queries"}
         comparisons[g] = Comparison(sub, r, **options, **flags)
     if small_any:
         warn_small("segments " + ", ".join(small_any) + " have few queries", settings)

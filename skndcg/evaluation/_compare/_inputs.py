@@ -140,6 +140,17 @@ def metric_columns(frames, exclude=(), what="scores"):
     return cols
 
 
+def chosen_metrics(metrics, frames, exclude, what):
+    """``metrics`` as a list of names, each a column of every frame of
+    ``frames`` (``(name, frame)`` pairs); ``None``: their :func:`metric_columns`."""
+    if metrics is None:
+        return metric_columns([frame for _, frame in frames], exclude, what)
+    names = metric_names(metrics)
+    for name, frame in frames:
+        check_metric_columns(names, frame, name)
+    return names
+
+
 def sorted_unique(labels):
     """The distinct values of ``labels``, sorted, or in the order first seen
     when they do not sort (labels of mixed types)."""
@@ -249,12 +260,8 @@ def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scor
     order = sorted_order(rows)
     qids = rows[order]
     exclude = {c for c in (sample_weight, cluster, by) if isinstance(c, str)}
-    if metrics is None:
-        metrics = metric_columns(list(frames.values()), exclude)
-    else:
-        metrics = metric_names(metrics)
-        for name, frame in frames.items():
-            check_metric_columns(metrics, frame, f"the scores of model {name!r}")
+    named = [(f"the scores of model {name!r}", f) for name, f in frames.items()]
+    metrics = chosen_metrics(metrics, named, exclude, "scores")
     n_q = qids.size
     values = np.empty((len(models), n_q, len(metrics)))
     for i, (name, frame) in enumerate(frames.items()):

@@ -11,6 +11,7 @@ from .._stats._resampling import (
     bootstrap_ratios,
     jackknife_ratios,
     percentile_interval,
+    unit_sums,
 )
 from .._stats._significance import (
     adjust_p_values,
@@ -21,15 +22,6 @@ from .._stats._significance import (
     wilcoxon_test,
 )
 from ._inputs import Scores
-
-
-def _unit_sums(x, codes, n_units):
-    """Sum the rows of ``x`` (n_queries, ...) within each unit."""
-    if codes is None:
-        return x
-    out = np.zeros((n_units, *x.shape[1:]))
-    np.add.at(out, codes, x)
-    return out
 
 
 def pairs_of(models, baseline):
@@ -88,8 +80,8 @@ def run(
     wk = s.weights[:, None] * s.keep  # (Q, K)
     wv = np.where(s.keep[None], s.values, 0.0) * wk[None]  # (M, Q, K)
     n_units = Q if s.clusters is None else int(s.clusters.max()) + 1
-    num = _unit_sums(wv.transpose(1, 0, 2), s.clusters, n_units)  # (G, M, K)
-    den = _unit_sums(wk, s.clusters, n_units)  # (G, K)
+    num = unit_sums(wv.transpose(1, 0, 2), s.clusters, n_units)  # (G, M, K)
+    den = unit_sums(wk, s.clusters, n_units)  # (G, K)
     G = num.shape[0]
     means = num.sum(0) / den.sum(0)  # (M, K)
 
@@ -144,12 +136,10 @@ def run(
         p = p.copy()
         p[small_pk] = rand
     p_adj = adjust_p_values(p, correction)
-    if small.any():
-        small_mk = np.tile(small, M)
-        for arr in (low, high):
-            arr[small_mk] = np.nan
-        for arr in (d_low, d_high, l_low, l_high):
-            arr[small_pk] = np.nan
+    for arr in (low, high):
+        arr[np.tile(small, M)] = np.nan
+    for arr in (d_low, d_high, l_low, l_high):
+        arr[small_pk] = np.nan
     dv = s.values[a_idx] - s.values[b_idx]  # (P, Q, K)
     kept = s.keep[None]
     result = {

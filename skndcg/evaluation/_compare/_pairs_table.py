@@ -1,17 +1,6 @@
 """The per-pair table of a :class:`~skndcg.evaluation.Comparison`: for each
 comparison and metric, the paired difference with its interval, the adjusted
-p-value, wins/ties/losses and a standardised effect size.
-
-The effect size is Cohen's ``d_z``: the mean of the per-query differences
-over their standard deviation (``ddof=1``), unweighted, on the queries that
-count for the metric; NaN when fewer than two queries count or every
-difference is the same.
-
-A p-value from resamples (the paired bootstrap, or a randomization test that
-draws its sign flips) is never below ``2 / (B + 1)`` with ``B`` resamples:
-at that floor nothing smaller can be told, and the table prints ``< p``.
-An exact randomization test (every sign vector) never reaches the floor.
-"""
+p-value, wins/ties/losses and a standardised effect size."""
 
 from __future__ import annotations
 
@@ -45,9 +34,9 @@ EFFECT_SIZE = (
 
 
 def effect_sizes(values, pairs):
-    """Cohen's ``d_z`` of each pair ``(a, b)`` and metric, shape
-    ``(n_pairs, n_metrics)``; ``values`` is (models, queries, metrics) with NaN
-    where a query does not count."""
+    """Cohen's ``d_z`` (``ddof=1``, unweighted) of each pair ``(a, b)`` and
+    metric, shape ``(n_pairs, n_metrics)``; ``values`` is (models, queries,
+    metrics) with NaN where a query does not count."""
     out = np.full((len(pairs), values.shape[2]), np.nan)
     for p, (a, b) in enumerate(pairs):
         for k in range(values.shape[2]):
@@ -64,7 +53,8 @@ def effect_sizes(values, pairs):
 
 def p_floor(test, n_resamples):
     """The smallest p-value ``test`` can give from ``n_resamples`` resamples
-    (before correction), or None for a test that does not resample."""
+    (before correction; an exact randomization test never reaches it), or None
+    for a test that does not resample; the table prints ``< p`` there."""
     return 2.0 / (n_resamples + 1) if test in _RESAMPLED else None
 
 

@@ -14,6 +14,11 @@ from ...utils._values import py
 from . import _pairs_table as _pairs
 from ._pairs_table import latex_escape
 
+#: The numbers of a model's row and of a comparison's row, in column order.
+_DIFF = ("diff", "diff_low", "diff_high", "diff_low_adjusted", "diff_high_adjusted")
+_PAIR = (*_DIFF, "lift", "lift_low", "lift_high", "p_value", "p_adjusted")
+_COUNTS = ("wins", "ties", "losses")
+
 
 class Comparison:
     """Models compared on the same queries: means, differences, tests.
@@ -143,21 +148,17 @@ class Comparison:
 
     # ------------------------------------------------------------------ frames
     def _model_rows(self):
-        r = self._r
-        rows = []
-        for i, model in enumerate(self.models):
-            for k, metric in enumerate(self.metrics):
-                rows.append(
-                    {
-                        "model": model,
-                        "metric": metric,
-                        "n_queries": int(r["n_queries"][k]),
-                        "mean": r["means"][i, k],
-                        "low": r["low"][i, k],
-                        "high": r["high"][i, k],
-                    }
-                )
-        return pd.DataFrame(rows)
+        r, n_models = self._r, len(self.models)
+        return pd.DataFrame(
+            {
+                "model": [m for m in self.models for _ in self.metrics],
+                "metric": list(self.metrics) * n_models,
+                "n_queries": [int(n) for n in r["n_queries"]] * n_models,
+                "mean": r["means"].reshape(-1),
+                "low": r["low"].reshape(-1),
+                "high": r["high"].reshape(-1),
+            }
+        )
 
     def _pair_rows(self):
         r = self._r
@@ -167,22 +168,9 @@ class Comparison:
             for k, metric in enumerate(self.metrics):
                 row = {"model": model, "other": other, "metric": metric}
                 row["n_queries"] = int(r["n_queries"][k])
-                for key in (
-                    "diff",
-                    "diff_low",
-                    "diff_high",
-                    "diff_low_adjusted",
-                    "diff_high_adjusted",
-                    "lift",
-                    "lift_low",
-                    "lift_high",
-                    "p_value",
-                    "p_adjusted",
-                ):
-                    row[key] = r[key][p, k]
+                row.update({key: r[key][p, k] for key in _PAIR})
                 row["significant"] = bool(r["p_adjusted"][p, k] <= self.alpha)
-                for key in ("wins", "ties", "losses"):
-                    row[key] = int(r[key][p, k])
+                row.update({key: int(r[key][p, k]) for key in _COUNTS})
                 row["effect_size"] = effect[p, k]
                 rows.append(row)
         return pd.DataFrame(rows)
@@ -223,7 +211,7 @@ class Comparison:
         out = frame.merge(comp, on=["model", "metric"], how="left")
         out["baseline"] = self.baseline
         out["significant"] = out["significant"].fillna(False).astype(bool)
-        for key in ("wins", "ties", "losses"):
+        for key in _COUNTS:
             out[key] = out[key].astype("Int64")
         return out
 
@@ -282,9 +270,8 @@ class Comparison:
             else ">x: better than model (x)"
         )
         mark += f" at p <= {self.alpha:g} ({self.test} test, {self._corrected_over()})"
-        small = self._r.get("small")
         note = ""
-        if small is not None and np.any(small):
+        if self._r["small"].any():
             note = (
                 " No interval below min_queries queries (shown as nan); p-values "
                 "there from the exact randomization test."

@@ -119,10 +119,10 @@ confidence_adjusted, alpha, interval, n_resamples
         -------
         text : str
         """
-        parts = []
-        for g, cmp in self.comparisons.items():
-            parts.append(f"**{g}**\n\n{cmp.to_markdown(digits)}")
-        return "\n".join(parts)
+        return "\n".join(
+            f"**{g}**\n\n{cmp.to_markdown(digits)}"
+            for g, cmp in self.comparisons.items()
+        )
 
     def to_json(self, **kwargs):
         """Every segment's :meth:`Comparison.to_json` in one JSON document.

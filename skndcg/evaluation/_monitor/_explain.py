@@ -7,13 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._compare._inputs import (
-    check_metric_columns,
-    metric_columns,
-    metric_names,
-    one_row_per_query,
-    sorted_unique,
-)
+from .._compare._inputs import chosen_metrics, one_row_per_query, sorted_unique
 
 ALL = "(all)"
 
@@ -47,15 +41,6 @@ def _labels(by, frame, name):
             f"for example {qids}; give every query a segment."
         )
     return labels
-
-
-def _metrics(before, after, metrics, by):
-    if metrics is None:
-        return metric_columns([before, after], {by}, "before and after")
-    names = metric_names(metrics)
-    for name, frame in (("before", before), ("after", after)):
-        check_metric_columns(names, frame, name)
-    return names
 
 
 def _check(frame, name):
@@ -145,14 +130,14 @@ def explain_change(before, after, *, by, metrics=None):
     """
     _check(before, "before")
     _check(after, "after")
-    names = _metrics(before, after, metrics, by if isinstance(by, str) else None)
-    labels = (_labels(by, before, "before"), _labels(by, after, "after"))
+    frames = [("before", before), ("after", after)]
+    exclude = {by if isinstance(by, str) else None}
+    names = chosen_metrics(metrics, frames, exclude, "before and after")
+    labels = [_labels(by, frame, side) for side, frame in frames]
     rows = []
     for m in names:
         parts = []
-        for frame, lab, side in zip(
-            (before, after), labels, ("before", "after"), strict=True
-        ):
+        for (side, frame), lab in zip(frames, labels, strict=True):
             v = pd.to_numeric(frame[m], errors="coerce").to_numpy(dtype=np.float64)
             text = np.isnan(v) & frame[m].notna().to_numpy()
             if text.any():

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ...utils._constraints import Count
 from ...utils._docstrings import with_references
 from ...utils._seeds import integer_draw
-from .._stats._resampling import check_length, check_resamples
+from .._stats._resampling import check_length, check_resamples, unit_sums
 from ._em import cells, regression_em, warn_sparse_em
 
 _REFERENCES = """
@@ -143,12 +143,10 @@ def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
         rate_i = np.where(both, C[:, ii] / N[:, ii], 0.0)
         rate_j = np.where(both, C[:, jj] / N[:, jj], 0.0)
     n_queries = int(cell_query.max()) + 1
-    num = np.zeros((n_queries, ii.size))
-    den = np.zeros((n_queries, ii.size))
-    clicks = np.zeros((n_queries, ii.size))
-    np.add.at(num, q, w * rate_i)
-    np.add.at(den, q, w * rate_j)
-    np.add.at(clicks, q, np.where(both, np.minimum(C[:, ii], C[:, jj]), 0.0))
+    fewer = np.where(both, np.minimum(C[:, ii], C[:, jj]), 0.0)
+    num, den, clicks = (
+        unit_sums(x, q, n_queries) for x in (w * rate_i, w * rate_j, fewer)
+    )
     return ii, jj, num, den, clicks
 
 

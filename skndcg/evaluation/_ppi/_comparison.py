@@ -150,10 +150,8 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     for (p, k), dist in dists.items():
         lo, hi = percentile_interval(dist[:, None], conf_adj)
         low_adj[p, k], high_adj[p, k] = lo[0], hi[0]
-    hv = np.where(human.keep[None], human.values, np.nan)
-    a_idx = [a for a, _ in pairs]
-    b_idx = [b for _, b in pairs]
-    dv = hv[a_idx] - hv[b_idx]
+    # H holds the human values of the judged queries, NaN elsewhere.
+    dv = H[[a for a, _ in pairs]] - H[[b for _, b in pairs]]
     ok = ~np.isnan(dv)
     result = {
         "pairs": pairs,
@@ -172,20 +170,17 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
         "losses": ((dv < 0) & ok).sum(1),
     }
     flips = _flips(human.models, human.metrics, r["means"], r["only"])
+    options = {k: v for k, v in settings.items() if k != "min_queries"}
+    options["interval"] = "percentile" if boot else "clt"
     return PredictionPoweredComparison(
         human,
         result,
         model_only=r["only"],
         order_flips=flips,
         n_all=N,
-        baseline=settings["baseline"],
-        test=settings["test"],
-        correction=settings["correction"],
-        confidence=conf,
-        interval="percentile" if boot else "clt",
-        n_resamples=settings["n_resamples"],
         clustered=False,
         weighted=False,
+        **options,
     )
 
 

@@ -82,25 +82,6 @@ def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
     return theta, lam
 
 
-def _se(theta, lam, judged, pi, a_h, d_h, a_f, d_f):
-    """Standard error of ``theta(lam)`` (see the module's docstring)."""
-    N = a_f.size
-    n = int(judged.sum())
-    _, den = _theta(np.array([lam]), np.ones((1, N)), judged / pi, a_h, d_h, a_f, d_f)
-    z = (a_h - theta * d_h)[judged]
-    g = (a_f - theta * d_f)[judged]
-    p = pi[judged]
-    e = z - lam * g
-    w = 1.0 / p
-    z_bar = np.sum(w * z) / np.sum(w)
-    s2_z = np.sum(w * (z - z_bar) ** 2) / np.sum(w) * n / (n - 1)
-    v = (1.0 - p) / p**2
-    e_bar = np.sum(v * e) / np.sum(v) if np.sum(v) > 0 else 0.0
-    var = s2_z / N + np.sum(v * (e - e_bar) ** 2) / N**2 * n / (n - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return float(np.sqrt(var) / abs(den[0])), float(np.sqrt(s2_z) / abs(den[0]))
-
-
 def _counts(rng, judged, n_resamples):
     """Bootstrap counts resampling the judged and the other queries apart."""
     W = np.zeros((n_resamples, judged.size))
@@ -129,12 +110,20 @@ def estimate(
     d_h = np.where(judged, d_h, 0.0)
     theta, lam = _fit(method, np.ones((1, N)), ht, v, a_h, d_h, a_f, d_f)
     theta, lam = float(theta[0]), float(lam[0])
-    se, sd_h = _se(theta, lam, judged, pi, a_h, d_h, a_f, d_f)
     _, den = _theta(np.array([lam]), np.ones((1, N)), ht, a_h, d_h, a_f, d_f)
-    out = {"estimate": theta, "se": se, "lam": lam, "sd_human": sd_h}
-    e = (a_h - theta * d_h - lam * (a_f - theta * d_f))[judged]
+    # The variance of the module's docstring, over the judged queries.
+    z = (a_h - theta * d_h)[judged]
+    e = z - lam * (a_f - theta * d_f)[judged]
+    w, v_j = ht[judged], v[judged]
+    z_bar = np.sum(w * z) / np.sum(w)
+    s2_z = np.sum(w * (z - z_bar) ** 2) / np.sum(w) * n / (n - 1)
+    e_bar = np.sum(v_j * e) / np.sum(v_j) if np.sum(v_j) > 0 else 0.0
+    var = s2_z / N + np.sum(v_j * (e - e_bar) ** 2) / N**2 * n / (n - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["sd_residual"] = float(np.std(e, ddof=1) / abs(den[0]))
+        se, sd_h = np.sqrt(var) / abs(den[0]), np.sqrt(s2_z) / abs(den[0])
+        sd_e = np.std(e, ddof=1) / abs(den[0])
+    out = {"estimate": theta, "se": float(se), "lam": lam, "sd_human": float(sd_h)}
+    out["sd_residual"] = float(sd_e)
     if bootstrap is None:
         q = stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
         out["low"], out["high"] = theta - q * se, theta + q * se

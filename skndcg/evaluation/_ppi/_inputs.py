@@ -158,18 +158,6 @@ def inclusion_per_query(inclusion_probability, qids, judged_q, qid_rows):
     return np.where(judged_q, pi, 1.0)
 
 
-def per_query_values(y_true, y_model, y_score, qid, judged, metrics, options):
-    """:func:`two_reports` of a ranking, with ``options`` checked."""
-    options = dict(options or {})
-    for key in ("queries", "sample_weight", "by", "return_means"):
-        if key in options:
-            raise ValueError(
-                f"metric_options may not hold {key!r} here: a prediction-powered "
-                "estimate weighs every query alike."
-            )
-    return two_reports(y_true, y_model, y_score, qid, judged, metrics, options)
-
-
 def two_reports(y_true, y_model, y_score, qid, judged, metrics, options):
     """Per-query frames under the model's labels (all queries) and the humans'
     (judged queries; an unlabelled row of a judged query is not relevant)."""

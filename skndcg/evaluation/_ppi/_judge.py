@@ -99,8 +99,7 @@ def judge_agreement(
     )
     rows = ~np.isnan(y_true)
     h, m = y_true[rows], y_model[rows]
-    lo = grades[0] if grades is not None else h.min()
-    hi = grades[1] if grades is not None else h.max()
+    lo, hi = grades if grades is not None else (h.min(), h.max())
     levels = np.arange(np.floor(lo), np.ceil(hi) + 1)
     hi_idx = np.clip(np.round(h - levels[0]).astype(int), 0, levels.size - 1)
     mo_idx = np.clip(np.round(m - levels[0]).astype(int), 0, levels.size - 1)

@@ -22,9 +22,9 @@ from ._estimator import METHODS, estimate, model_only
 from ._inputs import (
     check_labels,
     inclusion_per_query,
-    per_query_values,
     ratio_parts,
     scores_per_row,
+    two_reports,
 )
 
 REFERENCES = """
@@ -42,13 +42,6 @@ REFERENCES = """
 """
 
 
-def check_settings(method, confidence, interval, n_resamples):
-    check_choice("method", method, METHODS)
-    confidence = check_share("confidence", confidence)
-    check_choice("interval", interval, ("clt", "bootstrap"))
-    check_resamples(n_resamples, confidence, tails=2 if interval == "bootstrap" else 0)
-
-
 def aligned(model, human, metrics):
     """Per-query values ``(qids, judged, F, H)``, ``F`` and ``H`` of shape
     (n_queries, n_metrics), ``H`` NaN on the queries no human judged."""
@@ -60,15 +53,6 @@ def aligned(model, human, metrics):
     H = np.full_like(F, np.nan)
     H[pos] = human[metrics].to_numpy(dtype=float)
     return qids, judged, F, H
-
-
-def check_judged(judged, what="y_true"):
-    n = int(judged.sum())
-    if n < 2:
-        raise ValueError(
-            f"{what} has human labels on {n} query; a prediction-powered interval "
-            "needs at least two human-judged queries (and many more to be useful)."
-        )
 
 
 @with_references(REFERENCES)
@@ -218,19 +202,33 @@ default=None
     >>> bool(row["high"] - row["low"] < row["human_only_high"] - row["human_only_low"])
     True
     """
-    check_settings(method, confidence, interval, n_resamples)
+    check_choice("method", method, METHODS)
+    level = check_share("confidence", confidence)
+    check_choice("interval", interval, ("clt", "bootstrap"))
+    check_resamples(n_resamples, level, tails=2 if interval == "bootstrap" else 0)
     check_integer("min_queries", min_queries, 0)
     y_true, y_model, qid, judged_rows = check_labels(
         y_true, y_model, qid, expected_labels=expected_labels, grades=grades
     )
     y_score = scores_per_row(y_score, qid)
     names = metric_names(metrics)
-    model, human = per_query_values(
-        y_true, y_model, y_score, qid, judged_rows, names, metric_options
+    options = dict(metric_options or {})
+    for key in ("queries", "sample_weight", "by", "return_means"):
+        if key in options:
+            raise ValueError(
+                f"metric_options may not hold {key!r} here: a prediction-powered "
+                "estimate weighs every query alike."
+            )
+    model, human = two_reports(
+        y_true, y_model, y_score, qid, judged_rows, names, options
     )
     qids, judged, F, H = aligned(model, human, names)
-    check_judged(judged)
     n = int(judged.sum())
+    if n < 2:
+        raise ValueError(
+            f"y_true has human labels on {n} query; a prediction-powered interval "
+            "needs at least two human-judged queries (and many more to be useful)."
+        )
     if n < min_queries:
         warnings.warn(
             f"{n_queries_text(n)} judged by humans (fewer than min_queries="

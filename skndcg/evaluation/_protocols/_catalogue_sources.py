@@ -23,9 +23,6 @@ class Source:
         self.items = items  # catalogue ids
         self.seconds = {}
 
-    def scores(self, users, items):  # pragma: no cover - overridden
-        raise NotImplementedError
-
     def __call__(self, lo, hi):
         ids = self.users[lo:hi]
         block = np.asarray(self.scores(ids, self.items), dtype=np.float64)

@@ -109,11 +109,7 @@ def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
 def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
     """Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``."""
     frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
-    frame["rel"] = (
-        frame["y"].to_numpy() >= rel_threshold
-        if rel_threshold is not None
-        else (frame["y"].to_numpy() > 0)
-    )
+    frame["rel"] = y_true >= rel_threshold if rel_threshold is not None else y_true > 0
     frame["w"] = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
     out = []
     for q, g in frame.groupby("q", sort=True):

@@ -84,11 +84,8 @@ _PARALLEL_FROM = 1_000_000  # cells from which a block is filled by all threads
 
 
 def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
-    """Bootstrap counts: ``n_rows`` resamples of ``n_units`` units, with replacement.
-
-    Returns an array of shape ``(n_rows, n_units)`` whose rows sum to
-    ``n_units``.
-    """
+    """Bootstrap counts, shape ``(n_rows, n_units)``: ``n_rows`` resamples of
+    ``n_units`` units with replacement (each row sums to ``n_units``)."""
     out = np.empty((n_rows, n_units), dtype=dtype)
     seeds = rng.integers(
         0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
@@ -131,21 +128,12 @@ def blocks(n_rows, n_units, cells):
 
 
 def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
-    """Resampled ratios ``(C @ num) / (C @ den)`` for bootstrap counts ``C``.
+    """Resampled ratios ``(C @ num) / (C @ den)``, shape ``(n_resamples,
+    n_series)``, for bootstrap counts ``C``.
 
-    Parameters
-    ----------
-    num : ndarray of shape (n_units, n_series)
-        Per-unit sums of ``w * v``.
-    den : ndarray of shape (n_units, n_den)
-        Per-unit sums of ``w`` over the values that count.
-    den_index : ndarray of shape (n_series,), default=None
-        Column of ``den`` that divides each series (``den`` has one column
-        per series when ``None``).
-
-    Returns
-    -------
-    ratios : ndarray of shape (n_resamples, n_series)
+    ``num`` (n_units, n_series) holds per-unit sums of ``w * v``; ``den``
+    (n_units, n_den) per-unit sums of ``w`` over the values that count, its
+    column ``den_index[j]`` dividing series ``j`` (column ``j`` when None).
     """
     n_units = num.shape[0]
     if den_index is None:
@@ -187,6 +175,15 @@ def sign_flip_means(num, den_total, n_resamples, rng):
         ones = bits.sum(1, dtype=np.float64)[:, None]
         out[lo:hi] = (2.0 * (bits @ resid + ones * center) - total) / den_total
     return out, False
+
+
+def unit_sums(x, codes, n_units):
+    """Sum the rows of ``x`` (n_queries, ...) within each unit."""
+    if codes is None:
+        return x
+    out = np.zeros((n_units, *x.shape[1:]))
+    np.add.at(out, codes, x)
+    return out
 
 
 def jackknife_ratios(num, den):
