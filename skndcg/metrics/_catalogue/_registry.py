@@ -293,6 +293,11 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
+def declare(*args, **fields) -> Measure:
+    """Register ``Measure(*args, **fields)``: how the built-in measures are added."""
+    return register(Measure(*args, **fields))
+
+
 def unregister(name: str) -> None:
     """Remove a user-defined measure (by any of its names)."""
     key = name.lower() if isinstance(name, str) else name

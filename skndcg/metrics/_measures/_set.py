@@ -10,7 +10,7 @@ denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
 ``-M k``).
 """
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 
 
@@ -119,16 +119,14 @@ for _name, _text, _needs, _kernel, _params in (
      _NEEDS, set_f,
      (Param("beta", 1.0, "Weight of recall against precision.", 0.0),)),
 ):  # fmt: skip
-    register(
-        Measure(
-            _name,
-            _text,
-            labels="binary",
-            needs=_needs,
-            params=_params,
-            per_query=_kernel,
-            depth="k",
-            form="set",
-            tensor=_TENSOR[_name],
-        )
+    declare(
+        _name,
+        _text,
+        labels="binary",
+        needs=_needs,
+        params=_params,
+        per_query=_kernel,
+        depth="k",
+        form="set",
+        tensor=_TENSOR[_name],
     )
