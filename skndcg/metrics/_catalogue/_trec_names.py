@@ -92,17 +92,35 @@ class TrecMeasure:
 
 
 def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
-    """What one trec_eval ``-m`` argument asks for, and the families of a
-    nickname that skndcg does not compute (to report).
+    """The measures one trec_eval ``-m`` argument asks for.
 
-    ``arg`` is a family with optional parameters (``P``, ``P.5,10``), one
-    measure (``P_10``, ``recip_rank``) or a nickname (``official``).
+    Parameters
+    ----------
+    arg : str
+        A family with optional parameters (``"P"``, ``"P.5,10"``,
+        ``"ndcg.1=0.5,2=3"``), one measure (``"P_10"``, ``"recip_rank"``) or
+        a nickname (``"official"``), spelled as trec_eval spells it.
+
+    Returns
+    -------
+    measures : list of TrecMeasure
+        One per line of trec_eval's output.
+    missing : list of str
+        The families of a nickname that skndcg does not compute.
+
+    Raises
+    ------
+    ValueError
+        For a name trec_eval does not know or bad parameters; the message
+        suggests the nearest valid name.
 
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import expand
+    >>> from skndcg.metrics.trec_dialect import expand
     >>> [(m.trec_name, m.metric) for m in expand("P.5,10")[0]]
     [('P_5', 'p@5'), ('P_10', 'p@10')]
+    >>> expand("recip_rank")[0][0].metric
+    'mrr'
     """
     if arg in NICKNAMES:
         out, missing = [], []
@@ -150,13 +168,31 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
 
 
 def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
-    """What several ``-m`` arguments ask for, as trec_eval reads them: each
-    family once, with the parameters of its first ``-m`` that gives some
-    (``-m official -m P.10`` is ``P_10`` alone), else its defaults.
+    """The measures several ``-m`` arguments ask for, as trec_eval reads them.
+
+    Each family comes once, with the parameters of its first argument that
+    gives some (``-m official -m P.10`` is ``P_10`` alone), else with its
+    defaults; the measures are in the order trec_eval prints them.
+
+    Parameters
+    ----------
+    args : list of str
+        trec_eval's ``-m`` arguments (see :func:`expand`).
+
+    Returns
+    -------
+    measures : list of TrecMeasure
+    missing : list of str
+        The families of a nickname that skndcg does not compute.
+
+    Raises
+    ------
+    ValueError
+        For a name trec_eval does not know or bad parameters.
 
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import resolve
+    >>> from skndcg.metrics.trec_dialect import resolve
     >>> [m.trec_name for m in resolve(["P.5", "map", "P.10"])[0]]
     ['map', 'P_5']
     """
@@ -275,11 +311,30 @@ def _case_family(text: str) -> str:
 def split_rel(name: str) -> tuple[str, float | None]:
     """An ir_measures name without its ``rel=`` parameter, and that level.
 
+    Parameters
+    ----------
+    name : str
+        A metric name, such as ir_measures' ``"P(rel=2)@5"``.
+
+    Returns
+    -------
+    name : str
+        ``name`` without ``rel=``.
+    level : float or None
+        The relevance level ``rel=`` gives, or None when it gives none.
+
+    Raises
+    ------
+    ValueError
+        When ``rel=`` is not a number.
+
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import split_rel
+    >>> from skndcg.metrics.trec_dialect import split_rel
     >>> split_rel("P(rel=2)@5")
     ('P@5', 2.0)
+    >>> split_rel("ndcg@10")
+    ('ndcg@10', None)
     """
     match = re.match(r"^(.*?)\((.*)\)(.*)$", name.strip())
     if match is None:
@@ -300,9 +355,33 @@ def split_rel(name: str) -> tuple[str, float | None]:
     return head + (f"({', '.join(rest)})" if rest else "") + tail, level
 
 
-def to_trec(spec) -> tuple[str, tuple] | None:
-    """trec_eval's name of a parsed metric and its place in trec_eval's order,
-    or None when trec_eval has no such measure."""
+def to_trec(metric) -> tuple[str, tuple] | None:
+    """trec_eval's name of a metric and its place in trec_eval's order.
+
+    Parameters
+    ----------
+    metric : str or MetricSpec
+        A metric name (``"ndcg@10"``), or one read by
+        :func:`skndcg.metrics.registry.parse`.
+
+    Returns
+    -------
+    (str, tuple) or None
+        trec_eval's name and a sort key that puts it where trec_eval prints
+        it (its family's place in :data:`TABLE_ORDER` first), or None when
+        trec_eval has no such measure.
+
+    Examples
+    --------
+    >>> from skndcg.metrics.trec_dialect import to_trec
+    >>> to_trec("ndcg@10")
+    ('ndcg_cut_10', (26, 10))
+    >>> to_trec("map")[0], to_trec("err@5")
+    ('map', None)
+    """
+    from ._names import parse_metric
+
+    spec = parse_metric(metric)
     m, k = spec.measure, spec.k
     for family, (measure, how, _) in TREC_FAMILIES.items():
         if measure != m:
