@@ -86,9 +86,13 @@ class TrecMeasure:
     trec_name: str
     metric: str | None
     order: tuple
-    gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
-    length: int | None = None  # relstring's number of documents, or None
-    levels: tuple = ()  # 11pt_avg's recall levels, averaged per query, or ()
+    gains: tuple = ()
+    length: int | None = None
+    levels: tuple = ()
+
+
+# The families and counts trec_eval prints.
+_KNOWN = {*COUNTS, *TREC_FAMILIES, *TEXT}
 
 
 def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
@@ -123,13 +127,9 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     'mrr'
     """
     if arg in NICKNAMES:
-        out, missing = [], []
-        for family in NICKNAMES[arg]:
-            if family in COUNTS or family in TREC_FAMILIES or family in TEXT:
-                out.extend(expand(family)[0])
-            else:
-                missing.append(family)
-        return out, missing
+        known = [f for f in NICKNAMES[arg] if f in _KNOWN]
+        missing = [f for f in NICKNAMES[arg] if f not in _KNOWN]
+        return [m for f in known for m in expand(f)[0]], missing
     family, dot, text = arg.partition(".")
     if family in COUNTS and not dot:
         return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
@@ -203,12 +203,9 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
     for arg in args:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
-            for f in NICKNAMES[arg]:
-                if f in COUNTS or f in TREC_FAMILIES or f in TEXT:
-                    order.append(f)
-                elif f not in missing:
-                    missing.append(f)
-        elif family in COUNTS or family in TREC_FAMILIES or family in TEXT:
+            order += [f for f in NICKNAMES[arg] if f in _KNOWN]
+            missing += [f for f in expand(arg)[1] if f not in missing]
+        elif family in _KNOWN:
             if dot:
                 expand(arg)  # checks the parameters
                 params.setdefault(family, arg)
@@ -259,12 +256,8 @@ def translate(name: str) -> str | None:
     ('ndcg@10', 'mrr', 'iprec(recall=0.1)')
     """
     text = name.strip()
-    for family in TREC_FAMILIES:
-        if text.lower() == family.lower() and TREC_FAMILIES[family][1] in (
-            "none",
-            "vector",
-            "pairs",
-        ):
+    for family, (_, how, _) in TREC_FAMILIES.items():
+        if text.lower() == family.lower() and how in ("none", "vector", "pairs"):
             return trec_metric(family)
     single = _single(text) or _single(_case_family(text))
     if single is not None:
