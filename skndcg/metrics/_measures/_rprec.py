@@ -1,6 +1,6 @@
 """R-precision: precision at R, the number of relevant rows of the query."""
 
-from .._catalogue._registry import declare
+from .._catalogue._registry import Measure, register
 from .._jit import jit
 
 
@@ -27,14 +27,16 @@ def rprec_tensor(r, k, opts):
     return r.retrieved(value.to(dtype)), None
 
 
-declare(
-    "rprec",
-    "R-precision: the share of the top R that is relevant (R relevant rows).",
-    aliases=("r_precision",),
-    cutoff=False,
-    labels="binary",
-    needs=("n_relevant", "rel_threshold"),
-    per_query=rprec,
-    form="sum",
-    tensor=rprec_tensor,
+register(
+    Measure(
+        "rprec",
+        "R-precision: the share of the top R that is relevant (R relevant rows).",
+        aliases=("r_precision",),
+        cutoff=False,
+        labels="binary",
+        needs=("n_relevant", "rel_threshold"),
+        per_query=rprec,
+        form="sum",
+        tensor=rprec_tensor,
+    )
 )
