@@ -1,17 +1,7 @@
 """Group-aware scorers usable as ``scoring=`` in scikit-learn model selection.
 
-A scorer made by :func:`make_ranking_scorer` is called like every scikit-learn
-scorer, ``scorer(estimator, X, y_true)``, and finds the query id of each row in
-one of two channels:
-
-1. a ``qid`` argument, routed by scikit-learn when metadata routing is enabled
-   (the scorer requests ``qid`` by default) or passed in a direct call;
-2. otherwise the ``qid_col`` column of a pandas or polars DataFrame ``X``;
-   without a ``qid_col`` of its own, the scorer takes the ``qid_col`` of the
-   estimator it scores (a :class:`~skndcg.ranker.QueryRanker`), else ``"qid"``.
-
-A ``make_scorer`` scorer never receives ``X``, so it cannot read the column:
-that is why this is a small scorer class of its own rather than
+A ``make_scorer`` scorer never receives ``X``, so it cannot read the query id
+column: that is why this is a small scorer class of its own rather than
 ``sklearn.metrics.make_scorer``, with the scorer interface scikit-learn relies
 on (``set_score_request``, ``get_metadata_routing``, pickling, deep copies).
 """

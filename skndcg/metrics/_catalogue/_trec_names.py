@@ -1,17 +1,6 @@
-"""trec_eval's and ir_measures' names for the registry's measures.
-
-The registry (``_registry.py``) says which measures exist and the grammar
-(``_names.py``) how skndcg writes them; this module only translates:
-
-- trec_eval's measure names (``P_10``, ``ndcg_cut_10``, ``recip_rank``,
-  ``iprec_at_recall_0.10``), its ``-m`` families with parameters (``P.5,10``,
-  ``ndcg_cut.10``) and nicknames (``official``, ``all_trec``, ``set``);
-- ir_measures' names (``nDCG@10``, ``AP``, ``RR``, ``IPrec@0.1``,
-  ``P(rel=2)@5``), most of which the grammar already reads since it ignores
-  case;
-- skndcg names back to trec_eval's, for ``skndcg score --format trec``, with
-  the order in which trec_eval prints its measures.
-
+"""trec_eval's names for the registry's measures, both ways (the public face is
+``trec_dialect.py``), and ir_measures' names (``nDCG@10``, ``IPrec@0.1``,
+``P(rel=2)@5``), most of which the grammar reads already since it ignores case.
 The parameters of a family (``P.5,10``, ``rbp.p=0.95``) are read by
 ``_trec_params.py``.
 """
