@@ -103,13 +103,8 @@ class _RankingScorer:
         self._requests = dict(_DEFAULT_REQUESTS)
         # The measures added with define_measure that the names use: pickled
         # with the scorer, registered again in a worker process.
-        self._measures = tuple(
-            dict.fromkeys(
-                m
-                for m in (parse_metric(n).definition for n in metrics)
-                if not m.builtin
-            )
-        )
+        definitions = (parse_metric(n).definition for n in metrics)
+        self._measures = tuple(dict.fromkeys(m for m in definitions if not m.builtin))
 
     def __setstate__(self, state):
         self.__dict__.update(state)
