@@ -120,34 +120,30 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
         missing = [f for f in NICKNAMES[arg] if f not in _KNOWN]
         return [m for f in known for m in expand(f)[0]], missing
     family, dot, text = arg.partition(".")
+    name = f"{family}_{text}" if dot else family
+    order = (TABLE_ORDER.index(family), 0) if family in TABLE_ORDER else None
     if family in COUNTS and not dot:
-        return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
+        return [TrecMeasure(family, None, order)], []
     if family in TEXT:
         length = text_length(family, text, arg) if dot else TEXT[family]
-        name = f"{family}_{text}" if dot else family
-        order = (TABLE_ORDER.index(family), 0)
         return [TrecMeasure(name, None, order, length=length)], []
     if family in TREC_FAMILIES:
         how = TREC_FAMILIES[family][1]
-        base = TABLE_ORDER.index(family)
         if family in GAINED and dot:
             gains = parse_gains(text, arg)
-            metric = trec_metric(family)
-            return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
+            return [TrecMeasure(name, trec_metric(family), order, gains)], []
         if family in LEVELS and dot:
             levels = parse_levels(family, text, arg)
-            name, metric = f"{family}_{text}", trec_metric(family)
-            return [TrecMeasure(name, metric, (base, 0), levels=levels)], []
+            return [TrecMeasure(name, trec_metric(family), order, levels=levels)], []
         if how in ("vector", "pairs"):
-            name = f"{family}_{text}" if dot else family
             given = vector_metric if how == "vector" else pairs_metric
             metric = given(family, text, arg) if dot else trec_metric(family)
-            return [TrecMeasure(name, metric, (base, 0))], []
+            return [TrecMeasure(name, metric, order)], []
         values = parse_params(family, text, arg) if dot else TREC_FAMILIES[family][2]
         if how == "none":
-            return [TrecMeasure(family, trec_metric(family), (base, 0))], []
+            return [TrecMeasure(family, trec_metric(family), order)], []
         return [
-            TrecMeasure(cut_name(family, v), trec_metric(family, v), (base, v))
+            TrecMeasure(cut_name(family, v), trec_metric(family, v), (order[0], v))
             for v in values
         ], []
     single = _single(arg)
