@@ -5,19 +5,8 @@ from __future__ import annotations
 from .._core import _blocks as K
 from ._ranking import doc, score
 
-_BINARY_OPTIONS = """
-    rel_threshold : float or None, default=None
-        A row is relevant when ``label >= rel_threshold``; when None, when
-        ``label > 0`` (ir-measures' ``rel=2`` is ``rel_threshold=2``).
-"""
 
-
-def _doc_binary(fn):
-    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY_OPTIONS.strip())
-    return doc(fn)
-
-
-@_doc_binary
+@doc
 def grouped_map_score(
     y_true,
     y_score,
@@ -77,7 +66,7 @@ def grouped_map_score(
     return score(K.AP, denominator_of="ap_denominator", **locals())
 
 
-@_doc_binary
+@doc
 def grouped_mrr_score(
     y_true,
     y_score,
@@ -127,7 +116,7 @@ def grouped_mrr_score(
     return score(K.RR, **locals())
 
 
-@_doc_binary
+@doc
 def grouped_precision_score(
     y_true,
     y_score,
@@ -181,7 +170,7 @@ def grouped_precision_score(
     return score(K.PRECISION, denominator_of="p_denominator", **locals())
 
 
-@_doc_binary
+@doc
 def grouped_recall_score(
     y_true,
     y_score,
@@ -223,7 +212,7 @@ def grouped_recall_score(
     return score(K.RECALL, **locals())
 
 
-@_doc_binary
+@doc
 def grouped_hit_rate_score(
     y_true,
     y_score,

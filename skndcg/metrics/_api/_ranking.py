@@ -62,6 +62,12 @@ _OPTIONS = """
         scores 0.
 """
 
+_BINARY = """
+    rel_threshold : float or None, default=None
+        A row is relevant when ``label >= rel_threshold``; when None, when
+        ``label > 0`` (ir-measures' ``rel=2`` is ``rel_threshold=2``).
+"""
+
 
 def doc(fn):
     # Placeholders stand indented in the docstrings: the first inserted line
@@ -69,6 +75,7 @@ def doc(fn):
     fn.__doc__ = fn.__doc__.format(
         common=_COMMON.strip(),
         options=_OPTIONS.format().strip(),
+        binary=_BINARY.strip(),
         references=REFERENCES.strip(),
     )
     return fn

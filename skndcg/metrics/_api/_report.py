@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ...utils._args import check_flags, metric_names
 from ...utils._docstrings import with_references
+from ...utils._values import py
 from .._catalogue._names import MetricSpec, check_unique, parse_metric
 from .._conventions import call_options, pick
 from .._core import _blocks as K
@@ -116,9 +119,7 @@ def ranking_report(
         side={"item_id": item_id, "popularity": popularity}, **pick(locals()),
     )  # fmt: skip
     if by is not None:
-        from ._segment_column import with_segment
-
-        report = with_segment(report, by, qid)
+        report = _with_segment(report, by, qid)
     return (report, means) if return_means else report
 
 
@@ -184,3 +185,48 @@ def report_with_means(
     # ranking_report's caller.
     means = ev.means(depth=2, first=len(names))
     return data, {n: float(v) for n, v in zip(names, means, strict=True)}
+
+
+def _with_segment(report, by, qid):
+    """``report`` with a ``segment`` column: each query's label from ``by``.
+
+    ``by`` is one label per row (constant within a query), a mapping from
+    query id to label, or a rule called with the report's query ids.
+    """
+    import pandas as pd
+
+    qids = report["qid"].to_numpy()
+    if isinstance(by, (Mapping, pd.Series)):
+        table = pd.Series(dict(by.items()), dtype=object)
+        labels = table.reindex(pd.Index(qids)).to_numpy()
+    elif callable(by):
+        labels = np.asarray(by(qids.copy()))
+        if labels.shape != qids.shape:
+            raise ValueError(
+                f"the segment rule by={by!r} returned shape {labels.shape} for "
+                f"{qids.shape[0]} queries; a rule returns one label per query."
+            )
+    else:
+        rows, q = np.asarray(by), np.asarray(qid)
+        if rows.shape != q.shape:
+            raise ValueError(
+                f"by must hold one label per row ({q.shape[0]} rows), a mapping "
+                f"from query id to label or a rule, got shape {rows.shape}."
+            )
+        frame = pd.DataFrame({"qid": q, "by": rows})
+        varies = frame.groupby("qid", sort=False)["by"].nunique(dropna=False)
+        if (varies > 1).any():
+            bad = [py(x) for x in varies.index[varies > 1][:5]]
+            raise ValueError(
+                f"by varies within the queries {bad}; give every row of a query "
+                "the same segment."
+            )
+        table = frame.drop_duplicates("qid").set_index("qid")["by"]
+        labels = table.reindex(pd.Index(qids)).to_numpy()
+    missing = pd.isna(labels)
+    if missing.any():
+        bad = [py(x) for x in qids[missing][:5]]
+        raise ValueError(f"by gives no segment for the queries {bad}.")
+    out = report.copy()
+    out["segment"] = labels
+    return out

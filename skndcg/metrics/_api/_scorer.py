@@ -1,17 +1,7 @@
 """Group-aware scorers usable as ``scoring=`` in scikit-learn model selection.
 
-A scorer made by :func:`make_ranking_scorer` is called like every scikit-learn
-scorer, ``scorer(estimator, X, y_true)``, and finds the query id of each row in
-one of two channels:
-
-1. a ``qid`` argument, routed by scikit-learn when metadata routing is enabled
-   (the scorer requests ``qid`` by default) or passed in a direct call;
-2. otherwise the ``qid_col`` column of a pandas or polars DataFrame ``X``;
-   without a ``qid_col`` of its own, the scorer takes the ``qid_col`` of the
-   estimator it scores (a :class:`~skndcg.ranker.QueryRanker`), else ``"qid"``.
-
-A ``make_scorer`` scorer never receives ``X``, so it cannot read the column:
-that is why this is a small scorer class of its own rather than
+A ``make_scorer`` scorer never receives ``X``, so it cannot read the query id
+column: that is why this is a small scorer class of its own rather than
 ``sklearn.metrics.make_scorer``, with the scorer interface scikit-learn relies
 on (``set_score_request``, ``get_metadata_routing``, pickling, deep copies).
 """
@@ -26,20 +16,55 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from skndcg.utils._query_ids import has_column, resolve_qid
 
+from ...utils._args import metric_names
 from ...utils._docstrings import with_references
 from ...utils._leak import check_query_overlap
 from .._catalogue._names import parse_metric
 from .._catalogue._registry import ensure_registered
+from .._conventions import DATA_OPTIONS, OPTIONS, call_options
 from .._core._engine import check_k
 from .._core._side import check_side_inputs
 from ._docstrings import REFERENCES
 from ._ranking import grouped_ranking_scores
-from ._scorer_options import check_metric_options, check_metrics
 
 __all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
 
 #: Metadata a scorer consumes, with its default request.
 _DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
+#: Options passed on to :func:`grouped_ranking_scores`.
+_OPTIONS = tuple(key for key in OPTIONS if key not in DATA_OPTIONS)
+
+
+def _check_metric_options(options: dict) -> None:
+    """Refuse unknown or invalid metric options when the scorer is built."""
+    for key in options:
+        if key == "k":
+            raise TypeError(
+                "make_ranking_scorer got k=; put the cut-off in the metric name "
+                "instead, for example 'ndcg@5', or use make_ndcg_scorer(k=5)."
+            )
+        if key == "sample_weight":
+            raise TypeError(
+                "sample_weight is not a scorer option: pass it when calling the "
+                "scorer, or route it with scorer.set_score_request("
+                "sample_weight=True) when metadata routing is enabled."
+            )
+        if key not in _OPTIONS:
+            raise TypeError(
+                f"unknown metric option {key!r}; valid options are {list(_OPTIONS)}."
+            )
+    call_options(**options)
+
+
+def _check_metrics(metrics) -> tuple[tuple, bool]:
+    """Metric names as a tuple, and whether one name (not a list) was given."""
+    names = metric_names(metrics, (list, tuple))
+    canonical = [parse_metric(m) for m in names]
+    if len(set(canonical)) != len(canonical):
+        raise ValueError(
+            f"metrics has duplicates: {names!r} names the same metric more than once."
+        )
+    return tuple(names), isinstance(metrics, str)
 
 
 def _routing_enabled() -> bool:
@@ -113,13 +138,8 @@ class _RankingScorer:
         self._requests = dict(_DEFAULT_REQUESTS)
         # The measures added with define_measure that the names use: pickled
         # with the scorer, registered again in a worker process.
-        self._measures = tuple(
-            dict.fromkeys(
-                m
-                for m in (parse_metric(n).definition for n in metrics)
-                if not m.builtin
-            )
-        )
+        definitions = (parse_metric(n).definition for n in metrics)
+        self._measures = tuple(dict.fromkeys(m for m in definitions if not m.builtin))
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -350,7 +370,7 @@ def make_ranking_scorer(
     >>> {name: round(value, 3) for name, value in scorer(model, X, y).items()}
     {'ndcg@2': 1.0, 'mrr': 1.0}
     """
-    names, single = check_metrics(metrics)
+    names, single = _check_metrics(metrics)
     if qid_col is not None and (
         isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral))
     ):
@@ -358,7 +378,7 @@ def make_ranking_scorer(
             f"qid_col must be None or a column name (str or int), got {qid_col!r} "
             f"({type(qid_col).__name__})."
         )
-    check_metric_options(metric_options)
+    _check_metric_options(metric_options)
     side = _side_of(names, item_col, popularity)
     args = [repr(metrics if single else list(names))]
     if qid_col is not None:

@@ -1,13 +1,7 @@
-"""A user's measure travels with what uses it: pickling a :class:`Measure`.
-
-A scorer, or the partial sums of a Dask or Spark mean, that names a measure
-added with :func:`define_measure` carries the measure's definition, so that a
-worker process (loky, multiprocessing, Dask, Spark) that never ran
-``define_measure`` registers it on arrival. The measure's ``per_query`` function
-goes by reference when the worker can import it (a top-level function of a
-module other than ``__main__``), else by value through cloudpickle, which plain
-:mod:`pickle` cannot do on its own. A function that cannot be pickled at all is
-refused with the reason when the measure is pickled, never later as an unknown
+"""Pickling a user's :class:`Measure` (see :func:`define_measure`): its
+``per_query`` function by reference when a worker can import it (a top-level
+function of a module other than ``__main__``), else by value (cloudpickle). One
+that cannot be pickled is refused when the measure is, never later as an unknown
 name (scikit-learn would turn that into a NaN score).
 """
 

@@ -105,10 +105,7 @@ def define_measure(
             f"{per_query!r} ({type(per_query).__name__})."
         )
     check_flags(higher_is_better=higher_is_better, cutoff=cutoff, skip_empty=skip_empty)
-    if isinstance(aliases, str):
-        aliases = (aliases,)
-    if isinstance(needs, str):
-        needs = (needs,)
+    aliases, needs = ((x,) if isinstance(x, str) else x for x in (aliases, needs))
     declared = []
     for pname, default in (params or {}).items():
         if not isinstance(pname, str) or not pname.isidentifier():

@@ -101,8 +101,9 @@ def _params(measure: R.Measure, text: str | None, name: str) -> tuple:
     return tuple((p.name, given.get(p.name, p.default)) for p in measure.params)
 
 
-def parse_metric(name) -> MetricSpec:
-    """Parse a metric name such as ``"NDCG@10"``, ``"mrr"`` or ``"rbp(p=0.9)"``.
+def parse_metric(name, shown=None) -> MetricSpec:
+    """Parse a metric name such as ``"NDCG@10"``, ``"mrr"`` or ``"rbp(p=0.9)"``;
+    messages name it as ``shown`` (the user's name, when ``name`` translates it).
 
     Examples
     --------
@@ -119,6 +120,7 @@ def parse_metric(name) -> MetricSpec:
             f"metric names must be strings such as 'ndcg@10', got {name!r} "
             f"({type(name).__name__})."
         )
+    shown = name if shown is None else shown
     match = _PATTERN.match(name.lower())
     measure = R.lookup(match.group(1)) if match else None
     if measure is None:
@@ -127,20 +129,17 @@ def parse_metric(name) -> MetricSpec:
 
         other = _trec_names.translate(name)
         if other is not None:
-            try:
-                return parse_metric(other)
-            except ValueError as exc:  # named as given, not as translated
-                raise ValueError(str(exc).replace(repr(other), repr(name))) from None
+            return parse_metric(other, shown)
         stripped, rel = _trec_names.split_rel(name)
         if rel is not None:
-            raise ValueError(_rel_message(name, stripped, rel))
+            raise ValueError(_rel_message(shown, stripped, rel))
         from .._beyond._names import lookup
 
         beyond = lookup(match.group(1) if match else name)
         if beyond is not None:
-            raise ValueError(beyond.refusal(name))
+            raise ValueError(beyond.refusal(shown))
         raise ValueError(
-            f"unknown metric {name!r}; valid forms are {VALID_FORMS}, and "
+            f"unknown metric {shown!r}; valid forms are {VALID_FORMS}, and "
             f"trec_eval's or ir_measures' names.{_trec_names.suggestion(name)}"
         )
     k = match.group(3)
@@ -148,17 +147,17 @@ def parse_metric(name) -> MetricSpec:
         k = int(k)
         if not measure.cutoff:
             raise ValueError(
-                f"metric {name!r}: {measure.name} takes no cut-off; drop '@{k}'."
+                f"metric {shown!r}: {measure.name} takes no cut-off; drop '@{k}'."
             )
         if k < 1:
-            raise ValueError(f"metric {name!r} has cut-off {k}; it must be >= 1.")
+            raise ValueError(f"metric {shown!r} has cut-off {k}; it must be >= 1.")
     if match.group(2) is not None and "rel" in match.group(2).replace(" ", ""):
         from ._trec_names import split_rel
 
         stripped, rel = split_rel(name)
         if rel is not None and not any(p.name == "rel" for p in measure.params):
-            raise ValueError(_rel_message(name, stripped, rel))
-    params = _params(measure, match.group(2), name)
+            raise ValueError(_rel_message(shown, stripped, rel))
+    params = _params(measure, match.group(2), shown)
     kind = CUSTOM if measure.block_kind is None else measure.block_kind
     return MetricSpec(kind, k, measure.name, params)
 

@@ -1,11 +1,6 @@
-"""The measure registry: every measure is declared once, here or by the user.
-
-A :class:`Measure` says what a name means: its canonical name and aliases, its
-parameters (with defaults and constraints), what it needs from a query, how a
-query is scored, whether higher is better and a one-line description. The name
-grammar (``"ndcg@10"``, ``"rbp(p=0.8)"``, ``"rbp(p=0.8)@10"``), the scorers, the
-reports, the command line, the partial-result drivers and the docs' table of
-measures all read it.
+"""The measure registry: every measure is declared once, as a :class:`Measure`,
+here or by the user; the name grammar, the scorers, the reports, the command
+line, the partial-result drivers and the docs' table of measures all read it.
 
 Two kinds of kernels exist. The built-in families (DCG, AP, RR, precision,
 recall, hit rate) carry ``block_kind``: the fused per-chunk loop (``_kernel.py``)
@@ -291,6 +286,11 @@ def register(measure: Measure) -> Measure:
     if measure.block_kind is not None:
         _BY_KIND[measure.block_kind] = measure
     return measure
+
+
+def declare(*args, **fields) -> Measure:
+    """Register ``Measure(*args, **fields)``: how the built-in measures are added."""
+    return register(Measure(*args, **fields))
 
 
 def unregister(name: str) -> None:

@@ -1,17 +1,6 @@
-"""trec_eval's and ir_measures' names for the registry's measures.
-
-The registry (``_registry.py``) says which measures exist and the grammar
-(``_names.py``) how skndcg writes them; this module only translates:
-
-- trec_eval's measure names (``P_10``, ``ndcg_cut_10``, ``recip_rank``,
-  ``iprec_at_recall_0.10``), its ``-m`` families with parameters (``P.5,10``,
-  ``ndcg_cut.10``) and nicknames (``official``, ``all_trec``, ``set``);
-- ir_measures' names (``nDCG@10``, ``AP``, ``RR``, ``IPrec@0.1``,
-  ``P(rel=2)@5``), most of which the grammar already reads since it ignores
-  case;
-- skndcg names back to trec_eval's, for ``skndcg score --format trec``, with
-  the order in which trec_eval prints its measures.
-
+"""trec_eval's names for the registry's measures, both ways (the public face is
+``trec_dialect.py``), and ir_measures' names (``nDCG@10``, ``IPrec@0.1``,
+``P(rel=2)@5``), most of which the grammar reads already since it ignores case.
 The parameters of a family (``P.5,10``, ``rbp.p=0.95``) are read by
 ``_trec_params.py``.
 """
@@ -86,61 +75,75 @@ class TrecMeasure:
     trec_name: str
     metric: str | None
     order: tuple
-    gains: tuple = ()  # ((level, gain), ...): (n)dcg's custom gains, or ()
-    length: int | None = None  # relstring's number of documents, or None
-    levels: tuple = ()  # 11pt_avg's recall levels, averaged per query, or ()
+    gains: tuple = ()
+    length: int | None = None
+    levels: tuple = ()
+
+
+# The families and counts trec_eval prints.
+_KNOWN = {*COUNTS, *TREC_FAMILIES, *TEXT}
 
 
 def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
-    """What one trec_eval ``-m`` argument asks for, and the families of a
-    nickname that skndcg does not compute (to report).
+    """The measures one trec_eval ``-m`` argument asks for.
 
-    ``arg`` is a family with optional parameters (``P``, ``P.5,10``), one
-    measure (``P_10``, ``recip_rank``) or a nickname (``official``).
+    Parameters
+    ----------
+    arg : str
+        A family with optional parameters (``"P"``, ``"P.5,10"``,
+        ``"ndcg.1=0.5,2=3"``), one measure (``"P_10"``, ``"recip_rank"``) or
+        a nickname (``"official"``), spelled as trec_eval spells it.
+
+    Returns
+    -------
+    measures : list of TrecMeasure
+        One per line of trec_eval's output.
+    missing : list of str
+        The families of a nickname that skndcg does not compute.
+
+    Raises
+    ------
+    ValueError
+        For a name trec_eval does not know or bad parameters; the message
+        suggests the nearest valid name.
 
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import expand
+    >>> from skndcg.metrics.trec_dialect import expand
     >>> [(m.trec_name, m.metric) for m in expand("P.5,10")[0]]
     [('P_5', 'p@5'), ('P_10', 'p@10')]
+    >>> expand("recip_rank")[0][0].metric
+    'mrr'
     """
     if arg in NICKNAMES:
-        out, missing = [], []
-        for family in NICKNAMES[arg]:
-            if family in COUNTS or family in TREC_FAMILIES or family in TEXT:
-                out.extend(expand(family)[0])
-            else:
-                missing.append(family)
-        return out, missing
+        known = [f for f in NICKNAMES[arg] if f in _KNOWN]
+        missing = [f for f in NICKNAMES[arg] if f not in _KNOWN]
+        return [m for f in known for m in expand(f)[0]], missing
     family, dot, text = arg.partition(".")
+    name = f"{family}_{text}" if dot else family
+    order = (TABLE_ORDER.index(family), 0) if family in TABLE_ORDER else None
     if family in COUNTS and not dot:
-        return [TrecMeasure(family, None, (TABLE_ORDER.index(family), 0))], []
+        return [TrecMeasure(family, None, order)], []
     if family in TEXT:
         length = text_length(family, text, arg) if dot else TEXT[family]
-        name = f"{family}_{text}" if dot else family
-        order = (TABLE_ORDER.index(family), 0)
         return [TrecMeasure(name, None, order, length=length)], []
     if family in TREC_FAMILIES:
         how = TREC_FAMILIES[family][1]
-        base = TABLE_ORDER.index(family)
         if family in GAINED and dot:
             gains = parse_gains(text, arg)
-            metric = trec_metric(family)
-            return [TrecMeasure(f"{family}_{text}", metric, (base, 0), gains)], []
+            return [TrecMeasure(name, trec_metric(family), order, gains)], []
         if family in LEVELS and dot:
             levels = parse_levels(family, text, arg)
-            name, metric = f"{family}_{text}", trec_metric(family)
-            return [TrecMeasure(name, metric, (base, 0), levels=levels)], []
+            return [TrecMeasure(name, trec_metric(family), order, levels=levels)], []
         if how in ("vector", "pairs"):
-            name = f"{family}_{text}" if dot else family
             given = vector_metric if how == "vector" else pairs_metric
             metric = given(family, text, arg) if dot else trec_metric(family)
-            return [TrecMeasure(name, metric, (base, 0))], []
+            return [TrecMeasure(name, metric, order)], []
         values = parse_params(family, text, arg) if dot else TREC_FAMILIES[family][2]
         if how == "none":
-            return [TrecMeasure(family, trec_metric(family), (base, 0))], []
+            return [TrecMeasure(family, trec_metric(family), order)], []
         return [
-            TrecMeasure(cut_name(family, v), trec_metric(family, v), (base, v))
+            TrecMeasure(cut_name(family, v), trec_metric(family, v), (order[0], v))
             for v in values
         ], []
     single = _single(arg)
@@ -150,13 +153,31 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
 
 
 def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
-    """What several ``-m`` arguments ask for, as trec_eval reads them: each
-    family once, with the parameters of its first ``-m`` that gives some
-    (``-m official -m P.10`` is ``P_10`` alone), else its defaults.
+    """The measures several ``-m`` arguments ask for, as trec_eval reads them.
+
+    Each family comes once, with the parameters of its first argument that
+    gives some (``-m official -m P.10`` is ``P_10`` alone), else with its
+    defaults; the measures are in the order trec_eval prints them.
+
+    Parameters
+    ----------
+    args : list of str
+        trec_eval's ``-m`` arguments (see :func:`expand`).
+
+    Returns
+    -------
+    measures : list of TrecMeasure
+    missing : list of str
+        The families of a nickname that skndcg does not compute.
+
+    Raises
+    ------
+    ValueError
+        For a name trec_eval does not know or bad parameters.
 
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import resolve
+    >>> from skndcg.metrics.trec_dialect import resolve
     >>> [m.trec_name for m in resolve(["P.5", "map", "P.10"])[0]]
     ['map', 'P_5']
     """
@@ -167,12 +188,9 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
     for arg in args:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
-            for f in NICKNAMES[arg]:
-                if f in COUNTS or f in TREC_FAMILIES or f in TEXT:
-                    order.append(f)
-                elif f not in missing:
-                    missing.append(f)
-        elif family in COUNTS or family in TREC_FAMILIES or family in TEXT:
+            order += [f for f in NICKNAMES[arg] if f in _KNOWN]
+            missing += [f for f in expand(arg)[1] if f not in missing]
+        elif family in _KNOWN:
             if dot:
                 expand(arg)  # checks the parameters
                 params.setdefault(family, arg)
@@ -223,12 +241,8 @@ def translate(name: str) -> str | None:
     ('ndcg@10', 'mrr', 'iprec(recall=0.1)')
     """
     text = name.strip()
-    for family in TREC_FAMILIES:
-        if text.lower() == family.lower() and TREC_FAMILIES[family][1] in (
-            "none",
-            "vector",
-            "pairs",
-        ):
+    for family, (_, how, _) in TREC_FAMILIES.items():
+        if text.lower() == family.lower() and how in ("none", "vector", "pairs"):
             return trec_metric(family)
     single = _single(text) or _single(_case_family(text))
     if single is not None:
@@ -275,11 +289,30 @@ def _case_family(text: str) -> str:
 def split_rel(name: str) -> tuple[str, float | None]:
     """An ir_measures name without its ``rel=`` parameter, and that level.
 
+    Parameters
+    ----------
+    name : str
+        A metric name, such as ir_measures' ``"P(rel=2)@5"``.
+
+    Returns
+    -------
+    name : str
+        ``name`` without ``rel=``.
+    level : float or None
+        The relevance level ``rel=`` gives, or None when it gives none.
+
+    Raises
+    ------
+    ValueError
+        When ``rel=`` is not a number.
+
     Examples
     --------
-    >>> from skndcg.metrics._catalogue._trec_names import split_rel
+    >>> from skndcg.metrics.trec_dialect import split_rel
     >>> split_rel("P(rel=2)@5")
     ('P@5', 2.0)
+    >>> split_rel("ndcg@10")
+    ('ndcg@10', None)
     """
     match = re.match(r"^(.*?)\((.*)\)(.*)$", name.strip())
     if match is None:
@@ -300,9 +333,33 @@ def split_rel(name: str) -> tuple[str, float | None]:
     return head + (f"({', '.join(rest)})" if rest else "") + tail, level
 
 
-def to_trec(spec) -> tuple[str, tuple] | None:
-    """trec_eval's name of a parsed metric and its place in trec_eval's order,
-    or None when trec_eval has no such measure."""
+def to_trec(metric) -> tuple[str, tuple] | None:
+    """trec_eval's name of a metric and its place in trec_eval's order.
+
+    Parameters
+    ----------
+    metric : str or MetricSpec
+        A metric name (``"ndcg@10"``), or one read by
+        :func:`skndcg.metrics.registry.parse`.
+
+    Returns
+    -------
+    (str, tuple) or None
+        trec_eval's name and a sort key that puts it where trec_eval prints
+        it (its family's place in :data:`TABLE_ORDER` first), or None when
+        trec_eval has no such measure.
+
+    Examples
+    --------
+    >>> from skndcg.metrics.trec_dialect import to_trec
+    >>> to_trec("ndcg@10")
+    ('ndcg_cut_10', (26, 10))
+    >>> to_trec("map")[0], to_trec("err@5")
+    ('map', None)
+    """
+    from ._names import parse_metric
+
+    spec = parse_metric(metric)
     m, k = spec.measure, spec.k
     for family, (measure, how, _) in TREC_FAMILIES.items():
         if measure != m:

@@ -63,8 +63,28 @@ def parse_gains(text: str, arg: str) -> tuple:
 
 
 def gain_function(gains: tuple):
-    """The ``gain=`` callable of trec_eval's ndcg gains: each level its given
-    gain, every other level its own value, 0 and below 0."""
+    """The ``gain=`` function of trec_eval's custom ndcg gains.
+
+    Parameters
+    ----------
+    gains : sequence of (level, gain) pairs
+        As a :class:`TrecMeasure` carries them (``ndcg.1=0.5,2=3``).
+
+    Returns
+    -------
+    callable
+        Labels to gains: each listed level its gain, every other level its
+        own value; labels below 0 count as 0.
+
+    Examples
+    --------
+    >>> from skndcg.metrics.trec_dialect import expand, gain_function
+    >>> measure = expand("ndcg.1=0.5,2=3")[0][0]
+    >>> measure.gains
+    ((1, 0.5), (2, 3.0))
+    >>> gain_function(measure.gains)([0, 1, 2, 4]).tolist()
+    [0.0, 0.5, 3.0, 4.0]
+    """
     import numpy as np
 
     def gain(y):

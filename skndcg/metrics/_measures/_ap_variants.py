@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .._catalogue._registry import Aggregate, Measure, register
+from .._catalogue._registry import Aggregate, declare
 from .._jit import jit
 
 #: trec_eval's floor of a query's AP in the geometric mean (``MIN_GEO_MEAN``).
@@ -71,18 +71,16 @@ def average_precision_tensor(r, k, opts):
     return r.retrieved(r.ops.zero_unless(big_r != 0, total / r.ops.den(big_r))), None
 
 
-register(
-    Measure(
-        "gm_map",
-        "Geometric mean of average precision over queries (trec_eval's floor 1e-5).",
-        cutoff=False,
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=average_precision,
-        depth="k",
-        tensor=average_precision_tensor,
-        aggregate=GEOMETRIC,
-    )
+declare(
+    "gm_map",
+    "Geometric mean of average precision over queries (trec_eval's floor 1e-5).",
+    cutoff=False,
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=average_precision,
+    depth="k",
+    tensor=average_precision_tensor,
+    aggregate=GEOMETRIC,
 )
 
 
@@ -100,16 +98,14 @@ def yaap_tensor(r, k, opts):
     return r.ops.log((1.0 + total) / (1.0 + big_r - total)).to(opts["dtype"]), None
 
 
-register(
-    Measure(
-        "yaap",
-        "Yet another AP: the log-odds log((1 + S) / (1 + R - S)) of AP's sum S "
-        "of precisions at the relevant rows.",
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        scores_empty_lists=True,
-        per_query=yaap,
-        depth="k",
-        tensor=yaap_tensor,
-    )
+declare(
+    "yaap",
+    "Yet another AP: the log-odds log((1 + S) / (1 + R - S)) of AP's sum S "
+    "of precisions at the relevant rows.",
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    scores_empty_lists=True,
+    per_query=yaap,
+    depth="k",
+    tensor=yaap_tensor,
 )

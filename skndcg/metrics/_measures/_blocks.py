@@ -6,19 +6,17 @@ The engine computes them from blocks of tied rows, exactly under
 ``skndcg.torch._blocks``.
 """
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._core import _blocks as B
 
 
 def _family(kind: int, name: str, description: str, tensor: str, **fields) -> None:
-    register(
-        Measure(
-            name,
-            description,
-            block_kind=kind,
-            tensor=f"skndcg.torch._blocks:{tensor}",
-            **fields,
-        )
+    declare(
+        name,
+        description,
+        block_kind=kind,
+        tensor=f"skndcg.torch._blocks:{tensor}",
+        **fields,
     )
 
 

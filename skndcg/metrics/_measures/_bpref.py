@@ -12,7 +12,7 @@ gm_bpref, trec_eval's summary of bpref over queries, is its geometric mean
 
 from dataclasses import replace
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare, register
 from .._jit import jit
 from ._ap_variants import GEOMETRIC
 
@@ -62,17 +62,15 @@ def bpref_tensor(r, k, opts):
     return r.retrieved(value.to(dtype)), None
 
 
-bpref_measure = register(
-    Measure(
-        "bpref",
-        "Binary preference: relevant rows ranked above judged non-relevant ones.",
-        labels="binary",
-        needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
-        unjudged="use",
-        per_query=bpref,
-        depth="k",
-        tensor=bpref_tensor,
-    )
+bpref_measure = declare(
+    "bpref",
+    "Binary preference: relevant rows ranked above judged non-relevant ones.",
+    labels="binary",
+    needs=("n_relevant", "n_nonrelevant", "rel_threshold"),
+    unjudged="use",
+    per_query=bpref,
+    depth="k",
+    tensor=bpref_tensor,
 )
 register(
     replace(

@@ -8,7 +8,7 @@ once they get there; ERR is the expected reciprocal of the rank where they stop.
 
 import math
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 
 
@@ -100,25 +100,21 @@ _G_MAX = Param(
     low=0.0,
     high=53.0,
 )
-register(
-    Measure(
-        "err",
-        "Expected reciprocal rank: 1/r for the rank r where a cascade user stops.",
-        params=(_G_MAX,),
-        needs=("label_max",),
-        per_query=err,
-        depth="k",
-        tensor=err_tensor,
-    )
+declare(
+    "err",
+    "Expected reciprocal rank: 1/r for the rank r where a cascade user stops.",
+    params=(_G_MAX,),
+    needs=("label_max",),
+    per_query=err,
+    depth="k",
+    tensor=err_tensor,
 )
-register(
-    Measure(
-        "nerr",
-        "ERR divided by the ERR of the ideal order.",
-        params=(_G_MAX,),
-        needs=("ideal", "label_max"),
-        per_query=nerr,
-        depth="k",
-        tensor=nerr_tensor,
-    )
+declare(
+    "nerr",
+    "ERR divided by the ERR of the ideal order.",
+    params=(_G_MAX,),
+    needs=("ideal", "label_max"),
+    per_query=nerr,
+    depth="k",
+    tensor=nerr_tensor,
 )

@@ -14,7 +14,7 @@ sum is divided by ``R``, the relevant rows of the query.
 
 import math
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 
 
@@ -67,17 +67,15 @@ def g_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "g",
-        "G: each row's gain over log2(2 + the ideal gain above it missed), "
-        "normalised by the total ideal gain.",
-        needs=("ideal",),
-        empty_when="never",  # 0 without an ideal gain, as trec_eval
-        per_query=g,
-        depth="k",
-        tensor=g_tensor,
-    )
+declare(
+    "g",
+    "G: each row's gain over log2(2 + the ideal gain above it missed), "
+    "normalised by the total ideal gain.",
+    needs=("ideal",),
+    empty_when="never",  # 0 without an ideal gain, as trec_eval
+    per_query=g,
+    depth="k",
+    tensor=g_tensor,
 )
 
 
@@ -110,14 +108,12 @@ def bin_g_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "bin_g",
-        "Binary G: 1 / log2(2 + non-relevant rows above) per relevant row, over R.",
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=bin_g,
-        depth="k",
-        tensor=bin_g_tensor,
-    )
+declare(
+    "bin_g",
+    "Binary G: 1 / log2(2 + non-relevant rows above) per relevant row, over R.",
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=bin_g,
+    depth="k",
+    tensor=bin_g_tensor,
 )

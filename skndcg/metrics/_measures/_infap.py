@@ -11,7 +11,7 @@ above it in the pool, judged relevant and judged not relevant, and
 ``pooled/(r-1)``). The sum is divided by the number of judged relevant rows.
 """
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 
 EPSILON = 0.00001
@@ -74,17 +74,15 @@ def infap_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "infap",
-        "Inferred AP: AP estimated from judgments of a random sample of a pool.",
-        aliases=("inf_ap",),
-        cutoff=False,
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        unjudged="pool",
-        per_query=infap,
-        depth="k",
-        tensor=infap_tensor,
-    )
+declare(
+    "infap",
+    "Inferred AP: AP estimated from judgments of a random sample of a pool.",
+    aliases=("inf_ap",),
+    cutoff=False,
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    unjudged="pool",
+    per_query=infap,
+    depth="k",
+    tensor=infap_tensor,
 )

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit, numpy_twin
 
 
@@ -90,17 +90,15 @@ def iprec_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "iprec",
-        "Interpolated precision at a recall level: the best precision at or "
-        "below the rank reaching it.",
-        aliases=("iprec_at_recall",),
-        params=(Param("recall", 0.0, "Recall level, from 0 to 1.", 0.0, 1.0),),
-        cutoff=False,
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=iprec,
-        tensor=iprec_tensor,
-    )
+declare(
+    "iprec",
+    "Interpolated precision at a recall level: the best precision at or "
+    "below the rank reaching it.",
+    aliases=("iprec_at_recall",),
+    params=(Param("recall", 0.0, "Recall level, from 0 to 1.", 0.0, 1.0),),
+    cutoff=False,
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=iprec,
+    tensor=iprec_tensor,
 )

@@ -9,7 +9,7 @@ rows judged not relevant; trec_eval prints it as an integer and sums it over
 queries.
 """
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 
 
@@ -57,32 +57,28 @@ def nonrel_judged_tensor(r, k, opts):
     return r.retrieved(r.hits(k, opts["dtype"], flag=flag)), None
 
 
-register(
-    Measure(
-        "unj",
-        "Unjudged: the share of the top k nobody judged, over k (trec_eval unj).",
-        unjudged="use",
-        empty_when="never",
-        per_query=unj,
-        depth="k",
-        form="set",
-        tensor=unj_tensor,
-        higher_is_better=False,
-    )
+declare(
+    "unj",
+    "Unjudged: the share of the top k nobody judged, over k (trec_eval unj).",
+    unjudged="use",
+    empty_when="never",
+    per_query=unj,
+    depth="k",
+    form="set",
+    tensor=unj_tensor,
+    higher_is_better=False,
 )
-register(
-    Measure(
-        "nonrel_judged",
-        "Retrieved rows judged not relevant, counted (num_nonrel_judged_ret).",
-        needs=("rel_threshold",),
-        unjudged="use",
-        empty_when="never",
-        per_query=nonrel_judged,
-        depth="k",
-        form="set",
-        tensor=nonrel_judged_tensor,
-        higher_is_better=False,
-    )
+declare(
+    "nonrel_judged",
+    "Retrieved rows judged not relevant, counted (num_nonrel_judged_ret).",
+    needs=("rel_threshold",),
+    unjudged="use",
+    empty_when="never",
+    per_query=nonrel_judged,
+    depth="k",
+    form="set",
+    tensor=nonrel_judged_tensor,
+    higher_is_better=False,
 )
 
 
@@ -112,15 +108,13 @@ def judged_tensor(r, k, opts):
     return r.retrieved(value.to(dtype)), None
 
 
-register(
-    Measure(
-        "judged",
-        "Judged: the share of the top k that is judged (unjudged rows are NaN).",
-        unjudged="use",
-        empty_when="never",
-        per_query=judged,
-        depth="k",
-        form="set",
-        tensor=judged_tensor,
-    )
+declare(
+    "judged",
+    "Judged: the share of the top k that is judged (unjudged rows are NaN).",
+    unjudged="use",
+    empty_when="never",
+    per_query=judged,
+    depth="k",
+    form="set",
+    tensor=judged_tensor,
 )

@@ -9,7 +9,7 @@ rows with a positive gain (retrieved or not). 0 when nothing has a gain.
 
 import math
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 
 
@@ -68,15 +68,13 @@ def ndcg_rel_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "ndcg_rel",
-        "NDCG averaged over the relevant rows: at each one's rank, the rest "
-        "at the end of the list.",
-        needs=("ideal",),
-        empty_when="never",  # 0 without a positive gain, as trec_eval
-        per_query=ndcg_rel,
-        depth="k",
-        tensor=ndcg_rel_tensor,
-    )
+declare(
+    "ndcg_rel",
+    "NDCG averaged over the relevant rows: at each one's rank, the rest "
+    "at the end of the list.",
+    needs=("ideal",),
+    empty_when="never",  # 0 without a positive gain, as trec_eval
+    per_query=ndcg_rel,
+    depth="k",
+    tensor=ndcg_rel_tensor,
 )

@@ -30,7 +30,7 @@ Zobel's (as ranx computes them) in three ways, all trec_eval's:
 import math
 from dataclasses import replace
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 
 
@@ -114,32 +114,28 @@ _P = Param(
     "p", 0.8, "Persistence: the chance of going on to the next rank.", 0.0, 1.0,
     open_low=True, open_high=True,
 )  # fmt: skip
-register(
-    Measure(
-        "rbp",
-        "Rank-biased precision: gains weighted by p**(rank - 1), times 1 - p.",
-        params=(_P,),
-        needs=("rel_threshold",),
-        empty_when="never",
-        per_query=rbp,
-        depth="k",
-        form="sum",
-        tensor=rbp_tensor,
-    )
+declare(
+    "rbp",
+    "Rank-biased precision: gains weighted by p**(rank - 1), times 1 - p.",
+    params=(_P,),
+    needs=("rel_threshold",),
+    empty_when="never",
+    per_query=rbp,
+    depth="k",
+    form="sum",
+    tensor=rbp_tensor,
 )
-register(
-    Measure(
-        "rbp_resid",
-        "RBP's residual: the weight of unjudged ranks and of the ranks below.",
-        params=(_P,),
-        unjudged="use",
-        empty_when="never",
-        per_query=rbp_resid,
-        depth="k",
-        form="sum",
-        tensor=rbp_resid_tensor,
-        higher_is_better=False,
-    )
+declare(
+    "rbp_resid",
+    "RBP's residual: the weight of unjudged ranks and of the ranks below.",
+    params=(_P,),
+    unjudged="use",
+    empty_when="never",
+    per_query=rbp_resid,
+    depth="k",
+    form="sum",
+    tensor=rbp_resid_tensor,
+    higher_is_better=False,
 )
 
 
@@ -209,31 +205,27 @@ def trec_rbp_resid_tensor(r, k, opts):
 
 
 _TREC_P = replace(_P, default=0.9)
-register(
-    Measure(
-        "trec_rbp",
-        "trec_eval's rbp: RBP of every grade, scaled into [0, 1] by the query's "
-        "highest grade when that is above 1.",
-        params=(_TREC_P,),
-        needs=("ideal",),
-        empty_when="never",
-        per_query=trec_rbp,
-        depth="k",
-        form="sum",
-        tensor=trec_rbp_tensor,
-    )
+declare(
+    "trec_rbp",
+    "trec_eval's rbp: RBP of every grade, scaled into [0, 1] by the query's "
+    "highest grade when that is above 1.",
+    params=(_TREC_P,),
+    needs=("ideal",),
+    empty_when="never",
+    per_query=trec_rbp,
+    depth="k",
+    form="sum",
+    tensor=trec_rbp_tensor,
 )
-register(
-    Measure(
-        "trec_rbp_resid",
-        "trec_eval's rbp_resid: RBP's residual over the retrieved rows, 0 when "
-        "none is unjudged.",
-        params=(_TREC_P,),
-        cutoff=False,
-        unjudged="use",
-        empty_when="never",
-        per_query=trec_rbp_resid,
-        tensor=trec_rbp_resid_tensor,
-        higher_is_better=False,
-    )
+declare(
+    "trec_rbp_resid",
+    "trec_eval's rbp_resid: RBP's residual over the retrieved rows, 0 when "
+    "none is unjudged.",
+    params=(_TREC_P,),
+    cutoff=False,
+    unjudged="use",
+    empty_when="never",
+    per_query=trec_rbp_resid,
+    tensor=trec_rbp_resid_tensor,
+    higher_is_better=False,
 )

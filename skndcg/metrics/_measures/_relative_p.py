@@ -4,7 +4,7 @@ The relevant rows in the top ``k`` over the most there could be,
 ``min(R, k)`` (``R`` relevant rows in the query); 0 when ``R`` is 0.
 """
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 from ._set import counts
 
@@ -27,15 +27,13 @@ def relative_p_tensor(r, k, opts):
     return r.retrieved(r.ops.zero_unless(big_r != 0, h / r.ops.den(best))), None
 
 
-register(
-    Measure(
-        "relative_p",
-        "Relative precision: relevant rows in the top k over min(R, k).",
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=relative_p,
-        depth="k",
-        form="set",
-        tensor=relative_p_tensor,
-    )
+declare(
+    "relative_p",
+    "Relative precision: relevant rows in the top k over min(R, k).",
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=relative_p,
+    depth="k",
+    form="set",
+    tensor=relative_p_tensor,
 )

@@ -10,7 +10,7 @@ values. 0 for a query with nothing relevant at the relevance level.
 
 import math
 
-from .._catalogue._registry import Measure, register
+from .._catalogue._registry import declare
 from .._jit import jit
 
 
@@ -113,13 +113,11 @@ def rndcg_tensor(r, k, opts):
     return r.retrieved(value.to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "rndcg",
-        "NDCG averaged at the depths where the ideal order's gain changes.",
-        needs=("ideal", "n_relevant"),
-        per_query=rndcg,
-        depth="k",
-        tensor=rndcg_tensor,
-    )
+declare(
+    "rndcg",
+    "NDCG averaged at the depths where the ideal order's gain changes.",
+    needs=("ideal", "n_relevant"),
+    per_query=rndcg,
+    depth="k",
+    tensor=rndcg_tensor,
 )

@@ -10,7 +10,7 @@ shorter than ``c`` as filled with non-relevant rows; 0 when ``c`` is 0.
 levels 0, 0.1, ..., 1 (see ``_iprec.py``).
 """
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 from ._iprec import iprec, iprec_at
 from ._set import counts
@@ -54,28 +54,24 @@ def iprec_11pt_tensor(r, k, opts):
     return r.retrieved((total / 11.0).to(opts["dtype"])), None
 
 
-register(
-    Measure(
-        "rprec_mult",
-        "Precision at a multiple of R, the number of relevant rows.",
-        params=(Param("mult", 1.0, "The multiple of R.", 0.0, open_low=True),),
-        cutoff=False,
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=rprec_mult,
-        form="sum",
-        tensor=rprec_mult_tensor,
-    )
+declare(
+    "rprec_mult",
+    "Precision at a multiple of R, the number of relevant rows.",
+    params=(Param("mult", 1.0, "The multiple of R.", 0.0, open_low=True),),
+    cutoff=False,
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=rprec_mult,
+    form="sum",
+    tensor=rprec_mult_tensor,
 )
-register(
-    Measure(
-        "iprec_11pt",
-        "Interpolated precision averaged over the recall levels 0, 0.1, ..., 1.",
-        aliases=("pt11_avg",),
-        cutoff=False,
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        per_query=iprec_11pt,
-        tensor=iprec_11pt_tensor,
-    )
+declare(
+    "iprec_11pt",
+    "Interpolated precision averaged over the recall levels 0, 0.1, ..., 1.",
+    aliases=("pt11_avg",),
+    cutoff=False,
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    per_query=iprec_11pt,
+    tensor=iprec_11pt_tensor,
 )

@@ -10,7 +10,7 @@ denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
 ``-M k``).
 """
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 
 
@@ -101,34 +101,28 @@ def _set_f_tensor(r, k, opts):
     return r.retrieved(r.ops.zero_unless(h != 0, value)), None
 
 
-_TENSOR = {"set_p": _set_p_tensor, "set_recall": _set_recall_tensor,
-           "set_map": _set_map_tensor, "set_relative_p": _set_relative_p_tensor,
-           "set_f": _set_f_tensor}  # fmt: skip
-
-
 _NEEDS = ("n_relevant", "rel_threshold")
-for _name, _text, _needs, _kernel, _params in (
+for _name, _text, _needs, _kernel, _tensor, _params in (
     ("set_p", "Set precision: the share of the retrieved rows that is relevant.",
-     ("rel_threshold",), set_p, ()),
+     ("rel_threshold",), set_p, _set_p_tensor, ()),
     ("set_recall", "Set recall: the share of the relevant rows retrieved.",
-     _NEEDS, set_recall, ()),
-    ("set_map", "Set MAP: set precision times set recall.", _NEEDS, set_map, ()),
+     _NEEDS, set_recall, _set_recall_tensor, ()),
+    ("set_map", "Set MAP: set precision times set recall.", _NEEDS, set_map,
+     _set_map_tensor, ()),
     ("set_relative_p", "Set precision over the best possible for a set of "
-     "that size.", _NEEDS, set_relative_p, ()),
+     "that size.", _NEEDS, set_relative_p, _set_relative_p_tensor, ()),
     ("set_f", "Set F: weighted harmonic mean of set precision and set recall.",
-     _NEEDS, set_f,
+     _NEEDS, set_f, _set_f_tensor,
      (Param("beta", 1.0, "Weight of recall against precision.", 0.0),)),
 ):  # fmt: skip
-    register(
-        Measure(
-            _name,
-            _text,
-            labels="binary",
-            needs=_needs,
-            params=_params,
-            per_query=_kernel,
-            depth="k",
-            form="set",
-            tensor=_TENSOR[_name],
-        )
+    declare(
+        _name,
+        _text,
+        labels="binary",
+        needs=_needs,
+        params=_params,
+        per_query=_kernel,
+        depth="k",
+        form="set",
+        tensor=_tensor,
     )

@@ -7,7 +7,7 @@ query and ``N`` documents in the collection (``n_docs``; trec_eval ``-N``):
 filtering track's linear utility); ``nonrel_missed`` needs ``n_docs``.
 """
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 from ._set import counts
 
@@ -30,30 +30,28 @@ def utility_tensor(r, k, opts):
     return r.retrieved(value), None
 
 
-register(
-    Measure(
-        "utility",
-        "Linear utility of the retrieved set: a gain per relevant row, a cost "
-        "per other one.",
-        params=(
-            Param("rel_ret", 1.0, "Gain of a relevant retrieved row."),
-            Param("nonrel_ret", -1.0, "Gain of a non-relevant retrieved row."),
-            Param("rel_missed", 0.0, "Gain of a relevant row not retrieved."),
-            Param("nonrel_missed", 0.0, "Gain of a non-relevant row not retrieved."),
-            Param(
-                "n_docs",
-                0.0,
-                "Documents in the collection (trec_eval -N).",
-                0.0,
-                integer=True,
-            ),
+declare(
+    "utility",
+    "Linear utility of the retrieved set: a gain per relevant row, a cost "
+    "per other one.",
+    params=(
+        Param("rel_ret", 1.0, "Gain of a relevant retrieved row."),
+        Param("nonrel_ret", -1.0, "Gain of a non-relevant retrieved row."),
+        Param("rel_missed", 0.0, "Gain of a relevant row not retrieved."),
+        Param("nonrel_missed", 0.0, "Gain of a non-relevant row not retrieved."),
+        Param(
+            "n_docs",
+            0.0,
+            "Documents in the collection (trec_eval -N).",
+            0.0,
+            integer=True,
         ),
-        labels="binary",
-        needs=("n_relevant", "rel_threshold"),
-        empty_when="never",
-        per_query=utility,
-        depth="k",
-        form="set",
-        tensor=utility_tensor,
-    )
+    ),
+    labels="binary",
+    needs=("n_relevant", "rel_threshold"),
+    empty_when="never",
+    per_query=utility,
+    depth="k",
+    form="set",
+    tensor=utility_tensor,
 )
