@@ -212,3 +212,13 @@ def test_translated_names_are_refused_as_given(name, match):
     # iprec@1.2.3 failed in float(); success@５ was refused as 'hit@５'.
     with pytest.raises(ValueError, match=match):
         grouped_ranking_scores([1, 0], [0.2, 0.1], [1, 1], metrics=[name])
+
+
+@pytest.mark.parametrize("name", ["rbp_5", "rbp_resid_0.10", "RBP_5"])
+def test_a_pairs_family_has_no_single_value_name(name):
+    # rbp and rbp_resid take p=VALUE pairs: 'rbp_5' is no measure of theirs
+    # (it crashed with KeyError 'pairs' inside the name reader).
+    with pytest.raises(ValueError, match=re.escape(f"unknown measure {name!r}")):
+        resolve([name])
+    with pytest.raises(ValueError, match="unknown metric"):
+        parse_metric(name)

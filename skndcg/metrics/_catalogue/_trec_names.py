@@ -214,7 +214,7 @@ def _single(name: str) -> TrecMeasure | None:
     if match is None:
         return None
     family, value = match.groups()
-    if family not in TREC_FAMILIES or TREC_FAMILIES[family][1] in ("none", "vector"):
+    if family not in TREC_FAMILIES or TREC_FAMILIES[family][1] in ("none", "vector", "pairs"):
         return None
     how = TREC_FAMILIES[family][1]
     if how == "cut":
