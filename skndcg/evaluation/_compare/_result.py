@@ -64,7 +64,8 @@ class Comparison:
     alpha : float
         Significance level, ``1 - confidence``.
     interval : str
-        ``"percentile"`` or ``"bca"``.
+        ``"percentile"``, ``"bca"`` or ``"expanded"``: the bootstrap interval
+        asked for.
     n_resamples : int
         Bootstrap resamples drawn.
     qids : ndarray
