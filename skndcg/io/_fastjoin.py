@@ -1,17 +1,14 @@
 """The join of a regular TREC run with its qrels, on the files' bytes.
 
-What ``skndcg score RUN --qrels QRELS`` scores: the same arrays as
-``_join.join_codes`` gives for the two files read as DataFrames, built from the
-compiled scanner's fields without a string per row. Every hash match is
-confirmed on the bytes. Whatever this path does not handle on its own (a
-document twice in a query, a hash collision, an irregular file) makes
-:func:`join_files` return None, and the caller takes the DataFrame path, which
-gives the same result or names the problem.
+The arrays ``_join.join_codes`` gives for the two files read as DataFrames,
+from the compiled scanner's fields, every hash match confirmed on the bytes;
+anything else (a document twice in a query, a hash collision, an irregular
+file) is left to the DataFrame path, which gives the same or names the problem.
 """
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -213,57 +210,30 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
     return order, starts
 
 
-class _Read(threading.Thread):
-    """A file's bytes on a thread of its own: a gzip file is decompressed there
-    (which releases the GIL), a plain file is mapped."""
-
-    def __init__(self, path):
-        super().__init__(name="skndcg-read", daemon=True)
-        self.path, self.data, self.error = path, None, None
-        self.start()
-
-    def run(self):
-        try:
-            self.data = _text.map_bytes(self.path)
-        except BaseException as exc:  # raised again in the caller's thread
-            self.error = exc
-
-    def result(self):
-        """The bytes, handed over: this object keeps no reference to them."""
-        self.join()
-        if self.error is not None:
-            raise self.error
-        data, self.data = self.data, None
-        return data
-
-
 def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
-    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or None.
+    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or
+    None for the DataFrame path.
 
-    The rows are grouped by query: its retrieved rows, then its unretrieved
-    judgments. ``by_docno=True`` (for scoring with ties broken by document id,
-    where row order does not matter) puts each query's rows in descending
-    ``doc_order``, so the metric engine's tie reordering finds nothing to move;
-    otherwise the retrieved rows keep the run's order. ``doc_order=False``
-    leaves ``CodedRanking.doc_order`` out (None), for a caller that has no use for it.
-
-    None means the files need the DataFrame path (``_join.join_codes``): that
-    path gives the same arrays, or the error that names the file and line.
+    Each query's retrieved rows (in run order, or with ``by_docno`` in
+    descending ``doc_order``), then its unretrieved judgments; ``doc_order=False``
+    leaves ``CodedRanking.doc_order`` None.
     """
     run_path = _text.check_path(run_path, "run file")
     qrels_path = _text.check_path(qrels_path, "qrels file")
-    # The run is read from disk while the qrels are scanned.
-    reading = _Read(run_path)
-    try:
-        qrels = _scan.scan_fast(qrels_path, _text.QRELS)
-        if qrels is None:
-            return None
-        j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
-        j_hash = _scan.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
-        if _check_repeats(j_order, j_starts, j_hash):
-            return None
-    finally:
-        raw = reading.result()
+    # The run is read (a gzip file decompressed) while the qrels are scanned.
+    with ThreadPoolExecutor(1, thread_name_prefix="skndcg-read") as pool:
+        reading = pool.submit(_text.map_bytes, run_path)
+        try:
+            qrels = _scan.scan_fast(qrels_path, _text.QRELS)
+            if qrels is None:
+                return None
+            j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
+            j_hash = _scan.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
+            if _check_repeats(j_order, j_starts, j_hash):
+                return None
+        finally:
+            raw = reading.result()
+            del reading  # (it would keep the bytes)
     run = _scan.scan_fast(run_path, _text.RUN, raw)
     del raw
     if run is None:
@@ -283,7 +253,7 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
     )  # fmt: skip
     if any(s != _OK for s in status):
         return None
-    # The file's text is no longer needed: free it before the outputs exist.
+    # The file's text is freed before the outputs exist.
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
     del run
     names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)
