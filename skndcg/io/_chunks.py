@@ -92,9 +92,8 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
     checked = {k: v for k, v in wanted.items() if k not in ("weight", "item")}
     use = list(dict.fromkeys(wanted.values()))
     qid = wanted["qid"]
-    # The rows of the last query of a batch wait for the next batch. Only they
-    # are joined to the head of the next batch (the rest of the query); the
-    # batch itself is yielded as slices of what pyarrow gave, never copied.
+    # The rows of the last query of a batch wait, joined to the head of the
+    # next batch; the rest is yielded as slices of what pyarrow gave.
     carry, row = None, 0
     for frame in file.frames(use, chunk_rows):
         if len(frame) == 0:
@@ -138,8 +137,8 @@ def _same(a, b) -> bool:
 
 
 def _check_chunk(frame, name, wanted, empty_labels):
-    """``frame`` once its rows pass :func:`read_predictions`' checks (the same
-    errors); plain numeric columns are checked in place, without a copy."""
+    """``frame`` once its rows pass :func:`read_predictions`' checks (plain
+    numeric columns checked in place)."""
     quick = {k: v for k, v in wanted.items() if k not in ("label", "score")}
     for arg, allow_nan in (("label", empty_labels), ("score", True)):
         values = frame[wanted[arg]].to_numpy()

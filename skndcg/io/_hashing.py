@@ -1,8 +1,5 @@
 """64-bit hashes of strings and (query, value) pairs, to join and check runs fast.
-
-A hash only proposes: every match or duplicate it finds is confirmed on the
-strings themselves before it is used, so a collision can never change a result.
-"""
+A hash only proposes: every match or duplicate is confirmed on the strings."""
 
 from __future__ import annotations
 
@@ -67,12 +64,9 @@ def _arrow_chunks(values):
         arr = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+    if arr.null_count or arr.type not in (pa.string(), pa.large_string()):
         return None
-    if arr.null_count:
-        return None
-    return chunks
+    return arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
 
 
 def _hash_chunk(arr, out):
@@ -85,12 +79,7 @@ def _hash_chunk(arr, out):
     offsets = np.frombuffer(offsets_buf, dtype=width)[
         arr.offset : arr.offset + len(arr) + 1
     ]
-    data = (
-        np.frombuffer(data_buf, dtype=np.uint8)
-        if data_buf is not None
-        else np.zeros(0, dtype=np.uint8)
-    )
-    _fnv1a(offsets, data, out)
+    _fnv1a(offsets, np.frombuffer(data_buf or b"", dtype=np.uint8), out)
 
 
 def string_hashes(values):

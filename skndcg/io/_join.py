@@ -35,9 +35,8 @@ def _codes(col):
     cats = col.cat.categories
     if not (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
         col = col.cat.rename_categories(cats.astype("str"))
-    return col.cat.codes.to_numpy().astype(np.int64), np.asarray(
-        col.cat.categories, dtype=object
-    )
+    names = np.asarray(col.cat.categories, dtype=object)
+    return col.cat.codes.to_numpy().astype(np.int64), names
 
 
 def _raise_duplicates(qid, doc, candidates, names, frame, what):
@@ -100,8 +99,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     if depth is not None:
         keep &= depth_cut(r_q, score, doc_order, depth)
     r_hash = _hashing.string_hashes(r_doc)
-    # A document twice in a query, both times among the rows kept, is an error
-    # (trec_eval checks only the documents within its depth, too).
+    # (trec_eval checks only the documents within its depth for repeats, too)
     repeats = blocks.repeated(r_hash) & keep
     del blocks
     if not keep.all():
@@ -119,8 +117,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
         j_key = np.arange(len(j_key), dtype=np.uint64)
         r_key = _exact_keys(r_q, r_doc, j_q, j_doc)
 
-    # Labels of the retrieved rows, and which judgments were retrieved: keys
-    # propose the matches, the strings confirm them.
+    # The keys propose the matches, the strings confirm them.
     found = _hashing.lookup(j_key, r_key)
     rows = np.flatnonzero(found >= 0)
     match = found[rows]
@@ -243,8 +240,6 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     data = join_codes(run, qrels, run_only=run_only, depth=depth).public()
     if unjudged == "zero":
         return data
-    # A row is judged when its (query, document) pair has a non-negative
-    # judgment in the qrels; with "pool", a negative judgment is kept.
     judged = qrels if unjudged == "pool" else qrels[qrels["relevance"].to_numpy() >= 0]
     pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
     at = pairs.get_indexer(pd.MultiIndex.from_arrays([data.qid, data.doc_id]))
