@@ -14,7 +14,7 @@ import numpy as np
 
 from .._native._jit import jit
 from .._native._threads import row_chunks, run_chunks
-from . import _scan, _text
+from . import _hashing, _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
 from ._data import CodedRanking
 from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size
@@ -165,31 +165,6 @@ def _join_blocks(
 
 
 @jit
-def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
-    """Whether any document hash repeats within a query."""
-    widest = 1
-    for b in range(starts.size - 1):
-        widest = max(widest, starts[b + 1] - starts[b])
-    size = table_size(widest)
-    seen = np.empty(size, dtype=np.uint64)
-    used = np.empty(size, dtype=np.bool_)
-    for b in range(starts.size - 1):
-        lo, m = starts[b], starts[b + 1] - starts[b]
-        cap = table_size(m)
-        used[:cap] = False
-        for t in range(m):
-            r = order[lo + t] if order.size else lo + t
-            at = slot(hashes[r], cap - 1)
-            while used[at]:
-                if seen[at] == hashes[r]:
-                    return True
-                at = (at + 1) & (cap - 1)
-            used[at] = True
-            seen[at] = hashes[r]
-    return False
-
-
-@jit
 def _blocks(codes, n_codes):  # pragma: no cover - compiled
     """(order, starts): rows grouped by code (codes number the queries by first
     appearance); ``order`` is empty when each query is already one piece."""
@@ -228,8 +203,9 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
             if qrels is None:
                 return None
             j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
-            j_hash = _scan.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
-            if _check_repeats(j_order, j_starts, j_hash):
+            j_hash = _hashing.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
+            # a document twice in a query (or a rare clash of the mixed keys)
+            if _hashing.repeated(_hashing.mix(qrels.qcode, j_hash)).any():
                 return None
         finally:
             raw = reading.result()

@@ -49,9 +49,12 @@ def table_size(n):  # pragma: no cover - compiled
 
 
 @jit
-def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
-    for i in range(out.size):
-        out[i] = fnv1a(data, offsets[i], offsets[i + 1])
+def doc_hashes(data, start, length):  # pragma: no cover - compiled
+    """The 64-bit FNV-1a hash of each byte range data[start:start+length]."""
+    out = np.empty(start.size, dtype=np.uint64)
+    for r in range(start.size):
+        out[r] = fnv1a(data, start[r], start[r] + length[r])
+    return out
 
 
 def _arrow_chunks(values):
@@ -79,7 +82,8 @@ def _hash_chunk(arr, out):
     offsets = np.frombuffer(offsets_buf, dtype=width)[
         arr.offset : arr.offset + len(arr) + 1
     ]
-    _fnv1a(offsets, np.frombuffer(data_buf or b"", dtype=np.uint8), out)
+    data = np.frombuffer(data_buf or b"", dtype=np.uint8)
+    out[:] = doc_hashes(data, offsets[:-1], np.diff(offsets))
 
 
 def string_hashes(values):

@@ -211,15 +211,6 @@ def _scanner(layout):
 
 
 @jit
-def doc_hashes(data, start, length):  # pragma: no cover - compiled
-    """The 64-bit FNV-1a hash of each document id."""
-    out = np.empty(start.size, dtype=np.uint64)
-    for r in range(start.size):
-        out[r] = fnv1a(data, start[r], start[r] + length[r])
-    return out
-
-
-@jit
 def _recode(qcode, mapping):  # pragma: no cover - compiled
     for i in range(qcode.size):
         qcode[i] = mapping[qcode[i]]

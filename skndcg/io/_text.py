@@ -125,10 +125,7 @@ def is_gzip(path):
 def read_bytes(path):
     """The whole file, decompressed when it is gzip."""
     try:
-        if is_gzip(path):
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        with open(path, "rb") as fh:
+        with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
             return fh.read()
     except (OSError, EOFError, zlib.error) as exc:
         raise ValueError(f"cannot read {path!r}: {exc}") from None
