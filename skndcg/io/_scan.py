@@ -8,6 +8,7 @@ else; a number it cannot read exactly is read by Python, by the same rules.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -114,6 +115,7 @@ def _intern(
     return code, table, q_start, q_len, q_hash, n_codes
 
 
+@functools.cache
 def _make_scan(n_fields, extra_ok, number_field, integer):
     # The layout is made of constants of the closure, so numba compiles one
     # straight loop per file kind (numba's cache key pickles these cells).
@@ -197,19 +199,6 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
     return scan
 
 
-_SCANS = {}
-
-
-def _scanner(layout):
-    spec = (
-        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
-        layout.integer,
-    )  # fmt: skip
-    if spec not in _SCANS:
-        _SCANS[spec] = _make_scan(*spec)
-    return _SCANS[spec]
-
-
 @jit
 def _recode(qcode, mapping):  # pragma: no cover - compiled
     for i in range(qcode.size):
@@ -270,7 +259,10 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     value = np.empty(n_lines, dtype=np.int64 if layout.integer else np.float64)
     tag_start = np.empty(n_lines if tags else 0, dtype=np.int64)
     tag_len = np.empty(n_lines if tags else 0, dtype=np.int32)
-    scan = _scanner(layout)
+    scan = _make_scan(
+        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
+        layout.integer,
+    )  # fmt: skip
     offsets = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
     def piece(t):
