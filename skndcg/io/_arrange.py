@@ -106,14 +106,10 @@ def assemble(
 
 
 def docno_order(qid, score, doc, blocks=None):
-    """An int64 key that orders tied scores within a query by docno (strcmp).
-
-    The key of tied rows (tied as float32, so also as float64) is the position
-    of their docno among the sorted docnos of all tied rows, so ordering a tie
-    by this key descending is trec_eval's order. Every other row gets a larger
-    key of its own (its row number past the tied ones), so keys are unique
-    within each query.
-    """
+    """An int64 key, unique within each query, that orders tied scores by
+    docno (strcmp): a tied row's key is its docno's position among those of
+    all tied rows (descending: trec_eval's order), every other row's a larger
+    one of its own."""
     if blocks is None:
         blocks = _hashing.QueryBlocks(qid)
     # Ties on float32 scores (a superset of the float64 ties) serve the

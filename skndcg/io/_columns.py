@@ -95,9 +95,7 @@ def read_columns(path, columns, *, numbers=None):
     name = as_path(path, "path")
     if not os.path.isfile(name):
         raise OSError(f"{path}: no such file")
-    parquet = is_parquet(name)
-    sep = None if parquet else _sniff(name)
-    header = _read_header(name, parquet, sep)
+    parquet, sep, header = _read_header(name)
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"{path}: no column(s) {missing}; the file has {header}.")
@@ -156,10 +154,12 @@ def _sniff(name):
     return best if counts[best] else ","
 
 
-def _read_header(name, parquet, sep):
-    if parquet:
-        return ParquetColumns(name).names
-    return [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
+def _read_header(name, sep=None):
+    """``(parquet, sep, column names)``: ``sep`` sniffed when None."""
+    if is_parquet(name):
+        return True, sep, ParquetColumns(name).names
+    sep = _sniff(name) if sep is None else sep
+    return False, sep, [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
 
 
 def _read_csv(name, **options):
@@ -390,10 +390,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     """
     name = _text.check_path(path, "predictions file")
     wanted = column_names(qid=qid, label=label, score=score, doc=doc)
-    parquet = is_parquet(name)
-    if not parquet and sep is None:
-        sep = _sniff(name)
-    columns = _read_header(name, parquet, sep)
+    parquet, sep, columns = _read_header(name, sep)
     check_present(name, wanted, columns)
     use = list(dict.fromkeys(wanted.values()))
     if parquet:

@@ -39,20 +39,14 @@ def _codes(col):
     return col.cat.codes.to_numpy().astype(np.int64), names
 
 
-def _raise_duplicates(qid, doc, candidates, names, frame, what):
+def _raise_duplicates(qid, doc, candidates, names, frame, layout):
     """Raise for the first (query, document) pair that really repeats."""
     rows = np.flatnonzero(candidates)
     pairs = pd.DataFrame({"q": qid[rows], "d": doc.iloc[rows].to_numpy(dtype=object)})
     dup = pairs.duplicated().to_numpy()
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        layout = _text.RUN if what == "run" else _text.QRELS
-        raise duplicate_error(
-            frame.attrs.get("path"),
-            layout,
-            names[pairs["q"].iloc[i]],
-            str(pairs["d"].iloc[i]),
-        )
+        q, d = pairs["q"].to_numpy()[dup][0], pairs["d"].to_numpy()[dup][0]
+        raise duplicate_error(frame.attrs.get("path"), layout, names[q], str(d))
 
 
 def _exact_keys(r_q, r_doc, j_q, j_doc):
@@ -107,12 +101,12 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
         r_doc = r_doc[keep].reset_index(drop=True)
         r_hash, repeats = r_hash[keep], repeats[keep]
     if repeats.any():
-        _raise_duplicates(r_q, r_doc, repeats, names, run, "run")
+        _raise_duplicates(r_q, r_doc, repeats, names, run, _text.RUN)
     r_key = _hashing.mix(r_q, r_hash)
     j_key = _hashing.mix(j_q, _hashing.string_hashes(j_doc))
     repeats = _hashing.repeated(j_key)
     if repeats.any():
-        _raise_duplicates(j_q, j_doc, repeats, names, qrels, "qrels")
+        _raise_duplicates(j_q, j_doc, repeats, names, qrels, _text.QRELS)
         # Distinct judgments share a key: give each one its own.
         j_key = np.arange(len(j_key), dtype=np.uint64)
         r_key = _exact_keys(r_q, r_doc, j_q, j_doc)
@@ -129,9 +123,8 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     label = np.zeros(len(r_q), dtype=np.int64)
     label[rows] = rel[match]
     top = int(doc_order.max(initial=-1))
-    retrieved = np.zeros(len(j_q), dtype=bool)
-    retrieved[match] = True
-    missing = ~retrieved
+    missing = np.ones(len(j_q), dtype=bool)
+    missing[match] = False
 
     return CodedRanking(
         qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),

@@ -258,11 +258,9 @@ def _columns_at_once(data, layout, text=True):
             continue
         col = tokens[i::n]
         if name == layout.number:
+            kind, dtype = (int, np.int64) if layout.integer else (float, np.float64)
             try:
-                if layout.integer:
-                    values = np.array(list(map(int, col)), dtype=np.int64)
-                else:
-                    values = np.array(list(map(float, col)), dtype=np.float64)
+                values = np.array(list(map(kind, col)), dtype=dtype)
             except (ValueError, OverflowError):
                 return None
             if not layout.integer and not np.isfinite(values).all():
