@@ -23,12 +23,12 @@ _OK, _GIVE_UP = 0, 1
 
 
 @jit(inline="always")
-def _before(data, a, len_a, b, len_b):  # pragma: no cover - compiled
-    """Whether bytes data[a:a+len_a] sort before data[b:b+len_b] (strcmp)."""
-    for j in range(min(len_a, len_b)):
-        if data[a + j] != data[b + j]:
-            return data[a + j] < data[b + j]
-    return len_a < len_b
+def _before(data, start, length, a, b):  # pragma: no cover - compiled
+    """Whether row ``a``'s bytes sort before row ``b``'s (strcmp)."""
+    for j in range(min(length[a], length[b])):
+        if data[start[a] + j] != data[start[b] + j]:
+            return data[start[a] + j] < data[start[b] + j]
+    return length[a] < length[b]
 
 
 @jit
@@ -43,14 +43,7 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
             i, j = lo, mid
             for k in range(lo, hi):
                 if j < hi and (
-                    i >= mid
-                    or _before(
-                        data,
-                        start[src[j]],
-                        length[src[j]],
-                        start[src[i]],
-                        length[src[i]],
-                    )
+                    i >= mid or _before(data, start, length, src[j], src[i])
                 ):
                     dst[k] = src[j]
                     j += 1
