@@ -44,9 +44,8 @@ class Layout:
 
 
 def lay_out(ddf, cols, flag, options):
-    """Check the columns (``cols``: ``qid_col`` ... ``sample_weight_col`` to
-    names) and shuffle rows by query unless they are laid out so (``flag``:
-    ``partitioned_by_qid``); ``options``: the engine's keywords."""
+    """Check the columns (``cols``) and shuffle rows by query unless they are
+    laid out so (``flag``: ``partitioned_by_qid``)."""
     check_frame(ddf, import_dask().DataFrame, "ddf", "dask.dataframe.DataFrame")
     if flag is not None:
         check_flags(partitioned_by_qid=flag)
@@ -147,8 +146,7 @@ def score_partition(
     ends=False,
 ):
     """The report of one partition, or its partial sums (``what="sums"``);
-    ``ends`` adds the partition's smallest and largest query id (columns
-    :data:`END_COLUMNS`), to check that no query spans two partitions."""
+    ``ends`` adds its smallest and largest query id (:data:`END_COLUMNS`)."""
     qid_col = spec.columns["qid_col"]
     if layout_shuffled:
         # Rows of one query in their original order: the tie rules read it.

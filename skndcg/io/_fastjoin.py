@@ -64,17 +64,11 @@ def _join_blocks(
     r2j, j_order, j_starts, j_data, j_start, j_len, j_hash, rel,
     keys, label, match,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """Chunk ``chunk`` of the queries, query by query: _GIVE_UP on a repeated
-    document or a hash collision, else _OK.
-
-    ``keys`` (row numbers on entry) are permuted within each group of rows
-    whose scores tie as float32 (so also as float64) so that the key order is
-    the docno order there: ordering a tie by key, descending, is trec_eval's
-    order. ``label`` gets each run row's judgment (0 when none), ``match`` the
-    run row of each judgment (-1 when the run did not return it). Block ``b``
-    holds the rows of run query ``b``, whose judgments are qrels block
-    ``r2j[b]``; each chunk writes only its own queries' entries.
-    """
+    """Chunk ``chunk`` of the run's query blocks (block ``b``'s judgments are
+    qrels block ``r2j[b]``): _GIVE_UP on a repeated document or a hash
+    collision, else _OK. ``keys`` (row numbers on entry) are permuted within
+    rows whose scores tie as float32 into docno order; ``label`` gets each
+    run row's judgment, ``match`` each judgment's run row (else -1)."""
     n_blocks = starts.size - 1
     b0, b1 = n_blocks * chunk // n_chunks, n_blocks * (chunk + 1) // n_chunks
     widest = 1

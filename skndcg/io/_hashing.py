@@ -107,8 +107,12 @@ def mix(qid, value_bits):
 
 
 @jit
-def _slots(keys, size, table, used):  # pragma: no cover - compiled
-    """Open addressing: the slot of each key; equal keys share a slot."""
+def _slots(keys):  # pragma: no cover - compiled
+    """Open addressing: ``(slot of each key, table, used)``; equal keys share
+    a slot."""
+    size = table_size(keys.size)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.zeros(size, dtype=np.bool_)
     mask = size - 1
     out = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
@@ -120,16 +124,13 @@ def _slots(keys, size, table, used):  # pragma: no cover - compiled
             used[at] = True
             table[at] = key
         out[i] = at
-    return out
+    return out, table, used
 
 
 @jit
 def _repeated(keys):  # pragma: no cover - compiled
-    size = table_size(keys.size)
-    table = np.empty(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
-    slots = _slots(keys, size, table, used)
-    count = np.zeros(size, dtype=np.int32)
+    slots = _slots(keys)[0]
+    count = np.zeros(table_size(keys.size), dtype=np.int32)
     for i in range(keys.size):
         count[slots[i]] += 1
     out = np.empty(keys.size, dtype=np.bool_)
@@ -141,14 +142,11 @@ def _repeated(keys):  # pragma: no cover - compiled
 @jit
 def _lookup(keys, wanted):  # pragma: no cover - compiled
     """Index of each wanted key in ``keys`` (unique), -1 when absent."""
-    size = table_size(keys.size)
-    table = np.empty(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
-    index = np.full(size, -1, dtype=np.int64)
-    slots = _slots(keys, size, table, used)
+    slots, table, used = _slots(keys)
+    index = np.full(table.size, -1, dtype=np.int64)
     for i in range(keys.size):
         index[slots[i]] = i
-    mask = size - 1
+    mask = table.size - 1
     out = np.full(wanted.size, -1, dtype=np.int64)
     for i in range(wanted.size):
         key = wanted[i]

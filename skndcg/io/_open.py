@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from functools import partial
@@ -172,15 +173,12 @@ def _threshold(name, default):
     text = os.environ.get(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(
-            f"the environment variable {name} must be a number >= 0, got {text!r}"
-        )
-    return value
+    with contextlib.suppress(ValueError):
+        if int(text) >= 0:
+            return int(text)
+    raise ValueError(
+        f"the environment variable {name} must be a number >= 0, got {text!r}"
+    )
 
 
 def _large_run(path):

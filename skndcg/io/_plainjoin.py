@@ -94,12 +94,8 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
 
 
 def join_two(run_path, qrels_path, model_path, *, depth=None):
-    """A :class:`CodedRanking` of a run with two qrels files: every query of the
-    run (``model_path`` must judge each), its retrieved rows and those either
-    file judged (NaN score), with ``y_true`` (the human labels: NaN on a query
-    ``qrels_path`` does not judge, 0 for a document it did not judge),
-    ``y_model`` (the model's: 0 for a document it did not judge), ``docs`` and
-    ``grades``."""
+    """A :class:`CodedRanking` of a run with human and model qrels, as
+    :func:`skndcg.io.open_input` gives it with ``model_qrels``."""
     check_depth(depth)
     run_path, run = read(run_path, _text.RUN)
     qrels_path, human = read(qrels_path, _text.QRELS)

@@ -80,10 +80,8 @@ def _int(data, i, end):  # pragma: no cover - compiled
 def _intern(
     data, a, length, table, q_start, q_len, q_hash, n_codes
 ):  # pragma: no cover - compiled
-    """The code of the query id data[a:a+length], added when new; -1 on a collision.
-
-    Open addressing on the id's hash; a match is checked on the bytes.
-    """
+    """The code of the query id data[a:a+length], added when new; -1 on a
+    collision (a match is checked on the bytes)."""
     size = table.size
     h = fnv1a(data, a, a + length)
     at = slot(h, size - 1)

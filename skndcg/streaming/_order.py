@@ -6,12 +6,9 @@ import numpy as np
 
 
 class GroupedCheck:
-    """Remembers the queries already finished and refuses one that comes back.
-
-    While the ids increase only the last one is compared; the first step down
-    switches to a mapping of every id seen to its rows, for the message
-    (``rows`` names the file's rows there).
-    """
+    """Remembers the queries already finished and refuses one that comes back:
+    while the ids increase only the last one is compared, then a mapping of
+    every id seen to its rows, for the message (``rows`` names the rows)."""
 
     def __init__(self, where: str, qid_col: str, rows: str = "row"):
         self.where = where
