@@ -320,12 +320,8 @@ def write_lines(path, lines):
 def find_lines(path, qid, doc):
     """Line numbers where ``doc`` is listed under ``qid`` (for error messages)."""
     want = (qid.encode("utf-8"), doc.encode("utf-8"))
-    found = []
     data = read_bytes(path)
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    for lineno, raw in enumerate(split_lines(data), 1):
-        fields = raw.split()
-        if len(fields) >= 3 and (fields[0], fields[2]) == want:
-            found.append(lineno)
-    return found
+    lines = (raw.split() for raw in split_lines(data))
+    return [n for n, f in enumerate(lines, 1) if len(f) >= 3 and (f[0], f[2]) == want]
