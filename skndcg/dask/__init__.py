@@ -17,8 +17,6 @@ computed again on the frame shuffled by query id.
 Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

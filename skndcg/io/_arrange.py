@@ -1,7 +1,5 @@
 """The joined rows' arrangement: the depth cut and the order they are handed on in."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from .._native._jit import jit

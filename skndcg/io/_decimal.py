@@ -8,8 +8,6 @@ correctly rounded IEEE operation), else the Eisel-Lemire method (D. Lemire,
 read, for ``float()``.
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

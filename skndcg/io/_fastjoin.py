@@ -6,8 +6,6 @@ anything else (a document twice in a query, a hash collision, an irregular
 file) is left to the DataFrame path, which gives the same or names the problem.
 """
 
-from __future__ import annotations
-
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np

@@ -2,8 +2,6 @@
 numpy for small files and unjudged documents told apart (``_plainjoin``), the
 files' bytes (``_fastjoin``), else the DataFrame readers (``_join``)."""
 
-from __future__ import annotations
-
 import os
 
 from .._native._jit import plain, plain_road

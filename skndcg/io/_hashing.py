@@ -1,8 +1,6 @@
 """64-bit hashes of strings and (query, value) pairs, to join and check runs fast.
 A hash only proposes: every match or duplicate is confirmed on the strings."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from .._native._jit import jit

@@ -1,7 +1,5 @@
 """Joining a run with its judgments into aligned metric inputs."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from . import _hashing, _text

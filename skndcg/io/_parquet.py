@@ -1,7 +1,5 @@
 """A Parquet file opened once: the only place the readers open pyarrow's file."""
 
-from __future__ import annotations
-
 from ..utils._args import as_path
 from ..utils._optional import import_optional
 

@@ -6,8 +6,6 @@ apart; :func:`join_two` joins a run with two qrels files, the humans' and a
 model's. Lines are read by the line reader's rules (``_text.columns``).
 """
 
-from __future__ import annotations
-
 import numpy as np
 
 from . import _text

@@ -1,8 +1,6 @@
 """TREC files as DataFrames, whole or block by block: the compiled scanner's
 fields (``_scan``), or the line scanner's (``_text``) where it gives way."""
 
-from __future__ import annotations
-
 import gzip
 import zlib
 

@@ -8,8 +8,6 @@ driver from per-query values and weights, exactly as in memory.
 Needs the ``spark`` extra (pyspark, pyarrow): ``pip install 'skndcg[spark]'``.
 """
 
-from __future__ import annotations
-
 import math
 
 from .._partial._driver import columns_of, finish, setup_of, sum_columns

@@ -1,7 +1,5 @@
 """Scoring a Parquet file batch by batch, in bounded memory."""
 
-from __future__ import annotations
-
 from .._partial._driver import (
     columns_of,
     finish,

@@ -1,7 +1,5 @@
 """Scoring a TREC run larger than memory against its judgments, query by query."""
 
-from __future__ import annotations
-
 import pandas as pd
 
 from .._partial._driver import (
