@@ -107,21 +107,18 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
             head = 0
             if _same(q[0], carry[qid].to_numpy()[-1]):
                 head = int(change[0]) if len(change) else len(frame)
-            if head == len(frame):  # the whole batch continues the query
-                carry = pd.concat([carry, frame])
-                continue
             if head:
                 carry = pd.concat([carry, frame.iloc[:head]])
+                if head == len(frame):  # the whole batch continues the query
+                    continue
                 frame = frame.iloc[head:]
                 change = change[1:] - head
             yield _check_chunk(carry, name, checked, empty_labels)
             carry = None
-        if len(change) == 0:
-            carry = frame
-            continue
-        done = int(change[-1])
+        done = int(change[-1]) if len(change) else 0
         carry = frame.iloc[done:]
-        yield _check_chunk(frame.iloc[:done], name, checked, empty_labels)
+        if done:
+            yield _check_chunk(frame.iloc[:done], name, checked, empty_labels)
     if carry is not None:
         yield _check_chunk(carry, name, checked, empty_labels)
     elif row == 0:
