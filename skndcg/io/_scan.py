@@ -40,12 +40,6 @@ def _count_lines(data):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _space(c):  # pragma: no cover - compiled
-    """C's isspace() in the "C" locale."""
-    return c <= 32 and (c == 32 or (c >= 9 and c <= 13))
-
-
-@jit(inline="always")
 def _blank(c):  # pragma: no cover - compiled
     """Whitespace within a line: isspace() but the line ends (LF and CR)."""
     return c == 32 or c == 9 or c == 11 or c == 12
@@ -149,7 +143,9 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
                         i += 1
                     break
                 s = i
-                while i < n and (data[i] > 32 or not _space(data[i])):
+                while i < n and (
+                    data[i] > 32 or not (_blank(data[i]) or _eol(data[i]))
+                ):  # up to isspace() in the "C" locale
                     i += 1
                 if k < n_fields:
                     fs[k], fe[k] = s, i
