@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skndcg.io import _fastjoin, _scan, _text, read_trec_qrels, read_trec_run
+from skndcg.io import _fastjoin, _hashing, _scan, _text, read_trec_qrels, read_trec_run
 from skndcg.io._join import join_codes
 
 
@@ -368,7 +368,7 @@ def test_hash_collisions_give_up_instead_of_matching(tmp_path):
     start = np.array([0, 3], np.int64)
     length = np.array([2, 2], np.int32)
     none = np.empty(0, np.int64)
-    hashes = _scan.doc_hashes(data, start, length)
+    hashes = _hashing.doc_hashes(data, start, length)
 
     def join(judged, judged_hash):
         keys, label, match = np.arange(1), np.zeros(1, np.int64), np.full(1, -1)

@@ -17,8 +17,6 @@ computed again on the frame shuffled by query id.
 Needs the ``dask`` extra: ``pip install 'skndcg[dask]'``.
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np
@@ -43,12 +41,10 @@ def _prepare(args):
     spec = setup_of(args, "ddf")
     layout = lay_out(ddf, cols, args["partitioned_by_qid"], args["options"])
     if spec.needs_label_max:
-        # A measure reads the largest label of all the rows (ERR's default
-        # g_max): one reduction before the pieces are scored, over the labels
-        # as they read them (their bad rows refused by row), before any shuffle.
+        # ERR's default g_max: the largest label, before any shuffle.
         import dask
 
-        labels = layout.labels
+        labels = layout.labels(ddf)
         top, has_nan = dask.compute(labels.max(), labels.isna().any())
         spec.know_label_max([top, math.nan] if has_nan else [top])
     sample = meta_nonempty(ddf._meta)
@@ -161,9 +157,9 @@ def grouped_ranking_scores(
     names, layout, _, kwargs = _prepare(locals())
     import pandas as pd
 
-    # Known divisions are trusted only once checked: each partition also gives
-    # its smallest and largest query id, and a query found in two partitions
-    # sends the frame through the shuffle instead (as partitioned_by_qid=False).
+    # Known divisions are trusted once checked: a query found in two
+    # partitions (by their smallest and largest ids) sends the frame through
+    # the shuffle (as partitioned_by_qid=False).
     ends = not layout.shuffled and not layout.verify
     meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in sum_columns(names)})
     if ends:

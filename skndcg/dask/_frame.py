@@ -32,16 +32,20 @@ class Layout:
     frame: object
     qid_in_index: bool
     shuffled: bool
-    # True when the caller's flag, not the divisions, says queries are whole.
-    verify: bool
+    verify: bool  # the caller's flag, not the divisions, says queries are whole
     expected: object  # the query ids' dtype in the frame's metadata
-    labels: object  # the label column as the pieces read it (object as float64)
+    read: dict  # how the pieces read the label and score columns (_as_read)
+
+    def labels(self, ddf):
+        """``ddf``'s label column as the pieces read it (object as float64)."""
+        col = self.read["cols"]["label_col"]
+        meta = _as_read(ddf[[col]]._meta, **self.read)
+        return ddf[[col]].map_partitions(_as_read, **self.read, meta=meta)[col]
 
 
 def lay_out(ddf, cols, flag, options):
-    """Check the columns (``cols``: ``qid_col`` ... ``sample_weight_col`` to
-    names) and shuffle rows by query unless they are laid out so (``flag``:
-    ``partitioned_by_qid``); ``options``: the engine's keywords."""
+    """Check the columns (``cols``) and shuffle rows by query unless they are
+    laid out so (``flag``: ``partitioned_by_qid``)."""
     check_frame(ddf, import_dask().DataFrame, "ddf", "dask.dataframe.DataFrame")
     if flag is not None:
         check_flags(partitioned_by_qid=flag)
@@ -54,15 +58,9 @@ def lay_out(ddf, cols, flag, options):
     opts = call_options(**options)
     read = dict(cols=cols, missing={"label_col": opts.unjudged,
                                     "score_col": opts.unretrieved})  # fmt: skip
-    # The labels as the pieces read them, for the largest label (ERR's g_max).
-    labels = ddf[[cols["label_col"]]]
-    labels = labels.map_partitions(
-        _as_read, **read, meta=_as_read(labels._meta, **read)
-    )
-    labels = labels[cols["label_col"]]
     if flag or (flag is None and known):
         return Layout(ddf, in_index, shuffled=False, verify=not known,
-                      expected=expected, labels=labels)  # fmt: skip
+                      expected=expected, read=read)  # fmt: skip
     if in_index:
         ddf = ddf.reset_index()
     tag = dict(read, expected=expected)
@@ -70,7 +68,7 @@ def lay_out(ddf, cols, flag, options):
     ordered = ddf.map_partitions(_with_order, **tag, meta=_with_order(ddf._meta, **tag))
     shuffled = ordered.shuffle(on=qid_col)
     return Layout(shuffled, False, shuffled=True, verify=False, expected=expected,
-                  labels=labels)  # fmt: skip
+                  read=read)  # fmt: skip
 
 
 def _text_type(dtype):
@@ -104,8 +102,7 @@ def _number(partition_info):
 
 def _with_order(part, partition_info=None, *, cols, expected, missing):
     """Tag each row with its partition and position, to restore order later,
-    its label and score columns as :func:`_as_read` reads them (the shuffle
-    fails on text among numbers)."""
+    its label and score columns read by :func:`_as_read` (for the shuffle)."""
     number = _number(partition_info)
     _check_qid_dtype(part[cols["qid_col"]].dtype, expected, cols["qid_col"], number)
     columns = {
@@ -118,7 +115,7 @@ def _with_order(part, partition_info=None, *, cols, expected, missing):
 def _as_read(part, partition_info=None, *, cols, missing):
     """``part`` with an object label or score column as float64, as the engine
     reads it (``missing``: whether a missing value reads as NaN, by ``cols``
-    key), its bad rows refused naming the partition's row."""
+    key), its bad rows refused by row."""
     columns = {}
     for key, name in (("label_col", "y_true"), ("score_col", "y_score")):
         col = cols[key]
@@ -149,8 +146,7 @@ def score_partition(
     ends=False,
 ):
     """The report of one partition, or its partial sums (``what="sums"``);
-    ``ends`` adds the partition's smallest and largest query id (columns
-    :data:`END_COLUMNS`), to check that no query spans two partitions."""
+    ``ends`` adds its smallest and largest query id (:data:`END_COLUMNS`)."""
     qid_col = spec.columns["qid_col"]
     if layout_shuffled:
         # Rows of one query in their original order: the tie rules read it.
@@ -180,8 +176,7 @@ def score_partition(
 
 def _where(part, row, shuffled, partition_info) -> str:
     """Where row ``row`` of a scored partition sits in the frame the caller
-    gave: its partition and position there (the partition that failed first
-    need not hold the frame's first such row)."""
+    gave: its partition and position there."""
     if shuffled:
         number, row = (int(part[c].iloc[row]) for c in ORDER_COLUMNS)
     else:
@@ -206,11 +201,9 @@ END_COLUMNS = ("__skndcg_qid_min__", "__skndcg_qid_max__")
 
 
 def spanning_qid(ends: pd.DataFrame):
-    """A query id found in two partitions of a frame laid out by its divisions,
-    or None. Such a frame's partitions hold ordered ranges of ids, so a query
-    in two of them is the largest id of one and the smallest of a later one
-    (sorted Parquet shards that share a query give divisions such as
-    (0, 5, 11) with query 5 in both files)."""
+    """A query id found in two partitions of a frame laid out by its divisions
+    (ordered ranges of ids, so the largest of one and the smallest of a later
+    one), or None."""
     high = None
     for low, top in zip(ends[END_COLUMNS[0]], ends[END_COLUMNS[1]], strict=True):
         if low is None or (isinstance(low, float) and np.isnan(low)):
@@ -221,17 +214,6 @@ def spanning_qid(ends: pd.DataFrame):
     return None
 
 
-def default_client():
-    try:
-        from distributed import default_client as get
-    except ImportError:  # pragma: no cover - the extra installs distributed
-        return None
-    try:
-        return get()
-    except ValueError:
-        return None
-
-
 def compute(delayeds, progress):
     """Compute a list of delayed objects, with a progress bar when asked."""
     import dask
@@ -240,7 +222,12 @@ def compute(delayeds, progress):
         return list(dask.compute(*delayeds))
     from tqdm.auto import tqdm
 
-    client = default_client()
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client
+        client = None
     if client is None:
         from dask.diagnostics import ProgressBar
 

@@ -1,7 +1,5 @@
 """The joined rows' arrangement: the depth cut and the order they are handed on in."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from .._native._jit import jit
@@ -60,10 +58,9 @@ def assemble(
     qid, y_true, y_score, doc_order,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Chunk ``chunk`` of the queries (by sorted name) written from ``at[q]``:
-    each query's kept run rows, then its unretrieved judgments (so no later
-    grouping moves them). The run rows keep their run order, or with ``by_key``
-    go by key, descending, as ordering ties by document id would put them.
-    An empty ``doc_order`` is not written."""
+    each query's kept run rows (in run order, or with ``by_key`` by key,
+    descending), then its unretrieved judgments; an empty ``doc_order`` is
+    not written."""
     n_names = name_run.size
     q0, q1 = n_names * chunk // n_chunks, n_names * (chunk + 1) // n_chunks
     widest = 1
@@ -107,19 +104,14 @@ def assemble(
 
 
 def docno_order(qid, score, doc, blocks=None):
-    """An int64 key that orders tied scores within a query by docno (strcmp).
-
-    The key of tied rows (tied as float32, so also as float64) is the position
-    of their docno among the sorted docnos of all tied rows, so ordering a tie
-    by this key descending is trec_eval's order. Every other row gets a larger
-    key of its own (its row number past the tied ones), so keys are unique
-    within each query.
-    """
+    """An int64 key, unique within each query, that orders tied scores by
+    docno (strcmp): a tied row's key is its docno's position among those of
+    all tied rows (descending: trec_eval's order), every other row's a larger
+    one of its own."""
     if blocks is None:
         blocks = _hashing.QueryBlocks(qid)
-    # Ties are found on float32 scores: a superset of the float64 ties, so the
-    # keys serve the double-precision (trec_eval 10.0) and the float32
-    # (pytrec_eval) conventions alike; -0.0 counts as 0.0.
+    # Ties on float32 scores (a superset of the float64 ties) serve the
+    # float64 and float32 conventions alike; -0.0 counts as 0.0.
     single = score.astype(np.float32) + np.float32(0.0)
     tied = blocks.repeated(single.view(np.uint32).astype(np.uint64))
     n_tied = int(tied.sum())
@@ -133,8 +125,7 @@ def docno_order(qid, score, doc, blocks=None):
 
 
 def check_depth(depth):
-    """Refuse a depth that is not a positive integer (None: no cut); a bool
-    is refused too, though Python counts ``True`` as 1."""
+    """Refuse a depth that is not a positive integer (nor a bool) or None."""
     if depth is not None and (
         isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
     ):

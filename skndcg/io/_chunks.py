@@ -92,9 +92,8 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
     checked = {k: v for k, v in wanted.items() if k not in ("weight", "item")}
     use = list(dict.fromkeys(wanted.values()))
     qid = wanted["qid"]
-    # The rows of the last query of a batch wait for the next batch. Only they
-    # are joined to the head of the next batch (the rest of the query); the
-    # batch itself is yielded as slices of what pyarrow gave, never copied.
+    # The rows of the last query of a batch wait, joined to the head of the
+    # next batch; the rest is yielded as slices of what pyarrow gave.
     carry, row = None, 0
     for frame in file.frames(use, chunk_rows):
         if len(frame) == 0:
@@ -108,21 +107,18 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
             head = 0
             if _same(q[0], carry[qid].to_numpy()[-1]):
                 head = int(change[0]) if len(change) else len(frame)
-            if head == len(frame):  # the whole batch continues the query
-                carry = pd.concat([carry, frame])
-                continue
             if head:
                 carry = pd.concat([carry, frame.iloc[:head]])
+                if head == len(frame):  # the whole batch continues the query
+                    continue
                 frame = frame.iloc[head:]
                 change = change[1:] - head
             yield _check_chunk(carry, name, checked, empty_labels)
             carry = None
-        if len(change) == 0:
-            carry = frame
-            continue
-        done = int(change[-1])
+        done = int(change[-1]) if len(change) else 0
         carry = frame.iloc[done:]
-        yield _check_chunk(frame.iloc[:done], name, checked, empty_labels)
+        if done:
+            yield _check_chunk(frame.iloc[:done], name, checked, empty_labels)
     if carry is not None:
         yield _check_chunk(carry, name, checked, empty_labels)
     elif row == 0:
@@ -138,8 +134,8 @@ def _same(a, b) -> bool:
 
 
 def _check_chunk(frame, name, wanted, empty_labels):
-    """``frame`` once its rows pass :func:`read_predictions`' checks (the same
-    errors); plain numeric columns are checked in place, without a copy."""
+    """``frame`` once its rows pass :func:`read_predictions`' checks (plain
+    numeric columns checked in place)."""
     quick = {k: v for k, v in wanted.items() if k not in ("label", "score")}
     for arg, allow_nan in (("label", empty_labels), ("score", True)):
         values = frame[wanted[arg]].to_numpy()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._args import as_path
-from ..utils._optional import import_optional
 from . import _text
 from ._data import RankingData
 from ._pandas import pd
-from ._parquet import ParquetColumns
+from ._parquet import ParquetColumns, pyarrow_parquet
 
 #: The file name endings read as Parquet (any case); any other file is text.
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -96,9 +95,7 @@ def read_columns(path, columns, *, numbers=None):
     name = as_path(path, "path")
     if not os.path.isfile(name):
         raise OSError(f"{path}: no such file")
-    parquet = is_parquet(name)
-    sep = None if parquet else _sniff(name)
-    header = _read_header(name, parquet, sep)
+    parquet, sep, header = _read_header(name)
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"{path}: no column(s) {missing}; the file has {header}.")
@@ -114,13 +111,11 @@ def read_columns(path, columns, *, numbers=None):
 
 def _read_rows(name, parquet, sep, header, use, text_dtype=None):
     """The columns ``use`` of the file's rows, indexed by row (a text file's
-    blank lines left out; ``text_dtype`` as pandas takes it); a file without
-    rows, or a text row with a field missing or one too many, is refused
-    naming the file and line."""
+    blank lines left out), or the error naming the file and line."""
     if parquet:
-        pq = import_optional("pyarrow.parquet", purpose="reading Parquet files")
         # (by position: pandas may have stored an index with the file)
-        frame = pq.read_table(name, columns=use).to_pandas().reset_index(drop=True)
+        table = pyarrow_parquet().read_table(name, columns=use)
+        frame = table.to_pandas().reset_index(drop=True)
     else:
         frame = _read_csv(
             name, sep=sep, usecols=use, dtype=text_dtype, skip_blank_lines=False
@@ -159,10 +154,12 @@ def _sniff(name):
     return best if counts[best] else ","
 
 
-def _read_header(name, parquet, sep):
-    if parquet:
-        return ParquetColumns(name).names
-    return [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
+def _read_header(name, sep=None):
+    """``(parquet, sep, column names)``: ``sep`` sniffed when None."""
+    if is_parquet(name):
+        return True, sep, ParquetColumns(name).names
+    sep = _sniff(name) if sep is None else sep
+    return False, sep, [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
 
 
 def _read_csv(name, **options):
@@ -199,8 +196,7 @@ def _open_text(name, binary=False):
 
 
 def _not_utf8(name, exc, what=""):
-    """The error for a file that is not UTF-8 text, naming its first such line
-    (the decoder's own message gives a byte offset within a buffer)."""
+    """The error for a file that is not UTF-8 text, naming its first such line."""
     if not name.lower().endswith(PANDAS_ONLY):
         try:
             with _open_text(name, binary=True) as fh:
@@ -221,9 +217,8 @@ def _not_utf8(name, exc, what=""):
 
 
 def _check_fields(name, sep, n_columns):
-    """Refuse a row with more or fewer fields than the header names: pandas
-    would fill a short row (a truncated last line) with empty cells, and drop
-    the extra fields of a long one, without a word."""
+    """Refuse a row with more or fewer fields than the header names (which
+    pandas would fill or cut without a word)."""
     import csv
 
     if name.lower().endswith(PANDAS_ONLY):
@@ -248,8 +243,7 @@ def _check_fields(name, sep, n_columns):
 
 
 def column_names(qid, label, score, **optional):
-    """The column names by argument (the ``optional`` ones given as None left
-    out); each must be a str."""
+    """The column names (each a str) by argument, ``optional`` ones None left out."""
     wanted = {"qid": qid, "label": label, "score": score}
     wanted.update({arg: col for arg, col in optional.items() if col is not None})
     for arg, col in wanted.items():
@@ -289,10 +283,8 @@ def _check_pairs(name, parquet, frame, qid, doc):
     if not dup.any():
         return
     first = int(np.flatnonzero(dup)[0])
-    same = (pairs["q"] == pairs["q"].iloc[first]) & (
-        pairs["d"] == pairs["d"].iloc[first]
-    )
-    rows = frame.index.to_numpy()[same.to_numpy()]
+    same = (pairs == pairs.iloc[first]).all(axis=1).to_numpy()
+    rows = frame.index.to_numpy()[same]
     where = [(r if parquet else r + 2) for r in rows.tolist()]
     unit = "rows" if parquet else "lines"
     raise ValueError(
@@ -398,10 +390,7 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
     """
     name = _text.check_path(path, "predictions file")
     wanted = column_names(qid=qid, label=label, score=score, doc=doc)
-    parquet = is_parquet(name)
-    if not parquet and sep is None:
-        sep = _sniff(name)
-    columns = _read_header(name, parquet, sep)
+    parquet, sep, columns = _read_header(name, sep)
     check_present(name, wanted, columns)
     use = list(dict.fromkeys(wanted.values()))
     if parquet:
@@ -414,9 +403,9 @@ def read_predictions(path, *, qid, label, score, doc=None, sep=None):
 
 def checked_rows(frame, name, parquet, wanted, empty_labels=False):
     """The ids and the numbers (labels, scores) of the columns ``wanted`` of
-    ``frame`` (whose index holds the file's rows), or the error naming the
-    file and line of the first bad value; an empty score is NaN, and so is an
-    empty label with ``empty_labels``."""
+    ``frame`` (indexed by the file's rows), or the error naming the first bad
+    value's line; an empty score is NaN, an empty label too with
+    ``empty_labels``."""
     ids = {}
     for arg in ("qid", "doc"):
         if arg not in wanted:

@@ -1,21 +1,12 @@
 """Decimal text to the nearest double, as Python's ``float()`` gives it, compiled.
 
-A number with at most 19 significant digits is ``w * 10**q`` with an exact
-integer ``w < 2**64``. Two exact methods read it:
-
-- Clinger's fast path: when ``w < 2**53`` and ``|q| <= 22``, both ``w`` and
-  ``10**|q|`` are exact doubles, and one IEEE multiplication or division rounds
-  correctly.
-- Otherwise the Eisel-Lemire method (D. Lemire, "Number Parsing at a Gigabyte
-  per Second", 2021): the 128-bit product of ``w`` with a 128-bit approximation
-  of ``5**q`` gives the 53 leading bits and the rounding decision; for an exact
-  ``w`` it is always correct (the paper's proof) for normal results.
-
-Anything else (more digits, subnormal or overflowing results, odd spellings) is
-reported as not read, and the caller parses it with ``float()``.
+A number of at most 19 significant digits is ``w * 10**q``, ``w < 2**64``
+exact: Clinger's fast path reads it when ``w < 2**53`` and ``|q| <= 22`` (one
+correctly rounded IEEE operation), else the Eisel-Lemire method (D. Lemire,
+"Number Parsing at a Gigabyte per Second", 2021: a 128-bit product with
+``5**q``, always correct for normal results). Anything else is reported as not
+read, for ``float()``.
 """
-
-from __future__ import annotations
 
 import math
 

@@ -1,23 +1,18 @@
 """The join of a regular TREC run with its qrels, on the files' bytes.
 
-What ``skndcg score RUN --qrels QRELS`` scores: the same arrays as
-``_join.join_codes`` gives for the two files read as DataFrames, built from the
-compiled scanner's fields without a string per row. Every hash match is
-confirmed on the bytes. Whatever this path does not handle on its own (a
-document twice in a query, a hash collision, an irregular file) makes
-:func:`join_files` return None, and the caller takes the DataFrame path, which
-gives the same result or names the problem.
+The arrays ``_join.join_codes`` gives for the two files read as DataFrames,
+from the compiled scanner's fields, every hash match confirmed on the bytes;
+anything else (a document twice in a query, a hash collision, an irregular
+file) is left to the DataFrame path, which gives the same or names the problem.
 """
 
-from __future__ import annotations
-
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .._native._jit import jit
 from .._native._threads import row_chunks, run_chunks
-from . import _scan, _text
+from . import _hashing, _scan, _text
 from ._arrange import assemble, depth_keep, query_offsets
 from ._data import CodedRanking
 from ._hashing import FNV_PRIME, fnv1a, same_bytes, slot, table_size
@@ -26,12 +21,12 @@ _OK, _GIVE_UP = 0, 1
 
 
 @jit(inline="always")
-def _before(data, a, len_a, b, len_b):  # pragma: no cover - compiled
-    """Whether bytes data[a:a+len_a] sort before data[b:b+len_b] (strcmp)."""
-    for j in range(min(len_a, len_b)):
-        if data[a + j] != data[b + j]:
-            return data[a + j] < data[b + j]
-    return len_a < len_b
+def _before(data, start, length, a, b):  # pragma: no cover - compiled
+    """Whether row ``a``'s bytes sort before row ``b``'s (strcmp)."""
+    for j in range(min(length[a], length[b])):
+        if data[start[a] + j] != data[start[b] + j]:
+            return data[start[a] + j] < data[start[b] + j]
+    return length[a] < length[b]
 
 
 @jit
@@ -46,14 +41,7 @@ def _sort_by_doc(rows, data, start, length, tmp):  # pragma: no cover - compiled
             i, j = lo, mid
             for k in range(lo, hi):
                 if j < hi and (
-                    i >= mid
-                    or _before(
-                        data,
-                        start[src[j]],
-                        length[src[j]],
-                        start[src[i]],
-                        length[src[i]],
-                    )
+                    i >= mid or _before(data, start, length, src[j], src[i])
                 ):
                     dst[k] = src[j]
                     j += 1
@@ -74,17 +62,11 @@ def _join_blocks(
     r2j, j_order, j_starts, j_data, j_start, j_len, j_hash, rel,
     keys, label, match,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """Chunk ``chunk`` of the queries, query by query: _GIVE_UP on a repeated
-    document or a hash collision, else _OK.
-
-    ``keys`` (row numbers on entry) are permuted within each group of rows
-    whose scores tie as float32 (so also as float64) so that the key order is
-    the docno order there: ordering a tie by key, descending, is trec_eval's
-    order. ``label`` gets each run row's judgment (0 when none), ``match`` the
-    run row of each judgment (-1 when the run did not return it). Block ``b``
-    holds the rows of run query ``b``, whose judgments are qrels block
-    ``r2j[b]``; each chunk writes only its own queries' entries.
-    """
+    """Chunk ``chunk`` of the run's query blocks (block ``b``'s judgments are
+    qrels block ``r2j[b]``): _GIVE_UP on a repeated document or a hash
+    collision, else _OK. ``keys`` (row numbers on entry) are permuted within
+    rows whose scores tie as float32 into docno order; ``label`` gets each
+    run row's judgment, ``match`` each judgment's run row (else -1)."""
     n_blocks = starts.size - 1
     b0, b1 = n_blocks * chunk // n_chunks, n_blocks * (chunk + 1) // n_chunks
     widest = 1
@@ -168,31 +150,6 @@ def _join_blocks(
 
 
 @jit
-def _check_repeats(order, starts, hashes):  # pragma: no cover - compiled
-    """Whether any document hash repeats within a query."""
-    widest = 1
-    for b in range(starts.size - 1):
-        widest = max(widest, starts[b + 1] - starts[b])
-    size = table_size(widest)
-    seen = np.empty(size, dtype=np.uint64)
-    used = np.empty(size, dtype=np.bool_)
-    for b in range(starts.size - 1):
-        lo, m = starts[b], starts[b + 1] - starts[b]
-        cap = table_size(m)
-        used[:cap] = False
-        for t in range(m):
-            r = order[lo + t] if order.size else lo + t
-            at = slot(hashes[r], cap - 1)
-            while used[at]:
-                if seen[at] == hashes[r]:
-                    return True
-                at = (at + 1) & (cap - 1)
-            used[at] = True
-            seen[at] = hashes[r]
-    return False
-
-
-@jit
 def _blocks(codes, n_codes):  # pragma: no cover - compiled
     """(order, starts): rows grouped by code (codes number the queries by first
     appearance); ``order`` is empty when each query is already one piece."""
@@ -213,57 +170,31 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
     return order, starts
 
 
-class _Read(threading.Thread):
-    """A file's bytes on a thread of its own: a gzip file is decompressed there
-    (which releases the GIL), a plain file is mapped."""
-
-    def __init__(self, path):
-        super().__init__(name="skndcg-read", daemon=True)
-        self.path, self.data, self.error = path, None, None
-        self.start()
-
-    def run(self):
-        try:
-            self.data = _text.map_bytes(self.path)
-        except BaseException as exc:  # raised again in the caller's thread
-            self.error = exc
-
-    def result(self):
-        """The bytes, handed over: this object keeps no reference to them."""
-        self.join()
-        if self.error is not None:
-            raise self.error
-        data, self.data = self.data, None
-        return data
-
-
 def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
-    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or None.
+    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or
+    None for the DataFrame path.
 
-    The rows are grouped by query: its retrieved rows, then its unretrieved
-    judgments. ``by_docno=True`` (for scoring with ties broken by document id,
-    where row order does not matter) puts each query's rows in descending
-    ``doc_order``, so the metric engine's tie reordering finds nothing to move;
-    otherwise the retrieved rows keep the run's order. ``doc_order=False``
-    leaves ``CodedRanking.doc_order`` out (None), for a caller that has no use for it.
-
-    None means the files need the DataFrame path (``_join.join_codes``): that
-    path gives the same arrays, or the error that names the file and line.
+    Each query's retrieved rows (in run order, or with ``by_docno`` in
+    descending ``doc_order``), then its unretrieved judgments; ``doc_order=False``
+    leaves ``CodedRanking.doc_order`` None.
     """
     run_path = _text.check_path(run_path, "run file")
     qrels_path = _text.check_path(qrels_path, "qrels file")
-    # The run is read from disk while the qrels are scanned.
-    reading = _Read(run_path)
-    try:
-        qrels = _scan.scan_fast(qrels_path, _text.QRELS)
-        if qrels is None:
-            return None
-        j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
-        j_hash = _scan.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
-        if _check_repeats(j_order, j_starts, j_hash):
-            return None
-    finally:
-        raw = reading.result()
+    # The run is read (a gzip file decompressed) while the qrels are scanned.
+    with ThreadPoolExecutor(1, thread_name_prefix="skndcg-read") as pool:
+        reading = pool.submit(_text.map_bytes, run_path)
+        try:
+            qrels = _scan.scan_fast(qrels_path, _text.QRELS)
+            if qrels is None:
+                return None
+            j_order, j_starts = _blocks(qrels.qcode, len(qrels.names))
+            j_hash = _hashing.doc_hashes(qrels.data, qrels.doc_start, qrels.doc_len)
+            # a document twice in a query (or a rare clash of the mixed keys)
+            if _hashing.repeated(_hashing.mix(qrels.qcode, j_hash)).any():
+                return None
+        finally:
+            raw = reading.result()
+            del reading  # (it would keep the bytes)
     run = _scan.scan_fast(run_path, _text.RUN, raw)
     del raw
     if run is None:
@@ -283,7 +214,7 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
     )  # fmt: skip
     if any(s != _OK for s in status):
         return None
-    # The file's text is no longer needed: free it before the outputs exist.
+    # The file's text is freed before the outputs exist.
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
     del run
     names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)

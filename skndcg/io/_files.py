@@ -1,12 +1,6 @@
-"""A TREC run file joined with its qrels file: one join, three roads, same rules.
-
-A small pair of files, and any pair whose unjudged documents are told apart,
-is joined in numpy (``_plainjoin``); a regular one on its bytes by compiled
-code (``_fastjoin``, not under ``no_compile``); anything else through the
-DataFrame readers (``_join``), which also name what is wrong with a file.
-"""
-
-from __future__ import annotations
+"""A TREC run file joined with its qrels file: one join, three roads, same rules:
+numpy for small files and unjudged documents told apart (``_plainjoin``), the
+files' bytes (``_fastjoin``), else the DataFrame readers (``_join``)."""
 
 import os
 
@@ -116,8 +110,13 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
 
 def _small(*paths):
     """Whether the files are small enough for the numpy road."""
+    size = file_size(*paths)
+    return size is not None and plain_road(size // _LINE_BYTES)
+
+
+def file_size(*paths):
+    """The files' bytes, or None when one cannot be sized."""
     try:
-        size = sum(os.path.getsize(p) for p in paths)
+        return sum(os.path.getsize(p) for p in paths)
     except (OSError, TypeError):
-        return False
-    return plain_road(size // _LINE_BYTES)
+        return None

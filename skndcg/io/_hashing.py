@@ -1,10 +1,5 @@
 """64-bit hashes of strings and (query, value) pairs, to join and check runs fast.
-
-A hash only proposes: every match or duplicate it finds is confirmed on the
-strings themselves before it is used, so a collision can never change a result.
-"""
-
-from __future__ import annotations
+A hash only proposes: every match or duplicate is confirmed on the strings."""
 
 import numpy as np
 
@@ -52,9 +47,12 @@ def table_size(n):  # pragma: no cover - compiled
 
 
 @jit
-def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
-    for i in range(out.size):
-        out[i] = fnv1a(data, offsets[i], offsets[i + 1])
+def doc_hashes(data, start, length):  # pragma: no cover - compiled
+    """The 64-bit FNV-1a hash of each byte range data[start:start+length]."""
+    out = np.empty(start.size, dtype=np.uint64)
+    for r in range(start.size):
+        out[r] = fnv1a(data, start[r], start[r] + length[r])
+    return out
 
 
 def _arrow_chunks(values):
@@ -67,12 +65,9 @@ def _arrow_chunks(values):
         arr = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+    if arr.null_count or arr.type not in (pa.string(), pa.large_string()):
         return None
-    if arr.null_count:
-        return None
-    return chunks
+    return arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
 
 
 def _hash_chunk(arr, out):
@@ -85,12 +80,8 @@ def _hash_chunk(arr, out):
     offsets = np.frombuffer(offsets_buf, dtype=width)[
         arr.offset : arr.offset + len(arr) + 1
     ]
-    data = (
-        np.frombuffer(data_buf, dtype=np.uint8)
-        if data_buf is not None
-        else np.zeros(0, dtype=np.uint8)
-    )
-    _fnv1a(offsets, data, out)
+    data = np.frombuffer(data_buf or b"", dtype=np.uint8)
+    out[:] = doc_hashes(data, offsets[:-1], np.diff(offsets))
 
 
 def string_hashes(values):
@@ -114,8 +105,12 @@ def mix(qid, value_bits):
 
 
 @jit
-def _slots(keys, size, table, used):  # pragma: no cover - compiled
-    """Open addressing: the slot of each key; equal keys share a slot."""
+def _slots(keys):  # pragma: no cover - compiled
+    """Open addressing: ``(slot of each key, table, used)``; equal keys share
+    a slot."""
+    size = table_size(keys.size)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.zeros(size, dtype=np.bool_)
     mask = size - 1
     out = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
@@ -127,16 +122,13 @@ def _slots(keys, size, table, used):  # pragma: no cover - compiled
             used[at] = True
             table[at] = key
         out[i] = at
-    return out
+    return out, table, used
 
 
 @jit
 def _repeated(keys):  # pragma: no cover - compiled
-    size = table_size(keys.size)
-    table = np.empty(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
-    slots = _slots(keys, size, table, used)
-    count = np.zeros(size, dtype=np.int32)
+    slots = _slots(keys)[0]
+    count = np.zeros(table_size(keys.size), dtype=np.int32)
     for i in range(keys.size):
         count[slots[i]] += 1
     out = np.empty(keys.size, dtype=np.bool_)
@@ -148,14 +140,11 @@ def _repeated(keys):  # pragma: no cover - compiled
 @jit
 def _lookup(keys, wanted):  # pragma: no cover - compiled
     """Index of each wanted key in ``keys`` (unique), -1 when absent."""
-    size = table_size(keys.size)
-    table = np.empty(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
-    index = np.full(size, -1, dtype=np.int64)
-    slots = _slots(keys, size, table, used)
+    slots, table, used = _slots(keys)
+    index = np.full(table.size, -1, dtype=np.int64)
     for i in range(keys.size):
         index[slots[i]] = i
-    mask = size - 1
+    mask = table.size - 1
     out = np.full(wanted.size, -1, dtype=np.int64)
     for i in range(wanted.size):
         key = wanted[i]

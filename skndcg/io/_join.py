@@ -1,7 +1,5 @@
 """Joining a run with its judgments into aligned metric inputs."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from . import _hashing, _text
@@ -35,25 +33,18 @@ def _codes(col):
     cats = col.cat.categories
     if not (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
         col = col.cat.rename_categories(cats.astype("str"))
-    return col.cat.codes.to_numpy().astype(np.int64), np.asarray(
-        col.cat.categories, dtype=object
-    )
+    names = np.asarray(col.cat.categories, dtype=object)
+    return col.cat.codes.to_numpy().astype(np.int64), names
 
 
-def _raise_duplicates(qid, doc, candidates, names, frame, what):
+def _raise_duplicates(qid, doc, candidates, names, frame, layout):
     """Raise for the first (query, document) pair that really repeats."""
     rows = np.flatnonzero(candidates)
     pairs = pd.DataFrame({"q": qid[rows], "d": doc.iloc[rows].to_numpy(dtype=object)})
     dup = pairs.duplicated().to_numpy()
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        layout = _text.RUN if what == "run" else _text.QRELS
-        raise duplicate_error(
-            frame.attrs.get("path"),
-            layout,
-            names[pairs["q"].iloc[i]],
-            str(pairs["d"].iloc[i]),
-        )
+        q, d = pairs["q"].to_numpy()[dup][0], pairs["d"].to_numpy()[dup][0]
+        raise duplicate_error(frame.attrs.get("path"), layout, names[q], str(d))
 
 
 def _exact_keys(r_q, r_doc, j_q, j_doc):
@@ -100,8 +91,7 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     if depth is not None:
         keep &= depth_cut(r_q, score, doc_order, depth)
     r_hash = _hashing.string_hashes(r_doc)
-    # A document twice in a query, both times among the rows kept, is an error
-    # (trec_eval checks only the documents within its depth, too).
+    # (trec_eval checks only the documents within its depth for repeats, too)
     repeats = blocks.repeated(r_hash) & keep
     del blocks
     if not keep.all():
@@ -109,18 +99,17 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
         r_doc = r_doc[keep].reset_index(drop=True)
         r_hash, repeats = r_hash[keep], repeats[keep]
     if repeats.any():
-        _raise_duplicates(r_q, r_doc, repeats, names, run, "run")
+        _raise_duplicates(r_q, r_doc, repeats, names, run, _text.RUN)
     r_key = _hashing.mix(r_q, r_hash)
     j_key = _hashing.mix(j_q, _hashing.string_hashes(j_doc))
     repeats = _hashing.repeated(j_key)
     if repeats.any():
-        _raise_duplicates(j_q, j_doc, repeats, names, qrels, "qrels")
+        _raise_duplicates(j_q, j_doc, repeats, names, qrels, _text.QRELS)
         # Distinct judgments share a key: give each one its own.
         j_key = np.arange(len(j_key), dtype=np.uint64)
         r_key = _exact_keys(r_q, r_doc, j_q, j_doc)
 
-    # Labels of the retrieved rows, and which judgments were retrieved: keys
-    # propose the matches, the strings confirm them.
+    # The keys propose the matches, the strings confirm them.
     found = _hashing.lookup(j_key, r_key)
     rows = np.flatnonzero(found >= 0)
     match = found[rows]
@@ -132,9 +121,8 @@ def join_codes(run, qrels, *, run_only="drop", depth=None):
     label = np.zeros(len(r_q), dtype=np.int64)
     label[rows] = rel[match]
     top = int(doc_order.max(initial=-1))
-    retrieved = np.zeros(len(j_q), dtype=bool)
-    retrieved[match] = True
-    missing = ~retrieved
+    missing = np.ones(len(j_q), dtype=bool)
+    missing[match] = False
 
     return CodedRanking(
         qid=np.concatenate([r_q, j_q[missing]]).astype(np.int64),
@@ -243,8 +231,6 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     data = join_codes(run, qrels, run_only=run_only, depth=depth).public()
     if unjudged == "zero":
         return data
-    # A row is judged when its (query, document) pair has a non-negative
-    # judgment in the qrels; with "pool", a negative judgment is kept.
     judged = qrels if unjudged == "pool" else qrels[qrels["relevance"].to_numpy() >= 0]
     pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
     at = pairs.get_indexer(pd.MultiIndex.from_arrays([data.qid, data.doc_id]))

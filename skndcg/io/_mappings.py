@@ -1,10 +1,5 @@
-"""Runs and qrels given as mappings or ranx objects, as DataFrames.
-
-``{qid: {doc_id: score}}`` for a run and ``{qid: {doc_id: relevance}}`` for
-qrels (the layout of pytrec_eval, ir_measures and ranx's ``to_dict()``), or a
-ranx ``Run`` / ``Qrels``, become the frames :func:`read_trec_run` and
-:func:`read_trec_qrels` return.
-"""
+"""Runs and qrels given as ``{qid: {doc_id: value}}`` mappings (as in
+pytrec_eval, ir_measures and ranx) or ranx objects, as the readers' DataFrames."""
 
 from __future__ import annotations
 

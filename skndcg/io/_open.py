@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..utils._args import check_flags
-from . import _plainjoin, _twojoin
+from . import _plainjoin
 from ._columns import is_parquet, read_predictions
-from ._files import join_trec_files
+from ._files import file_size, join_trec_files
 from ._parquet import ParquetColumns
 
-# Parquet files with more rows than this are streamed in row groups when only the
-# means are asked for (and no depth). The environment variable SKNDCG_STREAM_ROWS
-# sets another threshold (0 streams every Parquet file).
+# The sizes from which open_input streams (SKNDCG_STREAM_ROWS and
+# SKNDCG_STREAM_BYTES set others; 0 streams every file).
 STREAM_ROWS = 20_000_000
-
-
-# TREC runs larger than this are scored query by query, in bounded memory, when
-# only the means are asked for. SKNDCG_STREAM_BYTES sets another threshold (0
-# streams every run).
 STREAM_BYTES = 1 << 30
 
 
@@ -151,16 +147,13 @@ def open_input(path, qrels=None, *, qid=None, label=None, score=None, doc=None,
                 "model_qrels takes none of by_docno, unjudged, judged_only, "
                 "all_judged and stream"
             )
-        return _twojoin.join(path, qrels, model_qrels, depth=depth)
+        return _plainjoin.join_two(path, qrels, model_qrels, depth=depth)
     if qrels is not None:
         if stream and unjudged == "zero" and not judged_only and _large_run(path):
             return Chunked(path, qrels, depth=depth)
-        if items:  # (the numpy join keeps the docnos, and joins any pair)
-            return _plainjoin.join(
-                path, qrels, depth=depth, by_docno=by_docno, unjudged=unjudged,
-                judged_only=judged_only, all_judged=all_judged, items=True,
-            )  # fmt: skip
-        return join_trec_files(
+        # (the numpy join keeps the docnos, and joins any pair)
+        join = partial(_plainjoin.join, items=True) if items else join_trec_files
+        return join(
             path, qrels, depth=depth, by_docno=by_docno, unjudged=unjudged,
             judged_only=judged_only, all_judged=all_judged,
         )  # fmt: skip
@@ -180,24 +173,19 @@ def _threshold(name, default):
     text = os.environ.get(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(
-            f"the environment variable {name} must be a number >= 0, got {text!r}"
-        )
-    return value
+    with contextlib.suppress(ValueError):
+        if int(text) >= 0:
+            return int(text)
+    raise ValueError(
+        f"the environment variable {name} must be a number >= 0, got {text!r}"
+    )
 
 
 def _large_run(path):
-    """Whether a run is large enough to stream."""
-    try:
-        size = os.path.getsize(path)
-    except (OSError, TypeError):
-        return False  # the in-memory reader reports the problem
-    return size >= _threshold("SKNDCG_STREAM_BYTES", STREAM_BYTES)
+    """Whether a run is large enough to stream (not when it cannot be read:
+    the in-memory reader reports the problem)."""
+    size = file_size(path)
+    return size is not None and size >= _threshold("SKNDCG_STREAM_BYTES", STREAM_BYTES)
 
 
 def _large_parquet(path, *columns):

@@ -1,7 +1,5 @@
 """pandas, imported on first use: reading a small TREC run needs no DataFrame."""
 
-from __future__ import annotations
-
 import importlib
 
 

@@ -1,12 +1,11 @@
 """A Parquet file opened once: the only place the readers open pyarrow's file."""
 
-from __future__ import annotations
-
 from ..utils._args import as_path
 from ..utils._optional import import_optional
 
 
-def _parquet():
+def pyarrow_parquet():
+    """``pyarrow.parquet``, or the error naming the extra to install."""
     return import_optional("pyarrow.parquet", purpose="reading Parquet files")
 
 
@@ -54,11 +53,9 @@ class ParquetColumns:
     """
 
     def __init__(self, path):
-        pq = _parquet()
+        pq = pyarrow_parquet()
         self.path = as_path(path, "path")
-        # Without pre-buffering: pyarrow's read-ahead of whole column chunks
-        # kept memory that grew with the file (about 400 MiB against 240 MiB
-        # peak for a 40M-row file read alone), and reading was no faster.
+        # (pyarrow's pre-buffering kept memory growing with the file, no faster)
         try:
             self._file = pq.ParquetFile(self.path, pre_buffer=False)
         except Exception as exc:  # pyarrow raises several types here

@@ -1,30 +1,22 @@
-"""The join of a TREC run with its qrels in numpy: no compiler, no pandas.
+"""The joins of a TREC run with its qrels in numpy: no compiler, no pandas.
 
-The same rows as the compiled byte join (``_fastjoin``) and the DataFrame join
-(``_join``) give: for the files a process reads faster than it loads numba and
-pandas (see :func:`skndcg._native._jit.plain_road`), and for the documents
-nobody judged told apart (``unjudged`` "nan" or "pool", ``judged_only``) at any
-size. The lines are read by the line reader's rules (``_text.columns``), and a
-document twice in a query is refused with the readers' message. Each query's
-retrieved rows come in descending docno order (``by_docno``) or in run order,
-then its unretrieved judgments.
+:func:`join` gives the rows of the compiled and DataFrame joins, for small
+files (:func:`skndcg._native._jit.plain_road`) and for unjudged documents told
+apart; :func:`join_two` joins a run with two qrels files, the humans' and a
+model's. Lines are read by the line reader's rules (``_text.columns``).
 """
-
-from __future__ import annotations
 
 import numpy as np
 
 from . import _text
-from ._arrange import depth_cut
+from ._arrange import check_depth, depth_cut
 from ._data import CodedRanking
 from ._trec import duplicate_error
 
 
 def _codes(values, exact):
-    """``(sorted distinct values, code of each)`` of a list of strings, or of
-    UTF-8 bytes (whose order is the strings' order); ``exact`` keeps them as
-    Python objects, for ids that numpy's fixed-width strings would cut (a
-    trailing NUL)."""
+    """``(sorted distinct values, code of each)`` of a list of strings or UTF-8
+    bytes; ``exact`` keeps Python objects (numpy's strings cut a trailing NUL)."""
     kind = bytes if isinstance(values[0], bytes) else str
     names, codes = np.unique(
         np.array(values, dtype=object if exact else kind), return_inverse=True
@@ -34,8 +26,9 @@ def _codes(values, exact):
 
 def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged,
          items=False):  # fmt: skip
-    """A :class:`CodedRanking` of the two files (see the module); ``items``
-    keeps each row's docno in ``docs``."""
+    """A :class:`CodedRanking` of the two files: each query's retrieved rows
+    (in run order, or by docno descending), then its unretrieved judgments;
+    ``items`` keeps each row's docno in ``docs``."""
     run_path, run = read(run_path, _text.RUN)
     qrels_path, qrels = read(qrels_path, _text.QRELS)
     names, doc_names, (r_q, j_q), (r_d, j_d) = shared_codes(run, qrels)
@@ -43,16 +36,12 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     width = doc_names.size
     r_key, j_key = r_q * width + r_d, j_q * width + j_d
     score = run["score"]
-    judged = np.zeros(names.size, dtype=bool)
-    judged[j_q] = True
-    keep = judged[r_q]  # queries nobody judged are dropped
+    keep = _present(j_q, names)[r_q]  # queries nobody judged are dropped
     if depth is not None:
         keep &= depth_cut(r_q, score, r_d, depth)
-    # A document twice in a query, both times among the rows kept, is an error
-    # (trec_eval checks only the documents within its depth, too).
+    # (trec_eval checks only the documents within its depth for repeats, too)
     check_unique(run_path, _text.RUN, run, r_key, np.flatnonzero(keep))
     check_unique(qrels_path, _text.QRELS, qrels, j_key)
-    # Labels of the kept run rows, and the judgments they retrieve.
     found, match = find(r_key, j_key)
     found &= keep
     retrieved = np.zeros(rel.size, dtype=bool)
@@ -71,15 +60,11 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
         y[~judged_row] = np.nan
     placeholders = 0
     if judged_only:
-        answered = np.zeros(names.size, dtype=bool)
-        answered[rows_q[~np.isnan(y_score)]] = True
-        scored = answered[rows_q] | all_judged
+        scored = _present(rows_q[~np.isnan(y_score)], names)[rows_q] | all_judged
         kept = (y >= 0) & scored
         # A scored query -J leaves no document keeps one row, judged 0 and not
         # retrieved: it adds nothing to any measure, and the query scores 0.
-        left = np.zeros(names.size, dtype=bool)
-        left[rows_q[kept]] = True
-        lost = scored & ~left[rows_q]
+        lost = scored & ~_present(rows_q[kept], names)[rows_q]
         first = np.flatnonzero(lost)[np.unique(rows_q[lost], return_index=True)[1]]
         y[first], y_score[first], kept[first] = 0.0, np.nan, True
         placeholders = int(first.size)
@@ -90,10 +75,7 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     unretrieved = np.isnan(y_score)
     within = -doc if by_docno else np.arange(doc.size)
     order = np.lexsort((within, unretrieved, rows_q))
-    present = np.zeros(names.size, dtype=bool)
-    present[rows_q] = True
-    in_run = np.zeros(names.size, dtype=bool)
-    in_run[r_q] = True
+    present, in_run = _present(rows_q, names), _present(r_q, names)
     recode = np.cumsum(present) - 1
     out_names = np.concatenate([names[present], names[in_run & ~present]])
     doc_order = None
@@ -109,6 +91,63 @@ def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_ju
     return coded
 
 
+def join_two(run_path, qrels_path, model_path, *, depth=None):
+    """A :class:`CodedRanking` of a run with human and model qrels, as
+    :func:`skndcg.io.open_input` gives it with ``model_qrels``."""
+    check_depth(depth)
+    run_path, run = read(run_path, _text.RUN)
+    qrels_path, human = read(qrels_path, _text.QRELS)
+    model_path, model = read(model_path, _text.QRELS)
+    names, doc_names, (r_q, h_q, m_q), (r_d, h_d, m_d) = shared_codes(run, human, model)
+    width = doc_names.size
+    r_key, h_key, m_key = r_q * width + r_d, h_q * width + h_d, m_q * width + m_d
+    score = run["score"]
+    keep = np.ones(r_q.size, dtype=bool)
+    if depth is not None:
+        keep = depth_cut(r_q, score, r_d, depth)
+    check_unique(run_path, _text.RUN, run, r_key, np.flatnonzero(keep))
+    check_unique(qrels_path, _text.QRELS, human, h_key)
+    check_unique(model_path, _text.QRELS, model, m_key)
+    in_run, by_human, by_model = (_present(q, names) for q in (r_q, h_q, m_q))
+    missing = names[in_run & ~by_model]
+    if missing.size:
+        raise ValueError(
+            f"{model_path} has no judgment for the queries "
+            f"{', '.join(missing[:5])}{', ...' if missing.size > 5 else ''}"
+            " of the run; the model must judge every query"
+        )
+    # The run's rows, then the documents either file judged that it did not
+    # retrieve (within the depth), in docno order.
+    judged = np.union1d(h_key[in_run[h_q]], m_key[in_run[m_q]])
+    extra = np.setdiff1d(judged, r_key[keep], assume_unique=True)
+    keys = np.concatenate([r_key[keep], extra])
+    q, d = keys // width, keys % width
+    order = np.argsort(q, kind="stable")
+    rel = human["relevance"]
+    y_true = _labels(keys, h_key, rel)
+    y_true[~by_human[q]] = np.nan
+    recode = np.cumsum(in_run) - 1
+    return CodedRanking(
+        recode[q[order]], names[in_run], (doc_names[d[order]], np.zeros(0, object)),
+        y_true[order],
+        np.concatenate([score[keep], np.full(extra.size, np.nan)])[order],
+        d[order], as_text(run["tag"][-1]),
+        y_model=_labels(keys, m_key, model["relevance"])[order],
+        grades=(float(rel.min()), float(rel.max())),
+    )  # fmt: skip
+
+
+def _labels(keys, judged, relevance):
+    """The judgment of each key as a float, 0 for a key not judged."""
+    found, at = find(keys, judged)
+    return np.where(found, relevance[at], 0).astype(np.float64)
+
+
+def _present(codes, names):
+    """Whether each name's code is among ``codes``."""
+    return np.bincount(codes, minlength=names.size) > 0
+
+
 def read(path, layout):
     """``(path, fields)`` of a run or qrels file, its ids maybe UTF-8 bytes."""
     path = _text.check_path(path, f"{layout.kind} file")
@@ -116,10 +155,9 @@ def read(path, layout):
 
 
 def shared_codes(*tables):
-    """Codes of the tables' query and document ids, shared by all of them:
-    ``(query names, document names, query codes, document codes)``, the
-    names sorted strings, the codes one int64 array per table. Ids read as
-    bytes in one table and as strings in another become strings in place."""
+    """``(query names, document names, query codes, document codes)`` shared by
+    the tables: sorted strings, and one int64 array per table (ids read as
+    bytes in one table and as strings in another become strings in place)."""
     fields = [(table, key) for key in ("qid", "doc_id") for table in tables]
     ids = [table[key] for table, key in fields]
     if len({type(col[0]) for col in ids}) > 1:  # (a file read line by line)
@@ -137,8 +175,7 @@ def shared_codes(*tables):
 
 
 def check_unique(path, layout, table, keys, rows=None):
-    """Refuse a (query, document) key that repeats among ``rows`` of a file
-    (all of them by default), naming the file and its lines."""
+    """Refuse a key that repeats among ``rows`` (default all) of a file."""
     rows = np.arange(keys.size) if rows is None else rows
     again = _repeat(keys[rows])
     if again is not None:
@@ -162,8 +199,7 @@ def as_text(field):
 
 
 def _all_text(ids):
-    """:func:`as_text` of a list of ids, decoded in one call (no id holds a
-    line break, so one can join them)."""
+    """:func:`as_text` of a list of ids, decoded in one call."""
     if not ids or not isinstance(ids[0], bytes):
         return ids
     return b"\n".join(ids).decode("utf-8").split("\n")

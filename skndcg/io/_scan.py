@@ -1,22 +1,14 @@
 """A compiled scanner for regular TREC files: fields located, not copied.
 
-One pass over the file's bytes finds, per line, the query id (as a code), where
-the document id lies in the buffer, and the number
-field parsed exactly. Nothing is built per row but numbers, so a run of ten
-million lines needs no ten million strings.
-
-The scanner only accepts what it can read exactly as the reference line scanner
-in ``_text`` does; anything else (non-ASCII text, a wrong field count, no line
-at all, a hash collision between two query ids) makes it give up and return
-None, and the caller reads the file the slow way, which also names the file and
-line of any error. A number it cannot read exactly on its own (more than 19
-significant digits, a subnormal, ``nan``, ``1_0``) is marked for Python to
-read, with the same rules as the line scanner; a file with many of them is left
-to the slow way as a whole.
+One pass over the bytes gives, per line, a query code, where the document id
+lies and the number (nothing per row but numbers). It takes only what it reads
+exactly as the line scanner (``_text``) does, and gives up (None) on anything
+else; a number it cannot read exactly is read by Python, by the same rules.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -45,12 +37,6 @@ def _count_lines(data):  # pragma: no cover - compiled
         if data[i] == 10 or data[i] == 13:
             n += 1
     return n
-
-
-@jit(inline="always")
-def _space(c):  # pragma: no cover - compiled
-    """C's isspace() in the "C" locale."""
-    return c <= 32 and (c == 32 or (c >= 9 and c <= 13))
 
 
 @jit(inline="always")
@@ -88,10 +74,8 @@ def _int(data, i, end):  # pragma: no cover - compiled
 def _intern(
     data, a, length, table, q_start, q_len, q_hash, n_codes
 ):  # pragma: no cover - compiled
-    """The code of the query id data[a:a+length], added when new; -1 on a collision.
-
-    Open addressing on the id's hash; a match is checked on the bytes.
-    """
+    """The code of the query id data[a:a+length], added when new; -1 on a
+    collision (a match is checked on the bytes)."""
     size = table.size
     h = fnv1a(data, a, a + length)
     at = slot(h, size - 1)
@@ -123,6 +107,7 @@ def _intern(
     return code, table, q_start, q_len, q_hash, n_codes
 
 
+@functools.cache
 def _make_scan(n_fields, extra_ok, number_field, integer):
     # The layout is made of constants of the closure, so numba compiles one
     # straight loop per file kind (numba's cache key pickles these cells).
@@ -130,14 +115,10 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
     def scan(
         data, lo, hi, qcode, doc_start, doc_len, fvalue, ivalue, tag_at, tag_len
     ):  # pragma: no cover - compiled
-        """Fields of the lines in data[lo:hi], written from row 0 of the outputs.
-
-        Returns the
-        status (GAVE_UP when a line is irregular), the rows written, each query
-        code's first bytes, the rows (and lines, from 1 at ``lo``) whose number
-        Python must read, and where the last line's run tag lies. Each row's
-        run tag is located in ``tag_at``/``tag_len`` when they are not empty.
-        """
+        """Fields of the lines in data[lo:hi], written from row 0 of the outputs
+        (each row's run tag too when ``tag_at`` is not empty): the status
+        (GAVE_UP on an irregular line), the rows written, each query code's
+        bytes, and where the last line's run tag lies."""
         status = 0
         # Query ids: open addressing on their hash, checked on their bytes.
         table = np.full(1024, -1, dtype=np.int64)
@@ -162,7 +143,9 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
                         i += 1
                     break
                 s = i
-                while i < n and (data[i] > 32 or not _space(data[i])):
+                while i < n and (
+                    data[i] > 32 or not (_blank(data[i]) or _eol(data[i]))
+                ):  # up to isspace() in the "C" locale
                     i += 1
                 if k < n_fields:
                     fs[k], fe[k] = s, i
@@ -210,28 +193,6 @@ def _make_scan(n_fields, extra_ok, number_field, integer):
     return scan
 
 
-_SCANS = {}
-
-
-def _scanner(layout):
-    spec = (
-        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
-        layout.integer,
-    )  # fmt: skip
-    if spec not in _SCANS:
-        _SCANS[spec] = _make_scan(*spec)
-    return _SCANS[spec]
-
-
-@jit
-def doc_hashes(data, start, length):  # pragma: no cover - compiled
-    """The 64-bit FNV-1a hash of each document id."""
-    out = np.empty(start.size, dtype=np.uint64)
-    for r in range(start.size):
-        out[r] = fnv1a(data, start[r], start[r] + length[r])
-    return out
-
-
 @jit
 def _recode(qcode, mapping):  # pragma: no cover - compiled
     for i in range(qcode.size):
@@ -272,22 +233,16 @@ def _pieces(data, n_pieces):
 
 
 def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
-    """A :class:`Scanned` of a regular TREC file (whose bytes ``raw``, a bytes
-    object or a memory map, may be given), or None to read it the slow way.
-
-    A leading UTF-8 byte order mark is skipped (:data:`_text.BOM`). ``tags``
-    locates every row's run tag; ``first_line`` is the number of lines before
-    ``raw`` in its file (for the messages of a file read in blocks).
-    """
+    """A :class:`Scanned` of a regular TREC file (its bytes ``raw`` may be
+    given), or None; ``tags`` locates every row's run tag; ``first_line``: the
+    lines before ``raw`` in its file (for messages)."""
     if raw is None:
         raw = _text.map_bytes(path)
     skip = len(_text.BOM) if raw[: len(_text.BOM)] == _text.BOM else 0
     data = np.frombuffer(raw, dtype=np.uint8)[skip:]
-    # Non-ASCII text anywhere: the line scanner checks the UTF-8.
     if data.size == 0 or data.max() >= 128:
         return None
     pieces = _pieces(data, num_threads() if data.size > _PARALLEL_BYTES else 1)
-    # Rows each piece may write: its line ends, plus an unterminated last line.
     caps = [
         _count_lines(data[lo:hi]) - (data[hi - 1] in (10, 13)) for lo, hi, _ in pieces
     ]
@@ -298,7 +253,10 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     value = np.empty(n_lines, dtype=np.int64 if layout.integer else np.float64)
     tag_start = np.empty(n_lines if tags else 0, dtype=np.int64)
     tag_len = np.empty(n_lines if tags else 0, dtype=np.int32)
-    scan = _scanner(layout)
+    scan = _make_scan(
+        layout.n_fields, layout.extra_ok, layout.names.index(layout.number),
+        layout.integer,
+    )  # fmt: skip
     offsets = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
     def piece(t):
@@ -314,7 +272,7 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
     results = run_chunks(piece, len(pieces))
     if any(r[0] == GAVE_UP for r in results):
         return None
-    # Pieces wrote from their own offsets: close the gaps, one code per query id.
+    # Close the gaps between the pieces' rows; one code per query id.
     code_of, row, tag = {}, 0, None
     arrays = [qcode, doc_start, doc_len, value] + ([tag_start, tag_len] if tags else [])
     for t, (_, n_rows, q_start, q_len, t0, t1) in enumerate(results):

@@ -1,8 +1,5 @@
-"""TREC files as DataFrames: the compiled scanner's fields (``_scan``) turned
-into frames, with the line scanner (``_text``) where the compiled one gives
-way, read whole or block by block."""
-
-from __future__ import annotations
+"""TREC files as DataFrames, whole or block by block: the compiled scanner's
+fields (``_scan``), or the line scanner's (``_text``) where it gives way."""
 
 import gzip
 import zlib
@@ -50,8 +47,7 @@ def frame_of(scanned, layout):
 
 def parse_block(path, layout, data, first_line=0, whole=True):
     """The rows of ``data``, whole lines of the file ``path`` after
-    ``first_line`` lines: the compiled scanner's reading when it takes the
-    lines, else the line scanner's (which names the line of any error)."""
+    ``first_line`` lines."""
     scanned = _scan.scan_fast(
         path, layout, data, tags="tag" in layout.names, first_line=first_line
     )
@@ -68,8 +64,8 @@ def read_table(path, layout):
 
 
 def iter_blocks(path, layout, block_bytes=16 << 20):
-    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time,
-    in file order: :func:`read_table`'s rows and errors, in bounded memory."""
+    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time:
+    :func:`read_table`'s rows and errors, in bounded memory."""
     opener = gzip.open if _text.is_gzip(path) else open
     row, lines, rest, first = 0, 0, b"", True
     try:

@@ -1,21 +1,14 @@
-"""Reading whitespace-separated TREC files: one set of rules, two engines.
+"""The rules of TREC files, the line scanner and the file helpers.
 
-The compiled byte scanner (``_scan``) reads regular files; whenever it gives up
-(non-ASCII text, an irregular line, a number it cannot read exactly), the line
-scanner here reads the same bytes again. The line scanner is the reference: it
-accepts what trec_eval accepts and names the file, line and text of anything
-else. Both take LF, CRLF and CR as line ends and skip a leading UTF-8 BOM;
-``_tables.read_table`` reads a whole file, ``_tables.iter_blocks`` a large one
-in bounded memory, with the same rows and the same errors. This module holds
-the rules, the line scanner and the file helpers; ``_tables`` puts the two
-engines together.
+The line scanner is the reference reader: it accepts what trec_eval accepts and
+names the file, line and text of anything else; the compiled scanner
+(``_scan``) reads regular files, and ``_tables`` puts the two together.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
-import io
 import math
 import mmap
 import os
@@ -30,8 +23,7 @@ from ..utils._number_text import number_text
 from ._pandas import pd
 
 _GZIP_MAGIC = b"\x1f\x8b"
-#: A UTF-8 byte order mark at the very start of a TREC file is skipped, by every
-#: reader; anywhere else its bytes are part of a field.
+#: Skipped at the very start of a file; anywhere else its bytes are a field's.
 BOM = b"\xef\xbb\xbf"
 
 
@@ -75,9 +67,7 @@ def check_path(path, what):
         raise FileNotFoundError(f"{what} {name!r} does not exist.")
     if os.path.isdir(name):
         raise IsADirectoryError(f"{what} {name!r} is a folder, expected a file.")
-    if is_stream(name):
-        # A pipe can be read once, and opening one without a writer waits forever:
-        # the readers, which may read a file more than once, take files only.
+    if is_stream(name):  # (the readers may read a file more than once)
         raise ValueError(
             f"{what} {name!r} is not a regular file (a pipe or a device); save "
             "it to a file first (skndcg score does this by itself)."
@@ -135,24 +125,15 @@ def is_gzip(path):
 def read_bytes(path):
     """The whole file, decompressed when it is gzip."""
     try:
-        if is_gzip(path):
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        with open(path, "rb") as fh:
+        with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
             return fh.read()
     except (OSError, EOFError, zlib.error) as exc:
         raise ValueError(f"cannot read {path!r}: {exc}") from None
 
 
 def map_bytes(path):
-    """The file's bytes as a read-only buffer, without a copy where possible.
-
-    A plain file is mapped into memory: its pages come from the operating
-    system's file cache as they are read, so nothing is copied and no fresh
-    memory the size of the file is needed. A gzip file, or a file that cannot
-    be mapped (empty, a pipe), is read as :func:`read_bytes` does. The mapping
-    assumes the file is not shortened while it is being read.
-    """
+    """The file's bytes as a read-only buffer: a plain file mapped (not copied;
+    it must not shrink while read), else :func:`read_bytes`."""
     if is_gzip(path):
         return read_bytes(path)
     try:
@@ -192,20 +173,25 @@ def _fail(path, lineno, layout, message, line=None):
 
 
 def scan(path, layout, data=None, first_line=0, whole=True):
-    """Parse the file line by line: the reference reader and error reporter.
-
-    Blank lines and lines whose first non-blank character is ``#`` are skipped,
-    as trec_eval 10.0 does. ``data`` (the file's bytes, or a block of whole
-    lines of it that follows ``first_line`` lines) is read when given; a block
-    (``whole=False``) may hold no line.
-    """
-    return build_frame(columns(path, layout, data, first_line, whole), layout)
+    """The DataFrame of :func:`columns`."""
+    found = columns(path, layout, data, first_line, whole)
+    out = {}
+    for name in filter(None, layout.names):
+        if name == layout.number:
+            out[name] = found[name]
+        elif name == "doc_id":
+            out[name] = pd.array(found[name], dtype="str")
+        else:
+            out[name] = pd.Categorical(found[name])
+    return pd.DataFrame(out)
 
 
 def columns(path, layout, data=None, first_line=0, whole=True, text=True):
-    """The fields of :func:`scan` as ``{name: list of str, or the numbers as
-    an array}``, without a DataFrame (see :func:`scan`); ``text=False`` may
-    leave the fields as UTF-8 bytes (checked)."""
+    """``{name: list of str, or the numbers as an array}`` of the lines of
+    ``data`` (the file's bytes, or a block of whole lines after ``first_line``
+    lines, which may hold none unless ``whole``); blank and ``#`` lines are
+    skipped, as trec_eval does. ``text=False`` may leave the ids as UTF-8
+    bytes (checked)."""
     if data is None:
         data = read_bytes(path)
     if first_line == 0 and data.startswith(BOM):
@@ -221,13 +207,8 @@ def columns(path, layout, data=None, first_line=0, whole=True, text=True):
             continue
         n = len(fields)
         if n < layout.n_fields or (n > layout.n_fields and not layout.extra_ok):
-            _fail(
-                path,
-                lineno,
-                layout,
-                f"expected {layout.n_fields} whitespace-separated fields, got {n}",
-                raw,
-            )
+            wrong = f"expected {layout.n_fields} whitespace-separated fields, got {n}"
+            _fail(path, lineno, layout, wrong, raw)
         try:
             text = [f.decode("utf-8") for f in fields[: layout.n_fields]]
         except UnicodeDecodeError:
@@ -248,10 +229,8 @@ def columns(path, layout, data=None, first_line=0, whole=True, text=True):
 
 
 def _columns_at_once(data, layout, text=True):
-    """:func:`columns` of ``data`` a column at a time, or None when a line is
-    a comment or has another number of fields, a field is not UTF-8 or a
-    number is not one :func:`parse_number` takes (then the line loop reads
-    them, and names what is wrong)."""
+    """:func:`columns` of ``data`` a column at a time, or None for the line
+    loop to read (and name what is wrong)."""
     n = layout.n_fields
     if b"#" in data:
         return None
@@ -266,8 +245,7 @@ def _columns_at_once(data, layout, text=True):
         per_line = np.append(per_line, starts.size - (before[-1] if before.size else 0))
     if not per_line.any() or ((per_line != 0) & (per_line != n)).any():
         return None
-    # A '_' in the number column (float() and int() would read 1_0): the line
-    # loop names it. Found from the bytes, as the fields' places are known.
+    # A '_' in the number column (float() and int() would read 1_0).
     under = np.flatnonzero(arr == 95)
     field = np.searchsorted(starts, under, side="right") - 1
     if (field % n == layout.names.index(layout.number)).any():
@@ -280,11 +258,9 @@ def _columns_at_once(data, layout, text=True):
             continue
         col = tokens[i::n]
         if name == layout.number:
+            kind, dtype = (int, np.int64) if layout.integer else (float, np.float64)
             try:
-                if layout.integer:
-                    values = np.array(list(map(int, col)), dtype=np.int64)
-                else:
-                    values = np.array(list(map(float, col)), dtype=np.float64)
+                values = np.array(list(map(kind, col)), dtype=dtype)
             except (ValueError, OverflowError):
                 return None
             if not layout.integer and not np.isfinite(values).all():
@@ -327,28 +303,9 @@ def parse_number(text, path, lineno, layout, line=None):
     return value
 
 
-def build_frame(columns, layout):
-    """The DataFrame of :func:`columns`' output."""
-    out = {}
-    for name in layout.names:
-        if name is None:
-            continue
-        values = columns[name]
-        if name == layout.number:
-            out[name] = values
-        elif name == "doc_id":
-            out[name] = pd.array(values, dtype="str")
-        else:
-            out[name] = pd.Categorical(values)
-    return pd.DataFrame(out)
-
-
 def write_lines(path, lines):
-    """Write text lines, gzip-compressed when ``path`` ends with ``.gz``.
-
-    The file is written whole or not at all (a temporary file beside ``path``,
-    renamed at the end); a symbolic link out of its folder is refused.
-    """
+    """Write text lines, gzip-compressed when ``path`` ends with ``.gz``, whole
+    or not at all; a symbolic link out of its folder is refused."""
     from ..utils._atomic import atomic_write
 
     name = as_path(path, "path")
@@ -356,24 +313,15 @@ def write_lines(path, lines):
         fh = stack.enter_context(atomic_write(name, "wb"))
         if name.endswith(".gz"):
             fh = stack.enter_context(gzip.GzipFile(fileobj=fh, mode="wb"))
-        buffer = io.StringIO()
         for line in lines:
-            buffer.write(line)
-            if buffer.tell() > 1 << 20:
-                fh.write(buffer.getvalue().encode("utf-8"))
-                buffer = io.StringIO()
-        fh.write(buffer.getvalue().encode("utf-8"))
+            fh.write(line.encode("utf-8"))
 
 
 def find_lines(path, qid, doc):
     """Line numbers where ``doc`` is listed under ``qid`` (for error messages)."""
     want = (qid.encode("utf-8"), doc.encode("utf-8"))
-    found = []
     data = read_bytes(path)
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    for lineno, raw in enumerate(split_lines(data), 1):
-        fields = raw.split()
-        if len(fields) >= 3 and (fields[0], fields[2]) == want:
-            found.append(lineno)
-    return found
+    lines = (raw.split() for raw in split_lines(data))
+    return [n for n, f in enumerate(lines, 1) if len(f) >= 3 and (f[0], f[2]) == want]

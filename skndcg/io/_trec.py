@@ -1,7 +1,5 @@
 """TREC run and qrels files: reading and writing."""
 
-from __future__ import annotations
-
 import csv
 
 import numpy as np

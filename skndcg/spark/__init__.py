@@ -8,8 +8,6 @@ driver from per-query values and weights, exactly as in memory.
 Needs the ``spark`` extra (pyspark, pyarrow): ``pip install 'skndcg[spark]'``.
 """
 
-from __future__ import annotations
-
 import math
 
 from .._partial._driver import columns_of, finish, setup_of, sum_columns
@@ -39,21 +37,19 @@ def _prepare(args):
     check_columns(sdf.columns, cols, "sdf")
     types = {field.name: field.dataType for field in sdf.schema.fields}
     numeric = (sql.types.NumericType, sql.types.BooleanType)
-    check_numeric(
-        cols,
-        lambda col: (
-            None if isinstance(types[col], numeric) else types[col].simpleString()
-        ),
-        "sdf",
-    )
+    decimal_type = sql.types.DecimalType
+
+    def text_type(col):
+        return None if isinstance(types[col], numeric) else types[col].simpleString()
+
+    check_numeric(cols, text_type, "sdf")
     if n_groups is None:
         n_groups = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
         raise ValueError(f"n_groups must be an int >= 1 or None, got {n_groups!r}.")
     if spec.needs_label_max:
-        # A measure reads the largest label of all the rows (ERR's default
-        # g_max): one aggregation before the groups are scored. Spark orders
-        # NaN above every number, so NaN is counted apart.
+        # ERR's default g_max: the largest label, NaN (which Spark orders
+        # above every number) counted apart.
         y = F.col(cols["label_col"]).cast("double")
         missing = y.isNull() | F.isnan(y)
         top, n_missing = sdf.agg(
@@ -64,14 +60,8 @@ def _prepare(args):
     used = list(dict.fromkeys(c for c in cols.values() if c is not None))
     # A decimal column reaches pandas as Decimal objects: read as doubles.
     values = {cols[k] for k in ("label_col", "score_col", "sample_weight_col")}
-    sdf = sdf.select(
-        *(
-            F.col(c).cast("double").alias(c)
-            if c in values and isinstance(types[c], sql.types.DecimalType)
-            else F.col(c)
-            for c in used
-        )
-    )
+    decimal = [c for c in used if c in values and isinstance(types[c], decimal_type)]
+    sdf = sdf.select(*used).withColumns({c: F.col(c).cast("double") for c in decimal})
     sample = sample_rows(sdf.limit(0).toPandas())
     template = report_template(sample, spec.names, **spec.columns)
     grouped = (

@@ -6,21 +6,15 @@ import numpy as np
 
 
 class GroupedCheck:
-    """Remembers the queries already finished and refuses one that comes back.
-
-    While the ids arrive in increasing order only the last one is compared;
-    the first step down switches to a mapping of every id seen so far to its
-    rows, so that the error names where the query was first and where it
-    comes back. ``rows`` names the file's rows in the message (``"row"`` for a
-    Parquet file's rows counted from 0).
-    """
+    """Remembers the queries already finished and refuses one that comes back:
+    while the ids increase only the last one is compared, then a mapping of
+    every id seen to its rows, for the message (``rows`` names the rows)."""
 
     def __init__(self, where: str, qid_col: str, rows: str = "row"):
         self.where = where
         self.qid_col = qid_col
         self.rows = rows
         self.last = None
-        # While ids increase: the finished ids and the row each one starts at.
         self.finished: list[tuple[np.ndarray, np.ndarray]] = []
         self.seen: dict | None = None  # then: id -> [first row, row after its last]
         self._open: list | None = None  # the rows of the last query, its end unknown

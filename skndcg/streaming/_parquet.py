@@ -1,7 +1,5 @@
 """Scoring a Parquet file batch by batch, in bounded memory."""
 
-from __future__ import annotations
-
 from .._partial._driver import (
     columns_of,
     finish,
@@ -112,8 +110,6 @@ def score_parquet(
     check_flags(return_counts=return_counts)
     spec = setup_of(locals(), "the file")
     where = str(path)
-    # The file is opened once: its footer serves the column check, the
-    # checked reader and the pass over the labels.
     file = ParquetColumns(path)
     check_columns(file.names, columns_of(spec.columns), where)
     chunks = read_predictions_chunks(
@@ -123,13 +119,10 @@ def score_parquet(
         empty_labels=options.get("nan_label") == "unjudged",  # as in memory
     )  # fmt: skip
     if spec.needs_label_max:
-        # A first pass over the labels alone: every piece scores with the
-        # largest label of the file, as the whole file does in memory.
         found = []
         for frame in file.frames([label_col], batch_size):
             found += label_candidates(frame[label_col].to_numpy())
         spec.know_label_max(found)
-    # Whole queries, rows checked as read_predictions does, numbered from 0.
     batches = (chunk.reset_index(drop=True) for chunk in chunks)
     check = GroupedCheck(where, qid_col)
     parts = []

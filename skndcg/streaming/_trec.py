@@ -1,7 +1,5 @@
 """Scoring a TREC run larger than memory against its judgments, query by query."""
 
-from __future__ import annotations
-
 import pandas as pd
 
 from .._partial._driver import (
@@ -18,19 +16,6 @@ from ..metrics._shared import check_side_inputs, parse_metric
 from ..utils._args import check_flags, metric_names
 from ..utils._counts import check_rows
 from ._order import GroupedCheck
-
-
-def _chunks(reader):
-    """The run's rows as frames of at most ``batch_lines`` rows, in file order,
-    from :func:`skndcg.io.read_trec_run_chunks` (the rules, values and errors
-    of :func:`skndcg.io.read_trec_run`)."""
-    for chunk in reader:
-        frame = pd.DataFrame(
-            {"qid": chunk["qid"].to_numpy(dtype=object), "doc_id": chunk["doc_id"],
-             "score": chunk["score"].to_numpy()}
-        )  # fmt: skip
-        frame.attrs["path"] = chunk.attrs["path"]
-        yield frame
 
 
 def score_trec_run(
@@ -127,9 +112,6 @@ def score_trec_run(
     reads = check_side_inputs(names, {"popularity=": popularity})
     cols = dict(_COLUMNS, item_col="doc_id" if reads else None)
     spec = setup(metrics, cols, None, kw, "the run", popularity=popularity)
-    # Measures that tell unjudged documents apart (bpref, infAP) read them as
-    # skndcg score does: NaN for nobody judged, negative for "in the pool, not
-    # judged" under trec_eval's label rule (NaN under the others).
     unjudged = "zero"
     if any(parse_metric(n).definition.reads_unjudged for n in spec.names):
         unjudged = get_convention(convention).labels.unjudged_rule()
@@ -146,7 +128,8 @@ def score_trec_run(
         unretrieved rows, scored 0)."""
         answered = set()
         check = GroupedCheck(where, "qid", rows="run row")
-        for _, piece in whole_queries(_chunks(reader), "qid", check, bar):
+        frames = (c[["qid", "doc_id", "score"]].astype({"qid": "str"}) for c in reader)
+        for _, piece in whole_queries(frames, "qid", check, bar):
             keys = pd.unique(piece["qid"])
             answered.update(keys.tolist())
             wanted = [by_query[k] for k in keys if k in by_query]
@@ -158,8 +141,6 @@ def score_trec_run(
             yield _joined(empty, pd.concat(missing), depth, unjudged)
 
     if spec.needs_label_max:
-        # A measure reads the largest label of all the joined rows (ERR's
-        # default g_max): the run is read twice, once for that label.
         if is_stream(run):
             raise ValueError(
                 f"{where} can be read only once, and one of {spec.names} needs the "
@@ -182,13 +163,9 @@ def score_trec_run(
 
 
 def _joined(run_rows, judgments, depth, unjudged):
-    """The run's rows joined with their judgments, as the table a piece is
-    scored from."""
+    """The run's rows joined with their judgments: a piece's table."""
     data = join_run_qrels(run_rows, judgments, depth=depth, unjudged=unjudged)
-    return pd.DataFrame(
-        {"qid": data.qid, "doc_id": data.doc_id, "y_true": data.y_true,
-         "y_score": data.y_score}
-    )  # fmt: skip
+    return data.to_frame()
 
 
 # The columns of the joined rows each piece is scored from.
