@@ -122,7 +122,6 @@ def metric_columns(frames, exclude=(), what="scores"):
         and all(c in f.columns for f in frames)
         and pd.api.types.is_numeric_dtype(first[c])
     ]
-    # The DCG columns a ranking report adds behind an NDCG column.
     ndcg_ks = {c[len("ndcg@") :] for c in cols if str(c).startswith("ndcg@")}
 
     def added(c):

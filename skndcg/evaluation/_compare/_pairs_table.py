@@ -1,6 +1,4 @@
-"""The per-pair table of a :class:`~skndcg.evaluation.Comparison`: for each
-comparison and metric, the paired difference with its interval, the adjusted
-p-value, wins/ties/losses and a standardised effect size."""
+"""The per-pair table of a :class:`~skndcg.evaluation.Comparison`."""
 
 from __future__ import annotations
 

@@ -90,19 +90,14 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     seeds = rng.integers(
         0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
     )
-    # Each row depends on its seed alone: blocks of rows fill on the engine's
-    # thread pool, with the same result for any number of threads.
     n_chunks = num_threads() if out.size >= _PARALLEL_FROM else 1
     run_chunks(_count_rows, n_chunks, n_chunks, seeds, n_units, out)
     return out
 
 
 def random_bits(rng, n_rows, n_units, dtype=np.float64):
-    """Fair random bits (0 or 1) of shape ``(n_rows, n_units)``.
-
-    Row ``b`` takes the ``b``-th stretch of ``ceil(n_units / 64)`` raw 64-bit
-    words of the generator, so the bits do not depend on the block size.
-    """
+    """Fair random bits (0 or 1) of shape ``(n_rows, n_units)``, ``ceil(n_units /
+    64)`` raw words of the generator per row."""
     words = -(-n_units // 64)
     raw = rng.bit_generator.random_raw(n_rows * words)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little")
@@ -199,18 +194,11 @@ def percentile_interval(dist, confidence):
 
 
 def check_resamples(n_resamples, confidence, tails=2, level=None):
-    """``n_resamples`` as an int; raise unless it is an integer that leaves at
-    least one resample beyond each bound of a ``confidence`` percentile
-    interval with ``tails`` tails (2, 1 for a one-sided quantile, or 0 where
-    no interval is drawn: an integer >= 1). ``level`` names the confidence in
-    the message (default ``confidence=...``).
-
-    ``np.percentile`` puts the quantile ``q`` at the sorted position
-    ``q * (B - 1)`` of ``B`` resamples: a tail of ``(1 - confidence) / tails``
-    holds a resample beyond the bound from ``B >= 1 + tails / (1 - confidence)``
-    on. Fewer make the bound the extreme resample, or with one resample the
-    interval ``[x, x]``, which can exclude the estimate.
-    """
+    """``n_resamples`` as an int; raise unless each of the ``tails`` tails (2, 1,
+    or 0 where no interval is drawn) of a ``confidence`` percentile interval
+    holds a resample beyond its bound: ``np.percentile`` puts quantile ``q`` at
+    sorted position ``q * (B - 1)``, so ``B >= 1 + tails / (1 - confidence)``.
+    ``level`` names the confidence in the message."""
     n = check_integer("n_resamples", n_resamples, 1)
     # Less a hair, so that 1 - 0.95 rounding up in floats does not add one.
     least = math.ceil(1 + tails / (1 - confidence) - 1e-9)

@@ -136,8 +136,7 @@ def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
     With ``n_resamples``, warn (:class:`SmallSampleWarning`) unless that many
     resamples leave one beyond each bound of a percentile interval at the
     corrected level: the intervals are then reported, but their bounds are the
-    most extreme resamples. (A monitor over many windows is not refused for
-    it; the corrected p-values do not depend on it.)
+    most extreme resamples.
     """
     alpha = 1.0 - confidence
     m = int(np.sum(~np.isnan(p_adjusted)))
