@@ -56,15 +56,6 @@ def p_floor(test, n_resamples):
     return 2.0 / (n_resamples + 1) if test in _RESAMPLED else None
 
 
-def at_floor(p_value, test, n_resamples):
-    """Whether each raw p-value sits at the resampling floor ``2 / (B + 1)``."""
-    p = np.asarray(p_value, dtype=float)
-    if test not in _RESAMPLED:
-        return np.zeros(p.shape, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return p <= 2.0 / (n_resamples + 1) * (1 + 1e-9)
-
-
 def _p_text(p, floor):
     if np.isnan(p):
         return "nan"
@@ -79,7 +70,10 @@ def _signed(v, digits):
 def pair_rows(cmp, digits, latex=False):
     """Header and rows of the pair table of ``cmp`` (a ``Comparison``)."""
     frame = cmp.to_frame(pairs=True)
-    floor = at_floor(frame["p_value"].to_numpy(), cmp.test, cmp.n_resamples)
+    # Whether each raw p-value sits at the floor (none without resampling).
+    p_min = p_floor(cmp.test, cmp.n_resamples) or -np.inf
+    with np.errstate(invalid="ignore"):
+        floor = frame["p_value"].to_numpy(dtype=float) <= p_min * (1 + 1e-9)
     level = f"{100 * cmp.confidence:g}%"
     corr = cmp.correction if cmp.correction is not None else "raw"
     header = ["comparison", "metric", f"difference [{level} CI]",

@@ -273,12 +273,10 @@ class Comparison:
         mark += f" at p <= {self.alpha:g} ({self.test} test, {self._corrected_over()})"
         note = ""
         if self._r["small"].any():
-            note = (
-                " No interval below min_queries queries (shown as nan); p-values "
-                "there from the exact randomization test."
-                if self.test == "paired_bootstrap"
-                else " No interval below min_queries queries (shown as nan)."
-            )
+            note = " No interval below min_queries queries (shown as nan)"
+            if self.test == "paired_bootstrap":
+                note += "; p-values there from the exact randomization test"
+            note += "."
         return f"{head}; {mark}; {nq_text} queries.{note}"
 
     def to_markdown(self, digits=3):

@@ -215,12 +215,7 @@ def _intervals(est, boots, confidence):
     dev = np.where(np.isnan(dev), np.inf, dev)
     c = float(np.quantile(dev.max(axis=1), confidence)) if n_pos > 1 else z
     c = max(c, z)
-    return (
-        est * np.exp(-z * sd),
-        est * np.exp(z * sd),
-        est * np.exp(-c * sd),
-        est * np.exp(c * sd),
-    )
+    return tuple(est * np.exp(s * sd) for s in (-z, z, -c, c))
 
 
 @validate_params(

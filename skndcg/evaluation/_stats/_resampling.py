@@ -104,13 +104,6 @@ def random_bits(rng, n_rows, n_units, dtype=np.float64):
     return bits.reshape(n_rows, words * 64)[:, :n_units].astype(dtype)
 
 
-def all_sign_flips(n_units):
-    """Every one of the ``2**n_units`` sign vectors, the identity first."""
-    codes = np.arange(2**n_units, dtype=np.int64)[:, None]
-    bits = (codes >> np.arange(n_units)) & 1
-    return 1.0 - 2.0 * bits
-
-
 def _dtype(n_rows, n_units):
     return np.float32 if n_rows * n_units >= _FLOAT32_FROM else np.float64
 
@@ -157,7 +150,9 @@ def sign_flip_means(num, den_total, n_resamples, rng):
     """
     n_units = num.shape[0]
     if n_units < 63 and 2**n_units <= n_resamples:
-        return (all_sign_flips(n_units) @ num) / den_total, True
+        codes = np.arange(2**n_units, dtype=np.int64)[:, None]
+        signs = 1.0 - 2.0 * ((codes >> np.arange(n_units)) & 1)  # identity first
+        return (signs @ num) / den_total, True
     dtype = _dtype(n_resamples, n_units)
     # With bits u (sign 2u - 1) and num = c + r:
     # S @ num = 2 * (u @ r + c * u.sum()) - num.sum(), with small products u @ r.
