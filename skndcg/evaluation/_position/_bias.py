@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
@@ -164,15 +166,10 @@ def _solve(ii, jj, num, den, pair_weight, n_pos):
 
 
 def _connected(ii, jj, usable, n_pos):
-    reach = {0}
-    changed = True
-    while changed:
-        changed = False
-        for a, b in zip(ii[usable], jj[usable], strict=True):
-            if (a in reach) != (b in reach):
-                reach.update((a, b))
-                changed = True
-    return sorted(set(range(n_pos)) - reach)
+    """The positions no usable pair links to position 1 (0-based, sorted)."""
+    links = coo_matrix((np.ones(usable.sum()), (ii[usable], jj[usable])), (n_pos,) * 2)
+    label = connected_components(links, directed=False)[1]
+    return np.flatnonzero(label != label[0]).tolist()
 
 
 def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):

@@ -1,23 +1,14 @@
 """Vectorised bootstrap and sign-flip resampling of weighted means.
 
-Every statistic :func:`~skndcg.evaluation.compare` resamples is a ratio of
-sums over resampling units (queries, or clusters of queries):
-``sum(w * v) / sum(w)``. A resample is a vector of counts, one per unit (how
-many times the unit is drawn), so a block of resamples is a count matrix
-``C`` of shape ``(n_block, n_units)`` and all resampled means of all models
-and metrics come from two matrix products, ``C @ numerators`` and
-``C @ denominators``.
-
-Each resample draws its units from its own SplitMix64 stream, seeded from
-``random_state``'s generator in resample order, and a 32-bit draw picks a
-unit by multiply-shift (a unit's probability is off by less than
-``n_units / 2**32`` of itself). Resample ``b`` is therefore the same whatever
-the block size or the number of threads, and the kernel fills the rows of a
-block in parallel. The sign flips of the randomization test are the bits of
-the generator's raw words, a fixed stretch of words per resample.
-
-Large problems use single-precision products on centred values (measured
-error below 1e-8 on the metric scale); small ones stay in double precision.
+Every statistic resampled is a ratio of sums over units (queries, or clusters):
+``sum(w * v) / sum(w)``. A block of resamples is a count matrix ``C`` of shape
+``(n_block, n_units)``, and all resampled means come from ``C @ numerators`` and
+``C @ denominators``. Resample ``b`` draws its units from its own SplitMix64
+stream, seeded in resample order (a 32-bit draw picks a unit by multiply-shift:
+its probability is off by less than ``n_units / 2**32`` of itself), so it is the
+same for any block size or number of threads. Sign flips are the bits of a fixed
+stretch of the generator's raw words per resample. Large problems use float32
+products on centred values (measured error below 1e-8 on the metric scale).
 """
 
 from __future__ import annotations

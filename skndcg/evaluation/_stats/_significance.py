@@ -1,10 +1,8 @@
 """Paired tests on per-unit difference totals, and multiple-testing corrections.
 
-Each test sees, for every comparison (a column), the per-unit sums of the
-weighted differences ``D[u] = sum(w * (a - b))`` and the per-unit weight
-sums ``W[u]``; a unit is a query, or a cluster of queries. Without weights and
-clusters these are the plain per-query differences and ones, and every test
-reduces to its textbook form (checked against scipy in the tests).
+Each test sees, per comparison (a column), the per-unit (query or cluster) sums
+``D[u] = sum(w * (a - b))`` and ``W[u] = sum(w)``; without weights and clusters
+every test reduces to its textbook form (checked against scipy in the tests).
 """
 
 from __future__ import annotations
@@ -79,14 +77,9 @@ def wilcoxon_test(D, W):
 
 
 def randomization_test(D, W, n_resamples, rng):
-    """Two-sided sign-flip test of the weighted mean difference.
-
-    Under "no difference" each unit's difference is as likely to have either
-    sign; the null distribution flips the signs of whole units. Every sign
-    vector is enumerated when ``2**n_units <= n_resamples`` (exact test);
-    otherwise ``n_resamples`` random ones are drawn and one is added to the
-    counts (the observed arrangement), as scipy's ``permutation_test`` does.
-    """
+    """Two-sided sign-flip test of the weighted mean difference: exact (every
+    sign vector) when ``2**n_units <= n_resamples``, else ``n_resamples`` random
+    ones plus the observed one, as scipy's ``permutation_test`` counts."""
     total = W.sum(0)
     observed = D.sum(0) / total
     null, exact = sign_flip_means(D, total, n_resamples, rng)
