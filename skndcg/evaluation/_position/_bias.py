@@ -359,10 +359,10 @@ def estimate_position_bias(
     if method == "intervention":
         est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, draw)
     else:
+        X = None
         if features is None:
             warn_sparse_em(pos, pair)
-        X = None
-        if features is not None:
+        else:
             X = np.asarray(features, dtype=np.float64)
             if X.ndim != 2 or X.shape[0] != keep.size:
                 raise ValueError(

@@ -108,12 +108,9 @@ def blocks(n_rows, n_units, cells):
 
 def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
     """Resampled ratios ``(C @ num) / (C @ den)``, shape ``(n_resamples,
-    n_series)``, for bootstrap counts ``C``.
-
-    ``num`` (n_units, n_series) holds per-unit sums of ``w * v``; ``den``
-    (n_units, n_den) per-unit sums of ``w`` over the values that count, its
-    column ``den_index[j]`` dividing series ``j`` (column ``j`` when None).
-    """
+    n_series)``: ``num`` (n_units, n_series) holds per-unit sums of ``w * v``,
+    ``den`` (n_units, n_den) those of ``w``, its column ``den_index[j]`` (``j``
+    when None) dividing series ``j``."""
     n_units = num.shape[0]
     if den_index is None:
         den_index = np.arange(num.shape[1])
@@ -134,11 +131,8 @@ def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
 
 
 def sign_flip_means(num, den_total, n_resamples, rng):
-    """Means ``(S @ num) / den_total`` under random or all sign vectors ``S``.
-
-    Every sign vector is enumerated (the identity included) when
-    ``2**n_units <= n_resamples``; the second value returned says so.
-    """
+    """Means ``(S @ num) / den_total`` under random sign vectors ``S``, or every
+    one when ``2**n_units <= n_resamples`` (then the second value is True)."""
     n_units = num.shape[0]
     if n_units < 63 and 2**n_units <= n_resamples:
         codes = np.arange(2**n_units, dtype=np.int64)[:, None]
@@ -211,11 +205,8 @@ def _quantiles(dist, q):
 
 
 def bca_interval(dist, estimate, jackknife, confidence):
-    """Bias-corrected and accelerated interval (Efron, 1987) of every column.
-
-    ``z0`` comes from the share of resampled values below the estimate (ties
-    count half); the acceleration from the jackknife values' skewness.
-    """
+    """Bias-corrected and accelerated interval (Efron, 1987) of every column;
+    ``z0`` counts ties with the estimate as half below."""
     alpha = 1.0 - np.asarray(confidence, dtype=float)
     valid = ~np.isnan(dist)
     n_valid = valid.sum(0)

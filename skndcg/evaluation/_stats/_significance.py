@@ -20,12 +20,9 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
 
 def bootstrap_p_value(dist, observed):
-    """Twice the share of resampled differences on the far side of zero (<= 1).
-
-    The share counts the observed difference as one more resample,
-    ``(far + 1) / (B + 1)`` with ``B`` resamples, so the p-value is never
-    below ``1 / (B + 1)``: ``B`` resamples cannot tell anything smaller.
-    """
+    """Twice the share ``(far + 1) / (B + 1)`` of ``B`` resampled differences on
+    the far side of zero, the observed one counted in (so never below ``1 / (B +
+    1)``), capped at 1."""
     out = np.full(observed.shape, np.nan)
     for j, obs in enumerate(observed):
         col = dist[:, j]
@@ -62,11 +59,8 @@ def t_test(D, W):
 
 
 def wilcoxon_test(D, W):
-    """Wilcoxon signed-rank test of the per-unit mean differences ``D / W``.
-
-    Zero differences are dropped (``zero_method="wilcox"``, scipy's default);
-    a comparison whose differences are all zero gets p = 1.
-    """
+    """Wilcoxon signed-rank test of the per-unit mean differences ``D / W``; zero
+    differences are dropped (scipy's default), all zero gives p = 1."""
     out = np.ones(D.shape[1])
     for j in range(D.shape[1]):
         has = W[:, j] > 0
@@ -92,11 +86,8 @@ def randomization_test(D, W, n_resamples, rng):
 
 
 def adjust_p_values(p, method):
-    """Adjusted p-values over all non-NaN entries of ``p``.
-
-    ``holm``: step-down Bonferroni (Holm, 1979); ``bonferroni``; ``fdr_bh``:
-    Benjamini-Hochberg step-up false discovery rate (1995); ``None``: no change.
-    """
+    """Adjusted p-values over all non-NaN entries of ``p`` (``fdr_bh``: the
+    Benjamini-Hochberg step-up; ``None``: unchanged)."""
     p = np.asarray(p, dtype=float)
     out = p.copy()
     if method is None:
@@ -120,17 +111,11 @@ def adjust_p_values(p, method):
 
 
 def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
-    """Confidence level of the intervals that go with the corrected p-values.
-
-    Bonferroni and Holm: ``1 - alpha / m`` (Bonferroni simultaneous intervals,
-    also the usual companion of Holm). ``fdr_bh``: ``1 - R * alpha / m``, the
-    false-coverage-statement-rate intervals of Benjamini & Yekutieli (2005),
-    with ``R`` the number of rejections (at least one). ``None``: unchanged.
-    With ``n_resamples``, warn (:class:`SmallSampleWarning`) unless that many
-    resamples leave one beyond each bound of a percentile interval at the
-    corrected level: the intervals are then reported, but their bounds are the
-    most extreme resamples.
-    """
+    """Confidence level of the intervals that go with the corrected p-values:
+    ``1 - alpha / m`` (Bonferroni, also for Holm), ``1 - R * alpha / m`` with
+    ``R >= 1`` rejections for ``fdr_bh`` (Benjamini & Yekutieli, 2005). With
+    ``n_resamples``, warn when too few resamples lie beyond the bounds at that
+    level (the intervals are still reported)."""
     alpha = 1.0 - confidence
     m = int(np.sum(~np.isnan(p_adjusted)))
     if method is None or m == 0:
