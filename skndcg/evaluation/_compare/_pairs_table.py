@@ -67,7 +67,7 @@ def _signed(v, digits):
     return "nan" if np.isnan(v) else f"{v:+.{digits}f}"
 
 
-def pair_rows(cmp, digits, latex=False):
+def pair_rows(cmp, digits):
     """Header and rows of the pair table of ``cmp`` (a ``Comparison``)."""
     frame = cmp.to_frame(pairs=True)
     # Whether each raw p-value sits at the floor (none without resampling).
@@ -78,8 +78,6 @@ def pair_rows(cmp, digits, latex=False):
     corr = cmp.correction if cmp.correction is not None else "raw"
     header = ["comparison", "metric", f"difference [{level} CI]",
               f"p ({corr})", "wins/ties/losses", "d_z"]  # fmt: skip
-    if latex:
-        header[2] = header[2].replace("%", r"\%")
     rows = []
     for i, row in enumerate(frame.itertuples(index=False)):
         diff = (
@@ -87,8 +85,6 @@ def pair_rows(cmp, digits, latex=False):
             f"{_signed(row.diff_high, digits)}]"
         )
         p = _p_text(row.p_adjusted, floor[i])
-        if latex and p.startswith("<"):
-            p = "$<$" + p[1:]
         rows.append([
             f"{row.model} vs {row.other}",
             str(row.metric), diff, p,
@@ -126,13 +122,12 @@ def markdown(header, rows, left):
 
 def latex(cmp, digits):
     """The pair table of ``cmp`` as a booktabs ``tabular``."""
-    header, rows, floor = pair_rows(cmp, digits, latex=True)
-    header = [latex_escape(h) if "\\" not in h else h for h in header]
-    rows = [
-        [latex_escape(c) if i < 2 else c for i, c in enumerate(row)] for row in rows
-    ]
+    header, rows, floor = pair_rows(cmp, digits)
+    rows = [[*map(latex_escape, row[:2]), *row[2:]] for row in rows]
+    for row in rows:
+        row[3] = row[3].replace("<", "$<$")
     note = latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
-    return tabular("llrrrr", header, rows, note) + "\n"
+    return tabular("llrrrr", [latex_escape(h) for h in header], rows, note) + "\n"
 
 
 def tabular(spec, header, rows, note):

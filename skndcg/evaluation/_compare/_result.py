@@ -319,10 +319,7 @@ class Comparison:
         """
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
-        rows = [
-            [latex_escape(row[0])] + [c.replace("%", r"\%") for c in row[1:]]
-            for row in rows
-        ]
+        rows = [[latex_escape(row[0]), *row[1:]] for row in rows]
         note = latex_escape(self._footnote()).replace(r"\$", "$")
         table = _pairs.tabular(spec, [latex_escape(h) for h in header], rows, note)
         return table + "\n\n" + _pairs.latex(self, digits)
