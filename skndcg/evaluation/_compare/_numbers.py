@@ -62,13 +62,9 @@ def run(
     random_state,
     min_queries=0,
 ):
-    """All numbers of a comparison, as a dict of arrays.
-
-    Metrics counted on fewer than ``min_queries`` units get no bootstrap
-    interval (NaN) and, under the bootstrap test, the p-value of the exact
-    (or Monte Carlo) randomization test: with so few units the bootstrap
-    distribution is too coarse to trust (see :func:`warn_small`).
-    """
+    """All numbers of a comparison, as a dict of arrays; a metric counted on fewer
+    than ``min_queries`` units gets no bootstrap interval (NaN) and, under the
+    bootstrap test, the randomization test's p-value (see :func:`warn_small`)."""
     M, Q, K = s.values.shape
     rng = as_generator(random_state)
     wk = s.weights[:, None] * s.keep  # (Q, K)

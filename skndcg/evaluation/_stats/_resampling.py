@@ -185,9 +185,8 @@ def check_resamples(n_resamples, confidence, tails=2, level=None):
     if n < least:
         raise ValueError(
             f"n_resamples={n} is too few for {level or f'confidence={confidence}'}: "
-            "each tail of "
-            "the percentile interval must hold at least one resample beyond its "
-            f"bound, which takes n_resamples={least} or more."
+            "each tail of the percentile interval must hold at least one resample "
+            f"beyond its bound, which takes n_resamples={least} or more."
         )
     return n
 

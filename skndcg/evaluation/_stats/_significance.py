@@ -38,13 +38,9 @@ def bootstrap_p_value(dist, observed):
 
 
 def t_test(D, W):
-    """Paired t-test of the weighted mean difference, cluster-robust.
-
-    The standard error is the linearised (sandwich) one of a ratio of sums,
-    ``sqrt(G / (G - 1) * sum((D - d * W) ** 2)) / sum(W)`` with ``G`` units
-    and ``G - 1`` degrees of freedom; with one query per unit and unit
-    weights it is ``s / sqrt(n)``, the textbook paired t-test.
-    """
+    """Paired t-test of the weighted mean difference ``d``, cluster-robust: the
+    standard error is ``sqrt(G / (G - 1) * sum((D - d * W) ** 2)) / sum(W)`` with
+    ``G - 1`` degrees of freedom for ``G`` units."""
     # Units without weight for a comparison (every query NaN there) do not count.
     n_units = (W > 0).sum(0)
     total = W.sum(0)
