@@ -33,8 +33,7 @@ class Comparison:
     Parameters
     ----------
     scores : object
-        The checked per-query values (built by :func:`compare`, which is
-        the way to make a ``Comparison``).
+        The checked per-query values.
     result : dict
         The numbers computed by :func:`compare`.
     baseline, test, correction, confidence, interval, n_resamples : object
