@@ -131,8 +131,7 @@ def latex(cmp, digits):
 
 
 def tabular(spec, header, rows, note):
-    """A booktabs ``tabular`` of LaTeX cells, with ``note`` in small type under
-    it."""
+    """A booktabs ``tabular`` of LaTeX cells with ``note`` in small type under it."""
     out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + r" \\"]
     out.append("\\midrule")
     out += [" & ".join(row) + r" \\" for row in rows]
