@@ -1,13 +1,6 @@
-"""What other layers may use of the evaluation package's internals.
-
-The online package resamples queries and users with the count-matrix bootstrap
-of :func:`compare` (counterfactual estimates and interleaving deltas are ratios
-of sums over resampling units, as compare's statistics are), and its A/B tests
-correct p-values and intervals for several comparisons, pick metric columns,
-order arms and word examples in messages as :func:`compare` does. These are
-named here, once, so that no other package imports the evaluation package's
-private modules.
-"""
+"""What other layers (the online package's resampling and A/B tests) may use of
+the evaluation package's internals, named once so that no other package imports
+its private modules."""
 
 from ._compare._inputs import (
     check_metric_columns,

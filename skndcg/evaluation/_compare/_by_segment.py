@@ -84,13 +84,11 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
     )
     options = {k: v for k, v in settings.items() if k != "min_queries"}
     comparisons = {}
-    start = 0
     small_any = []
-    for g, (sub, r) in zip(segments, results, strict=True):
-        size = r["p_value"].size
-        p_seg = p_adj[start : start + size].reshape(r["p_value"].shape)
-        correct(r, p_seg, conf_adj, settings["interval"])
-        start += size
+    ends = np.cumsum([r["p_value"].size for _, r in results])
+    p_segs = np.split(p_adj, ends[:-1])
+    for g, (sub, r), p_seg in zip(segments, results, p_segs, strict=True):
+        correct(r, p_seg.reshape(r["p_value"].shape), conf_adj, settings["interval"])
         r["n_corrected"] = int(p_all.size)
         del r["diff_dist"], r["diff_jack"]
         if r["small"].any():

@@ -106,13 +106,9 @@ def check_metric_columns(names, frame, what):
 
 
 def metric_columns(frames, exclude=(), what="scores"):
-    """The metric columns of per-query frames when the caller names none.
-
-    Every column that all ``frames`` share and that holds numbers in the first
-    one, except the :data:`BOOKKEEPING` columns, those in ``exclude`` (named by
-    other arguments) and the ``dcg@k`` / ``idcg@k`` columns a ranking report
-    adds behind an ``ndcg@k`` column. Raise, naming ``what``, when none is left.
-    """
+    """The numeric columns all ``frames`` share, except :data:`BOOKKEEPING`,
+    ``exclude`` and the ``dcg@k`` / ``idcg@k`` columns a report adds behind an
+    ``ndcg@k``; raise, naming ``what``, when none is left."""
     first = frames[0]
     cols = [
         c
@@ -122,7 +118,6 @@ def metric_columns(frames, exclude=(), what="scores"):
         and all(c in f.columns for f in frames)
         and pd.api.types.is_numeric_dtype(first[c])
     ]
-    # The DCG columns a ranking report adds behind an NDCG column.
     ndcg_ks = {c[len("ndcg@") :] for c in cols if str(c).startswith("ndcg@")}
 
     def added(c):

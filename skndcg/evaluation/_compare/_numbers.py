@@ -33,26 +33,20 @@ def pairs_of(models, baseline):
     return [(a, b) for a in range(n) for b in range(a + 1, n)]
 
 
-def expanded_confidence(confidence, n_units):
-    """Level of the expanded percentile interval (Hesterberg, 2015).
-
-    The normal quantile of the level is ``sqrt(n / (n - 1)) * t[n - 1]``, the
-    Student quantile of ``confidence`` widened by the bootstrap's ``n - 1``
-    over ``n`` variance, so percentile intervals on few units cover about as
-    well as t intervals.
-    """
-    n = np.asarray(n_units, dtype=float)
-    alpha = 1.0 - np.asarray(confidence, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.sqrt(n / (n - 1)) * stats.t.ppf(1 - alpha / 2, n - 1)
-    return np.where(n > 1, 1.0 - 2.0 * stats.norm.sf(z), np.nan)
-
-
 def interval_of(dist, estimate, jack, confidence, method, n_units=None):
+    """Bootstrap interval of every column; ``"expanded"`` (Hesterberg, 2015) is
+    the percentile interval at the level whose normal quantile is ``sqrt(n / (n
+    - 1)) * t[n - 1]``: the Student quantile of ``confidence`` widened by the
+    bootstrap's ``n - 1`` over ``n`` variance, so that it covers on few units
+    about as well as a t interval."""
     if method == "bca":
         return bca_interval(dist, estimate, jack, confidence)
     if method == "expanded":
-        confidence = expanded_confidence(confidence, n_units)
+        n = np.asarray(n_units, dtype=float)
+        alpha = 1.0 - np.asarray(confidence, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.sqrt(n / (n - 1)) * stats.t.ppf(1 - alpha / 2, n - 1)
+        confidence = np.where(n > 1, 1.0 - 2.0 * stats.norm.sf(z), np.nan)
     return percentile_interval(dist, confidence)
 
 
@@ -68,13 +62,9 @@ def run(
     random_state,
     min_queries=0,
 ):
-    """All numbers of a comparison, as a dict of arrays.
-
-    Metrics counted on fewer than ``min_queries`` units get no bootstrap
-    interval (NaN) and, under the bootstrap test, the p-value of the exact
-    (or Monte Carlo) randomization test: with so few units the bootstrap
-    distribution is too coarse to trust (see :func:`small_sample_message`).
-    """
+    """All numbers of a comparison, as a dict of arrays; a metric counted on fewer
+    than ``min_queries`` units gets no bootstrap interval (NaN) and, under the
+    bootstrap test, the randomization test's p-value (see :func:`warn_small`)."""
     M, Q, K = s.values.shape
     rng = as_generator(random_state)
     wk = s.weights[:, None] * s.keep  # (Q, K)

@@ -1,6 +1,4 @@
-"""The per-pair table of a :class:`~skndcg.evaluation.Comparison`: for each
-comparison and metric, the paired difference with its interval, the adjusted
-p-value, wins/ties/losses and a standardised effect size."""
+"""The per-pair table of a :class:`~skndcg.evaluation.Comparison`."""
 
 from __future__ import annotations
 
@@ -58,15 +56,6 @@ def p_floor(test, n_resamples):
     return 2.0 / (n_resamples + 1) if test in _RESAMPLED else None
 
 
-def at_floor(p_value, test, n_resamples):
-    """Whether each raw p-value sits at the resampling floor ``2 / (B + 1)``."""
-    p = np.asarray(p_value, dtype=float)
-    if test not in _RESAMPLED:
-        return np.zeros(p.shape, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return p <= 2.0 / (n_resamples + 1) * (1 + 1e-9)
-
-
 def _p_text(p, floor):
     if np.isnan(p):
         return "nan"
@@ -78,16 +67,17 @@ def _signed(v, digits):
     return "nan" if np.isnan(v) else f"{v:+.{digits}f}"
 
 
-def pair_rows(cmp, digits, latex=False):
+def pair_rows(cmp, digits):
     """Header and rows of the pair table of ``cmp`` (a ``Comparison``)."""
     frame = cmp.to_frame(pairs=True)
-    floor = at_floor(frame["p_value"].to_numpy(), cmp.test, cmp.n_resamples)
+    # Whether each raw p-value sits at the floor (none without resampling).
+    p_min = p_floor(cmp.test, cmp.n_resamples) or -np.inf
+    with np.errstate(invalid="ignore"):
+        floor = frame["p_value"].to_numpy(dtype=float) <= p_min * (1 + 1e-9)
     level = f"{100 * cmp.confidence:g}%"
     corr = cmp.correction if cmp.correction is not None else "raw"
     header = ["comparison", "metric", f"difference [{level} CI]",
               f"p ({corr})", "wins/ties/losses", "d_z"]  # fmt: skip
-    if latex:
-        header[2] = header[2].replace("%", r"\%")
     rows = []
     for i, row in enumerate(frame.itertuples(index=False)):
         diff = (
@@ -95,8 +85,6 @@ def pair_rows(cmp, digits, latex=False):
             f"{_signed(row.diff_high, digits)}]"
         )
         p = _p_text(row.p_adjusted, floor[i])
-        if latex and p.startswith("<"):
-            p = "$<$" + p[1:]
         rows.append([
             f"{row.model} vs {row.other}",
             str(row.metric), diff, p,
@@ -134,18 +122,16 @@ def markdown(header, rows, left):
 
 def latex(cmp, digits):
     """The pair table of ``cmp`` as a booktabs ``tabular``."""
-    header, rows, floor = pair_rows(cmp, digits, latex=True)
-    header = [latex_escape(h) if "\\" not in h else h for h in header]
-    rows = [
-        [latex_escape(c) if i < 2 else c for i, c in enumerate(row)] for row in rows
-    ]
+    header, rows, floor = pair_rows(cmp, digits)
+    rows = [[*map(latex_escape, row[:2]), *row[2:]] for row in rows]
+    for row in rows:
+        row[3] = row[3].replace("<", "$<$")
     note = latex_escape(pair_footnote(cmp, floor)).replace("p < x", "p $<$ x")
-    return tabular("llrrrr", header, rows, note) + "\n"
+    return tabular("llrrrr", [latex_escape(h) for h in header], rows, note) + "\n"
 
 
 def tabular(spec, header, rows, note):
-    """A booktabs ``tabular`` of LaTeX cells, with ``note`` in small type under
-    it."""
+    """A booktabs ``tabular`` of LaTeX cells with ``note`` in small type under it."""
     out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + r" \\"]
     out.append("\\midrule")
     out += [" & ".join(row) + r" \\" for row in rows]

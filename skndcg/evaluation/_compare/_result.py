@@ -33,8 +33,7 @@ class Comparison:
     Parameters
     ----------
     scores : object
-        The checked per-query values (built by :func:`compare`, which is
-        the way to make a ``Comparison``).
+        The checked per-query values.
     result : dict
         The numbers computed by :func:`compare`.
     baseline, test, correction, confidence, interval, n_resamples : object
@@ -273,12 +272,10 @@ class Comparison:
         mark += f" at p <= {self.alpha:g} ({self.test} test, {self._corrected_over()})"
         note = ""
         if self._r["small"].any():
-            note = (
-                " No interval below min_queries queries (shown as nan); p-values "
-                "there from the exact randomization test."
-                if self.test == "paired_bootstrap"
-                else " No interval below min_queries queries (shown as nan)."
-            )
+            note = " No interval below min_queries queries (shown as nan)"
+            if self.test == "paired_bootstrap":
+                note += "; p-values there from the exact randomization test"
+            note += "."
         return f"{head}; {mark}; {nq_text} queries.{note}"
 
     def to_markdown(self, digits=3):
@@ -321,10 +318,7 @@ class Comparison:
         """
         header, rows = self._cells(digits, latex=True)
         spec = "l" + "r" * (len(header) - 1)
-        rows = [
-            [latex_escape(row[0])] + [c.replace("%", r"\%") for c in row[1:]]
-            for row in rows
-        ]
+        rows = [[latex_escape(row[0]), *row[1:]] for row in rows]
         note = latex_escape(self._footnote()).replace(r"\$", "$")
         table = _pairs.tabular(spec, [latex_escape(h) for h in header], rows, note)
         return table + "\n\n" + _pairs.latex(self, digits)

@@ -1,10 +1,5 @@
-"""Built-in segment rules for ``compare(..., by=...)``.
-
-Each function returns a rule: a callable that takes the query ids being
-compared and returns one label per query. Rules are built from data the
-evaluation does not hold (the training log, a query log), so queries absent
-from it still get a label (a user with no past is cold).
-"""
+"""Built-in segment rules for ``compare(..., by=...)``: each labels the queries
+from data the evaluation does not hold, so a query absent from it still gets one."""
 
 from __future__ import annotations
 

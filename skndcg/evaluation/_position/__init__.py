@@ -1,2 +1,1 @@
-"""Examination propensity per position from a click log: the estimator, its
-regression EM and its bootstrap intervals."""
+"""Examination propensity per position from a click log."""

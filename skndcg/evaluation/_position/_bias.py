@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
@@ -164,15 +166,10 @@ def _solve(ii, jj, num, den, pair_weight, n_pos):
 
 
 def _connected(ii, jj, usable, n_pos):
-    reach = {0}
-    changed = True
-    while changed:
-        changed = False
-        for a, b in zip(ii[usable], jj[usable], strict=True):
-            if (a in reach) != (b in reach):
-                reach.update((a, b))
-                changed = True
-    return sorted(set(range(n_pos)) - reach)
+    """The positions no usable pair links to position 1 (0-based, sorted)."""
+    links = coo_matrix((np.ones(usable.sum()), (ii[usable], jj[usable])), (n_pos,) * 2)
+    label = connected_components(links, directed=False)[1]
+    return np.flatnonzero(label != label[0]).tolist()
 
 
 def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
@@ -215,12 +212,7 @@ def _intervals(est, boots, confidence):
     dev = np.where(np.isnan(dev), np.inf, dev)
     c = float(np.quantile(dev.max(axis=1), confidence)) if n_pos > 1 else z
     c = max(c, z)
-    return (
-        est * np.exp(-z * sd),
-        est * np.exp(z * sd),
-        est * np.exp(-c * sd),
-        est * np.exp(c * sd),
-    )
+    return tuple(est * np.exp(s * sd) for s in (-z, z, -c, c))
 
 
 @validate_params(
@@ -367,10 +359,10 @@ def estimate_position_bias(
     if method == "intervention":
         est, boots = _intervention(pos, clk, query, pair, n_pos, n_resamples, draw)
     else:
+        X = None
         if features is None:
             warn_sparse_em(pos, pair)
-        X = None
-        if features is not None:
+        else:
             X = np.asarray(features, dtype=np.float64)
             if X.ndim != 2 or X.shape[0] != keep.size:
                 raise ValueError(

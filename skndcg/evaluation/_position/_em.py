@@ -80,12 +80,8 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, d
     fixed = (cell_pair, cell_pos, n_pos, pairs.size, relevance, max_iter, tol)
     theta, gamma = _em(n, c, start, np.full(pairs.size, 0.5), *fixed)
     est = theta / theta[0]
-    # Each replicate is the whole fit on queries drawn with replacement, run to
-    # the same convergence as the estimate; it starts from the estimate's
-    # propensities and relevances, which only saves iterations. (Stopping a
-    # replicate early, or restarting its relevances, leaves it near the
-    # starting point: the intervals would then be too narrow or miss the
-    # estimate.)
+    # Each replicate is the whole fit on resampled queries, run to the same
+    # convergence; starting it from the estimate only saves iterations.
     boots = np.empty((n_resamples, n_pos))
     _, cell_q = np.unique(cell_query, return_inverse=True)
     n_q = int(cell_q.max()) + 1
@@ -96,10 +92,8 @@ def regression_em(pos, clk, query, pair, n_pos, X, max_iter, tol, n_resamples, d
     return est, boots
 
 
-# Below this many impressions per (query, document) pair, EM with one free
-# relevance per pair is biased: each relevance is fitted on a handful of
-# impressions (in simulation: 25% to 55% off at 3.3 impressions per pair, 5%
-# at 8). A warning says so.
+# Impressions per (query, document) pair below which EM with one free relevance
+# per pair is biased (in simulation 25% to 55% at 3.3, 5% at 8).
 _SPARSE_EM = 5.0
 
 

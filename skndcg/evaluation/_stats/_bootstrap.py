@@ -118,14 +118,6 @@ def _as_values(values, name):
     return arr
 
 
-def _drop_nan(mask, nan_policy, what):
-    if mask.any() and nan_policy == "raise":
-        raise ValueError(
-            f"{what} contains {int(mask.sum())} NaN value(s) (for example queries "
-            "skipped by the metric); pass nan_policy='omit' to leave them out."
-        )
-
-
 def _as_weights(sample_weight, n, index):
     if sample_weight is None:
         return None
@@ -137,7 +129,22 @@ def _as_weights(sample_weight, n, index):
     return w
 
 
-def _warn_few(n, p_value=False):
+def _mean_and_resamples(
+    values, w, nan, nan_policy, what, n_resamples, random_state, p_value=False
+):
+    """The (weighted) mean of the values that are not NaN and their resampled
+    means (NaN and no resample when none is left, so every number is NaN);
+    warns on fewer than ten queries."""
+    if nan.any() and nan_policy == "raise":
+        raise ValueError(
+            f"{what} contains {int(nan.sum())} NaN value(s) (for example queries "
+            "skipped by the metric); pass nan_policy='omit' to leave them out."
+        )
+    values = values[~nan]
+    w = None if w is None else w[~nan]
+    n = values.size
+    if n == 0:
+        return np.nan, np.empty(0)
     if n < _MIN_QUERIES:
         too = "too narrow" + (" and its p-value too small" if p_value else "")
         warnings.warn(
@@ -148,18 +155,16 @@ def _warn_few(n, p_value=False):
             SmallSampleWarning,
             stacklevel=4,  # the caller of the public function, past its validation
         )
-
-
-def _weighted_mean(values, weights):
-    if weights is None:
-        return float(values.mean())
-    total = weights.sum()
-    if total <= 0:
+    if w is None:
+        estimate = float(values.mean())
+    elif w.sum() <= 0:
         raise ValueError(
             "sample_weight sums to zero over the queries left; at least one query "
             "needs a positive weight."
         )
-    return float(np.dot(weights, values) / total)
+    else:
+        estimate = float(np.dot(w, values) / w.sum())
+    return estimate, _resampled_means(values, n_resamples, random_state, w)
 
 
 def _resampled_means(values, n_resamples, random_state, weights=None):
@@ -274,15 +279,9 @@ def bootstrap_ci(
     arr = _as_values(values, "values")
     index = values.index if isinstance(values, pd.Series) else None
     w = _as_weights(sample_weight, arr.size, index)
-    nan = np.isnan(arr)
-    _drop_nan(nan, nan_policy, "values")
-    arr = arr[~nan]
-    w = None if w is None else w[~nan]
-    if arr.size == 0:
-        return BootstrapCI(np.nan, np.nan, np.nan)
-    _warn_few(arr.size)
-    estimate = _weighted_mean(arr, w)
-    means = _resampled_means(arr, n_resamples, random_state, w)
+    estimate, means = _mean_and_resamples(
+        arr, w, np.isnan(arr), nan_policy, "values", n_resamples, random_state
+    )
     return BootstrapCI(estimate, *_interval(means, confidence))
 
 
@@ -372,13 +371,8 @@ def paired_bootstrap(
         )
     w = _as_weights(sample_weight, a_arr.size, index)
     nan = np.isnan(a_arr) | np.isnan(b_arr)
-    _drop_nan(nan, nan_policy, "a or b")
-    diff = a_arr[~nan] - b_arr[~nan]
-    w = None if w is None else w[~nan]
-    if diff.size == 0:
-        return PairedBootstrap(np.nan, np.nan, np.nan, np.nan)
-    _warn_few(diff.size, p_value=True)
-    observed = _weighted_mean(diff, w)
-    means = _resampled_means(diff, n_resamples, random_state, w)
+    observed, means = _mean_and_resamples(
+        a_arr - b_arr, w, nan, nan_policy, "a or b", n_resamples, random_state, True
+    )
     p_value = float(bootstrap_p_value(means[:, None], np.array([observed]))[0])
     return PairedBootstrap(observed, *_interval(means, confidence), p_value)

@@ -1,23 +1,14 @@
 """Vectorised bootstrap and sign-flip resampling of weighted means.
 
-Every statistic :func:`~skndcg.evaluation.compare` resamples is a ratio of
-sums over resampling units (queries, or clusters of queries):
-``sum(w * v) / sum(w)``. A resample is a vector of counts, one per unit (how
-many times the unit is drawn), so a block of resamples is a count matrix
-``C`` of shape ``(n_block, n_units)`` and all resampled means of all models
-and metrics come from two matrix products, ``C @ numerators`` and
-``C @ denominators``.
-
-Each resample draws its units from its own SplitMix64 stream, seeded from
-``random_state``'s generator in resample order, and a 32-bit draw picks a
-unit by multiply-shift (a unit's probability is off by less than
-``n_units / 2**32`` of itself). Resample ``b`` is therefore the same whatever
-the block size or the number of threads, and the kernel fills the rows of a
-block in parallel. The sign flips of the randomization test are the bits of
-the generator's raw words, a fixed stretch of words per resample.
-
-Large problems use single-precision products on centred values (measured
-error below 1e-8 on the metric scale); small ones stay in double precision.
+Every statistic resampled is a ratio of sums over units (queries, or clusters):
+``sum(w * v) / sum(w)``. A block of resamples is a count matrix ``C`` of shape
+``(n_block, n_units)``, and all resampled means come from ``C @ numerators`` and
+``C @ denominators``. Resample ``b`` draws its units from its own SplitMix64
+stream, seeded in resample order (a 32-bit draw picks a unit by multiply-shift:
+its probability is off by less than ``n_units / 2**32`` of itself), so it is the
+same for any block size or number of threads. Sign flips are the bits of a fixed
+stretch of the generator's raw words per resample. Large problems use float32
+products on centred values (measured error below 1e-8 on the metric scale).
 """
 
 from __future__ import annotations
@@ -90,30 +81,18 @@ def multinomial_counts(rng, n_rows, n_units, dtype=np.float64):
     seeds = rng.integers(
         0, np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
     )
-    # Each row depends on its seed alone: blocks of rows fill on the engine's
-    # thread pool, with the same result for any number of threads.
     n_chunks = num_threads() if out.size >= _PARALLEL_FROM else 1
     run_chunks(_count_rows, n_chunks, n_chunks, seeds, n_units, out)
     return out
 
 
 def random_bits(rng, n_rows, n_units, dtype=np.float64):
-    """Fair random bits (0 or 1) of shape ``(n_rows, n_units)``.
-
-    Row ``b`` takes the ``b``-th stretch of ``ceil(n_units / 64)`` raw 64-bit
-    words of the generator, so the bits do not depend on the block size.
-    """
+    """Fair random bits (0 or 1) of shape ``(n_rows, n_units)``, ``ceil(n_units /
+    64)`` raw words of the generator per row."""
     words = -(-n_units // 64)
     raw = rng.bit_generator.random_raw(n_rows * words)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little")
     return bits.reshape(n_rows, words * 64)[:, :n_units].astype(dtype)
-
-
-def all_sign_flips(n_units):
-    """Every one of the ``2**n_units`` sign vectors, the identity first."""
-    codes = np.arange(2**n_units, dtype=np.int64)[:, None]
-    bits = (codes >> np.arange(n_units)) & 1
-    return 1.0 - 2.0 * bits
 
 
 def _dtype(n_rows, n_units):
@@ -129,12 +108,9 @@ def blocks(n_rows, n_units, cells):
 
 def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
     """Resampled ratios ``(C @ num) / (C @ den)``, shape ``(n_resamples,
-    n_series)``, for bootstrap counts ``C``.
-
-    ``num`` (n_units, n_series) holds per-unit sums of ``w * v``; ``den``
-    (n_units, n_den) per-unit sums of ``w`` over the values that count, its
-    column ``den_index[j]`` dividing series ``j`` (column ``j`` when None).
-    """
+    n_series)``: ``num`` (n_units, n_series) holds per-unit sums of ``w * v``,
+    ``den`` (n_units, n_den) those of ``w``, its column ``den_index[j]`` (``j``
+    when None) dividing series ``j``."""
     n_units = num.shape[0]
     if den_index is None:
         den_index = np.arange(num.shape[1])
@@ -155,14 +131,13 @@ def bootstrap_ratios(num, den, n_resamples, rng, den_index=None):
 
 
 def sign_flip_means(num, den_total, n_resamples, rng):
-    """Means ``(S @ num) / den_total`` under random or all sign vectors ``S``.
-
-    Every sign vector is enumerated (the identity included) when
-    ``2**n_units <= n_resamples``; the second value returned says so.
-    """
+    """Means ``(S @ num) / den_total`` under random sign vectors ``S``, or every
+    one when ``2**n_units <= n_resamples`` (then the second value is True)."""
     n_units = num.shape[0]
     if n_units < 63 and 2**n_units <= n_resamples:
-        return (all_sign_flips(n_units) @ num) / den_total, True
+        codes = np.arange(2**n_units, dtype=np.int64)[:, None]
+        signs = 1.0 - 2.0 * ((codes >> np.arange(n_units)) & 1)  # identity first
+        return (signs @ num) / den_total, True
     dtype = _dtype(n_resamples, n_units)
     # With bits u (sign 2u - 1) and num = c + r:
     # S @ num = 2 * (u @ r + c * u.sum()) - num.sum(), with small products u @ r.
@@ -199,27 +174,19 @@ def percentile_interval(dist, confidence):
 
 
 def check_resamples(n_resamples, confidence, tails=2, level=None):
-    """``n_resamples`` as an int; raise unless it is an integer that leaves at
-    least one resample beyond each bound of a ``confidence`` percentile
-    interval with ``tails`` tails (2, 1 for a one-sided quantile, or 0 where
-    no interval is drawn: an integer >= 1). ``level`` names the confidence in
-    the message (default ``confidence=...``).
-
-    ``np.percentile`` puts the quantile ``q`` at the sorted position
-    ``q * (B - 1)`` of ``B`` resamples: a tail of ``(1 - confidence) / tails``
-    holds a resample beyond the bound from ``B >= 1 + tails / (1 - confidence)``
-    on. Fewer make the bound the extreme resample, or with one resample the
-    interval ``[x, x]``, which can exclude the estimate.
-    """
+    """``n_resamples`` as an int; raise unless each of the ``tails`` tails (2, 1,
+    or 0 where no interval is drawn) of a ``confidence`` percentile interval
+    holds a resample beyond its bound: ``np.percentile`` puts quantile ``q`` at
+    sorted position ``q * (B - 1)``, so ``B >= 1 + tails / (1 - confidence)``.
+    ``level`` names the confidence in the message."""
     n = check_integer("n_resamples", n_resamples, 1)
     # Less a hair, so that 1 - 0.95 rounding up in floats does not add one.
     least = math.ceil(1 + tails / (1 - confidence) - 1e-9)
     if n < least:
         raise ValueError(
             f"n_resamples={n} is too few for {level or f'confidence={confidence}'}: "
-            "each tail of "
-            "the percentile interval must hold at least one resample beyond its "
-            f"bound, which takes n_resamples={least} or more."
+            "each tail of the percentile interval must hold at least one resample "
+            f"beyond its bound, which takes n_resamples={least} or more."
         )
     return n
 
@@ -237,11 +204,8 @@ def _quantiles(dist, q):
 
 
 def bca_interval(dist, estimate, jackknife, confidence):
-    """Bias-corrected and accelerated interval (Efron, 1987) of every column.
-
-    ``z0`` comes from the share of resampled values below the estimate (ties
-    count half); the acceleration from the jackknife values' skewness.
-    """
+    """Bias-corrected and accelerated interval (Efron, 1987) of every column;
+    ``z0`` counts ties with the estimate as half below."""
     alpha = 1.0 - np.asarray(confidence, dtype=float)
     valid = ~np.isnan(dist)
     n_valid = valid.sum(0)

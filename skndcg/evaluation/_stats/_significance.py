@@ -1,10 +1,8 @@
 """Paired tests on per-unit difference totals, and multiple-testing corrections.
 
-Each test sees, for every comparison (a column), the per-unit sums of the
-weighted differences ``D[u] = sum(w * (a - b))`` and the per-unit weight
-sums ``W[u]``; a unit is a query, or a cluster of queries. Without weights and
-clusters these are the plain per-query differences and ones, and every test
-reduces to its textbook form (checked against scipy in the tests).
+Each test sees, per comparison (a column), the per-unit (query or cluster) sums
+``D[u] = sum(w * (a - b))`` and ``W[u] = sum(w)``; without weights and clusters
+every test reduces to its textbook form (checked against scipy in the tests).
 """
 
 from __future__ import annotations
@@ -22,12 +20,9 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
 
 def bootstrap_p_value(dist, observed):
-    """Twice the share of resampled differences on the far side of zero (<= 1).
-
-    The share counts the observed difference as one more resample,
-    ``(far + 1) / (B + 1)`` with ``B`` resamples, so the p-value is never
-    below ``1 / (B + 1)``: ``B`` resamples cannot tell anything smaller.
-    """
+    """Twice the share ``(far + 1) / (B + 1)`` of ``B`` resampled differences on
+    the far side of zero, the observed one counted in (so never below ``1 / (B +
+    1)``), capped at 1."""
     out = np.full(observed.shape, np.nan)
     for j, obs in enumerate(observed):
         col = dist[:, j]
@@ -43,13 +38,9 @@ def bootstrap_p_value(dist, observed):
 
 
 def t_test(D, W):
-    """Paired t-test of the weighted mean difference, cluster-robust.
-
-    The standard error is the linearised (sandwich) one of a ratio of sums,
-    ``sqrt(G / (G - 1) * sum((D - d * W) ** 2)) / sum(W)`` with ``G`` units
-    and ``G - 1`` degrees of freedom; with one query per unit and unit
-    weights it is ``s / sqrt(n)``, the textbook paired t-test.
-    """
+    """Paired t-test of the weighted mean difference ``d``, cluster-robust: the
+    standard error is ``sqrt(G / (G - 1) * sum((D - d * W) ** 2)) / sum(W)`` with
+    ``G - 1`` degrees of freedom for ``G`` units."""
     # Units without weight for a comparison (every query NaN there) do not count.
     n_units = (W > 0).sum(0)
     total = W.sum(0)
@@ -64,11 +55,8 @@ def t_test(D, W):
 
 
 def wilcoxon_test(D, W):
-    """Wilcoxon signed-rank test of the per-unit mean differences ``D / W``.
-
-    Zero differences are dropped (``zero_method="wilcox"``, scipy's default);
-    a comparison whose differences are all zero gets p = 1.
-    """
+    """Wilcoxon signed-rank test of the per-unit mean differences ``D / W``; zero
+    differences are dropped (scipy's default), all zero gives p = 1."""
     out = np.ones(D.shape[1])
     for j in range(D.shape[1]):
         has = W[:, j] > 0
@@ -79,14 +67,9 @@ def wilcoxon_test(D, W):
 
 
 def randomization_test(D, W, n_resamples, rng):
-    """Two-sided sign-flip test of the weighted mean difference.
-
-    Under "no difference" each unit's difference is as likely to have either
-    sign; the null distribution flips the signs of whole units. Every sign
-    vector is enumerated when ``2**n_units <= n_resamples`` (exact test);
-    otherwise ``n_resamples`` random ones are drawn and one is added to the
-    counts (the observed arrangement), as scipy's ``permutation_test`` does.
-    """
+    """Two-sided sign-flip test of the weighted mean difference: exact (every
+    sign vector) when ``2**n_units <= n_resamples``, else ``n_resamples`` random
+    ones plus the observed one, as scipy's ``permutation_test`` counts."""
     total = W.sum(0)
     observed = D.sum(0) / total
     null, exact = sign_flip_means(D, total, n_resamples, rng)
@@ -99,11 +82,8 @@ def randomization_test(D, W, n_resamples, rng):
 
 
 def adjust_p_values(p, method):
-    """Adjusted p-values over all non-NaN entries of ``p``.
-
-    ``holm``: step-down Bonferroni (Holm, 1979); ``bonferroni``; ``fdr_bh``:
-    Benjamini-Hochberg step-up false discovery rate (1995); ``None``: no change.
-    """
+    """Adjusted p-values over all non-NaN entries of ``p`` (``fdr_bh``: the
+    Benjamini-Hochberg step-up; ``None``: unchanged)."""
     p = np.asarray(p, dtype=float)
     out = p.copy()
     if method is None:
@@ -127,18 +107,11 @@ def adjust_p_values(p, method):
 
 
 def corrected_confidence(p_adjusted, method, confidence, n_resamples=None):
-    """Confidence level of the intervals that go with the corrected p-values.
-
-    Bonferroni and Holm: ``1 - alpha / m`` (Bonferroni simultaneous intervals,
-    also the usual companion of Holm). ``fdr_bh``: ``1 - R * alpha / m``, the
-    false-coverage-statement-rate intervals of Benjamini & Yekutieli (2005),
-    with ``R`` the number of rejections (at least one). ``None``: unchanged.
-    With ``n_resamples``, warn (:class:`SmallSampleWarning`) unless that many
-    resamples leave one beyond each bound of a percentile interval at the
-    corrected level: the intervals are then reported, but their bounds are the
-    most extreme resamples. (A monitor over many windows is not refused for
-    it; the corrected p-values do not depend on it.)
-    """
+    """Confidence level of the intervals that go with the corrected p-values:
+    ``1 - alpha / m`` (Bonferroni, also for Holm), ``1 - R * alpha / m`` with
+    ``R >= 1`` rejections for ``fdr_bh`` (Benjamini & Yekutieli, 2005). With
+    ``n_resamples``, warn when too few resamples lie beyond the bounds at that
+    level (the intervals are still reported)."""
     alpha = 1.0 - confidence
     m = int(np.sum(~np.isnan(p_adjusted)))
     if method is None or m == 0:

@@ -32,8 +32,12 @@ class SmallSampleWarning(UserWarning):
     """
 
 
-def small_sample_message(subject, min_queries, test):
-    """Why intervals (and bootstrap p-values) are refused for ``subject``."""
+def warn_small(subject, settings):
+    """A :class:`SmallSampleWarning` saying why intervals (and bootstrap p-values)
+    are refused for ``subject``, pointing at the first line outside skndcg (the
+    user's call, however deep the public function that made it calls
+    :func:`compare`)."""
+    min_queries, test = settings["min_queries"], settings["test"]
     if test == "paired_bootstrap":
         p_text = (
             "the p-values come from the sign-flip randomization test instead "
@@ -43,25 +47,18 @@ def small_sample_message(subject, min_queries, test):
         p_text = (
             f"the {test} p-values are kept (test='randomization' is exact at any size)"
         )
-    return (
+    text = (
         f"{subject} (fewer than min_queries={min_queries}): bootstrap intervals are "
         "not reported (NaN), because resampling so few queries gives intervals "
         f"that are too narrow (with one query every resample is that query), and "
         f"{p_text}. Score more queries, or pass min_queries=0 to get the bootstrap "
         "numbers anyway."
     )
+    warnings.warn(text, SmallSampleWarning, stacklevel=outside_level())
 
 
 def n_queries_text(n):
     return f"only {n} quer{'y' if n == 1 else 'ies'}"
-
-
-def warn_small(subject, settings):
-    """A :class:`SmallSampleWarning` saying what was refused and why, pointing
-    at the first line outside skndcg (the user's call, however deep the public
-    function that made it calls :func:`compare`)."""
-    text = small_sample_message(subject, settings["min_queries"], settings["test"])
-    warnings.warn(text, SmallSampleWarning, stacklevel=outside_level())
 
 
 def outside_level() -> int:
