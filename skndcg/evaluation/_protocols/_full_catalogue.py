@@ -9,9 +9,9 @@ from ...utils._args import check_flags
 from ...utils._counts import check_integer
 from ...utils._interactions import check_frame
 from .._compare._inputs import metric_names
-from ._catalogue_blocks import evaluate_blocks
-from ._catalogue_plan import make_plan, unique
-from ._catalogue_sources import make_source, model_kind
+from ._catalogue_blocks import evaluate
+from ._catalogue_plan import unique
+from ._catalogue_sources import model_kind
 
 _CUTOFF = re.compile(r"@\s*(\d+)\s*$")
 
@@ -212,26 +212,3 @@ def catalogue_of(items, top_n):
             "the catalogue; lower top_n."
         )
     return catalogue
-
-
-def evaluate(
-    scores, train, test, catalogue, *, names, top_n, exclude_seen, features,
-    rel_threshold, block_size, return_candidates, label_max="all",
-):  # fmt: skip
-    """``(report, candidates, seconds)`` of ``train`` and ``test`` over the
-    checked ``catalogue``; report None when no user is evaluated. ``label_max``:
-    the largest label of all the data, when these rows are one piece of it."""
-    start = time.perf_counter()
-    plan = make_plan(train, test, catalogue, exclude_seen)
-    if not plan.evaluated.size:
-        return None, None, {}
-    source = make_source(
-        scores, features, plan.users[plan.evaluated], catalogue, block_size
-    )
-    options = {"rel_threshold": rel_threshold}
-    prepared = time.perf_counter()
-    report, cand, seconds = evaluate_blocks(
-        plan, source, names, options, top_n, block_size, return_candidates,
-        label_max,
-    )  # fmt: skip
-    return report, cand, {"prepare": prepared - start, **seconds, **source.seconds}
