@@ -1,12 +1,7 @@
-"""Compiled top-k of a block of scores, the user's seen items skipped in place.
-
-A block holds the scores of some users (rows) for every catalogue item
-(columns). Each user's seen items are a sorted run of column numbers in a
-compressed-row list (``seen_ptr``, ``seen_items``); the kernels walk that run
-beside the columns, so a seen item is skipped where it lies and the block is
-neither copied nor masked. Each kernel works on chunk ``t`` of ``n_chunks`` of
-the rows, so the driver runs the chunks on the thread pool
-(``_threads.run_chunks``).
+"""Compiled top-k of a block of scores (users x catalogue items), each user's
+seen items (a sorted run ``seen_items[seen_ptr[u]:seen_ptr[u + 1]]``) skipped
+where they lie, so the block is neither copied nor masked. Each kernel works on
+chunk ``t`` of ``n_chunks`` of the rows (``_threads.run_chunks``).
 
 The tie rule is the one of a full sort followed by a cut: a row keeps every
 eligible item scored at least as high as its ``top_n``-th best eligible item
@@ -154,12 +149,8 @@ def keep_rows(
     t, n_chunks, block, user, seen_ptr, seen_items, cut, start,
     pos_ptr, pos_items, pos_labels, out_col, out_score, out_label, hit,
 ):  # fmt: skip
-    """Write the kept items of each row of chunk ``t`` from ``start[r]`` on.
-
-    Columns in increasing order, with their score and their label: the held-out
-    label when the item is one of the user's positives (a sorted run of
-    ``pos_items`` from ``pos_ptr``), which is then marked in ``hit``, else 0.
-    """
+    """Write the kept items (score at least ``cut[r]``) of each row ``r`` of
+    chunk ``t`` from ``start[r]`` on, in column order, as :func:`_put` does."""
     n_rows, n_items = block.shape
     for r in range(n_rows * t // n_chunks, n_rows * (t + 1) // n_chunks):
         row = block[r]

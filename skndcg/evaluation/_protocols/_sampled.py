@@ -77,21 +77,12 @@ def _transition(n_negatives, m):
 
 @lru_cache(maxsize=16384)
 def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
-    """Table ``x`` of length ``m + 1``: the estimate read for each ``j``.
-
-    - ``"raw"``: ``x[j] = M(j + 1)``, the sampled metric itself.
-    - ``"adjusted"``: rank mapping. The ``N + 1`` full positions are cut into
-      ``m + 1`` equal consecutive blocks, one per sampled position (the
-      expected ``j`` of ``K`` is ``K m / N``), and ``x[j]`` is the mean of
-      ``M`` over the full ranks of block ``j``.
-    - ``"bv"``: the table minimising, summed over every full position ``K``
-      taken as equally likely, ``bias(K)^2 + bv_lambda * variance(K)`` of
-      ``x[j]`` given ``K``; with ``A`` the hypergeometric table above and ``b``
-      the metric of each full rank, the minimiser solves
-      ``((1 - l) A'A + l diag(A'1)) x = A'b`` for ``l = bv_lambda``.
-      ``l = 0`` is the least-bias table, ``l = 1`` the posterior mean of
-      ``M`` given ``j`` under a uniform prior on ``K``.
-    """
+    """Table ``x`` of length ``m + 1``: the ``estimate`` read for each ``j``, as
+    :func:`sampled_metric_estimates` defines them. ``"bv"`` solves
+    ``((1 - l) A'A + l diag(A'1)) x = A'b`` with ``A`` the hypergeometric
+    :func:`_transition`, ``b`` the metric of each full rank and ``l = bv_lambda``:
+    ``l = 0`` is the least-bias table, ``l = 1`` the posterior mean of ``M``
+    given ``j`` under a uniform prior on ``K``."""
     m_plus = m + 1
     if estimate == "raw":
         return metric_of_rank(kind, k, np.arange(1, m_plus + 1))
