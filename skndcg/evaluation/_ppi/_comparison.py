@@ -1,10 +1,5 @@
-"""Systems compared under two label sources: :func:`compare` with ``y_model=``.
-
-The per-query values under the humans' labels (judged queries) and under the
-model's labels (every query) are checked by the same ``gather`` as any
-comparison; each mean, paired difference and lift is a prediction-powered
-estimate (:mod:`._estimator`), and the p-values go through the same corrections.
-"""
+"""Systems compared under two label sources: :func:`compare` with ``y_model=``,
+each mean, paired difference and lift a prediction-powered estimate."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -13,9 +14,7 @@ from ...utils._args import check_flags
 from .._compare._inputs import examples_text
 from .._stats._resampling import check_length
 
-
-def _examples(items):
-    return examples_text(items, count=False)
+_examples = partial(examples_text, count=False)
 
 
 def _float(name, values):
@@ -47,10 +46,8 @@ def _scale(grades, y_true):
 
 
 def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
-    """Checked ``(y_true, y_model, qid, judged_rows)``; raises on bad input.
-
-    A query is human-judged when any of its rows has a (non-NaN) human label.
-    """
+    """Checked ``(y_true, y_model, qid, judged_rows)``: a query is human-judged
+    when any of its rows has a (non-NaN) human label."""
     check_flags(expected_labels=expected_labels)
     y_true = _float("y_true", y_true)
     y_model = _float("y_model", y_model)
