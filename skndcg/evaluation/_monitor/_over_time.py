@@ -24,16 +24,8 @@ from ._windows import (
 _NOT_OPTIONS = ("sample_weight", "queries")
 
 
-def _in_memory(y_true, y_score, qid, time, names, options, unit=None, fmt=None):
-    q = np.asarray(qid)
-    report = ranking_report(y_true, y_score, q, metrics=names, **options)
-    name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
-    times = as_times(time, q.shape[0], name=name, unit=unit, fmt=fmt)
-    starts = times.groupby(pd.Series(q)).min().rename("_start")
-    return report.merge(starts, left_on="qid", right_index=True, how="left")
-
-
-def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=None):
+def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit, fmt):
+    """The per-query report of a Dask frame and each query's earliest time."""
     from ...dask import ranking_report as dask_report
 
     columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
@@ -52,8 +44,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=Non
 
     meta = pd.Series([], dtype="datetime64[ns]", index=ddf._meta[qid].to_numpy())
     starts = ddf.map_partitions(earliest, meta=meta).compute()
-    starts = starts.groupby(level=0).min().rename("_start")
-    return report.merge(starts, left_on="qid", right_index=True, how="left")
+    return report, starts.groupby(level=0).min()
 
 
 @validate_params(
@@ -207,16 +198,20 @@ def metric_over_time(
         cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
         check_columns(data, cols.items())
     if data is not None and hasattr(data, "map_partitions"):
-        per_query = _on_dask(
+        report, starts = _on_dask(
             data, y_true, y_score, qid, time, names, options, time_unit, time_format
         )
     else:
         if data is not None:
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
             qid, time = data[qid].to_numpy(), data[time]
-        per_query = _in_memory(
-            y_true, y_score, qid, time, names, options, time_unit, time_format
-        )
+        q = np.asarray(qid)
+        report = ranking_report(y_true, y_score, q, metrics=names, **options)
+        name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
+        times = as_times(time, q.shape[0], name, time_unit, time_format)
+        starts = times.groupby(pd.Series(q)).min()
+    starts = starts.rename("_start")
+    per_query = report.merge(starts, left_on="qid", right_index=True, how="left")
     return windowed(
         per_query,
         names,

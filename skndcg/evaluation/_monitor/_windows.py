@@ -11,6 +11,7 @@ from scipy import stats
 from .._stats._significance import adjust_p_values
 
 _WEEK = pd.Timedelta("7D")
+#: The columns of a window's row (``p_adjusted`` and ``alert`` come after).
 _COLUMNS = [
     "window",
     "metric",
@@ -22,8 +23,6 @@ _COLUMNS = [
     "baseline_n_queries",
     "change",
     "p_value",
-    "p_adjusted",
-    "alert",
 ]
 
 
@@ -217,14 +216,12 @@ def windowed(
             if groups[name][i].size and not (p < alpha and change <= -threshold):
                 kept[name][i % every].append(i)
             rows.append(row)
-    out = pd.DataFrame(
-        rows, columns=[c for c in _COLUMNS if c not in ("p_adjusted", "alert")]
-    )
+    out = pd.DataFrame(rows, columns=_COLUMNS)
     out["p_adjusted"] = adjust_p_values(
         out["p_value"].to_numpy(), None if correction == "none" else correction
     )
     out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
-    return out[_COLUMNS]
+    return out
 
 
 def _row(window, name, cur, base, z):
