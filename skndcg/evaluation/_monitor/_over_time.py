@@ -21,8 +21,6 @@ from ._windows import (
     windowed,
 )
 
-_NOT_OPTIONS = ("sample_weight", "queries")
-
 
 def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit, fmt):
     """The per-query report of a Dask frame and each query's earliest time."""
@@ -189,7 +187,7 @@ def metric_over_time(
     0 2024-01-01 00:00:00          2   1.00       NaN     NaN
     1 2024-01-01 00:05:00          2   0.75       1.0   -0.25
     """
-    for key in _NOT_OPTIONS:
+    for key in ("sample_weight", "queries"):
         if key in options:
             raise TypeError(f"metric_over_time does not take {key}=.")
     names = metric_names(metrics)

@@ -123,11 +123,10 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
             diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
             d = estimate(*diff, judged, pi, **ppi)
             li = estimate(*lift, judged, pi, **ppi)
-            out["diff"][p, k], out["se"][p, k] = d["estimate"], d["se"]
-            out["diff_low"][p, k], out["diff_high"][p, k] = d["low"], d["high"]
-            out["lift"][p, k] = li["estimate"] - 1.0
-            out["lift_low"][p, k] = li["low"] - 1.0
-            out["lift_high"][p, k] = li["high"] - 1.0
+            out["se"][p, k] = d["se"]
+            for key, e, shift in (("diff", d, 0.0), ("lift", li, 1.0)):
+                for end, src in (("", "estimate"), ("_low", "low"), ("_high", "high")):
+                    out[key + end][p, k] = e[src] - shift
             if boot:
                 dists[p, k] = d["dist"]
                 obs = np.array([d["estimate"]])

@@ -53,12 +53,9 @@ def _kth_largest(values, size, k, scratch):
 def _put(
     j, v, o, q, q_end, pos_items, pos_labels, out_col, out_score, out_label, hit
 ):  # fmt: skip
-    """Write kept column ``j`` scored ``v`` at slot ``o``, with its label.
-
-    The label is the held-out one when ``j`` is among the positives
-    ``pos_items[q:q_end]`` (sorted; ``q`` walks on to it), which is then marked
-    in ``hit``, else 0. Returns the advanced ``q``.
-    """
+    """Write kept column ``j`` scored ``v`` at slot ``o`` with its label: the
+    held-out one when ``j`` is among the sorted positives ``pos_items[q:q_end]``
+    (then marked in ``hit``), else 0. Returns ``q`` walked on to ``j``."""
     while q < q_end and pos_items[q] < j:
         q += 1
     out_col[o] = j
@@ -77,16 +74,14 @@ def select(
     pos_ptr, pos_items, pos_labels, cap, out_col, out_score, out_label, hit,
 ):  # fmt: skip
     """Per row ``r`` of chunk ``t``: the score of its ``top_n``-th best eligible
-    item (``-inf`` when it has fewer eligible items) into ``cut[r]``, the number
-    of eligible items scored at least that into ``count[r]`` and, when they are
-    at most ``cap``, those items from ``r * cap`` on, as :func:`keep_rows`
-    writes them (a row with more ties at its cut is left to it).
+    item (``-inf`` when it has fewer) into ``cut[r]``, the number of eligible
+    items scored at least that into ``count[r]`` and, when at most ``cap``, those
+    items from ``r * cap`` on as :func:`keep_rows` writes them (else left to it).
 
-    One pass over the row: the scores at least the running cut go to a buffer,
-    in column order; when it holds ``2 * top_n`` more than after its last
-    shrink, the cut rises to the ``top_n``-th best of the buffer and the buffer
-    keeps what reaches it. Ties with the cut stay in, so the buffer ends with
-    every item the row keeps. Scores are finite (the caller checks).
+    One pass over the row: scores at least the running cut go to a buffer, in
+    column order; when it holds ``2 * top_n`` more than after its last shrink,
+    the cut rises to the buffer's ``top_n``-th best and the buffer keeps what
+    reaches it (ties included). Scores are finite (the caller checks).
     """
     n_rows, n_items = block.shape
     buf = np.empty(n_items, dtype=np.float64)

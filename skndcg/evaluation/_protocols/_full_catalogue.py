@@ -171,7 +171,8 @@ def full_catalogue_report(
         rel_threshold=rel_threshold, block_size=block_size,
         return_candidates=return_candidates,
     )  # fmt: skip
-    if is_dask(train) or is_dask(test):
+    # (a dask frame told without importing dask)
+    if any(type(f).__module__.split(".")[0] == "dask" for f in (train, test)):
         from ._catalogue_dask import dask_report
 
         report, cand, seconds = dask_report(scores, train, test, items, options)
@@ -191,11 +192,6 @@ def full_catalogue_report(
 NOTHING = (
     "no test user has a held-out item among its eligible items; nothing to evaluate."
 )
-
-
-def is_dask(frame):
-    """Whether ``frame`` is a dask DataFrame (without importing dask)."""
-    return type(frame).__module__.split(".")[0] == "dask"
 
 
 def check_rows(n_train, n_test):
