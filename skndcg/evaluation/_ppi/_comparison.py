@@ -192,12 +192,8 @@ class PredictionPoweredComparison(Comparison):
     ----------
     scores, result : object
         As in :class:`Comparison`.
-    model_only : ndarray of shape (n_models, n_metrics)
-        Means under the model's labels alone.
-    order_flips : list
-        Metrics on which the two orders of the systems differ.
-    n_all : int
-        Queries with the model's labels.
+    model_only, order_flips, n_all : object
+        As in the Attributes.
     **settings : dict
         As in :class:`Comparison`.
 
