@@ -97,34 +97,6 @@ def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
     return np.linalg.lstsq(lhs, A.T @ b, rcond=None)[0]
 
 
-def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
-    """Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``."""
-    frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
-    frame["rel"] = y_true >= rel_threshold if rel_threshold is not None else y_true > 0
-    frame["w"] = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
-    out = []
-    for q, g in frame.groupby("q", sort=True):
-        neg = g[~g["rel"]]
-        pos = g[g["rel"]]
-        if pos.empty:
-            continue
-        m = len(neg)
-        if m == 0:
-            raise ValueError(f"query {q!r} has no sampled negative to rank against.")
-        s_neg, w_neg = neg["s"].to_numpy(), neg["w"].to_numpy()
-        for s in pos["s"].to_numpy():
-            above, tied = s_neg > s, s_neg == s
-            # Sampled negatives above (tied ones half), each standing for
-            # 1 / (inclusion probability) catalogue negatives.
-            mass = None
-            if weight is not None:
-                mass = float(
-                    (1.0 / w_neg[above]).sum() + 0.5 * (1.0 / w_neg[tied]).sum()
-                )
-            out.append((q, int(above.sum()), int(tied.sum()), m, mass))
-    return out
-
-
 def sampled_metric_estimates(
     y_true,
     y_score,
@@ -232,9 +204,34 @@ def sampled_metric_estimates(
         )
     if not np.all(np.isfinite(y_score)):
         raise ValueError("y_score must be finite.")
-    rows = _sampled_positions(
-        y_true, y_score, qid, rel_threshold, inclusion_probability
+    # Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``.
+    frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
+    frame["rel"] = y_true >= rel_threshold if rel_threshold is not None else y_true > 0
+    frame["w"] = (
+        1.0
+        if inclusion_probability is None
+        else np.asarray(inclusion_probability, dtype=np.float64)
     )
+    rows = []
+    for q, g in frame.groupby("q", sort=True):
+        neg = g[~g["rel"]]
+        pos = g[g["rel"]]
+        if pos.empty:
+            continue
+        m = len(neg)
+        if m == 0:
+            raise ValueError(f"query {q!r} has no sampled negative to rank against.")
+        s_neg, w_neg = neg["s"].to_numpy(), neg["w"].to_numpy()
+        for s in pos["s"].to_numpy():
+            above, tied = s_neg > s, s_neg == s
+            # Sampled negatives above (tied ones half), each standing for
+            # 1 / (inclusion probability) catalogue negatives.
+            mass = None
+            if inclusion_probability is not None:
+                mass = float(
+                    (1.0 / w_neg[above]).sum() + 0.5 * (1.0 / w_neg[tied]).sum()
+                )
+            rows.append((q, int(above.sum()), int(tied.sum()), m, mass))
     if not rows:
         raise ValueError("no query has a relevant item: nothing to estimate.")
     n_of = {}
