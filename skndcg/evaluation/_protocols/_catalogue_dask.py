@@ -11,24 +11,6 @@ from ._catalogue_plan import make_plan
 from ._full_catalogue import NOTHING, catalogue_of, check_rows
 
 
-def _partitions(train, test, dd):
-    """``train`` and ``test`` as lists of delayed pandas partitions, the same
-    users in partition ``i`` of both (ranges of user ids, from ``test``; the
-    user id may be the index as well as a column)."""
-    if not isinstance(test, dd.DataFrame):
-        test = dd.from_pandas(test, npartitions=1)
-    if not isinstance(train, dd.DataFrame):
-        train = dd.from_pandas(train, npartitions=1)
-    by_user = test.set_index("user_id", drop=False)
-    divisions = by_user.divisions
-    if by_user.npartitions == 1 or None in divisions:
-        # One range of users (dask leaves its bounds unknown): one piece each.
-        one = (train.repartition(npartitions=1), test.repartition(npartitions=1))
-        return train, test, one[0].to_delayed(), one[1].to_delayed()
-    seen = train.set_index("user_id", drop=False, divisions=list(divisions))
-    return train, test, seen.to_delayed(), by_user.to_delayed()
-
-
 def _labels_max(train, test, catalogue, exclude_seen, rel_threshold):
     train, test = train.reset_index(drop=True), test.reset_index(drop=True)
     plan = make_plan(train, test, catalogue, exclude_seen)
@@ -82,7 +64,21 @@ def dask_report(scores, train, test, items, options):
                 f"{name} must have the columns ['user_id', 'item_id']; missing "
                 f"{missing} (it has {list(frame.columns)})."
             )
-    train, test, train_parts, test_parts = _partitions(train, test, dd)
+    # The same users in partition i of both (ranges of user ids, from test; the
+    # pieces are indexed by user id, which they hold as a column too).
+    if not isinstance(test, dd.DataFrame):
+        test = dd.from_pandas(test, npartitions=1)
+    if not isinstance(train, dd.DataFrame):
+        train = dd.from_pandas(train, npartitions=1)
+    by_user = test.set_index("user_id", drop=False)
+    divisions = by_user.divisions
+    if by_user.npartitions == 1 or None in divisions:
+        # One range of users (dask leaves its bounds unknown): one piece each.
+        seen = train.repartition(npartitions=1)
+        by_user = test.repartition(npartitions=1)
+    else:
+        seen = train.set_index("user_id", drop=False, divisions=list(divisions))
+    train_parts, test_parts = seen.to_delayed(), by_user.to_delayed()
     # One graph: the partitions by user are made once and read by every step.
     delayed = dask.delayed
     found = train["item_id"].unique() if items is None else items
