@@ -16,24 +16,6 @@ from ._catalogue_sources import model_kind
 _CUTOFF = re.compile(r"@\s*(\d+)\s*$")
 
 
-def _cutoffs(metrics, top_n):
-    names = metric_names(metrics)
-    for name in names:
-        match = _CUTOFF.search(str(name))
-        if match is None:
-            raise ValueError(
-                f"metric {name!r} has no cut-off; full-catalogue evaluation keeps "
-                f"the top {top_n} items per user, so every metric needs one, "
-                "e.g. 'ndcg@10'."
-            )
-        if int(match.group(1)) > top_n:
-            raise ValueError(
-                f"metric {name!r} looks deeper than top_n={top_n}; raise top_n "
-                f"to at least {match.group(1)}."
-            )
-    return names
-
-
 def full_catalogue_report(
     scores,
     train,
@@ -162,7 +144,21 @@ def full_catalogue_report(
     ['metrics', 'prepare', 'scoring', 'top_k', 'total']
     """
     start = time.perf_counter()
-    names = _cutoffs(metrics, check_integer("top_n", top_n, 1))
+    check_integer("top_n", top_n, 1)
+    names = metric_names(metrics)
+    for name in names:
+        match = _CUTOFF.search(str(name))
+        if match is None:
+            raise ValueError(
+                f"metric {name!r} has no cut-off; full-catalogue evaluation keeps "
+                f"the top {top_n} items per user, so every metric needs one, "
+                "e.g. 'ndcg@10'."
+            )
+        if int(match.group(1)) > top_n:
+            raise ValueError(
+                f"metric {name!r} looks deeper than top_n={top_n}; raise top_n "
+                f"to at least {match.group(1)}."
+            )
     check_integer("block_size", block_size, 1)
     check_flags(exclude_seen=exclude_seen, return_candidates=return_candidates)
     model_kind(scores, features)

@@ -27,21 +27,6 @@ _METRIC = re.compile(r"^\s*(ndcg|recall|r|hit|mrr|rr|map|ap)\s*@\s*(\d+)\s*$", r
 _KIND = {"r": "recall", "rr": "mrr", "ap": "mrr", "map": "mrr"}
 
 
-def _parse(metrics):
-    out = []
-    for name in metric_names(metrics):
-        match = _METRIC.match(str(name))
-        if match is None:
-            raise ValueError(
-                f"metric {name!r} is not supported for sampled estimates; use "
-                "'ndcg@k', 'recall@k', 'hit@k', 'mrr@k' or 'map@k' (one held-out "
-                "item at a time, so recall@k = hit@k and map@k = mrr@k)."
-            )
-        kind = match.group(1).lower()
-        out.append((name, _KIND.get(kind, kind), int(match.group(2))))
-    return out
-
-
 def metric_of_rank(kind, k, rank):
     """``M(rank)`` of one relevant item at 1-based ``rank`` (array)."""
     rank = np.asarray(rank, dtype=np.float64)
@@ -185,7 +170,17 @@ def sampled_metric_estimates(
     1    7  adjusted      0.000
     2    7        bv     -0.174
     """
-    specs = _parse(metrics)
+    specs = []
+    for name in metric_names(metrics):
+        match = _METRIC.match(str(name))
+        if match is None:
+            raise ValueError(
+                f"metric {name!r} is not supported for sampled estimates; use "
+                "'ndcg@k', 'recall@k', 'hit@k', 'mrr@k' or 'map@k' (one held-out "
+                "item at a time, so recall@k = hit@k and map@k = mrr@k)."
+            )
+        kind = match.group(1).lower()
+        specs.append((name, _KIND.get(kind, kind), int(match.group(2))))
     estimates = [estimates] if isinstance(estimates, str) else list(estimates)
     bad = [e for e in estimates if e not in ESTIMATES]
     if bad or not estimates:
