@@ -91,13 +91,11 @@ def _counts(rng, judged, n_resamples):
 def estimate(
     a_h, d_h, a_f, d_f, judged, pi, *, method, confidence, bootstrap, rng=None
 ):
-    """The estimate of ``E[a] / E[d]`` by ``method``, with its interval.
-
-    Returns a dict with ``estimate``, ``se``, ``low``, ``high``, ``lam``,
-    ``sd_human`` (per-query standard deviation of the human values'
-    linearisation) and ``sd_residual`` (the same of ``e``: what is left after
-    the model's labels); ``bootstrap`` is ``None`` or a number of resamples.
-    """
+    """The estimate of ``E[a] / E[d]`` by ``method`` with its interval: a dict of
+    ``estimate``, ``se``, ``low``, ``high``, ``lam``, ``sd_human`` and
+    ``sd_residual`` (per-query standard deviations of ``z`` and ``e``, over the
+    denominator) and, with ``bootstrap`` (None or a number of resamples), the
+    resampled ``dist``."""
     N = a_f.size
     n = int(judged.sum())
     ht = np.where(judged, 1.0 / pi, 0.0)
