@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ...metrics import ranking_report
 from ...utils._constraints import Count
 from .._compare._inputs import metric_names
+from .._stats._significance import adjust_p_values
 from ._windows import (
     TIME_UNITS,
     as_times,
@@ -18,22 +21,26 @@ from ._windows import (
     check_freq,
     day_first_witnesses,
     holds_text,
-    windowed,
 )
 
-_NOT_OPTIONS = ("sample_weight", "queries")
+_WEEK = pd.Timedelta("7D")
+#: The columns of a window's row (``p_adjusted`` and ``alert`` come after).
+_COLUMNS = [
+    "window",
+    "metric",
+    "n_queries",
+    "value",
+    "low",
+    "high",
+    "baseline",
+    "baseline_n_queries",
+    "change",
+    "p_value",
+]
 
 
-def _in_memory(y_true, y_score, qid, time, names, options, unit=None, fmt=None):
-    q = np.asarray(qid)
-    report = ranking_report(y_true, y_score, q, metrics=names, **options)
-    name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
-    times = as_times(time, q.shape[0], name=name, unit=unit, fmt=fmt)
-    starts = times.groupby(pd.Series(q)).min().rename("_start")
-    return report.merge(starts, left_on="qid", right_index=True, how="left")
-
-
-def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=None):
+def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit, fmt):
+    """The per-query report of a Dask frame and each query's earliest time."""
     from ...dask import ranking_report as dask_report
 
     columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
@@ -52,8 +59,7 @@ def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit=None, fmt=Non
 
     meta = pd.Series([], dtype="datetime64[ns]", index=ddf._meta[qid].to_numpy())
     starts = ddf.map_partitions(earliest, meta=meta).compute()
-    starts = starts.groupby(level=0).min().rename("_start")
-    return report.merge(starts, left_on="qid", right_index=True, how="left")
+    return report, starts.groupby(level=0).min()
 
 
 @validate_params(
@@ -198,34 +204,98 @@ def metric_over_time(
     0 2024-01-01 00:00:00          2   1.00       NaN     NaN
     1 2024-01-01 00:05:00          2   0.75       1.0   -0.25
     """
-    for key in _NOT_OPTIONS:
+    for key in ("sample_weight", "queries"):
         if key in options:
             raise TypeError(f"metric_over_time does not take {key}=.")
     names = metric_names(metrics)
-    check_freq(freq)
+    step = check_freq(freq)
     if data is not None:
         cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
         check_columns(data, cols.items())
     if data is not None and hasattr(data, "map_partitions"):
-        per_query = _on_dask(
+        report, starts = _on_dask(
             data, y_true, y_score, qid, time, names, options, time_unit, time_format
         )
     else:
         if data is not None:
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()
             qid, time = data[qid].to_numpy(), data[time]
-        per_query = _in_memory(
-            y_true, y_score, qid, time, names, options, time_unit, time_format
+        q = np.asarray(qid)
+        report = ranking_report(y_true, y_score, q, metrics=names, **options)
+        name = f"time column {time.name!r}" if isinstance(time, pd.Series) else "time"
+        times = as_times(time, q.shape[0], name, time_unit, time_format)
+        starts = times.groupby(pd.Series(q)).min()
+    starts = starts.rename("_start")
+    per_query = report.merge(starts, left_on="qid", right_index=True, how="left")
+    # The windows, each measure's baseline and the alerts.
+    if baseline == "week" and _WEEK % step != pd.Timedelta(0):
+        raise ValueError(
+            f"baseline='week' needs windows that tile a week, got freq={freq!r}."
         )
-    return windowed(
-        per_query,
-        names,
-        freq=freq,
-        baseline=baseline,
-        baseline_windows=baseline_windows,
-        confidence=confidence,
-        alpha=alpha,
-        correction=correction,
-        threshold=threshold,
-        empty_windows=empty_windows,
+    start = per_query["_start"].dt.floor(step)
+    first, last = start.min(), start.max()
+    windows = pd.date_range(first, last, freq=step)
+    present = set(start.unique())
+    missing = [w for w in windows if w not in present]
+    if missing and empty_windows == "error":
+        raise ValueError(
+            f"{len(missing)} window(s) of freq={freq!r} between {first} and {last} "
+            f"have no queries, the first at {missing[0]}. Check the log for a "
+            "gap, or pass empty_windows='keep' to get rows with n_queries=0."
+        )
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    index = {w: i for i, w in enumerate(windows)}
+    pos = start.map(index).to_numpy()
+    # Each window's rows as a slice of one stable sort by window.
+    order = np.argsort(pos, kind="stable")
+    cuts = np.searchsorted(pos[order], np.arange(1, len(windows)))
+    groups = {}
+    for name in names:
+        vals = per_query[name].to_numpy(dtype=np.float64)[order]
+        groups[name] = [g[~np.isnan(g)] for g in np.split(vals, cuts)]
+    lag = _WEEK if baseline == "week" else step
+    every = int(lag // step)  # the baseline's windows lie every `every` windows back
+    # The stable baselines' candidates: per measure and per window slot (index
+    # modulo `every`), the earlier windows that hold queries and did not drop,
+    # oldest first; a window that dropped is held out of later baselines.
+    kept = {name: [[] for _ in range(every)] for name in names}
+    rows = []
+    for i, w in enumerate(windows):
+        for name in names:
+            if baseline == "previous":
+                back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
+                back = [j for j in back if j is not None]
+            else:
+                back = kept[name][i % every][: -baseline_windows - 1 : -1]
+            base = np.concatenate([groups[name][j] for j in back] or [[]])
+            row = _row(w, name, groups[name][i], base, z)
+            change, p = row[-2], row[-1]
+            if groups[name][i].size and not (p < alpha and change <= -threshold):
+                kept[name][i % every].append(i)
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=_COLUMNS)
+    out["p_adjusted"] = adjust_p_values(
+        out["p_value"].to_numpy(), None if correction == "none" else correction
     )
+    out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
+    return out
+
+
+def _row(window, name, cur, base, z):
+    n, nb = cur.size, base.size
+    value = cur.mean() if n else np.nan
+    half = z * cur.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+    ref = base.mean() if nb else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        change = value / ref - 1.0 if nb and ref != 0 else np.nan
+    p = np.nan
+    if n > 1 and nb > 1:
+        if cur.var() == 0 and base.var() == 0:
+            p = 0.0 if value < ref else 1.0
+        else:
+            with warnings.catch_warnings():
+                # scipy warns when the values are nearly equal; p is still right
+                warnings.simplefilter("ignore", RuntimeWarning)
+                test = stats.ttest_ind(cur, base, equal_var=False, alternative="less")
+                p = float(test.pvalue)
+    return [window, name, n, value, value - half, value + half, ref, nb, change, p]

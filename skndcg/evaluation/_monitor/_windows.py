@@ -1,30 +1,9 @@
-"""Windows, intervals, baselines and alerts of metric_over_time."""
+"""Time stamps and window lengths of metric_over_time and compare_over_time."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-from scipy import stats
-
-from .._stats._significance import adjust_p_values
-
-_WEEK = pd.Timedelta("7D")
-_COLUMNS = [
-    "window",
-    "metric",
-    "n_queries",
-    "value",
-    "low",
-    "high",
-    "baseline",
-    "baseline_n_queries",
-    "change",
-    "p_value",
-    "p_adjusted",
-    "alert",
-]
 
 
 def check_freq(freq):
@@ -155,93 +134,3 @@ def _day_first(t, name):
             "write the times in ISO 8601 ('2024-01-02 10:00')."
         )
     return {"dayfirst": bool(first > 12)}
-
-
-def windowed(
-    per_query,
-    names,
-    *,
-    freq,
-    baseline,
-    baseline_windows,
-    confidence,
-    alpha,
-    correction,
-    threshold,
-    empty_windows,
-):
-    """The result table from per-query values and each query's window start."""
-    step = check_freq(freq)
-    if baseline == "week" and _WEEK % step != pd.Timedelta(0):
-        raise ValueError(
-            f"baseline='week' needs windows that tile a week, got freq={freq!r}."
-        )
-    start = per_query["_start"].dt.floor(step)
-    first, last = start.min(), start.max()
-    windows = pd.date_range(first, last, freq=step)
-    present = set(start.unique())
-    missing = [w for w in windows if w not in present]
-    if missing and empty_windows == "error":
-        raise ValueError(
-            f"{len(missing)} window(s) of freq={freq!r} between {first} and {last} "
-            f"have no queries, the first at {missing[0]}. Check the log for a "
-            "gap, or pass empty_windows='keep' to get rows with n_queries=0."
-        )
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    index = {w: i for i, w in enumerate(windows)}
-    pos = start.map(index).to_numpy()
-    # Each window's rows as a slice of one stable sort by window.
-    order = np.argsort(pos, kind="stable")
-    cuts = np.searchsorted(pos[order], np.arange(1, len(windows)))
-    groups = {}
-    for name in names:
-        vals = per_query[name].to_numpy(dtype=np.float64)[order]
-        groups[name] = [g[~np.isnan(g)] for g in np.split(vals, cuts)]
-    lag = _WEEK if baseline == "week" else step
-    every = int(lag // step)  # the baseline's windows lie every `every` windows back
-    # The stable baselines' candidates: per measure and per window slot (index
-    # modulo `every`), the earlier windows that hold queries and did not drop,
-    # oldest first; a window that dropped is held out of later baselines.
-    kept = {name: [[] for _ in range(every)] for name in names}
-    rows = []
-    for i, w in enumerate(windows):
-        for name in names:
-            if baseline == "previous":
-                back = [index.get(w - lag * j) for j in range(1, baseline_windows + 1)]
-                back = [j for j in back if j is not None]
-            else:
-                back = kept[name][i % every][: -baseline_windows - 1 : -1]
-            base = np.concatenate([groups[name][j] for j in back] or [[]])
-            row = _row(w, name, groups[name][i], base, z)
-            change, p = row[-2], row[-1]
-            if groups[name][i].size and not (p < alpha and change <= -threshold):
-                kept[name][i % every].append(i)
-            rows.append(row)
-    out = pd.DataFrame(
-        rows, columns=[c for c in _COLUMNS if c not in ("p_adjusted", "alert")]
-    )
-    out["p_adjusted"] = adjust_p_values(
-        out["p_value"].to_numpy(), None if correction == "none" else correction
-    )
-    out["alert"] = (out["p_adjusted"] < alpha) & (out["change"] <= -threshold)
-    return out[_COLUMNS]
-
-
-def _row(window, name, cur, base, z):
-    n, nb = cur.size, base.size
-    value = cur.mean() if n else np.nan
-    half = z * cur.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
-    ref = base.mean() if nb else np.nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        change = value / ref - 1.0 if nb and ref != 0 else np.nan
-    p = np.nan
-    if n > 1 and nb > 1:
-        if cur.var() == 0 and base.var() == 0:
-            p = 0.0 if value < ref else 1.0
-        else:
-            with warnings.catch_warnings():
-                # scipy warns when the values are nearly equal; p is still right
-                warnings.simplefilter("ignore", RuntimeWarning)
-                test = stats.ttest_ind(cur, base, equal_var=False, alternative="less")
-                p = float(test.pvalue)
-    return [window, name, n, value, value - half, value + half, ref, nb, change, p]

@@ -1,10 +1,5 @@
-"""Systems compared under two label sources: :func:`compare` with ``y_model=``.
-
-The per-query values under the humans' labels (judged queries) and under the
-model's labels (every query) are checked by the same ``gather`` as any
-comparison; each mean, paired difference and lift is a prediction-powered
-estimate (:mod:`._estimator`), and the p-values go through the same corrections.
-"""
+"""Systems compared under two label sources: :func:`compare` with ``y_model=``,
+each mean, paired difference and lift a prediction-powered estimate."""
 
 from __future__ import annotations
 
@@ -128,11 +123,10 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
             diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
             d = estimate(*diff, judged, pi, **ppi)
             li = estimate(*lift, judged, pi, **ppi)
-            out["diff"][p, k], out["se"][p, k] = d["estimate"], d["se"]
-            out["diff_low"][p, k], out["diff_high"][p, k] = d["low"], d["high"]
-            out["lift"][p, k] = li["estimate"] - 1.0
-            out["lift_low"][p, k] = li["low"] - 1.0
-            out["lift_high"][p, k] = li["high"] - 1.0
+            out["se"][p, k] = d["se"]
+            for key, e, shift in (("diff", d, 0.0), ("lift", li, 1.0)):
+                for end, src in (("", "estimate"), ("_low", "low"), ("_high", "high")):
+                    out[key + end][p, k] = e[src] - shift
             if boot:
                 dists[p, k] = d["dist"]
                 obs = np.array([d["estimate"]])
@@ -198,12 +192,8 @@ class PredictionPoweredComparison(Comparison):
     ----------
     scores, result : object
         As in :class:`Comparison`.
-    model_only : ndarray of shape (n_models, n_metrics)
-        Means under the model's labels alone.
-    order_flips : list
-        Metrics on which the two orders of the systems differ.
-    n_all : int
-        Queries with the model's labels.
+    model_only, order_flips, n_all : object
+        As in the Attributes.
     **settings : dict
         As in :class:`Comparison`.
 

@@ -1,35 +1,30 @@
 """Prediction-powered means of per-query values: the estimator and its interval.
 
-Every estimate here is a ratio of two population means, ``E[a] / E[d]``: for a
-metric, ``a`` is the per-query value (0 where the query is skipped) and ``d``
-is 1 where the query counts; for a difference between two systems, ``a`` is
-the difference; for a relative lift, ``a`` and ``d`` are the two systems'
-values. Each of ``a`` and ``d`` is known under the model's labels on every
-query (``a_f``, ``d_f``) and under the humans' labels on the judged queries
-(``a_h``, ``d_h``).
+Every estimate is a ratio of population means, ``E[a] / E[d]``: for a metric,
+``a`` is the per-query value (0 where the query is skipped) and ``d`` is 1
+where the query counts; for a difference between two systems, ``a`` is the
+difference; for a relative lift, ``a`` and ``d`` are the two systems' values.
+Each is known under the model's labels on every query (``a_f``, ``d_f``) and
+under the humans' on the judged queries (``a_h``, ``d_h``).
 
 With ``N`` queries, the judged ones drawn with inclusion probabilities ``pi``
-(``n / N`` each for a uniform sample), and the means ``M_f(x) = sum(x) / N``
-over all queries and ``M_h(x) = sum_judged(x / pi) / N`` (Horvitz-Thompson),
-the estimate is
+(``n / N`` each for a uniform sample), ``M_f(x) = sum(x) / N`` and the
+Horvitz-Thompson ``M_h(x) = sum_judged(x / pi) / N``, the estimate is
 
     theta(lam) = (lam * M_f(a_f) + M_h(a_h - lam * a_f))
                / (lam * M_f(d_f) + M_h(d_h - lam * d_f)),
 
-unbiased (ratio-consistent) for the human-label value whatever the model's
-labels are: ``M_h(x)`` estimates ``M_f(x)`` without bias. ``lam = 0`` is the
-human-only estimate, ``lam = 1`` the prediction-powered one (Angelopoulos et
-al., 2023), and the variance-optimal ``lam`` (PPI++, Angelopoulos, Duchi and
-Zrnic, 2024) is the regression slope of the linearised human values
-``z = a_h - theta * d_h`` on the model ones ``g = a_f - theta * d_f`` over
-the judged queries. The judged queries are part of the ``N``, so the variance
-of the estimate of the population (superpopulation) mean is
+ratio-consistent for the human-label value whatever the model's labels are.
+``lam = 0`` is the human-only estimate, ``lam = 1`` PPI, and PPI++'s
+variance-optimal ``lam`` the regression slope of ``z = a_h - theta * d_h`` on
+``g = a_f - theta * d_f`` over the judged queries. With ``e = z - lam * g``,
+the variance of the estimate of the population (superpopulation) mean is
 
     var = s2(z) / N + sum_judged((1 - pi) / pi**2 * (e - mean(e))**2) / N**2
 
-with ``e = z - lam * g``, divided by the squared denominator; with a uniform
-sample the second term is ``(1 - n / N) * s2(e) / n``, and ``lam = 0`` gives
-``s2(z) / n``, the human-only variance, which ``lam`` optimal never exceeds.
+divided by the squared denominator; with a uniform sample the second term is
+``(1 - n / N) * s2(e) / n``, and ``lam = 0`` gives the human-only ``s2(z) / n``,
+which the optimal ``lam`` never exceeds.
 """
 
 from __future__ import annotations
@@ -69,17 +64,18 @@ def _slope(theta, u, a_h, d_h, a_f, d_f):
 
 
 def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
-    """Estimates (and their ``lam``) for each row of resampling counts ``W``."""
+    """Estimates, their ``lam`` and their denominators (``M(d)``) for each row
+    of resampling counts ``W``."""
     lam = np.full(W.shape[0], 1.0 if method == "ppi" else 0.0)
-    theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+    theta, den = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
     if method == "ppi++":
         u = W * v
         # Two steps of the fixed point (theta, lam) suffice: lam depends on
         # theta only through the centring of a ratio's linearisation.
         for _ in range(2):
             lam = _slope(np.nan_to_num(theta), u, a_h, d_h, a_f, d_f)
-            theta, _ = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
-    return theta, lam
+            theta, den = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
+    return theta, lam, den
 
 
 def _counts(rng, judged, n_resamples):
@@ -95,22 +91,19 @@ def _counts(rng, judged, n_resamples):
 def estimate(
     a_h, d_h, a_f, d_f, judged, pi, *, method, confidence, bootstrap, rng=None
 ):
-    """The estimate of ``E[a] / E[d]`` by ``method``, with its interval.
-
-    Returns a dict with ``estimate``, ``se``, ``low``, ``high``, ``lam``,
-    ``sd_human`` (per-query standard deviation of the human values'
-    linearisation) and ``sd_residual`` (the same of ``e``: what is left after
-    the model's labels); ``bootstrap`` is ``None`` or a number of resamples.
-    """
+    """The estimate of ``E[a] / E[d]`` by ``method`` with its interval: a dict of
+    ``estimate``, ``se``, ``low``, ``high``, ``lam``, ``sd_human`` and
+    ``sd_residual`` (per-query standard deviations of ``z`` and ``e``, over the
+    denominator) and, with ``bootstrap`` (None or a number of resamples), the
+    resampled ``dist``."""
     N = a_f.size
     n = int(judged.sum())
     ht = np.where(judged, 1.0 / pi, 0.0)
     v = np.where(judged, (1.0 - pi) / pi**2, 0.0)
     a_h = np.where(judged, a_h, 0.0)
     d_h = np.where(judged, d_h, 0.0)
-    theta, lam = _fit(method, np.ones((1, N)), ht, v, a_h, d_h, a_f, d_f)
+    theta, lam, den = _fit(method, np.ones((1, N)), ht, v, a_h, d_h, a_f, d_f)
     theta, lam = float(theta[0]), float(lam[0])
-    _, den = _theta(np.array([lam]), np.ones((1, N)), ht, a_h, d_h, a_f, d_f)
     # The variance of the module's docstring, over the judged queries.
     z = (a_h - theta * d_h)[judged]
     e = z - lam * (a_f - theta * d_f)[judged]
@@ -129,7 +122,7 @@ def estimate(
         out["low"], out["high"] = theta - q * se, theta + q * se
     else:
         W = _counts(rng, judged, bootstrap)
-        dist, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
+        dist, _, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
         low, high = percentile_interval(dist[:, None], confidence)
         out["low"], out["high"] = float(low[0]), float(high[0])
         out["dist"] = dist

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -13,9 +14,7 @@ from ...utils._args import check_flags
 from .._compare._inputs import examples_text
 from .._stats._resampling import check_length
 
-
-def _examples(items):
-    return examples_text(items, count=False)
+_examples = partial(examples_text, count=False)
 
 
 def _float(name, values):
@@ -28,29 +27,9 @@ def _float(name, values):
     return out
 
 
-def _scale(grades, y_true):
-    if grades is None:
-        known = y_true[~np.isnan(y_true)]
-        return float(known.min()), float(known.max()), True
-    ok = (
-        isinstance(grades, tuple)
-        and len(grades) == 2
-        and all(isinstance(g, Real) and np.isfinite(g) for g in grades)
-        and grades[0] < grades[1]
-    )
-    if not ok:
-        raise ValueError(
-            f"grades must be a tuple (lowest, highest) of two finite numbers with "
-            f"lowest < highest, got {grades!r}."
-        )
-    return float(grades[0]), float(grades[1]), False
-
-
 def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
-    """Checked ``(y_true, y_model, qid, judged_rows)``; raises on bad input.
-
-    A query is human-judged when any of its rows has a (non-NaN) human label.
-    """
+    """Checked ``(y_true, y_model, qid, judged_rows)``: a query is human-judged
+    when any of its rows has a (non-NaN) human label."""
     check_flags(expected_labels=expected_labels)
     y_true = _float("y_true", y_true)
     y_model = _float("y_model", y_model)
@@ -88,9 +67,23 @@ def check_labels(y_true, y_model, qid, *, expected_labels=False, grades=None):
             f"{_examples(np.unique(qid[missing]))}); give the model's label (or "
             "expected label) of every row."
         )
-    lo, hi, inferred = _scale(grades, y_true)
-    where = "the human labels' range" if inferred else "grades"
     h = y_true[labelled]
+    inferred = grades is None
+    if inferred:
+        lo, hi = float(h.min()), float(h.max())
+    elif not (
+        isinstance(grades, tuple)
+        and len(grades) == 2
+        and all(isinstance(g, Real) and np.isfinite(g) for g in grades)
+        and grades[0] < grades[1]
+    ):
+        raise ValueError(
+            f"grades must be a tuple (lowest, highest) of two finite numbers with "
+            f"lowest < highest, got {grades!r}."
+        )
+    else:
+        lo, hi = float(grades[0]), float(grades[1])
+    where = "the human labels' range" if inferred else "grades"
     if (h < lo).any() or (h > hi).any():
         raise ValueError(
             f"y_true holds {_examples(np.unique(h[(h < lo) | (h > hi)]))}, outside "

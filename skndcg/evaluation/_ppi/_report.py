@@ -42,19 +42,6 @@ REFERENCES = """
 """
 
 
-def aligned(model, human, metrics):
-    """Per-query values ``(qids, judged, F, H)``, ``F`` and ``H`` of shape
-    (n_queries, n_metrics), ``H`` NaN on the queries no human judged."""
-    qids = model["qid"].to_numpy()
-    pos = pd.Index(qids).get_indexer(human["qid"].to_numpy())
-    judged = np.zeros(qids.size, bool)
-    judged[pos] = True
-    F = model[metrics].to_numpy(dtype=float)
-    H = np.full_like(F, np.nan)
-    H[pos] = human[metrics].to_numpy(dtype=float)
-    return qids, judged, F, H
-
-
 @with_references(REFERENCES)
 def prediction_powered_report(
     y_true,
@@ -222,7 +209,14 @@ default=None
     model, human = two_reports(
         y_true, y_model, y_score, qid, judged_rows, names, options
     )
-    qids, judged, F, H = aligned(model, human, names)
+    # Per-query values (n_queries, n_metrics), H NaN on the queries no human judged.
+    qids = model["qid"].to_numpy()
+    pos = pd.Index(qids).get_indexer(human["qid"].to_numpy())
+    judged = np.zeros(qids.size, bool)
+    judged[pos] = True
+    F = model[names].to_numpy(dtype=float)
+    H = np.full_like(F, np.nan)
+    H[pos] = human[names].to_numpy(dtype=float)
     n = int(judged.sum())
     if n < 2:
         raise ValueError(
@@ -242,7 +236,7 @@ default=None
         )
     pi = inclusion_per_query(inclusion_probability, qids, judged, qid)
     boot = None if interval == "clt" else int(n_resamples)
-    rng = as_generator(random_state)
+    opts = dict(confidence=confidence, bootstrap=boot, rng=as_generator(random_state))
     rows = []
     for k, name in enumerate(names):
         for where, vals in (
@@ -257,37 +251,34 @@ default=None
                     UserWarning,
                     stacklevel=2,
                 )
-        est = one_estimate(H[:, k], F[:, k], judged, pi, method, confidence, boot, rng)
-        rows.append({"metric": name, "method": method, **est})
+        parts = ratio_parts(F[:, k], H[:, k])
+        ppi = estimate(*parts, judged, pi, method=method, **opts)
+        hum = estimate(*parts, judged, pi, method="human", **opts)
+        mod = model_only(*parts[2:], **opts)
+        # The share of the human-only variance removed: undefined (NaN) when the
+        # human-only values do not vary at all.
+        hum_var = float(hum["se"]) ** 2
+        removed = 1.0 - float(ppi["se"]) ** 2 / hum_var if hum_var > 0 else np.nan
+        rows.append(
+            {
+                "metric": name,
+                "method": method,
+                "estimate": ppi["estimate"],
+                "low": ppi["low"],
+                "high": ppi["high"],
+                "se": ppi["se"],
+                "model_only": mod[0],
+                "model_only_low": mod[1],
+                "model_only_high": mod[2],
+                "human_only": hum["estimate"],
+                "human_only_low": hum["low"],
+                "human_only_high": hum["high"],
+                "n_judged": n,
+                "n_queries": int(judged.size),
+                "lambda": ppi["lam"],
+                "variance_removed": removed,
+                "sd_human": ppi["sd_human"],
+                "sd_residual": ppi["sd_residual"],
+            }
+        )
     return pd.DataFrame(rows)
-
-
-def one_estimate(h, f, judged, pi, method, confidence, boot, rng):
-    """The columns of one report row from per-query human and model values."""
-    a_h, d_h, a_f, d_f = ratio_parts(f, h)
-    opts = dict(confidence=confidence, bootstrap=boot, rng=rng)
-    ppi = estimate(a_h, d_h, a_f, d_f, judged, pi, method=method, **opts)
-    hum = estimate(a_h, d_h, a_f, d_f, judged, pi, method="human", **opts)
-    mod = model_only(a_f, d_f, **opts)
-    # The share of the human-only variance removed: undefined (NaN) when the
-    # human-only values do not vary at all.
-    hum_var = float(hum["se"]) ** 2
-    removed = 1.0 - float(ppi["se"]) ** 2 / hum_var if hum_var > 0 else np.nan
-    return {
-        "estimate": ppi["estimate"],
-        "low": ppi["low"],
-        "high": ppi["high"],
-        "se": ppi["se"],
-        "model_only": mod[0],
-        "model_only_low": mod[1],
-        "model_only_high": mod[2],
-        "human_only": hum["estimate"],
-        "human_only_low": hum["low"],
-        "human_only_high": hum["high"],
-        "n_judged": int(judged.sum()),
-        "n_queries": int(judged.size),
-        "lambda": ppi["lam"],
-        "variance_removed": removed,
-        "sd_human": ppi["sd_human"],
-        "sd_residual": ppi["sd_residual"],
-    }

@@ -13,16 +13,11 @@ from ..._native._threads import PARALLEL_ROWS, num_threads, run_chunks
 from ...metrics._shared import label_max_of, parse_metric, report_with_means
 from ...utils._values import py
 from . import _catalogue_kernels as K
+from ._catalogue_plan import make_plan
+from ._catalogue_sources import make_source
 
 #: Kept rows gathered before they are scored into the report (and freed).
 REPORT_ROWS = 1 << 20
-
-
-def _chunks(n_rows, n_items):
-    """Row chunks of a block: all threads on a large block, one on a small."""
-    if n_rows * n_items < PARALLEL_ROWS:
-        return 1
-    return max(1, min(num_threads(), n_rows))
 
 
 def needs_label_max(names):
@@ -116,21 +111,29 @@ def _check_finite(block, ids, catalogue):
     )
 
 
-def evaluate_blocks(
-    plan, source, names, options, top_n, block_size, keep_rows, label_max="all"
-):
-    """``(report, candidates or None, seconds)``: every evaluated user of
-    ``plan`` scored by ``source`` ``block_size`` at a time, the ``top_n`` best
-    eligible items of each kept (with their ties). ``label_max``: the largest
-    label of all the data ("all": of this plan's)."""
+def evaluate(
+    scores, train, test, catalogue, *, names, top_n, exclude_seen, features,
+    rel_threshold, block_size, return_candidates, label_max="all",
+):  # fmt: skip
+    """``(report, candidates or None, seconds)`` of ``train`` and ``test`` over
+    the checked ``catalogue`` (report None when no user is evaluated): every
+    evaluated user scored ``block_size`` at a time, the ``top_n`` best eligible
+    items of each kept (with their ties). ``label_max``: the largest label of
+    all the data, when these rows are one piece of it ("all": of these rows)."""
+    start = time.perf_counter()
+    plan = make_plan(train, test, catalogue, exclude_seen)
     ev = plan.evaluated
+    if not ev.size:
+        return None, None, {}
+    source = make_source(scores, features, plan.users[ev], catalogue, block_size)
+    seconds = {"prepare": time.perf_counter() - start, "scoring": 0.0, "top_k": 0.0}
+    options = {"rel_threshold": rel_threshold}
     n_items = plan.catalogue.size
     pos_user = np.repeat(
         np.arange(plan.users.size, dtype=np.int64), np.diff(plan.pos_ptr)
     )
     hit = np.zeros(plan.pos_items.size, dtype=bool)
-    out = _Report(plan, names, options, keep_rows, label_max)
-    seconds = {"scoring": 0.0, "top_k": 0.0}
+    out = _Report(plan, names, options, return_candidates, label_max)
     top = np.int64(top_n)
     # Room for 2 * top_n kept items per row (more only with ties at the cut).
     cap = np.int64(2 * top_n)
@@ -147,7 +150,10 @@ def evaluate_blocks(
         n_rows = hi - lo
         cut = np.empty(n_rows)
         count = np.empty(n_rows, dtype=np.int64)
-        n_chunks = _chunks(n_rows, n_items)
+        # All threads on a large block, one on a small.
+        n_chunks = 1
+        if n_rows * n_items >= PARALLEL_ROWS:
+            n_chunks = max(1, min(num_threads(), n_rows))
         args = (block, rows_user, plan.seen_ptr, plan.seen_items)
         positives = (plan.pos_ptr, plan.pos_items, plan.pos_labels)
         run_chunks(
@@ -181,4 +187,4 @@ def evaluate_blocks(
         )
     report, cand = out.result()
     seconds["metrics"] = out.seconds
-    return report, cand, seconds
+    return report, cand, {**seconds, **source.seconds}

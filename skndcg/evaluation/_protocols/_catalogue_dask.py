@@ -6,55 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._catalogue_blocks import largest_label, needs_label_max
+from ._catalogue_blocks import evaluate, largest_label, needs_label_max
 from ._catalogue_plan import make_plan
-
-
-def _import_dask():
-    try:
-        import dask
-        import dask.dataframe as dd
-    except ImportError as exc:  # pragma: no cover - dask is an optional extra
-        raise ImportError(
-            "full-catalogue evaluation of dask frames needs dask: "
-            "pip install 'skndcg[dask]'."
-        ) from exc
-    return dask, dd
-
-
-def _columns(frame, name, needed):
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{name} must have the columns {list(needed)}; missing {missing} "
-            f"(it has {list(frame.columns)})."
-        )
-
-
-def _partitions(train, test, dd):
-    """``train`` and ``test`` as lists of delayed pandas partitions, the same
-    users in partition ``i`` of both (ranges of user ids, from ``test``)."""
-    if not isinstance(test, dd.DataFrame):
-        test = dd.from_pandas(test, npartitions=1)
-    if not isinstance(train, dd.DataFrame):
-        train = dd.from_pandas(train, npartitions=1)
-    by_user = test.set_index("user_id", drop=False)
-    divisions = by_user.divisions
-    if by_user.npartitions == 1 or None in divisions:
-        # One range of users (dask leaves its bounds unknown): one piece each.
-        one = (train.repartition(npartitions=1), test.repartition(npartitions=1))
-        return train, test, one[0].to_delayed(), one[1].to_delayed()
-    seen = train.set_index("user_id", drop=False, divisions=list(divisions))
-    return train, test, seen.to_delayed(), by_user.to_delayed()
-
-
-def _plain(frame):
-    """A partition with the user id back as a column only."""
-    return frame.reset_index(drop=True)
+from ._full_catalogue import NOTHING, catalogue_of, check_rows
 
 
 def _labels_max(train, test, catalogue, exclude_seen, rel_threshold):
-    plan = make_plan(_plain(train), _plain(test), catalogue, exclude_seen)
+    train, test = train.reset_index(drop=True), test.reset_index(drop=True)
+    plan = make_plan(train, test, catalogue, exclude_seen)
     if not plan.evaluated.size:
         return np.nan
     value = largest_label(plan.pos_labels, {"rel_threshold": rel_threshold})
@@ -62,8 +21,6 @@ def _labels_max(train, test, catalogue, exclude_seen, rel_threshold):
 
 
 def _catalogue(n_train, n_test, items, top_n):
-    from ._full_catalogue import catalogue_of, check_rows
-
     check_rows(int(n_train), int(n_test))
     return catalogue_of(np.asarray(items), top_n)
 
@@ -78,30 +35,50 @@ def _largest(values):
 
 
 def _partition(scores, train, test, catalogue, options, label_max):
-    from ._full_catalogue import evaluate
-
     if len(test) == 0:
         return None, None, {}
-    return evaluate(
-        scores, _plain(train), _plain(test), catalogue, **options,
-        label_max=label_max,
-    )  # fmt: skip
+    train, test = train.reset_index(drop=True), test.reset_index(drop=True)
+    return evaluate(scores, train, test, catalogue, **options, label_max=label_max)
 
 
 def dask_report(scores, train, test, items, options):
     """``(report, candidates, seconds)`` of :func:`full_catalogue_report` with
     ``train`` or ``test`` a dask DataFrame (the other may be pandas)."""
-    from ._full_catalogue import NOTHING
-
-    dask, dd = _import_dask()
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ImportError as exc:  # pragma: no cover - dask is an optional extra
+        raise ImportError(
+            "full-catalogue evaluation of dask frames needs dask: "
+            "pip install 'skndcg[dask]'."
+        ) from exc
     for frame, name in ((train, "train"), (test, "test")):
         if not isinstance(frame, (dd.DataFrame, pd.DataFrame)):
             raise TypeError(
                 f"{name} must be a pandas or dask DataFrame, got "
                 f"{type(frame).__name__}."
             )
-        _columns(frame, name, ("user_id", "item_id"))
-    train, test, train_parts, test_parts = _partitions(train, test, dd)
+        missing = [c for c in ("user_id", "item_id") if c not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"{name} must have the columns ['user_id', 'item_id']; missing "
+                f"{missing} (it has {list(frame.columns)})."
+            )
+    # The same users in partition i of both (ranges of user ids, from test; the
+    # pieces are indexed by user id, which they hold as a column too).
+    if not isinstance(test, dd.DataFrame):
+        test = dd.from_pandas(test, npartitions=1)
+    if not isinstance(train, dd.DataFrame):
+        train = dd.from_pandas(train, npartitions=1)
+    by_user = test.set_index("user_id", drop=False)
+    divisions = by_user.divisions
+    if by_user.npartitions == 1 or None in divisions:
+        # One range of users (dask leaves its bounds unknown): one piece each.
+        seen = train.repartition(npartitions=1)
+        by_user = test.repartition(npartitions=1)
+    else:
+        seen = train.set_index("user_id", drop=False, divisions=list(divisions))
+    train_parts, test_parts = seen.to_delayed(), by_user.to_delayed()
     # One graph: the partitions by user are made once and read by every step.
     delayed = dask.delayed
     found = train["item_id"].unique() if items is None else items

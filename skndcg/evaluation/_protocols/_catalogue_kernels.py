@@ -1,12 +1,7 @@
-"""Compiled top-k of a block of scores, the user's seen items skipped in place.
-
-A block holds the scores of some users (rows) for every catalogue item
-(columns). Each user's seen items are a sorted run of column numbers in a
-compressed-row list (``seen_ptr``, ``seen_items``); the kernels walk that run
-beside the columns, so a seen item is skipped where it lies and the block is
-neither copied nor masked. Each kernel works on chunk ``t`` of ``n_chunks`` of
-the rows, so the driver runs the chunks on the thread pool
-(``_threads.run_chunks``).
+"""Compiled top-k of a block of scores (users x catalogue items), each user's
+seen items (a sorted run ``seen_items[seen_ptr[u]:seen_ptr[u + 1]]``) skipped
+where they lie, so the block is neither copied nor masked. Each kernel works on
+chunk ``t`` of ``n_chunks`` of the rows (``_threads.run_chunks``).
 
 The tie rule is the one of a full sort followed by a cut: a row keeps every
 eligible item scored at least as high as its ``top_n``-th best eligible item
@@ -58,12 +53,9 @@ def _kth_largest(values, size, k, scratch):
 def _put(
     j, v, o, q, q_end, pos_items, pos_labels, out_col, out_score, out_label, hit
 ):  # fmt: skip
-    """Write kept column ``j`` scored ``v`` at slot ``o``, with its label.
-
-    The label is the held-out one when ``j`` is among the positives
-    ``pos_items[q:q_end]`` (sorted; ``q`` walks on to it), which is then marked
-    in ``hit``, else 0. Returns the advanced ``q``.
-    """
+    """Write kept column ``j`` scored ``v`` at slot ``o`` with its label: the
+    held-out one when ``j`` is among the sorted positives ``pos_items[q:q_end]``
+    (then marked in ``hit``), else 0. Returns ``q`` walked on to ``j``."""
     while q < q_end and pos_items[q] < j:
         q += 1
     out_col[o] = j
@@ -82,16 +74,14 @@ def select(
     pos_ptr, pos_items, pos_labels, cap, out_col, out_score, out_label, hit,
 ):  # fmt: skip
     """Per row ``r`` of chunk ``t``: the score of its ``top_n``-th best eligible
-    item (``-inf`` when it has fewer eligible items) into ``cut[r]``, the number
-    of eligible items scored at least that into ``count[r]`` and, when they are
-    at most ``cap``, those items from ``r * cap`` on, as :func:`keep_rows`
-    writes them (a row with more ties at its cut is left to it).
+    item (``-inf`` when it has fewer) into ``cut[r]``, the number of eligible
+    items scored at least that into ``count[r]`` and, when at most ``cap``, those
+    items from ``r * cap`` on as :func:`keep_rows` writes them (else left to it).
 
-    One pass over the row: the scores at least the running cut go to a buffer,
-    in column order; when it holds ``2 * top_n`` more than after its last
-    shrink, the cut rises to the ``top_n``-th best of the buffer and the buffer
-    keeps what reaches it. Ties with the cut stay in, so the buffer ends with
-    every item the row keeps. Scores are finite (the caller checks).
+    One pass over the row: scores at least the running cut go to a buffer, in
+    column order; when it holds ``2 * top_n`` more than after its last shrink,
+    the cut rises to the buffer's ``top_n``-th best and the buffer keeps what
+    reaches it (ties included). Scores are finite (the caller checks).
     """
     n_rows, n_items = block.shape
     buf = np.empty(n_items, dtype=np.float64)
@@ -154,12 +144,8 @@ def keep_rows(
     t, n_chunks, block, user, seen_ptr, seen_items, cut, start,
     pos_ptr, pos_items, pos_labels, out_col, out_score, out_label, hit,
 ):  # fmt: skip
-    """Write the kept items of each row of chunk ``t`` from ``start[r]`` on.
-
-    Columns in increasing order, with their score and their label: the held-out
-    label when the item is one of the user's positives (a sorted run of
-    ``pos_items`` from ``pos_ptr``), which is then marked in ``hit``, else 0.
-    """
+    """Write the kept items (score at least ``cut[r]``) of each row ``r`` of
+    chunk ``t`` from ``start[r]`` on, in column order, as :func:`_put` does."""
     n_rows, n_items = block.shape
     for r in range(n_rows * t // n_chunks, n_rows * (t + 1) // n_chunks):
         row = block[r]

@@ -128,24 +128,20 @@ def make_source(scores, features, users, items, block_size):
             )
         matrix = scores.reindex(index=users, columns=items).to_numpy(np.float64)
         return _Dense(np.ascontiguousarray(matrix), users, items)
-    if kind == "factors":
-        return _factors(scores, users, items, block_size)
     if kind == "estimator":
         return _Estimator(scores, features, users, items)
-    return _Function(scores, users, items)
-
-
-def _factors(pair, users, items, block_size):
-    rows = [
+    if kind == "function":
+        return _Function(scores, users, items)
+    u, i = (
         _factor_rows(f, ids, name)
-        for f, ids, name in zip(pair, (users, items), ("user", "item"), strict=True)
-    ]
-    if rows[0].shape[1] != rows[1].shape[1]:
+        for f, ids, name in zip(scores, (users, items), ("user", "item"), strict=True)
+    )
+    if u.shape[1] != i.shape[1]:
         raise ValueError(
-            f"user_factors has {rows[0].shape[1]} columns and item_factors "
-            f"{rows[1].shape[1]}; a dot product needs the same width."
+            f"user_factors has {u.shape[1]} columns and item_factors "
+            f"{i.shape[1]}; a dot product needs the same width."
         )
-    return _Factors(rows[0], rows[1], block_size)
+    return _Factors(u, i, block_size)
 
 
 def _factor_rows(factors, ids, name):

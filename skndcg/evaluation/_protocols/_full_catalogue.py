@@ -9,29 +9,11 @@ from ...utils._args import check_flags
 from ...utils._counts import check_integer
 from ...utils._interactions import check_frame
 from .._compare._inputs import metric_names
-from ._catalogue_blocks import evaluate_blocks
-from ._catalogue_plan import make_plan, unique
-from ._catalogue_sources import make_source, model_kind
+from ._catalogue_blocks import evaluate
+from ._catalogue_plan import unique
+from ._catalogue_sources import model_kind
 
 _CUTOFF = re.compile(r"@\s*(\d+)\s*$")
-
-
-def _cutoffs(metrics, top_n):
-    names = metric_names(metrics)
-    for name in names:
-        match = _CUTOFF.search(str(name))
-        if match is None:
-            raise ValueError(
-                f"metric {name!r} has no cut-off; full-catalogue evaluation keeps "
-                f"the top {top_n} items per user, so every metric needs one, "
-                "e.g. 'ndcg@10'."
-            )
-        if int(match.group(1)) > top_n:
-            raise ValueError(
-                f"metric {name!r} looks deeper than top_n={top_n}; raise top_n "
-                f"to at least {match.group(1)}."
-            )
-    return names
 
 
 def full_catalogue_report(
@@ -162,7 +144,21 @@ def full_catalogue_report(
     ['metrics', 'prepare', 'scoring', 'top_k', 'total']
     """
     start = time.perf_counter()
-    names = _cutoffs(metrics, check_integer("top_n", top_n, 1))
+    check_integer("top_n", top_n, 1)
+    names = metric_names(metrics)
+    for name in names:
+        match = _CUTOFF.search(str(name))
+        if match is None:
+            raise ValueError(
+                f"metric {name!r} has no cut-off; full-catalogue evaluation keeps "
+                f"the top {top_n} items per user, so every metric needs one, "
+                "e.g. 'ndcg@10'."
+            )
+        if int(match.group(1)) > top_n:
+            raise ValueError(
+                f"metric {name!r} looks deeper than top_n={top_n}; raise top_n "
+                f"to at least {match.group(1)}."
+            )
     check_integer("block_size", block_size, 1)
     check_flags(exclude_seen=exclude_seen, return_candidates=return_candidates)
     model_kind(scores, features)
@@ -171,7 +167,8 @@ def full_catalogue_report(
         rel_threshold=rel_threshold, block_size=block_size,
         return_candidates=return_candidates,
     )  # fmt: skip
-    if is_dask(train) or is_dask(test):
+    # (a dask frame told without importing dask)
+    if any(type(f).__module__.split(".")[0] == "dask" for f in (train, test)):
         from ._catalogue_dask import dask_report
 
         report, cand, seconds = dask_report(scores, train, test, items, options)
@@ -193,11 +190,6 @@ NOTHING = (
 )
 
 
-def is_dask(frame):
-    """Whether ``frame`` is a dask DataFrame (without importing dask)."""
-    return type(frame).__module__.split(".")[0] == "dask"
-
-
 def check_rows(n_train, n_test):
     if n_test == 0 or n_train == 0:
         raise ValueError(f"train and test need rows, got {n_train} and {n_test}.")
@@ -212,26 +204,3 @@ def catalogue_of(items, top_n):
             "the catalogue; lower top_n."
         )
     return catalogue
-
-
-def evaluate(
-    scores, train, test, catalogue, *, names, top_n, exclude_seen, features,
-    rel_threshold, block_size, return_candidates, label_max="all",
-):  # fmt: skip
-    """``(report, candidates, seconds)`` of ``train`` and ``test`` over the
-    checked ``catalogue``; report None when no user is evaluated. ``label_max``:
-    the largest label of all the data, when these rows are one piece of it."""
-    start = time.perf_counter()
-    plan = make_plan(train, test, catalogue, exclude_seen)
-    if not plan.evaluated.size:
-        return None, None, {}
-    source = make_source(
-        scores, features, plan.users[plan.evaluated], catalogue, block_size
-    )
-    options = {"rel_threshold": rel_threshold}
-    prepared = time.perf_counter()
-    report, cand, seconds = evaluate_blocks(
-        plan, source, names, options, top_n, block_size, return_candidates,
-        label_max,
-    )  # fmt: skip
-    return report, cand, {"prepare": prepared - start, **seconds, **source.seconds}

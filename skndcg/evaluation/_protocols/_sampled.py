@@ -27,21 +27,6 @@ _METRIC = re.compile(r"^\s*(ndcg|recall|r|hit|mrr|rr|map|ap)\s*@\s*(\d+)\s*$", r
 _KIND = {"r": "recall", "rr": "mrr", "ap": "mrr", "map": "mrr"}
 
 
-def _parse(metrics):
-    out = []
-    for name in metric_names(metrics):
-        match = _METRIC.match(str(name))
-        if match is None:
-            raise ValueError(
-                f"metric {name!r} is not supported for sampled estimates; use "
-                "'ndcg@k', 'recall@k', 'hit@k', 'mrr@k' or 'map@k' (one held-out "
-                "item at a time, so recall@k = hit@k and map@k = mrr@k)."
-            )
-        kind = match.group(1).lower()
-        out.append((name, _KIND.get(kind, kind), int(match.group(2))))
-    return out
-
-
 def metric_of_rank(kind, k, rank):
     """``M(rank)`` of one relevant item at 1-based ``rank`` (array)."""
     rank = np.asarray(rank, dtype=np.float64)
@@ -77,21 +62,12 @@ def _transition(n_negatives, m):
 
 @lru_cache(maxsize=16384)
 def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
-    """Table ``x`` of length ``m + 1``: the estimate read for each ``j``.
-
-    - ``"raw"``: ``x[j] = M(j + 1)``, the sampled metric itself.
-    - ``"adjusted"``: rank mapping. The ``N + 1`` full positions are cut into
-      ``m + 1`` equal consecutive blocks, one per sampled position (the
-      expected ``j`` of ``K`` is ``K m / N``), and ``x[j]`` is the mean of
-      ``M`` over the full ranks of block ``j``.
-    - ``"bv"``: the table minimising, summed over every full position ``K``
-      taken as equally likely, ``bias(K)^2 + bv_lambda * variance(K)`` of
-      ``x[j]`` given ``K``; with ``A`` the hypergeometric table above and ``b``
-      the metric of each full rank, the minimiser solves
-      ``((1 - l) A'A + l diag(A'1)) x = A'b`` for ``l = bv_lambda``.
-      ``l = 0`` is the least-bias table, ``l = 1`` the posterior mean of
-      ``M`` given ``j`` under a uniform prior on ``K``.
-    """
+    """Table ``x`` of length ``m + 1``: the ``estimate`` read for each ``j``, as
+    :func:`sampled_metric_estimates` defines them. ``"bv"`` solves
+    ``((1 - l) A'A + l diag(A'1)) x = A'b`` with ``A`` the hypergeometric
+    :func:`_transition`, ``b`` the metric of each full rank and ``l = bv_lambda``:
+    ``l = 0`` is the least-bias table, ``l = 1`` the posterior mean of ``M``
+    given ``j`` under a uniform prior on ``K``."""
     m_plus = m + 1
     if estimate == "raw":
         return metric_of_rank(kind, k, np.arange(1, m_plus + 1))
@@ -104,34 +80,6 @@ def correction_table(kind, k, n_negatives, m, estimate, bv_lambda=0.1):
     lam = float(bv_lambda)
     lhs = (1.0 - lam) * (A.T @ A) + lam * np.diag(A.sum(axis=0))
     return np.linalg.lstsq(lhs, A.T @ b, rcond=None)[0]
-
-
-def _sampled_positions(y_true, y_score, qid, rel_threshold, weight):
-    """Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``."""
-    frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
-    frame["rel"] = y_true >= rel_threshold if rel_threshold is not None else y_true > 0
-    frame["w"] = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
-    out = []
-    for q, g in frame.groupby("q", sort=True):
-        neg = g[~g["rel"]]
-        pos = g[g["rel"]]
-        if pos.empty:
-            continue
-        m = len(neg)
-        if m == 0:
-            raise ValueError(f"query {q!r} has no sampled negative to rank against.")
-        s_neg, w_neg = neg["s"].to_numpy(), neg["w"].to_numpy()
-        for s in pos["s"].to_numpy():
-            above, tied = s_neg > s, s_neg == s
-            # Sampled negatives above (tied ones half), each standing for
-            # 1 / (inclusion probability) catalogue negatives.
-            mass = None
-            if weight is not None:
-                mass = float(
-                    (1.0 / w_neg[above]).sum() + 0.5 * (1.0 / w_neg[tied]).sum()
-                )
-            out.append((q, int(above.sum()), int(tied.sum()), m, mass))
-    return out
 
 
 def sampled_metric_estimates(
@@ -222,7 +170,17 @@ def sampled_metric_estimates(
     1    7  adjusted      0.000
     2    7        bv     -0.174
     """
-    specs = _parse(metrics)
+    specs = []
+    for name in metric_names(metrics):
+        match = _METRIC.match(str(name))
+        if match is None:
+            raise ValueError(
+                f"metric {name!r} is not supported for sampled estimates; use "
+                "'ndcg@k', 'recall@k', 'hit@k', 'mrr@k' or 'map@k' (one held-out "
+                "item at a time, so recall@k = hit@k and map@k = mrr@k)."
+            )
+        kind = match.group(1).lower()
+        specs.append((name, _KIND.get(kind, kind), int(match.group(2))))
     estimates = [estimates] if isinstance(estimates, str) else list(estimates)
     bad = [e for e in estimates if e not in ESTIMATES]
     if bad or not estimates:
@@ -241,9 +199,34 @@ def sampled_metric_estimates(
         )
     if not np.all(np.isfinite(y_score)):
         raise ValueError("y_score must be finite.")
-    rows = _sampled_positions(
-        y_true, y_score, qid, rel_threshold, inclusion_probability
+    # Per relevant row: query, ``j`` above, ties, ``m`` and the estimated ``K``.
+    frame = pd.DataFrame({"q": qid, "y": y_true, "s": y_score})
+    frame["rel"] = y_true >= rel_threshold if rel_threshold is not None else y_true > 0
+    frame["w"] = (
+        1.0
+        if inclusion_probability is None
+        else np.asarray(inclusion_probability, dtype=np.float64)
     )
+    rows = []
+    for q, g in frame.groupby("q", sort=True):
+        neg = g[~g["rel"]]
+        pos = g[g["rel"]]
+        if pos.empty:
+            continue
+        m = len(neg)
+        if m == 0:
+            raise ValueError(f"query {q!r} has no sampled negative to rank against.")
+        s_neg, w_neg = neg["s"].to_numpy(), neg["w"].to_numpy()
+        for s in pos["s"].to_numpy():
+            above, tied = s_neg > s, s_neg == s
+            # Sampled negatives above (tied ones half), each standing for
+            # 1 / (inclusion probability) catalogue negatives.
+            mass = None
+            if inclusion_probability is not None:
+                mass = float(
+                    (1.0 / w_neg[above]).sum() + 0.5 * (1.0 / w_neg[tied]).sum()
+                )
+            rows.append((q, int(above.sum()), int(tied.sum()), m, mass))
     if not rows:
         raise ValueError("no query has a relevant item: nothing to estimate.")
     n_of = {}
