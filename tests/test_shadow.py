@@ -101,3 +101,25 @@ def test_bad_input():
     nan = {**scores, "live": np.where(np.arange(qid.size) == 4, np.nan, y)}
     with pytest.raises(ValueError, match=r"^model 'live': y_score contains 1 NaN"):
         compare_over_time(y, nan, qid, time, freq="5min", baseline="live")
+
+
+def test_numeric_and_formatted_times_are_read_as_the_errors_advise():
+    # The time errors advise time_unit= and time_format=, which
+    # compare_over_time did not take.
+    y, scores, qid, time, _ = _shadow(n_windows=3)
+    want = compare_over_time(y, scores, qid, time, freq="5min", baseline="live",
+                             test="t", random_state=0)  # fmt: skip
+    seconds = (time - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy()
+    with pytest.raises(ValueError, match="pass time_unit='s'"):
+        compare_over_time(y, scores, qid, seconds, freq="5min", baseline="live")
+    got = compare_over_time(y, scores, qid, seconds, freq="5min", baseline="live",
+                            test="t", random_state=0, time_unit="s")  # fmt: skip
+    pd.testing.assert_frame_equal(got, want, check_dtype=False)
+    text = time.dt.strftime("%d/%m/%Y %H:%M:%S.%f")
+    got = compare_over_time(y, scores, qid, text, freq="5min", baseline="live",
+                            test="t", random_state=0,
+                            time_format="%d/%m/%Y %H:%M:%S.%f")  # fmt: skip
+    pd.testing.assert_frame_equal(got, want, check_dtype=False)  # (resolution)
+    with pytest.raises(ValueError, match=r"time_unit must be one of \['s', 'ms'"):
+        compare_over_time(y, scores, qid, seconds, freq="5min", baseline="live",
+                          time_unit="sec")  # fmt: skip

@@ -9,7 +9,8 @@ import pandas as pd
 
 from .._compare._api import compare, model_reports
 from .._compare._inputs import metric_names
-from ._windows import as_times, check_columns, check_freq
+from .._stats._resampling import check_choice
+from ._windows import TIME_UNITS, as_times, check_columns, check_freq
 
 
 def _columns(data, y_true, scores, qid, time):
@@ -47,6 +48,8 @@ def compare_over_time(
     n_resamples=2000,
     random_state=None,
     min_queries=10,
+    time_unit=None,
+    time_format=None,
     **options,
 ):
     """Rankers scored on the same logged requests, compared per time window.
@@ -70,7 +73,8 @@ def compare_over_time(
         named after its column.
     qid, time : array-like of shape (n_samples,) or str
         Query ids and time stamps (datetimes, strings pandas reads as
-        datetimes, or seconds since the epoch), or column names with ``data``.
+        datetimes, or numbers with ``time_unit``), or column names with
+        ``data``.
     freq : str or pandas.Timedelta
         Window length, a fixed one: ``"5min"``, ``"1h"``, ``"1D"``.
     baseline : object
@@ -84,6 +88,11 @@ object
         As in :func:`compare` (``n_resamples`` is lower by default, as there
         are many windows). The correction runs over every (window, model,
         metric).
+    time_unit, time_format : str, default=None
+        As in :func:`metric_over_time`: the unit of numeric times (``"s"``,
+        ``"ms"``, ``"us"``, ``"ns"`` since 1970-01-01 UTC; never guessed),
+        and the format of string times (by default their day/month order is
+        read from the column).
     **options
         Every other keyword of :func:`~skndcg.metrics.ranking_report`
         (``convention``, ``gain``, ``empty``, ...).
@@ -122,6 +131,8 @@ object
     1 2024-06-01 01:00:00  candidate        198         True
     """
     y_true, scores, qid, time = _columns(data, y_true, scores, qid, time)
+    if time_unit is not None:
+        check_choice("time_unit", time_unit, TIME_UNITS)
     if baseline not in scores:
         raise ValueError(
             f"baseline={baseline!r} is not one of the models {list(scores)}."
@@ -132,7 +143,8 @@ object
     names = metric_names(metrics)
     q = np.asarray(qid)
     reports = model_reports(y_true, scores, q, metrics=names, **options)
-    windows = as_times(time, q.shape[0]).groupby(pd.Series(q)).min().dt.floor(step)
+    times = as_times(time, q.shape[0], unit=time_unit, fmt=time_format)
+    windows = times.groupby(pd.Series(q)).min().dt.floor(step)
     # Integer window codes: segment labels compare fast; mapped back below.
     codes, starts = pd.factorize(windows, sort=True)
     windows = pd.Series(codes, index=windows.index)
