@@ -296,9 +296,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             del self.feature_names_in_
         return self
 
-    def _features(self, X):
-        return drop_roles(X, [self.qid_col, *self._roles("QueryRanker.predict")])
-
     def _scores(self, X_model, caller, **params):
         check_same_columns(
             getattr(self, "feature_names_in_", None),
@@ -339,7 +336,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
             )
             check_query_overlap(self, ids, caller="QueryRanker.predict")
-        return self._scores(self._features(X), "QueryRanker.predict", **predict_params)
+        X_model = drop_roles(X, [self.qid_col, *self._roles("QueryRanker.predict")])
+        return self._scores(X_model, "QueryRanker.predict", **predict_params)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries (skndcg's default convention).
