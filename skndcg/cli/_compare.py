@@ -153,7 +153,6 @@ def _compare(args):
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
     _safety.refuse_stdin([*(("RUN", r) for r in args.runs), ("--qrels", args.qrels)])
-    # One request scores every run (each with its own input file).
     request = ScoreRequest.from_args(args, DEFAULT_METRICS, input=None)
     lines, rel_level = _trec.lines(request, UsageError)
     lines = [ln for ln in lines if ln.metric]

@@ -382,7 +382,6 @@ def _spool(args, stack):
         )
     for attr in flags:
         given = getattr(args, attr)
-        # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given
         if path is None or os.path.isfile(path):
             paths[attr] = path

@@ -265,7 +265,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
 
         eval_X = [X_val for X_val, _ in evals.sets] if evals else []
         if step.path and evals is not None:
-            # Eval sets go through the Pipeline's own preprocessing.
             final, Xt, eval_X, rest = fit_with_eval(
                 estimator, X_fit, y_fit, eval_X, passthrough, routing, check
             )
