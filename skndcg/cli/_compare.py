@@ -1,9 +1,5 @@
-"""``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests.
-
-Each run is scored as ``skndcg score`` scores it, then
-:func:`skndcg.evaluation.compare` compares every run with the baseline on the
-per-query values (see the command's description and ``--fail-on-loss``).
-"""
+"""``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests
+(each scored as ``skndcg score`` scores it, then :func:`skndcg.evaluation.compare`)."""
 
 import os
 

@@ -1,9 +1,5 @@
-"""trec_eval's options and output for ``skndcg score``.
-
-The flags keep trec_eval's letters (see :func:`add_arguments`); ``--format
-trec`` prints trec_eval's lines: its measure names, in its order, ``runid``,
-``num_q``, the counts as integers (their ``all`` line a sum) and four decimals.
-"""
+"""trec_eval's options and output for ``skndcg score``: its flags' letters, and
+its lines, names, order and number formats for ``--format trec``."""
 
 import argparse
 
