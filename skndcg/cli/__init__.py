@@ -155,7 +155,6 @@ def _run(args) -> int:
         return import_module(f"._{args.command}", __package__).run(args)
     from ..demo import run_demo
 
-    # The demo's options are run_demo's keywords, --seed its random_state.
     options = {k: v for k, v in vars(args).items() if k not in ("command", "seed")}
     try:
         run_demo(**options, random_state=args.seed)

@@ -1,9 +1,5 @@
-"""``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests.
-
-Each run is scored as ``skndcg score`` scores it, then
-:func:`skndcg.evaluation.compare` compares every run with the baseline on the
-per-query values (see the command's description and ``--fail-on-loss``).
-"""
+"""``skndcg compare RUN RUN... --qrels QRELS``: runs side by side, with tests
+(each scored as ``skndcg score`` scores it, then :func:`skndcg.evaluation.compare`)."""
 
 import os
 
@@ -153,7 +149,6 @@ def _compare(args):
     if len(args.runs) < 2:
         raise UsageError("give two or more runs to compare")
     _safety.refuse_stdin([*(("RUN", r) for r in args.runs), ("--qrels", args.qrels)])
-    # One request scores every run (each with its own input file).
     request = ScoreRequest.from_args(args, DEFAULT_METRICS, input=None)
     lines, rel_level = _trec.lines(request, UsageError)
     lines = [ln for ln in lines if ln.metric]

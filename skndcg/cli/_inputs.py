@@ -170,7 +170,6 @@ def engine_options(args, coded):
     options = {"convention": convention}
     if args.unjudged_used:
         options["nan_label"] = "unjudged"
-    # The engine options are passed only where they matter.
     if np.isnan(coded.y_score).any():
         options["nan_score"] = "unretrieved"
     if args.all_judged or args.judged_only:

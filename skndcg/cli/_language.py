@@ -1,10 +1,6 @@
 """How the command line speaks to its caller: under the name of the command
-it was called as, and in flags rather than Python keywords (see :func:`speak`).
-
-The options are read from the command's own parser, so a new option is
-translated as soon as it exists. The few names no option stands for
-(``y_true``, ``y_score``, ``gain='exponential'``) read as words.
-"""
+it was called as, and in flags (read from its own parser) rather than Python
+keywords (see :func:`speak`)."""
 
 from __future__ import annotations
 

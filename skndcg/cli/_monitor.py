@@ -88,7 +88,6 @@ def run(args):
     from ._language import error
     from ._safety import refuse_stdin
 
-    # The columns no flag names are read under their default names.
     named = {a: getattr(args, a) or DEFAULT_COLUMNS[a] for a in DEFAULT_COLUMNS}
     defaulted = [f"--{a}" for a in DEFAULT_COLUMNS if getattr(args, a) is None]
     # The other options are metric_over_time's keywords of the same name.

@@ -1,12 +1,5 @@
-"""One line before the first compile of the kernels, on a terminal.
-
-The ranking kernels are compiled by numba on first use and cached on disk, so
-a first ``skndcg score`` or ``skndcg demo`` on a new install may spend half a
-minute compiling, silently. When stderr is a terminal, the command line says
-so once, when the first kernel compile starts; output to files and pipes stays
-clean, and the library itself never prints (its compile times can be read
-with ``skndcg.metrics._jit.compile_times``).
-"""
+"""One line before the first compile of the kernels, when stderr is a terminal
+(files and pipes stay clean; the library itself never prints)."""
 
 import contextlib
 import sys

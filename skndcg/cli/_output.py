@@ -1,7 +1,5 @@
-"""How the command line prints its results: the means as a table, Markdown,
-JSON or CSV, and the table layouts and number formats that ``skndcg score``
-and its two-source scoring (``--model-qrels``) share. trec_eval's lines are
-printed by ``_trec``."""
+"""How the command line prints its means (table, Markdown, JSON or CSV), and the
+table layouts and number formats ``score`` and ``--model-qrels`` share."""
 
 import json
 import math

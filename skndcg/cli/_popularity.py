@@ -1,7 +1,6 @@
-"""``--popularity FILE``: the items' training counts, for the per-user
-beyond-accuracy measures, a line ``ITEM COUNT`` each (see the option's help).
-Blank lines and lines starting with ``#`` are skipped, ``.gz`` is read
-transparently, and a bad line is refused with the file's name and line number.
+"""``--popularity FILE``: the items' training counts, a line ``ITEM COUNT`` each.
+
+Blank lines and ``#`` lines are skipped, ``.gz`` is read transparently.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""What one ``skndcg score`` (or one run of ``skndcg compare``) asks for.
-
-The parsed arguments are read once into a frozen :class:`ScoreRequest`; what is
-derived later makes a new request with :meth:`ScoreRequest.but`, never a
-change to the old one.
-"""
+"""What one ``skndcg score`` (or one run of ``skndcg compare``) asks for: a
+frozen :class:`ScoreRequest`, what is derived later a new one (``but``)."""
 
 from __future__ import annotations
 

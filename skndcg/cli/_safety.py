@@ -1,14 +1,7 @@
 """How the command line ends: exit codes, signals, and copies of pipes.
 
-Besides 0, 1 and 2 (see ``_errors``), every sub-command exits with 130 or 143
-when interrupted by SIGINT (Ctrl-C) or SIGTERM, after removing the temporary
-files and half-written outputs, and with 141, printing nothing, when the
-reader of stdout went away (``skndcg score ... | head``), as any command
-killed by SIGPIPE.
-
-Inputs that are pipes or devices (``<(zcat run.gz)``, a named FIFO,
-``/dev/stdin``) are copied to a temporary file before reading, within the
-limits ``--pipe-limit-mb`` and ``--pipe-timeout`` of ``skndcg score``.
+130 or 143 on SIGINT or SIGTERM, after removing the temporary files and
+half-written outputs; 141, printing nothing, when stdout's reader went away.
 """
 
 import contextlib

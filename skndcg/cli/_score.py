@@ -267,8 +267,8 @@ def _rows(table, keep):
 
 
 def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, thresholds):
-    """Every option, every measure, every input: the engine's report of the
-    loaded rows ``coded``."""
+    """Score the loaded rows ``coded``, print the means in ``--format`` and
+    return the exit code."""
     qid, y_true, y_score = coded.qid, coded.y_true, coded.y_score
     names, doc_order, tag = coded.names, coded.doc_order, coded.tag
     options = _inputs.engine_options(args, coded)
@@ -316,24 +316,17 @@ def _in_memory(args, coded, lines, metrics, plain, gained, counts_only, threshol
     # trec_eval -c sums num_rel from the qrels, every judgment above 0 whatever
     # -l says.
     num_rel = int((y_true > 0).sum()) if args.all_judged else None
-    return _emit(args, lines, metrics, counts_only, thresholds,
-                 means, counted, summary, tag, cis, num_rel)  # fmt: skip
-
-
-def _emit(args, lines, metrics, counts_only, thresholds, means, table, summary,
-          tag, cis, num_rel):  # fmt: skip
-    """Print the means in ``--format`` and return the exit code."""
     if args.format == "trec":
         if not args.measure:  # skndcg's own lines: the run and query count too
             lines = _head_lines() + lines
         text = _trec.render(
-            lines, table, means, tag,
+            lines, counted, means, tag,
             per_query=args.query_eval or args.per_query is not None,
             num_rel=num_rel, summary=not args.no_summary,
         )  # fmt: skip
     else:
         shown = _as_shown(lines, [] if counts_only else metrics, means, cis)
-        text = render(args.format, *shown, len(table["qid"]))
+        text = render(args.format, *shown, len(counted["qid"]))
     text = _summary.in_json(text, summary) if args.format == "json" else text
     if text:  # (trec_eval -n without -q prints nothing)
         print(text, file=sys.stderr if args.per_query == "-" else sys.stdout)
@@ -349,12 +342,11 @@ def _as_shown(lines, metrics, means, cis=None):
     return [names_of[m] for m in metrics], as_shown, cis
 
 
-_HEAD = ("runid", "num_q")
-
-
 def _head_lines():
     """``runid`` and ``num_q``, first: what --format trec adds to --metrics."""
-    return [_trec.Line(n, None, n, (i - 2, 0)) for i, n in enumerate(_HEAD)]
+    return [
+        _trec.Line(n, None, n, (i - 2, 0)) for i, n in enumerate(("runid", "num_q"))
+    ]
 
 
 def _verdict(means, thresholds):
@@ -390,7 +382,6 @@ def _spool(args, stack):
         )
     for attr in flags:
         given = getattr(args, attr)
-        # "-" is standard input, as trec_eval reads it.
         path = "/dev/stdin" if given == "-" else given
         if path is None or os.path.isfile(path):
             paths[attr] = path

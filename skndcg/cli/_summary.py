@@ -1,19 +1,9 @@
 """What ``skndcg score`` assumed: the queries it scored, skipped and never saw.
 
-A mean over queries hides which queries it is a mean of, so ``skndcg score``
-counts the queries scored and those skipped with the reason, the queries of a
-TREC run without judgments (trec_eval drops them), the judged queries without
-results (scored 0 only with ``--all-judged``), the judged documents a TREC run
-did not retrieve (misses) and the empty score cells of a predictions file
-(read as "judged, not retrieved").
-
-The summary is one line on stderr when a query was skipped or not scored, or
-a score cell was empty (the unretrieved documents alone, which every TREC run
-has, print nothing), and the ``"summary"`` object of ``--format json``
-always. With ``--strict``, each of them but the unretrieved documents is an
-error with exit code 2. A file large enough to be streamed (see
-:func:`skndcg.io.open_input`) is counted only with ``--strict``, which reads
-it in memory.
+One line on stderr when a query was skipped or not scored or a score cell was
+empty (the unretrieved documents alone print nothing), the ``"summary"`` of
+``--format json`` always; each but the unretrieved documents is an error under
+``--strict``. A streamed file is counted only with ``--strict``.
 """
 
 from __future__ import annotations

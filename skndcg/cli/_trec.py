@@ -1,9 +1,5 @@
-"""trec_eval's options and output for ``skndcg score``.
-
-The flags keep trec_eval's letters (see :func:`add_arguments`); ``--format
-trec`` prints trec_eval's lines: its measure names, in its order, ``runid``,
-``num_q``, the counts as integers (their ``all`` line a sum) and four decimals.
-"""
+"""trec_eval's options and output for ``skndcg score``: its flags' letters, and
+its lines, names, order and number formats for ``--format trec``."""
 
 import argparse
 
@@ -223,9 +219,8 @@ def _split_measures(T, given):
 
 
 def _line(m, by_trec_name=False):
-    """The :class:`Line` of one trec_eval measure (a ``TrecMeasure``),
-    labelled by its metric name, or by its trec_eval name when scored apart
-    or when ``by_trec_name``."""
+    """The :class:`Line` of a ``TrecMeasure``, labelled by its metric name, or by
+    its trec_eval name when scored apart or when ``by_trec_name``."""
     metric = None if m.metric is None else parse_metric(m.metric).name
     own = bool(m.gains or m.levels) or by_trec_name
     label = m.trec_name if own else (metric or m.trec_name)
@@ -235,9 +230,8 @@ def _line(m, by_trec_name=False):
 
 def report(data, plain, gained, options):
     """The per-query columns (a dict of arrays) and the means of the metrics
-    ``plain`` and of the lines ``gained`` (ndcg with trec_eval's custom gains,
-    11pt_avg with recall levels: a call of their own) over ``data``, the
-    engine's ``(y_true, y_score, qid)``."""
+    ``plain`` and of the lines ``gained`` (each a call of its own) over
+    ``data``, the engine's ``(y_true, y_score, qid)``."""
     from ..metrics.trec_dialect import gain_function
 
     report, means = _report_of(*data, metrics=plain, **options)
@@ -260,8 +254,7 @@ def _report_of(*data, **options):
 
 def _level_average(data, line, options):
     """Per-query values and mean of an ``11pt_avg`` line with recall levels:
-    iprec at each level, summed in the order given and divided, per query
-    (as trec_eval adds them up)."""
+    iprec at each level, summed in the order given and divided (trec_eval's)."""
     names = [f"iprec(recall={v!r})" for v in line.levels]
     extra, extra_means = _report_of(*data, metrics=names, **options)
     total = sum((np.asarray(extra[name], dtype=np.float64) for name in names), 0.0)

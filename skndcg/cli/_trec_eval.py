@@ -1,15 +1,7 @@
 """``skndcg trec_eval``: trec_eval 10.0's own command line.
 
-It takes trec_eval's arguments in trec_eval's order, ``[flags] rel_info_file
-results_file``, with its short and long flags, prints trec_eval's lines, and
-measures ``official`` when no ``-m`` is given, as trec_eval does: a script
-that calls trec_eval runs unchanged after ``alias trec_eval='skndcg trec_eval'``.
-
 The work is ``skndcg score RESULTS --qrels REL_INFO --format trec`` with the
-flags translated (:func:`score_argv`), so both give the same output. The
-options trec_eval has for other inputs and outputs (``-R`` other than
-``qrels``, ``-T`` other than ``trec_results``, ``-D``, ``-o``, ``-Z``) are
-refused with a message.
+flags translated (:func:`score_argv`), so both give the same output.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from ..utils._query_ids import is_polars_df, n_rows_of
 #: QueryRanker and the scorers use by default.
 DEFAULT_GROUP_COL = "qid"
 
-#: How the splitter says that it had no time to order by.
 NO_TIME = "no time given; row order is used as time"
 
 GROUPS_MISSING = (

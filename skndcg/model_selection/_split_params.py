@@ -1,8 +1,5 @@
-"""Validation and parsing of GroupTimeSeriesSplit parameters.
-
-Every size parameter states its unit by its type (see ``test_size`` of
-:class:`~skndcg.model_selection.GroupTimeSeriesSplit`).
-"""
+"""Validation and parsing of GroupTimeSeriesSplit parameters (a size parameter's
+type states its unit)."""
 
 from __future__ import annotations
 

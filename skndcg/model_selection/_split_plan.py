@@ -1,8 +1,5 @@
-"""Group-level fold planning for GroupTimeSeriesSplit.
-
-All work is vectorised over groups (sorted by ``(start, end, label)``); the
-only Python loop runs over folds.
-"""
+"""Group-level fold planning for GroupTimeSeriesSplit, vectorised over groups
+(sorted by ``(start, end, label)``): the only Python loop runs over folds."""
 
 from __future__ import annotations
 

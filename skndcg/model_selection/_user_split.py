@@ -1,8 +1,5 @@
-"""Recommender protocols as splitters: per user, or at one moment for everyone.
-
-Each splits an interaction log or a ranking task with the same rule, so a
-model tuned by ``GridSearchCV`` on the task is tuned under its protocol.
-"""
+"""Recommender protocols as splitters: per user, or at one moment for everyone
+(one rule for an interaction log and a ranking task)."""
 
 from __future__ import annotations
 
@@ -55,7 +52,6 @@ class _UserProtocol:
             if name != "self":
                 setattr(self, name, value)
 
-    # -- scikit-learn's splitter interface ---------------------------------
     def get_n_splits(self, X=None, y=None, groups=None):
         """Number of folds.
 
@@ -107,7 +103,6 @@ class _UserProtocol:
         *_, (train, test) = self.split(X)
         return X.iloc[train], X.iloc[test]
 
-    # -- shared machinery --------------------------------------------------
     def _units(self, X):
         check_flags(
             filter_cold_users=self.filter_cold_users,

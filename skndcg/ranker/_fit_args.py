@@ -121,14 +121,10 @@ def _per_query_weights(weights, codes, sizes, uniques, *, what):
 
 
 def query_args(step, qid, sample_weight, *, eval_index=None):
-    """Row order and query keyword values for one data set.
-
-    Returns ``(order, values)``: the stable order that makes every query
-    contiguous (``None`` when the rows already are, and always for a
-    pointwise step, which sees the rows as they come) and a dict of the
-    group ``sizes``, the sorted query ``codes`` (not for a pointwise step)
-    and, with ``sample_weight``, the ``weight`` (one per query for XGBRanker).
-    """
+    """``(order, values)`` of one data set: the stable order that makes every
+    query contiguous (``None`` when the rows already are, and for a pointwise
+    step) and a dict of ``sizes``, ``codes`` (not for a pointwise step) and,
+    with ``sample_weight``, ``weight`` (one per query for XGBRanker)."""
     order, codes, sizes, uniques = query_layout(qid)
     _check_lightgbm_query_sizes(step, sizes, uniques)
     out = {"codes": codes, "sizes": sizes}
@@ -207,13 +203,10 @@ def _sorted_eval_sets(
 
 
 def build_fit_kwargs(step, qid_col, roles, order, args, n_samples, extra, eval_params):
-    """Keyword arguments (bare names) for the final step's ``fit``.
-
-    Returns ``(kwargs, passthrough, evals)``: the derived query arguments, the
-    caller's other fit parameters (per-row arrays reordered), and the sorted
-    eval sets (or ``None``), which :func:`eval_kwargs` turns into the final
-    step's own arguments once their ``X`` is what that step sees.
-    """
+    """``(kwargs, passthrough, evals)`` for the final step's ``fit``: the derived
+    query arguments (bare names), the caller's other fit parameters (per-row
+    arrays reordered), and the sorted eval sets (or ``None``) for
+    :func:`eval_kwargs`."""
     for name in _DERIVED:
         if name in extra:
             raise TypeError(

@@ -1,9 +1,6 @@
-"""Fit a Pipeline step by step so that eval sets see the same preprocessing.
-
-A Pipeline hands ``eval_set`` to its final step untouched, so early stopping
-would compare raw eval data with preprocessed training data. The Pipeline
-object ends up fitted exactly as by ``Pipeline.fit``, step objects included.
-"""
+"""Fit a Pipeline step by step so that eval sets see the same preprocessing (a
+Pipeline hands ``eval_set`` to its final step untouched); the Pipeline ends up
+fitted exactly as by ``Pipeline.fit``, step objects included."""
 
 from __future__ import annotations
 
@@ -29,14 +26,11 @@ def _split_params(node, params, routing):
 
 
 def fit_with_eval(pipeline, X, y, eval_X, params, routing, check):
-    """Fit ``pipeline`` (a clone) level by level; return the final step and its inputs.
+    """Fit ``pipeline`` (a clone) level by level, but its final step.
 
-    ``X, y`` and the ``X`` of every eval set in ``eval_X`` are already in query order;
-    ``params`` are the other fit parameters (prefixed by step name when
-    ``routing`` is off, bare names routed by request when it is on), and
-    ``check(final, Xt, eval_Xt)`` runs on what the final step will see.
-    Returns ``(final, Xt, eval_Xt, final_params)``: the final estimator, the
-    transformed training and eval data, and the parameters left for its fit.
+    ``params`` are prefixed by step name when ``routing`` is off, bare names
+    when it is on; ``check(final, Xt, eval_Xt)`` runs on what the final step
+    will see. Returns ``(final, Xt, eval_Xt, final_params)``.
     """
     node = pipeline
     Xt = X

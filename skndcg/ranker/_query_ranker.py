@@ -265,7 +265,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
 
         eval_X = [X_val for X_val, _ in evals.sets] if evals else []
         if step.path and evals is not None:
-            # Eval sets go through the Pipeline's own preprocessing.
             final, Xt, eval_X, rest = fit_with_eval(
                 estimator, X_fit, y_fit, eval_X, passthrough, routing, check
             )
@@ -295,9 +294,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
-
-    def _features(self, X):
-        return drop_roles(X, [self.qid_col, *self._roles("QueryRanker.predict")])
 
     def _scores(self, X_model, caller, **params):
         check_same_columns(
@@ -339,7 +335,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 X, qid, qid_col=self.qid_col, caller="QueryRanker.predict"
             )
             check_query_overlap(self, ids, caller="QueryRanker.predict")
-        return self._scores(self._features(X), "QueryRanker.predict", **predict_params)
+        X_model = drop_roles(X, [self.qid_col, *self._roles("QueryRanker.predict")])
+        return self._scores(X_model, "QueryRanker.predict", **predict_params)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean NDCG@10 over queries (skndcg's default convention).

@@ -1,11 +1,8 @@
-"""The tensor kernels of the block families (``skndcg/metrics/_blocks.py``),
-named by their measures' ``tensor`` declarations: ranked blocks of tied rows.
+"""The tensor kernels of the block families (``skndcg/metrics/_blocks.py``).
 
-Each function returns ``(values, empty)``: one value per query, and which
-queries are empty for that family (ideal DCG <= 0 for the DCG family, no
-relevant row for the binary ones). Values are the exact expectations over
-the orders of tied rows (McSherry & Najork, 2008), computed with the same
-operations, in the same order, as :mod:`skndcg.metrics`' kernels.
+Each returns ``(values, empty)`` per query: the exact expectations over the
+orders of tied rows (McSherry & Najork, 2008), by the same operations in the
+same order as :mod:`skndcg.metrics`' kernels.
 """
 
 from __future__ import annotations
@@ -31,8 +28,7 @@ def _dcg_parts(r, k, opts):
     dsum = segment_sum(d, r.row_block, r.block_size.numel())
     block = r.block_gain / r.block_size.to(dtype) * dsum
     dcg = segment_sum(block, r.block_query, r.n_queries)
-    ideal = ideal_dcg(r, k, disc)
-    return dcg, ideal
+    return dcg, ideal_dcg(r, k, disc)
 
 
 def dcg(r, k, opts):

@@ -146,9 +146,8 @@ AUTO_ONE_THREAD_ROWS = 2**20
 
 
 def compute_dtype(preds):
-    """float32 for float32 (and narrower) scores; float64 for float64 ones,
-    and for integer and bool ones, which :mod:`skndcg.metrics` reads as
-    float64."""
+    """float32 for float32 (and narrower) scores, else float64 (as
+    :mod:`skndcg.metrics` reads integer and bool scores)."""
     if preds.is_floating_point() and preds.dtype != torch.float64:
         return torch.float32
     return torch.float64
@@ -276,14 +275,6 @@ class _Context:
         self.done = {}
         self.perms = {}
 
-    def perm(self, rule):
-        if rule not in self.perms:
-            self.perms[rule] = tie_order(
-                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
-                indexes=self.indexes,
-            )  # fmt: skip
-        return self.perms[rule]
-
     def ranked(self, group, depth):
         if group in self.done:
             return self.done[group]
@@ -296,7 +287,12 @@ class _Context:
         if group == "rows" and rule.average:
             # tied rows reach per-query measures this way
             rule = TieRule.of("pessimistic")
-        perm = self.perm(rule)
+        if rule not in self.perms:
+            self.perms[rule] = tie_order(
+                rule, labels=self.y, doc_id=self.doc_id, preds=self.scores,
+                indexes=self.indexes,
+            )  # fmt: skip
+        perm = self.perms[rule]
         args = [self.scores, y, g, self.indexes, self.unjudged, self.pooled]
         if perm is not None:
             args = [None if a is None else a[perm] for a in args]
@@ -338,9 +334,8 @@ def _tied_on_cpu(preds, target, indexes, doc_id, names, mixed, label_max, opts):
 
 def _on_cpu(preds, target, indexes, doc_id, names, options, rows=None, **extra):
     """The evaluation of ``names`` by :mod:`skndcg.metrics` on a CPU copy of
-    the rows (those flagged in ``rows`` when given): the one route by which
-    work leaves the tensors, for the measures without a tensor implementation
-    and for the tied rows of :func:`_tied_on_cpu`."""
+    the rows (those flagged in ``rows`` when given): the one route off the
+    tensors."""
 
     def cpu(t, dtype=None):
         t = (t if rows is None else t[rows]).detach().cpu()

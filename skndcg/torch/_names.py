@@ -1,10 +1,5 @@
-"""Measure names and tensor kernels, read from the registry of :mod:`skndcg.metrics`.
-
-A name is parsed by the engine's own grammar (``"ndcg@10"``, ``"rbp(p=0.9)"``,
-aliases such as ``"ap"``), so both packages accept exactly the same names.
-Each measure declares its tensor kernel in its own module (the registry's
-``tensor`` field).
-"""
+"""Measure names and tensor kernels, read from the registry of :mod:`skndcg.metrics`
+(its own grammar: both packages accept exactly the same names)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Tensor operations the measures' tensor kernels share.
-
-A measure's kernel reaches them as ``ranked.ops`` (see
-:class:`skndcg.torch._ranked.Ranked`), so the measure modules never import
-this package.
-"""
+"""Tensor operations the measures' tensor kernels share, as ``ranked.ops`` (the
+measure modules never import this package)."""
 
 from __future__ import annotations
 
@@ -76,9 +72,9 @@ def weights(p: float, length: int, dtype, device):
 _COMPILED = {}
 
 
-def _compiled(name):
-    """``math.<name>`` over a float64 array, compiled by numba as the engine's
-    kernels are (built on first use)."""
+def _engine_math(values, name):
+    """``math.<name>`` of each value, compiled by numba as the engine's kernels
+    are (built on first use), on a CPU copy."""
     if name not in _COMPILED:
         from numba import njit
 
@@ -92,12 +88,8 @@ def _compiled(name):
             return out
 
         _COMPILED[name] = apply
-    return _COMPILED[name]
-
-
-def _engine_math(values, name):
     flat = values.detach().to("cpu", torch.float64).contiguous().view(-1).numpy()
-    out = _compiled(name)(flat)
+    out = _COMPILED[name](flat)
     return torch.as_tensor(out, device=values.device).view(values.shape)
 
 

@@ -1,11 +1,6 @@
-"""Options and conventions on tensors: the presets of :mod:`skndcg.metrics`.
-
-Every option goes through :func:`skndcg.metrics.conventions.call_options`,
-the engine's one check and resolver, so a preset means here what it means
-there: the returned convention carries the gain, the tie rule, the empty rule,
-the score precision, the label rules and the denominators as rule objects, and
-this package calls their methods with ``xp=torch``, never reading names.
-"""
+"""Options and conventions on tensors, checked and resolved by
+:func:`skndcg.metrics.conventions.call_options`: the rule objects are called
+with ``xp=torch``, never read by name."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Rows grouped by query and ranked into tie blocks, with segment operations only.
-
-Every sum over rows, blocks or queries is a scatter-add, so the cost grows with
-the number of rows and no Python code runs per query.
-"""
+"""Rows grouped by query and ranked into tie blocks, with segment operations only
+(scatter-adds: no Python code runs per query)."""
 
 from __future__ import annotations
 
