@@ -335,9 +335,10 @@ class Comparison:
         -------
         text : str
             An object with the settings (``test``, ``correction``,
-            ``confidence``, ...), ``models`` (the rows of :meth:`to_frame`)
-            and ``pairs`` (the rows of ``to_frame(pairs=True)``, with
-            ``effect_size``), what ``effect_size`` is, and ``p_floor``, the
+            ``confidence``, ...), ``models`` and ``metrics`` (their names),
+            ``model_rows`` (the rows of :meth:`to_frame`) and ``pair_rows``
+            (the rows of ``to_frame(pairs=True)``, with ``effect_size``),
+            what ``effect_size`` is, and ``p_floor``, the
             smallest raw p-value the resamples can give (null for the t and
             Wilcoxon tests); NaN is written as ``null``.
         """
