@@ -22,8 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._args import check_flags
 from ..utils._counts import check_integer
-from ..utils._interactions import DAY
-from ._log import check_log, codes, history_matrix, unique_ids
+from ..utils._interactions import DAY, codes, unique_ids
+from ._log import check_log, history_matrix
 
 
 class _Recommender(BaseEstimator):
