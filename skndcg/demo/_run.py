@@ -157,7 +157,8 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         for e in per_item_rows["estimate"]
     ]
     results = pd.concat([results, per_item_rows], ignore_index=True)
-    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold))
+    fold_data = (cv, X_dev, X_hold)  # for the fold plot
+    return dict(results=results, section=section, reports=reports, fold_data=fold_data)
 
 
 def _title(mode, n_neg):
