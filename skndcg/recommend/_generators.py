@@ -270,9 +270,6 @@ class ItemKNNRecommender(_Recommender):
     [[0.5, 1.0, 0.0]]
     """
 
-    def __init__(self):
-        pass
-
     def _scores(self, rows):
         return cosine_cooccurrence(rows, self.history_, self.item_users_)
 
