@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._interactions import codes
 from ..utils._values import py
 from ._ranking_features import feature_rows
 from ._ranking_task import RatingsLog, check_ratings, make_ranking_task
@@ -13,15 +14,14 @@ _WINDOWS = ("D", "W", "M", "Q", "Y")
 
 
 def _codes(values, uniques, what):
-    values = np.asarray(values)
-    pos = np.minimum(np.searchsorted(uniques, values), uniques.size - 1)
-    bad = np.flatnonzero(uniques[pos] != values)
+    pos, known = codes(values, uniques)
+    bad = np.flatnonzero(~known)
     if bad.size:
         raise ValueError(
             f"{what} {py(values[bad[0]])!r} is not in the ratings ({bad.size} such "
             f"{what}s); features exist only for the users and items of the log."
         )
-    return pos.astype(np.int64)
+    return pos
 
 
 class CandidateFeatures:

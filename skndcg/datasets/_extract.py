@@ -1,12 +1,7 @@
-"""Extract a downloaded archive safely, and check an extracted folder later.
-
-The rules are those :func:`~skndcg.datasets.fetch_movielens` states: every
-entry is checked before anything is written, the sizes the archive declares
-are held to the limits below and the bytes actually written are counted
-again, extraction happens in a temporary folder renamed into place with a
-manifest of its files (:data:`MANIFEST`), and the ``.part`` and ``.tmp``
-leftovers of a killed fetch are removed by the next one.
-"""
+"""Extract a downloaded archive safely, and check an extracted folder later,
+by the rules :func:`~skndcg.datasets.fetch_movielens` states; the sizes the
+archive declares are held to the limits below, and the bytes actually written
+are counted again."""
 
 from __future__ import annotations
 
@@ -195,7 +190,7 @@ def remove_leftovers(home, name, *, now=None):
     """Remove a killed fetch's downloads and extraction folders of ``name``."""
     now = time.time() if now is None else now
     for entry in os.scandir(home):
-        ours = entry.name.startswith((f".{name}.zip.", f".{name}."))
+        ours = entry.name.startswith(f".{name}.")  # .zip.*.part included
         if not ours or not entry.name.endswith((".part", ".tmp")):
             continue
         try:

@@ -297,11 +297,9 @@ def load_movielens(path, *, return_items=False):
     ml-latest(-small), ml-20m/25m/32m  ``ratings.csv``  ``movies.csv``
     =================================  ===============  ===========================
 
-    The MovieLens data sets are published by GroupLens Research (F. M. Harper
-    and J. A. Konstan, "The MovieLens Datasets: History and Context", ACM TiiS
-    5(4), 2015). Their licence forbids redistribution, so they are never
-    shipped with this package: download them with :func:`fetch_movielens` or
-    by hand.
+    The MovieLens data sets are published by GroupLens Research [1]_. Their
+    licence forbids redistribution, so they are never shipped with this
+    package: download them with :func:`fetch_movielens` or by hand.
 
     Parameters
     ----------

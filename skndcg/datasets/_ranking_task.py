@@ -7,7 +7,13 @@ import pandas as pd
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils._constraints import Count
-from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
+from ..utils._interactions import (
+    check_frame,
+    check_no_duplicates,
+    check_seconds,
+    periods,
+    unique_ids,
+)
 from ..utils._seeds import integer_draw
 from ..utils._values import py
 from ._ranking_features import feature_rows
@@ -49,17 +55,6 @@ def check_ratings(ratings):
             f"ratings['rating'] must be >= 0, found {worst}: relevance labels are "
             "derived from it, so every rating must be a finite number >= 0."
         )
-
-
-def _windows(timestamp, window):
-    """Period ordinal of every timestamp and the start (datetime64) of each:
-    a time is in the window of its whole second, as periods start on whole
-    seconds."""
-    stamps = pd.to_datetime(np.floor(timestamp).astype(np.int64), unit="s")
-    ordinal = np.asarray(stamps.to_period(window).asi8, dtype=np.int64)
-    uniq = np.unique(ordinal)
-    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
-    return ordinal, uniq, starts.as_unit("s").to_numpy()
 
 
 def _seed_key(values):
@@ -115,15 +110,11 @@ class RatingsLog:
     fractions kept)."""
 
     def __init__(self, ratings, window):
-        self.user_ids, user = np.unique(
-            ratings["user_id"].to_numpy(), return_inverse=True
-        )
-        self.item_ids, item = np.unique(
-            ratings["item_id"].to_numpy(), return_inverse=True
-        )
+        self.user_ids, user = unique_ids(ratings, "ratings", "user_id")
+        self.item_ids, item = unique_ids(ratings, "ratings", "item_id")
         self.n_users, self.n_items = self.user_ids.size, self.item_ids.size
         timestamp = ratings["timestamp"].to_numpy(dtype=np.float64)
-        ordinal, self.windows, self.window_starts = _windows(timestamp, window)
+        ordinal, self.windows, self.window_starts = periods(timestamp, window)
         win = np.searchsorted(self.windows, ordinal)
         order = np.lexsort((item, user, timestamp))
         self.user = user[order].astype(np.int64)

@@ -83,28 +83,36 @@ def metric_curves(reports, ks, *, ranker, n_resamples, confidence, random_state)
     )
 
 
-def segment_lines(
-    reports, segment, *, metric, ranker, n_resamples, confidence, random_state
-):
-    """One sentence per (segment, baseline): the ranker's gain within the segment.
+def holdout_lines(reports, users, has_past, strongest, random_state):
+    """The hold-out's intervals and the sentences on the ranker's gains.
 
-    ``segment`` maps a query id to its segment (such as users with and
-    without a past); the p-values are Holm-adjusted over every segment and
-    baseline, and a segment too small for an interval says so.
+    ``users`` maps a query id to its user, ``has_past`` (a Series) to whether
+    that user rated anything before the query. Returns :func:`holdout_intervals`
+    and one sentence per baseline, then per baseline within the users with and
+    without a past (cold users) as segments of their own: their p-values are
+    Holm-adjusted over every segment and baseline, and a segment too small for
+    an interval says so.
     """
+    options = {
+        "n_resamples": N_RESAMPLES,
+        "confidence": CONFIDENCE,
+        "random_state": random_state,
+    }
+    holdout = holdout_intervals(
+        reports, users, metrics=list(METRICS), ranker=RANKER, **options
+    )
+    segment = has_past.map({True: "users with a past", False: "users without a past"})
+    lines = comparison_lines(holdout, strongest, N_RESAMPLES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
         cmp = compare(
             reports,
-            baseline=ranker,
-            metrics=[metric],
+            baseline=RANKER,
+            metrics=[REFIT],
             by=segment,
             correction="holm",
-            confidence=confidence,
-            n_resamples=n_resamples,
-            random_state=random_state,
+            **options,
         )
-    lines = []
     for r in cmp.to_frame(pairs=True).itertuples():
         interval = (
             f"[{-r.diff_high:+.3f}, {-r.diff_low:+.3f}]"
@@ -112,33 +120,8 @@ def segment_lines(
             else "no interval (too few queries)"
         )
         lines.append(
-            f"{r.segment} ({r.n_queries} queries): {ranker} - {r.model}: {metric} "
+            f"{r.segment} ({r.n_queries} queries): {RANKER} - {r.model}: {REFIT} "
             f"{-r.diff:+.3f}, {interval}, "
-            f"{p_text(r.p_value, r.p_adjusted, n_resamples)}"
+            f"{p_text(r.p_value, r.p_adjusted, N_RESAMPLES)}"
         )
-    return lines
-
-
-def holdout_lines(reports, users, has_past, strongest, random_state):
-    """The hold-out's intervals and the sentences on the ranker's gains.
-
-    ``users`` maps a query id to its user, ``has_past`` (a Series) to whether
-    that user rated anything before the query. Returns :func:`holdout_intervals`
-    and one sentence per baseline, then per baseline within the users with and
-    without a past (cold users) as segments of their own.
-    """
-    options = {"n_resamples": N_RESAMPLES, "random_state": random_state}
-    holdout = holdout_intervals(
-        reports,
-        users,
-        metrics=list(METRICS),
-        ranker=RANKER,
-        confidence=CONFIDENCE,
-        **options,
-    )
-    segment = has_past.map({True: "users with a past", False: "users without a past"})
-    lines = comparison_lines(holdout, strongest, N_RESAMPLES)
-    lines += segment_lines(
-        reports, segment, metric=REFIT, ranker=RANKER, confidence=CONFIDENCE, **options
-    )
     return holdout, lines

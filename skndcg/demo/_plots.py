@@ -40,10 +40,8 @@ def fold_roles(cv, X_dev, X_hold):
         role[np.unique(qid[train])] = "train"
         role[np.unique(qid[test])] = "test"
         parts.append(pd.DataFrame({"row": f"fold {k}", "month": q_dev, "role": role}))
-    parts.append(pd.DataFrame({"row": "final fit", "month": q_dev, "role": "train"}))
-    parts.append(
-        pd.DataFrame({"row": "final fit", "month": q_hold, "role": "hold-out"})
-    )
+    for month, role in ((q_dev, "train"), (q_hold, "hold-out")):
+        parts.append(pd.DataFrame({"row": "final fit", "month": month, "role": role}))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -136,12 +136,6 @@ def long_results(folds, holdout, *, negatives, n_negatives):
     return out
 
 
-def mode_outputs(results, section, reports, fold_data):
-    """One mode's rows of results.csv, section of results.md, per-query reports
-    and folds (for the fold plot)."""
-    return dict(results=results, section=section, reports=reports, fold_data=fold_data)
-
-
 def write_markdown(path, *, summary, sections):
     """results.md: the summary, then per sampling mode its table and lines."""
     text = ["# skndcg demo results", "", *summary, ""]

@@ -138,7 +138,17 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     table = _report.results_table(folds, holdout, models)
     print("", title, table, *lines, head, params, "", sep="\n", file=stream)
     table = _estimates.text_table(per_item, models)
-    heading = _per_item_title(mode, n_neg, full is not None)
+    with_full = (
+        "; full: each rated item ranked among the whole pool, the number they estimate"
+        if full is not None
+        else ""
+    )
+    heading = (
+        f"{_title(mode, n_neg)}: {_estimates.SPLIT} (each rated item "
+        "ranked among the sampled negatives alone), raw and corrected for "
+        f"sampling (adjusted, bv with lambda = {_estimates.BV_LAMBDA}), "
+        f"estimating the metric against the whole pool{with_full}"
+    )
     print(heading, table, *order_lines, "", sep="\n", file=stream)
     section = (
         title,
@@ -157,25 +167,12 @@ def _one_mode(ratings, mode, args, cut, say, stream):
         for e in per_item_rows["estimate"]
     ]
     results = pd.concat([results, per_item_rows], ignore_index=True)
-    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold))
+    fold_data = (cv, X_dev, X_hold)  # for the fold plot
+    return dict(results=results, section=section, reports=reports, fold_data=fold_data)
 
 
 def _title(mode, n_neg):
     return f"{mode} negatives, N = {n_neg}"
-
-
-def _per_item_title(mode, n_neg, with_full):
-    full = (
-        "; full: each rated item ranked among the whole pool, the number they estimate"
-        if with_full
-        else ""
-    )
-    return (
-        f"{_title(mode, n_neg)}: {_estimates.SPLIT} (each rated item "
-        "ranked among the sampled negatives alone), raw and corrected for "
-        f"sampling (adjusted, bv with lambda = {_estimates.BV_LAMBDA}), "
-        f"estimating the metric against the whole pool{full}"
-    )
 
 
 def run_demo(

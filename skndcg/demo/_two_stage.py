@@ -211,4 +211,5 @@ def full_mode(ratings, args, cut, say, stream):
     results = _report.long_results(folds, holdout, negatives="full", n_negatives=n)
     results["estimate"] = "full"
     results["protocol"] = _row_protocols(results, n)
-    return _report.mode_outputs(results, section, reports, (cv, X_dev, X_hold))
+    fold_data = (cv, X_dev, X_hold)  # for the fold plot
+    return dict(results=results, section=section, reports=reports, fold_data=fold_data)

@@ -24,7 +24,7 @@ from ._clicklog import (
     check_logging_probability,
     column,
 )
-from ._estimators import default_relevance, item_codes, kish, pbm_terms
+from ._estimators import default_relevance, item_codes, pbm_terms
 from ._ranking import rank_weights
 
 ESTIMATORS = ("ips", "snips", "dr", "cascade")
@@ -338,7 +338,9 @@ def counterfactual_report(
                 stacklevel=3,
             )
         w_shown = weight * log.shown
-        ess = kish(np.bincount(log.codes, weights=w_shown, minlength=log.n_queries))
+        per_q = np.bincount(log.codes, weights=w_shown, minlength=log.n_queries)
+        total, sq = per_q.sum(), np.dot(per_q, per_q)
+        ess = float(total * total / sq) if sq > 0 else 0.0  # Kish's
         max_w = float(weight[log.shown].max())
         nums = np.column_stack([num[e] for e in pbm])
         dens = np.column_stack([den[e] for e in pbm])

@@ -73,10 +73,3 @@ def pbm_terms(log, exam_at, p, t, clip, relevance):
     n_target = int(target.sum())
     share = float(clipped.sum() / n_target) if n_target else 0.0
     return num, den, raw, weight, share
-
-
-def kish(values):
-    """Kish's effective sample size of non-negative weights."""
-    total = values.sum()
-    sq = np.dot(values, values)
-    return float(total * total / sq) if sq > 0 else 0.0

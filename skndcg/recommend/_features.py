@@ -12,8 +12,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._constraints import Count
+from ..utils._interactions import codes
 from ._generators import ItemKNNRecommender, check_n_items
-from ._log import Log, codes
+from ._log import Log
 from ._queries import Queries
 from ._snapshot import Snapshot
 

@@ -22,8 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._args import check_flags
 from ..utils._counts import check_integer
-from ..utils._interactions import DAY
-from ._log import check_log, codes, history_matrix, unique_ids
+from ..utils._interactions import DAY, codes, unique_ids
+from ._log import check_log, history_matrix
 
 
 class _Recommender(BaseEstimator):
@@ -269,9 +269,6 @@ class ItemKNNRecommender(_Recommender):
     >>> knn.score_items([3], [10, 11, 12]).round(3).tolist()  # 3 met 11 only
     [[0.5, 1.0, 0.0]]
     """
-
-    def __init__(self):
-        pass
 
     def _scores(self, rows):
         return cosine_cooccurrence(rows, self.history_, self.item_users_)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..utils._interactions import check_frame, check_seconds
+from ..utils._interactions import check_frame, check_seconds, unique_ids
 
 
 def check_log(log, name, *, time=True):
@@ -27,29 +27,6 @@ def check_log(log, name, *, time=True):
         raise ValueError(
             f"{name}['rating'] must be numeric, got dtype {log['rating'].dtype}."
         )
-
-
-def unique_ids(frame, name, column):
-    """``np.unique(frame[column], return_inverse=True)``; ids of mixed kinds
-    (``1`` and ``"a"``), which have no order, named."""
-    values = frame[column].to_numpy()
-    try:
-        return np.unique(values, return_inverse=True)
-    except TypeError:
-        kinds = sorted({type(v).__name__ for v in values})
-        raise TypeError(
-            f"{name}[{column!r}] mixes ids of the kinds {', '.join(kinds)}; ids "
-            "must be of one kind (cast the column, e.g. .astype(str))."
-        ) from None
-
-
-def codes(values, uniques):
-    """Positions of ``values`` in the sorted ``uniques`` and a mask of the known."""
-    values = np.asarray(values)
-    if uniques.size == 0:
-        return np.zeros(values.size, dtype=np.int64), np.zeros(values.size, bool)
-    pos = np.minimum(np.searchsorted(uniques, values), uniques.size - 1)
-    return pos.astype(np.int64), uniques[pos] == values
 
 
 def history_matrix(user, item, n_users, n_items):

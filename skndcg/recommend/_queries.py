@@ -5,18 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..utils._interactions import codes, periods
 from ..utils._values import py
-from ._log import codes
-
-
-def _starts(ts, window):
-    """Period start (Unix seconds) of each timestamp's window: that of its
-    whole second, as periods start on whole seconds."""
-    periods = pd.to_datetime(np.floor(ts).astype(np.int64), unit="s").to_period(window)
-    ordinal = np.asarray(periods.asi8, dtype=np.int64)
-    uniq, inv = np.unique(ordinal, return_inverse=True)
-    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
-    return starts.as_unit("s").asi8.astype(np.int64)[inv]
 
 
 class Queries:
@@ -24,7 +14,8 @@ class Queries:
 
     def __init__(self, log, window, min_history):
         self.log = log
-        start = _starts(log.ts, window)
+        ordinal, uniq, starts = periods(log.ts, window)
+        start = starts.astype(np.int64)[np.searchsorted(uniq, ordinal)]
         n_items = log.n_items
         # First meeting of every (user, item) pair.
         pair = log.user * n_items + log.item

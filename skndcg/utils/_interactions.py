@@ -69,3 +69,37 @@ def check_no_duplicates(log, name, columns):
             "interaction must be one row (aggregate or drop the duplicates "
             "first, e.g. log.drop_duplicates(subset=[...]))."
         )
+
+
+def unique_ids(frame, name, column):
+    """``np.unique(frame[column], return_inverse=True)``; ids of mixed kinds
+    (``1`` and ``"a"``), which have no order, named."""
+    values = frame[column].to_numpy()
+    try:
+        return np.unique(values, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(
+            f"{name}[{column!r}] mixes ids of the kinds {', '.join(kinds)}; ids "
+            "must be of one kind (cast the column, e.g. .astype(str))."
+        ) from None
+
+
+def codes(values, uniques):
+    """Positions of ``values`` in the sorted ``uniques`` and a mask of the known."""
+    values = np.asarray(values)
+    if uniques.size == 0:
+        return np.zeros(values.size, dtype=np.int64), np.zeros(values.size, bool)
+    pos = np.minimum(np.searchsorted(uniques, values), uniques.size - 1)
+    return pos.astype(np.int64), uniques[pos] == values
+
+
+def periods(ts, window):
+    """Period ordinal of each time (Unix seconds), the sorted distinct ordinals
+    and their starts (datetime64[s]): a time is in the period of its whole
+    second, as periods start on whole seconds."""
+    stamps = pd.to_datetime(np.floor(ts).astype(np.int64), unit="s")
+    ordinal = np.asarray(stamps.to_period(window).asi8, dtype=np.int64)
+    uniq = np.unique(ordinal)
+    starts = pd.PeriodIndex.from_ordinals(uniq, freq=window).start_time
+    return ordinal, uniq, starts.as_unit("s").to_numpy()
