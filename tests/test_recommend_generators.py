@@ -206,3 +206,32 @@ def test_history_features_read_fractional_seconds_exactly():
     at = pd.Timestamp(jan + 2 * DAY + 0.75, unit="s")
     G = b.features([3], [10, 11, 12], at).set_index("item_id")
     assert G["pop_log"].tolist() == np.log1p([2, 1, 1]).tolist()
+
+
+@pytest.mark.parametrize("none", [None, np.nan, ""])
+def test_items_without_genres_share_no_genre(none):
+    # A missing genres value was read as a genre named "" under pandas' string
+    # dtype, so two items without genres counted as sharing one.
+    from skndcg.recommend import HistoryFeatures
+
+    jan = int(pd.Timestamp("2020-01-10").timestamp())
+    feb = int(pd.Timestamp("2020-02-01").timestamp())
+
+    def affinity(missing):
+        log = pd.DataFrame(
+            {
+                "user_id": [1, 1, 2, 2, 3, 1],
+                "item_id": [10, 11, 10, 12, 11, 12],
+                "rating": [4.0, 2.0, 5.0, 3.0, 1.0, 5.0],
+                "timestamp": [jan, jan + DAY, jan, jan + 2 * DAY, jan + 3 * DAY, feb],
+                "genres": ["A", missing, "A", missing, missing, missing],
+            }
+        )
+        b = HistoryFeatures(n_candidates=2).fit(log)
+        when = pd.Timestamp(feb, unit="s")
+        F = b.features([1], [10, 11, 12], when).set_index("item_id")
+        return F["genre_affinity"].to_numpy()
+
+    # User 1's past {10: A, 11: none}: A's share is 1/2; no genre for 11, 12.
+    np.testing.assert_allclose(affinity(none), [0.5, 0.0, 0.0])
+    np.testing.assert_array_equal(affinity(none), affinity("(no genres listed)"))

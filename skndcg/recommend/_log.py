@@ -89,5 +89,6 @@ def _genre_matrix(frame, item_ids):
     first = by_time.drop_duplicates("item_id").set_index("item_id")["genres"]
     strings = first.reindex(item_ids).astype(object).fillna("").astype(str)
     dummies = strings.str.get_dummies(sep="|")
-    dummies = dummies.drop(columns=["(no genres listed)"], errors="ignore")
+    # "" (no genres: under pandas' string dtype, a column of its own) is none.
+    dummies = dummies.drop(columns=["", "(no genres listed)"], errors="ignore")
     return dummies.to_numpy(dtype=np.float64)
