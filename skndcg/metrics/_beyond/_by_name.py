@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._catalogue._registry import Measure, Param, register
+from .._catalogue._registry import Param, declare
 from .._jit import jit
 
 _SIDE = ("item_id", "popularity")
@@ -141,19 +141,17 @@ _BY_NAME = (
 )  # fmt: skip
 
 for _name, _text, _params, _kernel, _values in _BY_NAME:
-    register(
-        Measure(
-            _name,
-            _text,
-            aliases=("average_popularity",) if _name == "arp" else (),
-            params=_params,
-            needs=("n_relevant",) if _name == "long_tail_recall" else (),
-            empty_when="no_relevant" if _name == "long_tail_recall" else "never",
-            per_query=_kernel,
-            higher_is_better=_name != "arp",
-            depth="k",
-            form="sum",
-            side_inputs=_SIDE,
-            row_values=_values,
-        )
+    declare(
+        _name,
+        _text,
+        aliases=("average_popularity",) if _name == "arp" else (),
+        params=_params,
+        needs=("n_relevant",) if _name == "long_tail_recall" else (),
+        empty_when="no_relevant" if _name == "long_tail_recall" else "never",
+        per_query=_kernel,
+        higher_is_better=_name != "arp",
+        depth="k",
+        form="sum",
+        side_inputs=_SIDE,
+        row_values=_values,
     )
