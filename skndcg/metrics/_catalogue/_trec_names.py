@@ -214,9 +214,9 @@ def _single(name: str) -> TrecMeasure | None:
     if match is None:
         return None
     family, value = match.groups()
-    if family not in TREC_FAMILIES or TREC_FAMILIES[family][1] in ("none", "vector", "pairs"):
+    how = TREC_FAMILIES[family][1] if family in TREC_FAMILIES else "none"
+    if how in ("none", "vector", "pairs"):
         return None
-    how = TREC_FAMILIES[family][1]
     if how == "cut":
         if "." in value or int(value) < 1:
             return None
