@@ -1,12 +1,9 @@
-"""The per-user popularity measures as registry measures, usable by name:
-``novelty(n_users=N)@k``, ``arp@k``, ``aplt(long_tail=0.2)@k``,
-``aclt(long_tail=0.2)@k``, ``long_tail_recall(long_tail=0.2)@k`` and
-``serendipity@k``.
-
-Each is a sum or a mean over a user's top ``k`` of one value per row, which
-``row_values`` derives from ``item_id`` and ``popularity`` as :mod:`._popularity`
-does; the engine ranks them as labels (``_core/_side.py``), so the values equal
-those functions' (``missing="error"``, ``primitive="popular"``), ties included.
+"""The per-user popularity measures as registry measures, usable by name
+(``novelty(n_users=N)@k``, ``arp@k``, ...): each a sum or a mean over a user's top
+``k`` of one value per row, which ``row_values`` derives from ``item_id`` and
+``popularity`` as :mod:`._popularity` does; the engine ranks them as labels
+(``_core/_side.py``), so the values equal those functions' (``missing="error"``,
+``primitive="popular"``), ties included.
 """
 
 from __future__ import annotations
