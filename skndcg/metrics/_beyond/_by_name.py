@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._catalogue._registry import Param, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 _SIDE = ("item_id", "popularity")
 _LONG_TAIL = Param(
@@ -36,15 +36,14 @@ _N_USERS = Param(
 @jit
 def top_sum(labels, k):
     total = 0.0
-    for i in range(labels.shape[0] if k is None else min(k, labels.shape[0])):
+    for i in range(n_read(labels, k)):
         total += labels[i]
     return total
 
 
 @jit
 def top_mean(labels, k):
-    n = labels.shape[0]
-    return top_sum(labels, k) / (n if k is None else min(k, n))
+    return top_sum(labels, k) / n_read(labels, k)
 
 
 @jit

@@ -9,15 +9,14 @@ relevant rows.
 """
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 EPSILON = 0.00001
 
 
 @jit
 def infap(labels, k, n_relevant, rel_threshold):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     rel = 0
     nonrel = 0
     unjudged = 0

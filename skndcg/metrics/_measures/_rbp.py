@@ -16,13 +16,12 @@ import math
 from dataclasses import replace
 
 from .._catalogue._registry import Param, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
 def rbp(labels, k, rel_threshold, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     total = 0.0
     w = 1.0
     for i in range(kk):
@@ -49,8 +48,7 @@ def _int_power(base, n):
 
 @jit
 def rbp_resid(labels, k, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     total = 0.0
     w = 1.0
     for i in range(kk):
@@ -126,8 +124,7 @@ declare(
 
 @jit
 def trec_rbp(labels, k, ideal, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     top = ideal[0] if ideal.shape[0] > 0 else 0.0  # the query's highest grade
     total = 0.0
     w = 1.0
