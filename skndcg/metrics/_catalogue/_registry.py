@@ -276,7 +276,7 @@ def register(measure: Measure) -> Measure:
 
 
 def declare(*args, **fields) -> Measure:
-    """Register ``Measure(*args, **fields)``: how the built-in measures are added."""
+    """Register ``Measure(*args, **fields)`` and return it."""
     return register(Measure(*args, **fields))
 
 
