@@ -94,20 +94,14 @@ def _qid_col_of(estimator, qid_col):
     if qid_col is not None:
         return qid_col
     declared = getattr(estimator, "qid_col", None)
-    if isinstance(declared, str) or (
-        isinstance(declared, Integral) and not isinstance(declared, bool)
-    ):
+    if isinstance(declared, (str, Integral)) and not isinstance(declared, bool):
         return declared
     return "qid"
 
 
 def _uses_column(estimator, qid_col) -> bool:
     """Whether ``estimator`` was fitted with ``qid_col`` among its features."""
-    try:
-        names = estimator.feature_names_in_
-    except AttributeError:
-        return False
-    return qid_col in list(names)
+    return qid_col in list(getattr(estimator, "feature_names_in_", ()))
 
 
 class _RankingScorer:
