@@ -215,7 +215,7 @@ def _single(name: str) -> TrecMeasure | None:
         return None
     family, value = match.groups()
     how = TREC_FAMILIES[family][1] if family in TREC_FAMILIES else "none"
-    if how in ("none", "vector", "pairs"):
+    if how in ("none", "vector", "pairs"):  # (no single-value name)
         return None
     if how == "cut":
         if "." in value or int(value) < 1:
