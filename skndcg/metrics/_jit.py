@@ -1,9 +1,13 @@
-"""The compiler of the metric kernels, as the measure modules import it.
-
-A measure's kernel is compiled with ``jit`` (see the guide on adding a
-measure); the compiled-code layer itself lives in ``skndcg._native._jit``.
-"""
+"""The compiler of the metric kernels (``skndcg._native._jit``), as the measure
+modules import it, and the number of ranks a kernel reads."""
 
 from .._native._jit import compile_times, jit, numpy_twin
 
-__all__ = ["compile_times", "jit", "numpy_twin"]
+__all__ = ["compile_times", "jit", "n_read", "numpy_twin"]
+
+
+@jit
+def n_read(labels, k):
+    # The ranks a kernel reads: the first k, or every one without a cut-off.
+    n = labels.shape[0]
+    return n if k is None else min(k, n)

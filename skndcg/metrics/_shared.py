@@ -1,14 +1,7 @@
-"""What the package's other layers may use of the metric engine's internals.
-
-The partial-result driver (``skndcg._partial``) splits a mean over pieces of the
-queries and sums the pieces, which needs more than the public functions: the
-metric-name grammar, the registry of measures (to register user measures again
-in a worker), the call options and conventions, the engine and the partial sums
-of a mean (:class:`Means`); the tensor backend (``skndcg.torch``) computes
-through ``evaluate`` what it leaves to the engine and takes ranx's tie order
-from ``quicksort_order``. They are named
-here, once, so that no other package imports the engine's private modules and
-the engine can reorganise them behind this list.
+"""What the package's other layers (the partial-result driver ``skndcg._partial``,
+the tensor backend ``skndcg.torch``) may use of the metric engine's internals,
+named here once, so that no other package imports the engine's private modules
+and the engine can reorganise them behind this list.
 """
 
 from ._api._report import report_with_means

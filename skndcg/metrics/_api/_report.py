@@ -188,11 +188,8 @@ def report_with_means(
 
 
 def _with_segment(report, by, qid):
-    """``report`` with a ``segment`` column: each query's label from ``by``.
-
-    ``by`` is one label per row (constant within a query), a mapping from
-    query id to label, or a rule called with the report's query ids.
-    """
+    """``report`` with a ``segment`` column: each query's label from ``by``
+    (as :func:`ranking_report` documents it)."""
     import pandas as pd
 
     qids = report["qid"].to_numpy()

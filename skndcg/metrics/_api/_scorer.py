@@ -56,17 +56,6 @@ def _check_metric_options(options: dict) -> None:
     call_options(**options)
 
 
-def _check_metrics(metrics) -> tuple[tuple, bool]:
-    """Metric names as a tuple, and whether one name (not a list) was given."""
-    names = metric_names(metrics, (list, tuple))
-    canonical = [parse_metric(m) for m in names]
-    if len(set(canonical)) != len(canonical):
-        raise ValueError(
-            f"metrics has duplicates: {names!r} names the same metric more than once."
-        )
-    return tuple(names), isinstance(metrics, str)
-
-
 def _routing_enabled() -> bool:
     return bool(get_config().get("enable_metadata_routing", False))
 
@@ -105,20 +94,14 @@ def _qid_col_of(estimator, qid_col):
     if qid_col is not None:
         return qid_col
     declared = getattr(estimator, "qid_col", None)
-    if isinstance(declared, str) or (
-        isinstance(declared, Integral) and not isinstance(declared, bool)
-    ):
+    if isinstance(declared, (str, Integral)) and not isinstance(declared, bool):
         return declared
     return "qid"
 
 
 def _uses_column(estimator, qid_col) -> bool:
     """Whether ``estimator`` was fitted with ``qid_col`` among its features."""
-    try:
-        names = estimator.feature_names_in_
-    except AttributeError:
-        return False
-    return qid_col in list(names)
+    return qid_col in list(getattr(estimator, "feature_names_in_", ()))
 
 
 class _RankingScorer:
@@ -370,7 +353,13 @@ def make_ranking_scorer(
     >>> {name: round(value, 3) for name, value in scorer(model, X, y).items()}
     {'ndcg@2': 1.0, 'mrr': 1.0}
     """
-    names, single = _check_metrics(metrics)
+    names = tuple(metric_names(metrics, (list, tuple)))
+    if len({parse_metric(m) for m in names}) != len(names):
+        raise ValueError(
+            f"metrics has duplicates: {list(names)!r} names the same metric more "
+            "than once."
+        )
+    single = isinstance(metrics, str)
     if qid_col is not None and (
         isinstance(qid_col, bool) or not isinstance(qid_col, (str, Integral))
     ):

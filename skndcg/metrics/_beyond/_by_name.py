@@ -1,20 +1,17 @@
-"""The per-user popularity measures as registry measures, usable by name:
-``novelty(n_users=N)@k``, ``arp@k``, ``aplt(long_tail=0.2)@k``,
-``aclt(long_tail=0.2)@k``, ``long_tail_recall(long_tail=0.2)@k`` and
-``serendipity@k``.
-
-Each is a sum or a mean over a user's top ``k`` of one value per row, which
-``row_values`` derives from ``item_id`` and ``popularity`` as :mod:`._popularity`
-does; the engine ranks them as labels (``_core/_side.py``), so the values equal
-those functions' (``missing="error"``, ``primitive="popular"``), ties included.
+"""The per-user popularity measures as registry measures, usable by name
+(``novelty(n_users=N)@k``, ``arp@k``, ...): each a sum or a mean over a user's top
+``k`` of one value per row, which ``row_values`` derives from ``item_id`` and
+``popularity`` as :mod:`._popularity` does; the engine ranks them as labels
+(``_core/_side.py``), so the values equal those functions' (``missing="error"``,
+``primitive="popular"``), ties included.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._catalogue._registry import Measure, Param, register
-from .._jit import jit
+from .._catalogue._registry import Param, declare
+from .._jit import jit, n_read
 
 _SIDE = ("item_id", "popularity")
 _LONG_TAIL = Param(
@@ -39,15 +36,14 @@ _N_USERS = Param(
 @jit
 def top_sum(labels, k):
     total = 0.0
-    for i in range(labels.shape[0] if k is None else min(k, labels.shape[0])):
+    for i in range(n_read(labels, k)):
         total += labels[i]
     return total
 
 
 @jit
 def top_mean(labels, k):
-    n = labels.shape[0]
-    return top_sum(labels, k) / (n if k is None else min(k, n))
+    return top_sum(labels, k) / n_read(labels, k)
 
 
 @jit
@@ -141,19 +137,17 @@ _BY_NAME = (
 )  # fmt: skip
 
 for _name, _text, _params, _kernel, _values in _BY_NAME:
-    register(
-        Measure(
-            _name,
-            _text,
-            aliases=("average_popularity",) if _name == "arp" else (),
-            params=_params,
-            needs=("n_relevant",) if _name == "long_tail_recall" else (),
-            empty_when="no_relevant" if _name == "long_tail_recall" else "never",
-            per_query=_kernel,
-            higher_is_better=_name != "arp",
-            depth="k",
-            form="sum",
-            side_inputs=_SIDE,
-            row_values=_values,
-        )
+    declare(
+        _name,
+        _text,
+        aliases=("average_popularity",) if _name == "arp" else (),
+        params=_params,
+        needs=("n_relevant",) if _name == "long_tail_recall" else (),
+        empty_when="no_relevant" if _name == "long_tail_recall" else "never",
+        per_query=_kernel,
+        higher_is_better=_name != "arp",
+        depth="k",
+        form="sum",
+        side_inputs=_SIDE,
+        row_values=_values,
     )

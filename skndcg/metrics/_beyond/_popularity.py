@@ -1,12 +1,5 @@
 """Popularity-based measures per user: novelty, ARP/APLT/ACLT, long-tail
-recall and serendipity.
-
-Item popularity is always the training log's (passed by the caller as
-``popularity``), never counted on the lists or the test window being scored.
-Every function returns the mean over users (queries), or with
-``per_query=True`` a frame with ``qid`` and the user's value, ready for
-:func:`~skndcg.evaluation.compare`.
-"""
+recall and serendipity, from the training log's popularity."""
 
 from __future__ import annotations
 

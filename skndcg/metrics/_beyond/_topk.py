@@ -69,10 +69,9 @@ def rank(y_score, qid, n: int, ties: TieRule) -> Ranked:
     grouping = group_rows(qid, n)
     rows_g = grouping.take(np.arange(n))
     s_g = np.ascontiguousarray(s.astype(np.float64)[rows_g])
-    if ties.reverse:
-        perm = order_within_queries(grouping, s_g, rule=ties.reordering)
-        if perm is not None:
-            rows_g, s_g = rows_g[perm], s_g[perm]
+    perm = order_within_queries(grouping, s_g, rule=ties)
+    if perm is not None:
+        rows_g, s_g = rows_g[perm], s_g[perm]
     ranked, _ = ranked_order(s_g, grouping)
     qsize = grouping.sizes.astype(np.int64)
     qstart = np.concatenate(([0], np.cumsum(qsize)[:-1]))

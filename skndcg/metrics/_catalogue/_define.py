@@ -123,7 +123,7 @@ def define_measure(
                 "expected a finite number."
             )
         declared.append(R.Param(pname, float(default), ""))
-    measure = R.Measure(
+    return R.declare(
         name,
         description,
         aliases=tuple(aliases),
@@ -135,9 +135,7 @@ def define_measure(
         per_query=per_query,
         higher_is_better=bool(higher_is_better),
         builtin=False,
-    )
-    R.register(measure)
-    return measure.name
+    ).name
 
 
 def undefine_measure(name):

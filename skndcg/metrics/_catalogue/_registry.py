@@ -1,14 +1,8 @@
 """The measure registry: every measure is declared once, as a :class:`Measure`,
 here or by the user; the name grammar, the scorers, the reports, the command
 line, the partial-result drivers and the docs' table of measures all read it.
-
-Two kinds of kernels exist. The built-in families (DCG, AP, RR, precision,
-recall, hit rate) carry ``block_kind``: the fused per-chunk loop (``_kernel.py``)
-computes them from blocks of tied rows, exactly under ``ties="average"``, and
-compiles only the families a call asks for. Every other measure carries
-``per_query(ranked_labels, k, *extras)``, run once per query on the labels of the
-retrieved rows in ranked order (``_perquery.py``); a numba-compiled one runs in a
-compiled loop.
+A measure's kernel is a ``block_kind`` of the fused loop (``_kernel.py``) or a
+``per_query`` function (``_perquery.py``).
 """
 
 from __future__ import annotations
@@ -22,15 +16,8 @@ from ._carry import pack_function, unpack_function
 
 # Extra inputs a per-query kernel may ask for, in the order they are passed.
 EXTRAS = ("ideal", "n_relevant", "n_nonrelevant", "label_max", "rel_threshold")
-# What a measure does with unjudged rows (NaN labels with nan_label="unjudged").
-# "pool" is "use" that also tells apart the rows judged negative under
-# trec_eval's label rule ("in the pool, not judged": -1) from those nobody
-# judged (NaN), for infAP.
-UNJUDGED_RULES = ("not_relevant", "use", "refuse", "pool")
 # Per-row inputs beyond ``(y_true, y_score, qid)`` a measure may read.
 SIDE_INPUTS = ("item_id", "popularity")
-# When a query is "empty" for a measure (the ``empty=`` option applies to it).
-EMPTY_WHEN = ("no_relevant", "ideal_zero", "never")
 
 
 @dataclass(frozen=True)
@@ -250,8 +237,8 @@ def register(measure: Measure) -> Measure:
     if len(set(names)) != len(names):
         raise ValueError(f"measure {measure.name!r} lists a name twice: {names}.")
     for field, allowed in (
-        ("unjudged", UNJUDGED_RULES),
-        ("empty_when", EMPTY_WHEN),
+        ("unjudged", ("not_relevant", "use", "refuse", "pool")),
+        ("empty_when", ("no_relevant", "ideal_zero", "never")),
         ("labels", ("graded", "binary")),
         ("depth", ("all", "k")),
         ("form", ("any", "set", "sum")),
@@ -289,7 +276,7 @@ def register(measure: Measure) -> Measure:
 
 
 def declare(*args, **fields) -> Measure:
-    """Register ``Measure(*args, **fields)``: how the built-in measures are added."""
+    """Register ``Measure(*args, **fields)`` and return it."""
     return register(Measure(*args, **fields))
 
 

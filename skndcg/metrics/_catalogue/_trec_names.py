@@ -387,16 +387,6 @@ def to_trec(metric) -> tuple[str, tuple] | None:
     return None
 
 
-def known_names() -> list[str]:
-    """Every name a suggestion can point to."""
-    names = [n for m in R.measures() for n in (m.name, *m.aliases)]
-    names += list(TREC_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
-    for family, (_, how, defaults) in TREC_FAMILIES.items():
-        if how != "none":
-            names += [cut_name(family, v) for v in defaults]
-    return names
-
-
 def closest(name: str) -> str | None:
     """The valid name nearest to ``name`` (a cut-off ``@k`` kept), or None."""
     family, dot, params = name.strip().partition(".")
@@ -404,7 +394,11 @@ def closest(name: str) -> str | None:
         near = difflib.get_close_matches(family, list(TREC_FAMILIES), n=1, cutoff=0.6)
         return f"{near[0]}.{params}" if near else None
     base, at, k = name.strip().partition("@")
-    names = known_names()
+    names = [n for m in R.measures() for n in (m.name, *m.aliases)]
+    names += list(TREC_FAMILIES) + list(COUNTS) + list(NICKNAMES) + list(TEXT)
+    for family, (_, how, defaults) in TREC_FAMILIES.items():
+        if how != "none":
+            names += [cut_name(family, v) for v in defaults]
     by_lower = {n.lower(): n for n in names}
     hit = difflib.get_close_matches(base.lower(), list(by_lower), n=1, cutoff=0.6)
     return by_lower[hit[0]] + at + k if hit else None

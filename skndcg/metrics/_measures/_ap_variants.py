@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .._catalogue._registry import Aggregate, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 #: trec_eval's floor of a query's AP in the geometric mean (``MIN_GEO_MEAN``).
 GM_FLOOR = 1e-5
@@ -29,8 +29,7 @@ GM_FLOOR = 1e-5
 @jit
 def precision_sum(labels, k, rel_threshold):
     # The precision at each relevant row of the top k, added in rank order.
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     hits = 0.0
     total = 0.0
     for i in range(kk):

@@ -13,7 +13,7 @@ gm_bpref, trec_eval's summary of bpref over queries, is its geometric mean
 from dataclasses import replace
 
 from .._catalogue._registry import declare, register
-from .._jit import jit
+from .._jit import jit, n_read
 from ._ap_variants import GEOMETRIC
 
 
@@ -21,8 +21,7 @@ from ._ap_variants import GEOMETRIC
 def bpref(labels, k, n_relevant, n_nonrelevant, rel_threshold):
     if n_relevant == 0.0:
         return 0.0
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     m = min(n_relevant, n_nonrelevant)
     above = 0.0
     total = 0.0

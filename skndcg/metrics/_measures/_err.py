@@ -9,7 +9,7 @@ once they get there; ERR is the expected reciprocal of the rank where they stop.
 import math
 
 from .._catalogue._registry import Param, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
@@ -27,8 +27,7 @@ def _err(labels, kk, g_max):
 
 @jit
 def err(labels, k, label_max, g_max):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     gm = label_max if math.isnan(g_max) else g_max
     return _err(labels, kk, gm)
 

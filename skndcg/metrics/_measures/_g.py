@@ -15,13 +15,12 @@ sum is divided by ``R``, the relevant rows of the query.
 import math
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
 def g(labels, k, ideal):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     total_ideal = 0.0
     for j in range(ideal.shape[0]):
         if ideal[j] > 0.0:
@@ -83,8 +82,7 @@ declare(
 def bin_g(labels, k, n_relevant, rel_threshold):
     if n_relevant == 0.0:
         return 0.0
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     above = 0.0
     total = 0.0
     for i in range(kk):

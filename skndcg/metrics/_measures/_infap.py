@@ -3,24 +3,20 @@
 For judgments made on a random sample of a pool. A retrieved row is not in the
 pool (NaN label: nobody judged it), in the pool but not judged (-1: a negative
 judgment under trec_eval's label rule), judged not relevant, or judged
-relevant. Each judged relevant row at rank ``r`` adds its expected precision:
-1 at rank 1, and otherwise ``1/r + (r-1)/r * (pooled/(r-1)) * (rel + e) /
-(rel + nonrel + 2e)``, where ``pooled``, ``rel`` and ``nonrel`` count the rows
-above it in the pool, judged relevant and judged not relevant, and
-``e = 0.00001``. Rows outside the pool count as non-relevant (they only lower
-``pooled/(r-1)``). The sum is divided by the number of judged relevant rows.
+relevant. Each judged relevant row adds its expected precision (the formula is
+in the user guide's trec_eval page); the sum is divided by the number of judged
+relevant rows.
 """
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 EPSILON = 0.00001
 
 
 @jit
 def infap(labels, k, n_relevant, rel_threshold):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     rel = 0
     nonrel = 0
     unjudged = 0

@@ -4,11 +4,7 @@
 at or below the rank where the ``c``-th relevant row is found, where
 ``c = lround(x * R)`` (``R`` relevant rows of the query; halves round away
 from zero). It is 0 when the run finds fewer than ``c`` relevant rows.
-
-trec_eval 9.0.8 (and so pytrec_eval) computed ``c`` as ``int(x * R + 0.9)``;
-the two differ when ``x * R`` has a fraction in ``[0.1, 0.5)``: for
-``R = 7`` and ``x = 0.2``, 10.0 reads the first relevant row and 9.0.8 the
-second. skndcg follows 10.0.
+(trec_eval 9.0.8's ``c`` differs; the user guide's trec_eval page says how.)
 """
 
 import math

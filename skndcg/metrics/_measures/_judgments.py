@@ -10,7 +10,7 @@ queries.
 """
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
@@ -27,8 +27,7 @@ def unj(labels, k):
 
 @jit
 def nonrel_judged(labels, k, rel_threshold):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     count = 0.0
     for i in range(kk):
         lab = labels[i]
@@ -84,8 +83,7 @@ declare(
 
 @jit
 def judged(labels, k):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     if kk == 0:
         return 0.0
     count = 0

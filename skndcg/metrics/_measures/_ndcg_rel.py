@@ -10,7 +10,7 @@ rows with a positive gain (retrieved or not). 0 when nothing has a gain.
 import math
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
@@ -23,8 +23,7 @@ def ndcg_rel(labels, k, ideal):
             idcg_full += ideal[j] / math.log2(j + 2.0)
     if m == 0:
         return 0.0
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     dcg = 0.0
     idcg = 0.0
     total = 0.0

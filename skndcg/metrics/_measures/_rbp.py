@@ -8,36 +8,20 @@ rank below the depth evaluated, ``(1 - p) * sum_{unjudged i} p**(i - 1) + p**d``
 (the uncertainty of a binary RBP).
 
 ``trec_rbp`` and ``trec_rbp_resid`` are trec_eval 10.0's ``rbp`` and
-``rbp_resid`` (``m_rbp.c``, ``m_rbp_resid.c``). They differ from Moffat &
-Zobel's (as ranx computes them) in three ways, all trec_eval's:
-
-- **Gains.** Every grade is a gain, whatever the relevance level (``-l``): the
-  row at rank ``i`` adds ``max(label, 0) * p**(i - 1)``. When the query's
-  highest judgment ``L`` (over all its judged documents, retrieved or not) is
-  above 1, the gains are first scaled into [0, 1] by dividing them by ``L``.
-  ``m_rbp.c`` finds the range to scale with from two variables it never sets,
-  so its value depends on what the measure computed before it left in memory.
-  skndcg takes them as "no bound yet" (the range of the gains), which is what
-  trec_eval 10.0 built with its own ``make`` prints for ``-m rbp`` alone and
-  for ``-m all_trec``; other measure sets (``-m ndcg -m rbp``) or optimised
-  builds can print other values.
-- **Default persistence** ``p = 0.9``, where skndcg's and ranx's is 0.8.
-- **The residual is 0 without unjudged rows.** With some, it is
-  ``p**n + (1 - p) * sum_{unjudged i} p**(i - 1)`` over the ``n`` retrieved
-  rows; a query with none prints 0 (skndcg's ``rbp_resid`` prints ``p**n``).
+``rbp_resid`` (``m_rbp.c``, ``m_rbp_resid.c``); how they differ from these (gains,
+default ``p``, residual) is in the user guide's trec_eval page, "RBP and relstring".
 """
 
 import math
 from dataclasses import replace
 
 from .._catalogue._registry import Param, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
 def rbp(labels, k, rel_threshold, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     total = 0.0
     w = 1.0
     for i in range(kk):
@@ -64,8 +48,7 @@ def _int_power(base, n):
 
 @jit
 def rbp_resid(labels, k, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     total = 0.0
     w = 1.0
     for i in range(kk):
@@ -141,8 +124,7 @@ declare(
 
 @jit
 def trec_rbp(labels, k, ideal, p):
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     top = ideal[0] if ideal.shape[0] > 0 else 0.0  # the query's highest grade
     total = 0.0
     w = 1.0

@@ -11,15 +11,14 @@ values. 0 for a query with nothing relevant at the relevance level.
 import math
 
 from .._catalogue._registry import declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
 def rndcg(labels, k, ideal, n_relevant):
     if n_relevant == 0.0:
         return 0.0
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     p = 0
     for j in range(ideal.shape[0]):
         if ideal[j] > 0.0:

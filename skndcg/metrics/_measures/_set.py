@@ -11,14 +11,13 @@ denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
 """
 
 from .._catalogue._registry import Param, declare
-from .._jit import jit
+from .._jit import jit, n_read
 
 
 @jit
 def counts(labels, k, rel_threshold):
     # The rows read (the top k) and the relevant rows among them.
-    n = labels.shape[0]
-    kk = n if k is None else min(k, n)
+    kk = n_read(labels, k)
     hits = 0.0
     for i in range(kk):
         if labels[i] >= rel_threshold:
