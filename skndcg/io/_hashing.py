@@ -70,31 +70,28 @@ def _arrow_chunks(values):
     return arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
 
 
-def _hash_chunk(arr, out):
-    import pyarrow as pa
-
-    if len(arr) == 0:
-        return
-    _, offsets_buf, data_buf = arr.buffers()
-    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(offsets_buf, dtype=width)[
-        arr.offset : arr.offset + len(arr) + 1
-    ]
-    data = np.frombuffer(data_buf or b"", dtype=np.uint8)
-    out[:] = doc_hashes(data, offsets[:-1], np.diff(offsets))
-
-
 def string_hashes(values):
     """A uint64 hash of each string (FNV-1a of its UTF-8 bytes)."""
     chunks = _arrow_chunks(values)
     if chunks is None:
         text = pd.Series(values, dtype="str")
         return pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+    import pyarrow as pa
+
     out = np.empty(sum(len(c) for c in chunks), dtype=np.uint64)
     start = 0
-    for chunk in chunks:
-        _hash_chunk(chunk, out[start : start + len(chunk)])
-        start += len(chunk)
+    for arr in chunks:
+        if len(arr):
+            _, offsets_buf, data_buf = arr.buffers()
+            width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+            offsets = np.frombuffer(offsets_buf, dtype=width)[
+                arr.offset : arr.offset + len(arr) + 1
+            ]
+            data = np.frombuffer(data_buf or b"", dtype=np.uint8)
+            out[start : start + len(arr)] = doc_hashes(
+                data, offsets[:-1], np.diff(offsets)
+            )
+        start += len(arr)
     return out
 
 
@@ -220,9 +217,6 @@ def gather(data, start, length, offsets):  # pragma: no cover - compiled
 def all_same(data, start, length):  # pragma: no cover - compiled
     """Whether every byte range data[start:start+length] holds the same bytes."""
     for r in range(1, start.size):
-        if length[r] != length[0]:
+        if not same_bytes(data, start[0], length[0], data, start[r], length[r]):
             return False
-        for j in range(length[0]):
-            if data[start[r] + j] != data[start[0] + j]:
-                return False
     return True

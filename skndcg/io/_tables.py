@@ -28,31 +28,26 @@ def _strings(data, start, length):
     return pd.array(array, dtype="str")
 
 
-def frame_of(scanned, layout):
-    """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
-    out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
-    data = scanned.data
-    out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
-    out[layout.number] = scanned.value
-    if "tag" in layout.names:
-        start, length = scanned.tag_start, scanned.tag_len
-        if _hashing.all_same(data, start, length):  # one run tag, as usual
-            tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
-            codes = np.zeros(len(start), dtype=np.int8)
-            out["tag"] = pd.Categorical.from_codes(codes, [tag])
-        else:
-            out["tag"] = pd.Categorical(_strings(data, start, length))
-    return pd.DataFrame(out)
-
-
 def parse_block(path, layout, data, first_line=0, whole=True):
     """The rows of ``data``, whole lines of the file ``path`` after
     ``first_line`` lines."""
     scanned = _scan.scan_fast(
         path, layout, data, tags="tag" in layout.names, first_line=first_line
     )
-    if scanned is not None:
-        return frame_of(scanned, layout)
+    if scanned is not None:  # the DataFrame _text.scan gives, from its fields
+        data = scanned.data  # (past a BOM)
+        out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
+        out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
+        out[layout.number] = scanned.value
+        if "tag" in layout.names:
+            start, length = scanned.tag_start, scanned.tag_len
+            if _hashing.all_same(data, start, length):  # one run tag, as usual
+                tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
+                codes = np.zeros(len(start), dtype=np.int8)
+                out["tag"] = pd.Categorical.from_codes(codes, [tag])
+            else:
+                out["tag"] = pd.Categorical(_strings(data, start, length))
+        return pd.DataFrame(out)
     if not isinstance(data, bytes):
         data = bytes(data)
     return _text.scan(path, layout, data, first_line, whole)
