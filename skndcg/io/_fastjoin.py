@@ -1,10 +1,7 @@
-"""The join of a regular TREC run with its qrels, on the files' bytes.
-
-The arrays ``_join.join_codes`` gives for the two files read as DataFrames,
-from the compiled scanner's fields, every hash match confirmed on the bytes;
-anything else (a document twice in a query, a hash collision, an irregular
-file) is left to the DataFrame path, which gives the same or names the problem.
-"""
+"""The arrays of ``_join.join_codes`` for a regular TREC run and its qrels, from
+the compiled scanner's fields, every hash match confirmed on the bytes; anything
+else (a repeated document, a hash collision, an irregular file) is left to the
+DataFrame path, which gives the same or names the problem."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -218,9 +215,8 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
     del run
     names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)
-    name_run = np.full(len(names), -1, dtype=np.int64)
+    name_run, name_qrels = np.full((2, len(names)), -1, dtype=np.int64)
     name_run[np.searchsorted(names, r_names)] = np.arange(len(r_names))
-    name_qrels = np.full(len(names), -1, dtype=np.int64)
     name_qrels[np.searchsorted(names, qrels.names)] = np.arange(len(qrels.names))
     keep = r2j[r_code] >= 0  # queries nobody judged are dropped
     del r_code

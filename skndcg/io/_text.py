@@ -277,9 +277,6 @@ def _columns_at_once(data, layout, text=True):
     return out
 
 
-_INT64 = (-(2**63), 2**63)
-
-
 def parse_number(text, path, lineno, layout, line=None):
     def fail(what):
         _fail(path, lineno, layout, f"the {layout.number} {text!r} {what}", line)
@@ -291,7 +288,7 @@ def parse_number(text, path, lineno, layout, line=None):
             value = int(plain)
         except ValueError:
             fail("is not an integer")
-        if not _INT64[0] <= value < _INT64[1]:
+        if not -(2**63) <= value < 2**63:
             fail("is beyond the 64-bit integers")
         return value
     try:
