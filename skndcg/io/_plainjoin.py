@@ -1,10 +1,6 @@
-"""The joins of a TREC run with its qrels in numpy: no compiler, no pandas.
-
-:func:`join` gives the rows of the compiled and DataFrame joins, for small
-files (:func:`skndcg._native._jit.plain_road`) and for unjudged documents told
-apart; :func:`join_two` joins a run with two qrels files, the humans' and a
-model's. Lines are read by the line reader's rules (``_text.columns``).
-"""
+"""The joins of a TREC run with its qrels in numpy (no compiler, no pandas), by
+the line reader's rules (``_text.columns``): for small files, unjudged documents
+told apart, and a run with two qrels files (:func:`join_two`)."""
 
 import numpy as np
 
@@ -177,9 +173,11 @@ def shared_codes(*tables):
 def check_unique(path, layout, table, keys, rows=None):
     """Refuse a key that repeats among ``rows`` (default all) of a file."""
     rows = np.arange(keys.size) if rows is None else rows
-    again = _repeat(keys[rows])
-    if again is not None:
-        row = rows[again]
+    first = np.unique(keys[rows], return_index=True)[1]
+    if first.size < rows.size:  # the first key that repeats an earlier one
+        again = np.ones(rows.size, dtype=bool)
+        again[first] = False
+        row = rows[int(np.flatnonzero(again)[0])]
         raise duplicate_error(
             path, layout, as_text(table["qid"][row]), as_text(table["doc_id"][row])
         )
@@ -208,13 +206,3 @@ def _all_text(ids):
 def _has_nul(col):
     nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
     return nul in nul[:0].join(col)
-
-
-def _repeat(keys):
-    """Position of the first key that repeats an earlier one, or None."""
-    first = np.unique(keys, return_index=True)[1]
-    if first.size == keys.size:
-        return None
-    again = np.ones(keys.size, dtype=bool)
-    again[first] = False
-    return int(np.flatnonzero(again)[0])
