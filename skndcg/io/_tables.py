@@ -58,9 +58,10 @@ def read_table(path, layout):
     return parse_block(path, layout, _text.map_bytes(path)).reset_index(drop=True)
 
 
-def iter_blocks(path, layout, block_bytes=16 << 20):
-    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time:
-    :func:`read_table`'s rows and errors, in bounded memory."""
+def iter_chunks(path, layout, chunk_lines, block_bytes=16 << 20):
+    """:func:`read_table`'s rows and errors, in bounded memory: frames of
+    ``chunk_lines`` rows (fewer at a block's end) from ``block_bytes`` at a time,
+    ``attrs["path"]`` the file."""
     opener = gzip.open if _text.is_gzip(path) else open
     row, lines, rest, first = 0, 0, b"", True
     try:
@@ -80,9 +81,11 @@ def iter_blocks(path, layout, block_bytes=16 << 20):
                 block, rest = data[:cut], data[cut:]
                 if block.strip():
                     frame = parse_block(path, layout, block, lines, whole=False)
-                    if len(frame):
-                        yield row, frame
-                        row += len(frame)
+                    for lo in range(0, len(frame), chunk_lines):
+                        rows = frame.iloc[lo : lo + chunk_lines].reset_index(drop=True)
+                        rows.attrs["path"] = path
+                        yield rows
+                    row += len(frame)
                 lines += _text.count_lines(block)
                 if not chunk:
                     break
