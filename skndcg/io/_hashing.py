@@ -123,7 +123,8 @@ def _slots(keys):  # pragma: no cover - compiled
 
 
 @jit
-def _repeated(keys):  # pragma: no cover - compiled
+def repeated(keys):  # pragma: no cover - compiled
+    """Mask of the rows whose key (uint64, contiguous) occurs more than once."""
     slots = _slots(keys)[0]
     count = np.zeros(table_size(keys.size), dtype=np.int32)
     for i in range(keys.size):
@@ -135,8 +136,9 @@ def _repeated(keys):  # pragma: no cover - compiled
 
 
 @jit
-def _lookup(keys, wanted):  # pragma: no cover - compiled
-    """Index of each wanted key in ``keys`` (unique), -1 when absent."""
+def lookup(keys, wanted):  # pragma: no cover - compiled
+    """Index of each wanted key in the unique ``keys``, -1 when absent (uint64
+    contiguous arrays both)."""
     slots, table, used = _slots(keys)
     index = np.full(table.size, -1, dtype=np.int64)
     for i in range(keys.size):
@@ -152,19 +154,6 @@ def _lookup(keys, wanted):  # pragma: no cover - compiled
                 break
             at = (at + 1) & mask
     return out
-
-
-def repeated(keys):
-    """Mask of the rows whose key occurs more than once."""
-    return _repeated(np.ascontiguousarray(keys, dtype=np.uint64))
-
-
-def lookup(keys, wanted):
-    """Position of each of ``wanted`` in the unique ``keys``, -1 when absent."""
-    return _lookup(
-        np.ascontiguousarray(keys, dtype=np.uint64),
-        np.ascontiguousarray(wanted, dtype=np.uint64),
-    )
 
 
 @jit
