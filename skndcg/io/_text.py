@@ -1,9 +1,6 @@
-"""The rules of TREC files, the line scanner and the file helpers.
-
-The line scanner is the reference reader: it accepts what trec_eval accepts and
-names the file, line and text of anything else; the compiled scanner
-(``_scan``) reads regular files, and ``_tables`` puts the two together.
-"""
+"""The rules of TREC files, the file helpers and the line scanner: the reference
+reader, which accepts what trec_eval accepts and names the file, line and text of
+anything else (the compiled ``_scan`` reads regular files; ``_tables`` uses both)."""
 
 from __future__ import annotations
 
