@@ -10,16 +10,6 @@ from ._data import CodedRanking
 from ._trec import duplicate_error
 
 
-def _codes(values, exact):
-    """``(sorted distinct values, code of each)`` of a list of strings or UTF-8
-    bytes; ``exact`` keeps Python objects (numpy's strings cut a trailing NUL)."""
-    kind = bytes if isinstance(values[0], bytes) else str
-    names, codes = np.unique(
-        np.array(values, dtype=object if exact else kind), return_inverse=True
-    )
-    return names, codes.astype(np.int64).ravel()
-
-
 def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged,
          items=False):  # fmt: skip
     """A :class:`CodedRanking` of the two files: each query's retrieved rows
@@ -160,13 +150,17 @@ def shared_codes(*tables):
         ids = [[as_text(v) for v in col] for col in ids]
         for (table, key), col in zip(fields, ids, strict=True):
             table[key] = col
-    exact = any(_has_nul(col) for col in ids)
+    nuls = [b"\x00" if isinstance(col[0], bytes) else "\x00" for col in ids]
+    exact = any(nul in nul[:0].join(col) for nul, col in zip(nuls, ids, strict=True))
     bounds = np.cumsum([len(table["qid"]) for table in tables])[:-1]
     out = []
     for cols in (ids[: len(tables)], ids[len(tables) :]):
-        names, codes = _codes([v for col in cols for v in col], exact)
+        values = [v for col in cols for v in col]
+        # (numpy's strings cut a trailing NUL: objects then)
+        kind = object if exact else bytes if isinstance(values[0], bytes) else str
+        names, codes = np.unique(np.array(values, dtype=kind), return_inverse=True)
         names = np.array(_all_text(names.tolist()), dtype=object)
-        out += [names, np.split(codes, bounds)]
+        out += [names, np.split(codes.astype(np.int64).ravel(), bounds)]
     return out[0], out[2], out[1], out[3]
 
 
@@ -201,8 +195,3 @@ def _all_text(ids):
     if not ids or not isinstance(ids[0], bytes):
         return ids
     return b"\n".join(ids).decode("utf-8").split("\n")
-
-
-def _has_nul(col):
-    nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
-    return nul in nul[:0].join(col)
