@@ -168,13 +168,10 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
 
 
 def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
-    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or
-    None for the DataFrame path.
-
-    Each query's retrieved rows (in run order, or with ``by_docno`` in
-    descending ``doc_order``), then its unretrieved judgments; ``doc_order=False``
-    leaves ``CodedRanking.doc_order`` None.
-    """
+    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or None
+    for the DataFrame path: each query's retrieved rows (in run order, or with
+    ``by_docno`` in descending ``doc_order``), then its unretrieved judgments;
+    ``doc_order=False`` leaves ``CodedRanking.doc_order`` None."""
     run_path = _text.check_path(run_path, "run file")
     qrels_path = _text.check_path(qrels_path, "qrels file")
     # The run is read (a gzip file decompressed) while the qrels are scanned.
