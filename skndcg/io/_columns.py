@@ -146,19 +146,16 @@ def _first_line(name):
         raise ValueError(f"cannot read {name!r}: {exc}") from None
 
 
-def _sniff(name):
-    """The separator of a delimited text file, from its header line."""
-    line = _first_line(name)
-    counts = {s: line.count(s) for s in (",", "\t", ";", "|")}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else ","
-
-
 def _read_header(name, sep=None):
-    """``(parquet, sep, column names)``: ``sep`` sniffed when None."""
+    """``(parquet, sep, column names)``: ``sep``, when None, the one the header
+    line holds most (a comma when none)."""
     if is_parquet(name):
         return True, sep, ParquetColumns(name).names
-    sep = _sniff(name) if sep is None else sep
+    if sep is None:
+        line = _first_line(name)
+        counts = {s: line.count(s) for s in (",", "\t", ";", "|")}
+        sep = max(counts, key=counts.get)
+        sep = sep if counts[sep] else ","
     return False, sep, [str(c) for c in _read_csv(name, nrows=0, sep=sep).columns]
 
 

@@ -1,10 +1,7 @@
-"""The join of a regular TREC run with its qrels, on the files' bytes.
-
-The arrays ``_join.join_codes`` gives for the two files read as DataFrames,
-from the compiled scanner's fields, every hash match confirmed on the bytes;
-anything else (a document twice in a query, a hash collision, an irregular
-file) is left to the DataFrame path, which gives the same or names the problem.
-"""
+"""The arrays of ``_join.join_codes`` for a regular TREC run and its qrels, from
+the compiled scanner's fields, every hash match confirmed on the bytes; anything
+else (a repeated document, a hash collision, an irregular file) is left to the
+DataFrame path, which gives the same or names the problem."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -171,13 +168,10 @@ def _blocks(codes, n_codes):  # pragma: no cover - compiled
 
 
 def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=True):
-    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or
-    None for the DataFrame path.
-
-    Each query's retrieved rows (in run order, or with ``by_docno`` in
-    descending ``doc_order``), then its unretrieved judgments; ``doc_order=False``
-    leaves ``CodedRanking.doc_order`` None.
-    """
+    """``(CodedRanking, run tag)`` of a run file joined with its qrels file, or None
+    for the DataFrame path: each query's retrieved rows (in run order, or with
+    ``by_docno`` in descending ``doc_order``), then its unretrieved judgments;
+    ``doc_order=False`` leaves ``CodedRanking.doc_order`` None."""
     run_path = _text.check_path(run_path, "run file")
     qrels_path = _text.check_path(qrels_path, "qrels file")
     # The run is read (a gzip file decompressed) while the qrels are scanned.
@@ -218,9 +212,8 @@ def join_files(run_path, qrels_path, *, depth=None, by_docno=False, doc_order=Tr
     r_code, score, tag, r_names = run.qcode, run.value, run.tag, run.names
     del run
     names = np.array(sorted(set(r_names) | set(qrels.names)), dtype=object)
-    name_run = np.full(len(names), -1, dtype=np.int64)
+    name_run, name_qrels = np.full((2, len(names)), -1, dtype=np.int64)
     name_run[np.searchsorted(names, r_names)] = np.arange(len(r_names))
-    name_qrels = np.full(len(names), -1, dtype=np.int64)
     name_qrels[np.searchsorted(names, qrels.names)] = np.arange(len(qrels.names))
     keep = r2j[r_code] >= 0  # queries nobody judged are dropped
     del r_code

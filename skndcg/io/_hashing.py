@@ -70,31 +70,28 @@ def _arrow_chunks(values):
     return arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
 
 
-def _hash_chunk(arr, out):
-    import pyarrow as pa
-
-    if len(arr) == 0:
-        return
-    _, offsets_buf, data_buf = arr.buffers()
-    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(offsets_buf, dtype=width)[
-        arr.offset : arr.offset + len(arr) + 1
-    ]
-    data = np.frombuffer(data_buf or b"", dtype=np.uint8)
-    out[:] = doc_hashes(data, offsets[:-1], np.diff(offsets))
-
-
 def string_hashes(values):
     """A uint64 hash of each string (FNV-1a of its UTF-8 bytes)."""
     chunks = _arrow_chunks(values)
     if chunks is None:
         text = pd.Series(values, dtype="str")
         return pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+    import pyarrow as pa
+
     out = np.empty(sum(len(c) for c in chunks), dtype=np.uint64)
     start = 0
-    for chunk in chunks:
-        _hash_chunk(chunk, out[start : start + len(chunk)])
-        start += len(chunk)
+    for arr in chunks:
+        if len(arr):
+            _, offsets_buf, data_buf = arr.buffers()
+            width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+            offsets = np.frombuffer(offsets_buf, dtype=width)[
+                arr.offset : arr.offset + len(arr) + 1
+            ]
+            data = np.frombuffer(data_buf or b"", dtype=np.uint8)
+            out[start : start + len(arr)] = doc_hashes(
+                data, offsets[:-1], np.diff(offsets)
+            )
+        start += len(arr)
     return out
 
 
@@ -126,7 +123,8 @@ def _slots(keys):  # pragma: no cover - compiled
 
 
 @jit
-def _repeated(keys):  # pragma: no cover - compiled
+def repeated(keys):  # pragma: no cover - compiled
+    """Mask of the rows whose key (uint64, contiguous) occurs more than once."""
     slots = _slots(keys)[0]
     count = np.zeros(table_size(keys.size), dtype=np.int32)
     for i in range(keys.size):
@@ -138,8 +136,9 @@ def _repeated(keys):  # pragma: no cover - compiled
 
 
 @jit
-def _lookup(keys, wanted):  # pragma: no cover - compiled
-    """Index of each wanted key in ``keys`` (unique), -1 when absent."""
+def lookup(keys, wanted):  # pragma: no cover - compiled
+    """Index of each wanted key in the unique ``keys``, -1 when absent (uint64
+    contiguous arrays both)."""
     slots, table, used = _slots(keys)
     index = np.full(table.size, -1, dtype=np.int64)
     for i in range(keys.size):
@@ -155,19 +154,6 @@ def _lookup(keys, wanted):  # pragma: no cover - compiled
                 break
             at = (at + 1) & mask
     return out
-
-
-def repeated(keys):
-    """Mask of the rows whose key occurs more than once."""
-    return _repeated(np.ascontiguousarray(keys, dtype=np.uint64))
-
-
-def lookup(keys, wanted):
-    """Position of each of ``wanted`` in the unique ``keys``, -1 when absent."""
-    return _lookup(
-        np.ascontiguousarray(keys, dtype=np.uint64),
-        np.ascontiguousarray(wanted, dtype=np.uint64),
-    )
 
 
 @jit
@@ -220,9 +206,6 @@ def gather(data, start, length, offsets):  # pragma: no cover - compiled
 def all_same(data, start, length):  # pragma: no cover - compiled
     """Whether every byte range data[start:start+length] holds the same bytes."""
     for r in range(1, start.size):
-        if length[r] != length[0]:
+        if not same_bytes(data, start[0], length[0], data, start[r], length[r]):
             return False
-        for j in range(length[0]):
-            if data[start[r] + j] != data[start[0] + j]:
-                return False
     return True

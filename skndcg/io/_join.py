@@ -10,11 +10,7 @@ from ._trec import duplicate_error
 
 
 def _frame_column(frame, name, what):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
-            f"{what} must be a pandas DataFrame such as read_trec_{what} returns, "
-            f"got {type(frame).__name__}."
-        )
+    """Column ``name`` of a DataFrame (``as_frame`` or a reader made it)."""
     if name not in frame.columns:
         raise ValueError(
             f"{what} has no column {name!r}; its columns are {list(frame.columns)}."

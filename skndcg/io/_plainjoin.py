@@ -1,10 +1,6 @@
-"""The joins of a TREC run with its qrels in numpy: no compiler, no pandas.
-
-:func:`join` gives the rows of the compiled and DataFrame joins, for small
-files (:func:`skndcg._native._jit.plain_road`) and for unjudged documents told
-apart; :func:`join_two` joins a run with two qrels files, the humans' and a
-model's. Lines are read by the line reader's rules (``_text.columns``).
-"""
+"""The joins of a TREC run with its qrels in numpy (no compiler, no pandas), by
+the line reader's rules (``_text.columns``): for small files, unjudged documents
+told apart, and a run with two qrels files (:func:`join_two`)."""
 
 import numpy as np
 
@@ -12,16 +8,6 @@ from . import _text
 from ._arrange import check_depth, depth_cut
 from ._data import CodedRanking
 from ._trec import duplicate_error
-
-
-def _codes(values, exact):
-    """``(sorted distinct values, code of each)`` of a list of strings or UTF-8
-    bytes; ``exact`` keeps Python objects (numpy's strings cut a trailing NUL)."""
-    kind = bytes if isinstance(values[0], bytes) else str
-    names, codes = np.unique(
-        np.array(values, dtype=object if exact else kind), return_inverse=True
-    )
-    return names, codes.astype(np.int64).ravel()
 
 
 def join(run_path, qrels_path, *, depth, by_docno, unjudged, judged_only, all_judged,
@@ -164,22 +150,28 @@ def shared_codes(*tables):
         ids = [[as_text(v) for v in col] for col in ids]
         for (table, key), col in zip(fields, ids, strict=True):
             table[key] = col
-    exact = any(_has_nul(col) for col in ids)
+    nuls = [b"\x00" if isinstance(col[0], bytes) else "\x00" for col in ids]
+    exact = any(nul in nul[:0].join(col) for nul, col in zip(nuls, ids, strict=True))
     bounds = np.cumsum([len(table["qid"]) for table in tables])[:-1]
     out = []
     for cols in (ids[: len(tables)], ids[len(tables) :]):
-        names, codes = _codes([v for col in cols for v in col], exact)
+        values = [v for col in cols for v in col]
+        # (numpy's strings cut a trailing NUL: objects then)
+        kind = object if exact else bytes if isinstance(values[0], bytes) else str
+        names, codes = np.unique(np.array(values, dtype=kind), return_inverse=True)
         names = np.array(_all_text(names.tolist()), dtype=object)
-        out += [names, np.split(codes, bounds)]
+        out += [names, np.split(codes.astype(np.int64).ravel(), bounds)]
     return out[0], out[2], out[1], out[3]
 
 
 def check_unique(path, layout, table, keys, rows=None):
     """Refuse a key that repeats among ``rows`` (default all) of a file."""
     rows = np.arange(keys.size) if rows is None else rows
-    again = _repeat(keys[rows])
-    if again is not None:
-        row = rows[again]
+    first = np.unique(keys[rows], return_index=True)[1]
+    if first.size < rows.size:  # the first key that repeats an earlier one
+        again = np.ones(rows.size, dtype=bool)
+        again[first] = False
+        row = rows[int(np.flatnonzero(again)[0])]
         raise duplicate_error(
             path, layout, as_text(table["qid"][row]), as_text(table["doc_id"][row])
         )
@@ -203,18 +195,3 @@ def _all_text(ids):
     if not ids or not isinstance(ids[0], bytes):
         return ids
     return b"\n".join(ids).decode("utf-8").split("\n")
-
-
-def _has_nul(col):
-    nul = b"\x00" if isinstance(col[0], bytes) else "\x00"
-    return nul in nul[:0].join(col)
-
-
-def _repeat(keys):
-    """Position of the first key that repeats an earlier one, or None."""
-    first = np.unique(keys, return_index=True)[1]
-    if first.size == keys.size:
-        return None
-    again = np.ones(keys.size, dtype=bool)
-    again[first] = False
-    return int(np.flatnonzero(again)[0])

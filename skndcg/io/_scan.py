@@ -1,10 +1,7 @@
-"""A compiled scanner for regular TREC files: fields located, not copied.
-
-One pass over the bytes gives, per line, a query code, where the document id
-lies and the number (nothing per row but numbers). It takes only what it reads
-exactly as the line scanner (``_text``) does, and gives up (None) on anything
-else; a number it cannot read exactly is read by Python, by the same rules.
-"""
+"""A compiled scanner for regular TREC files: per line, a query code, where the
+document id lies and the number (fields located, not copied). It takes only what
+it reads exactly as the line scanner (``_text``) does and gives up (None) on
+anything else; a number it cannot read exactly is read by Python, by its rules."""
 
 from __future__ import annotations
 
@@ -265,8 +262,7 @@ def scan_fast(path, layout, raw=None, *, tags=False, first_line=0):
         return scan(
             data, lo, hi, qcode[at], doc_start[at], doc_len[at],
             value[at] if not layout.integer else value[:0],
-            value[at] if layout.integer else value[:0],
-            tag_start[at] if tags else tag_start, tag_len[at] if tags else tag_len,
+            value[at] if layout.integer else value[:0], tag_start[at], tag_len[at],
         )  # fmt: skip
 
     results = run_chunks(piece, len(pieces))

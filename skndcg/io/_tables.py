@@ -28,31 +28,26 @@ def _strings(data, start, length):
     return pd.array(array, dtype="str")
 
 
-def frame_of(scanned, layout):
-    """The DataFrame :func:`scan` gives, from the compiled scanner's fields."""
-    out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
-    data = scanned.data
-    out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
-    out[layout.number] = scanned.value
-    if "tag" in layout.names:
-        start, length = scanned.tag_start, scanned.tag_len
-        if _hashing.all_same(data, start, length):  # one run tag, as usual
-            tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
-            codes = np.zeros(len(start), dtype=np.int8)
-            out["tag"] = pd.Categorical.from_codes(codes, [tag])
-        else:
-            out["tag"] = pd.Categorical(_strings(data, start, length))
-    return pd.DataFrame(out)
-
-
 def parse_block(path, layout, data, first_line=0, whole=True):
     """The rows of ``data``, whole lines of the file ``path`` after
     ``first_line`` lines."""
     scanned = _scan.scan_fast(
         path, layout, data, tags="tag" in layout.names, first_line=first_line
     )
-    if scanned is not None:
-        return frame_of(scanned, layout)
+    if scanned is not None:  # the DataFrame _text.scan gives, from its fields
+        data = scanned.data  # (past a BOM)
+        out = {"qid": pd.Categorical.from_codes(scanned.qcode, scanned.names)}
+        out["doc_id"] = _strings(data, scanned.doc_start, scanned.doc_len)
+        out[layout.number] = scanned.value
+        if "tag" in layout.names:
+            start, length = scanned.tag_start, scanned.tag_len
+            if _hashing.all_same(data, start, length):  # one run tag, as usual
+                tag = bytes(data[start[0] : start[0] + length[0]]).decode("ascii")
+                codes = np.zeros(len(start), dtype=np.int8)
+                out["tag"] = pd.Categorical.from_codes(codes, [tag])
+            else:
+                out["tag"] = pd.Categorical(_strings(data, start, length))
+        return pd.DataFrame(out)
     if not isinstance(data, bytes):
         data = bytes(data)
     return _text.scan(path, layout, data, first_line, whole)
@@ -63,9 +58,10 @@ def read_table(path, layout):
     return parse_block(path, layout, _text.map_bytes(path)).reset_index(drop=True)
 
 
-def iter_blocks(path, layout, block_bytes=16 << 20):
-    """``(first row, frame)`` of the file's lines, ``block_bytes`` at a time:
-    :func:`read_table`'s rows and errors, in bounded memory."""
+def iter_chunks(path, layout, chunk_lines, block_bytes=16 << 20):
+    """:func:`read_table`'s rows and errors, in bounded memory: frames of
+    ``chunk_lines`` rows (fewer at a block's end) from ``block_bytes`` at a time,
+    ``attrs["path"]`` the file."""
     opener = gzip.open if _text.is_gzip(path) else open
     row, lines, rest, first = 0, 0, b"", True
     try:
@@ -85,9 +81,11 @@ def iter_blocks(path, layout, block_bytes=16 << 20):
                 block, rest = data[:cut], data[cut:]
                 if block.strip():
                     frame = parse_block(path, layout, block, lines, whole=False)
-                    if len(frame):
-                        yield row, frame
-                        row += len(frame)
+                    for lo in range(0, len(frame), chunk_lines):
+                        rows = frame.iloc[lo : lo + chunk_lines].reset_index(drop=True)
+                        rows.attrs["path"] = path
+                        yield rows
+                    row += len(frame)
                 lines += _text.count_lines(block)
                 if not chunk:
                     break

@@ -1,9 +1,6 @@
-"""The rules of TREC files, the line scanner and the file helpers.
-
-The line scanner is the reference reader: it accepts what trec_eval accepts and
-names the file, line and text of anything else; the compiled scanner
-(``_scan``) reads regular files, and ``_tables`` puts the two together.
-"""
+"""The rules of TREC files, the file helpers and the line scanner: the reference
+reader, which accepts what trec_eval accepts and names the file, line and text of
+anything else (the compiled ``_scan`` reads regular files; ``_tables`` uses both)."""
 
 from __future__ import annotations
 
@@ -277,9 +274,6 @@ def _columns_at_once(data, layout, text=True):
     return out
 
 
-_INT64 = (-(2**63), 2**63)
-
-
 def parse_number(text, path, lineno, layout, line=None):
     def fail(what):
         _fail(path, lineno, layout, f"the {layout.number} {text!r} {what}", line)
@@ -291,7 +285,7 @@ def parse_number(text, path, lineno, layout, line=None):
             value = int(plain)
         except ValueError:
             fail("is not an integer")
-        if not _INT64[0] <= value < _INT64[1]:
+        if not -(2**63) <= value < 2**63:
             fail("is beyond the 64-bit integers")
         return value
     try:

@@ -122,15 +122,7 @@ def read_trec_run_chunks(path, *, chunk_lines=1 << 20):
     """
     name = _text.check_path(path, "run file")
     check_rows(chunk_lines, "chunk_lines")
-    return _chunks(name, int(chunk_lines))
-
-
-def _chunks(name, chunk_lines):
-    for _, frame in _tables.iter_blocks(name, _text.RUN):
-        for lo in range(0, len(frame), chunk_lines):
-            chunk = frame.iloc[lo : lo + chunk_lines].reset_index(drop=True)
-            chunk.attrs["path"] = name
-            yield chunk
+    return _tables.iter_chunks(name, _text.RUN, int(chunk_lines))
 
 
 def read_trec_qrels(path):

@@ -18,13 +18,7 @@ from .._partial._pieces import (
     door_module,
     report_template,
 )
-from ._frame import (
-    BUCKET,
-    ORDER,
-    make_scorer,
-    sample_rows,
-    schema_of,
-)
+from ._frame import BUCKET, ORDER, make_scorer, sample_rows, schema_of
 
 
 def _prepare(args):

@@ -1,5 +1,7 @@
 """Scoring a TREC run larger than memory against its judgments, query by query."""
 
+from functools import partial
+
 import pandas as pd
 
 from .._partial._driver import (
@@ -121,6 +123,7 @@ def score_trec_run(
     judged = read_trec_qrels(qrels)
     judged["qid"] = judged["qid"].astype(str)
     by_query = {q: rows for q, rows in judged.groupby("qid", sort=False)}
+    join = partial(join_run_qrels, depth=depth, unjudged=unjudged)
 
     def pieces(reader, bar=None):
         """The joined rows of whole queries, in the run's order; then, with
@@ -134,11 +137,11 @@ def score_trec_run(
             answered.update(keys.tolist())
             wanted = [by_query[k] for k in keys if k in by_query]
             if wanted:
-                yield _joined(piece, pd.concat(wanted), depth, unjudged)
+                yield join(piece, pd.concat(wanted)).to_frame()
         missing = [rows for q, rows in by_query.items() if q not in answered]
         if all_judged and missing:
             empty = pd.DataFrame({"qid": [], "doc_id": [], "score": []})
-            yield _joined(empty, pd.concat(missing), depth, unjudged)
+            yield join(empty, pd.concat(missing)).to_frame()
 
     if spec.needs_label_max:
         if is_stream(run):
@@ -160,12 +163,6 @@ def score_trec_run(
         "two files match?",
     )  # fmt: skip
     return (means, counts) if return_counts else means
-
-
-def _joined(run_rows, judgments, depth, unjudged):
-    """The run's rows joined with their judgments: a piece's table."""
-    data = join_run_qrels(run_rows, judgments, depth=depth, unjudged=unjudged)
-    return data.to_frame()
 
 
 # The columns of the joined rows each piece is scored from.
