@@ -8,7 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skndcg.io import _fastjoin, _hashing, _scan, _text, read_trec_qrels, read_trec_run
+from skndcg.io import (
+    _fastjoin,
+    _hashing,
+    _scan,
+    _text,
+    join_trec_files,
+    read_trec_qrels,
+    read_trec_run,
+)
 from skndcg.io._join import join_codes
 
 
@@ -491,3 +499,11 @@ def test_files_are_mapped_not_copied(tmp_path):
     packed = _write(tmp_path, "run.txt.gz", gzip.compress(RUN.encode()))
     assert _text.map_bytes(packed) == RUN.encode()
     assert _text.map_bytes(_write(tmp_path, "empty.txt", "")) == b""
+
+
+def test_a_path_with_a_nul_byte_is_named_as_missing(tmp_path):
+    # os.path.getsize raised "embedded null byte" before the path was checked.
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n")
+    with pytest.raises(FileNotFoundError, match=r"run file 'a\\x00b' does not exist"):
+        join_trec_files("a\x00b", qrels)

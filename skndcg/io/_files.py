@@ -118,5 +118,5 @@ def file_size(*paths):
     """The files' bytes, or None when one cannot be sized."""
     try:
         return sum(os.path.getsize(p) for p in paths)
-    except (OSError, TypeError):
+    except (OSError, TypeError, ValueError):  # (ValueError: a NUL byte)
         return None
