@@ -117,6 +117,11 @@ class Grouping:
         order = np.argsort(self.starts, kind="stable")
         return np.repeat(order, self.sizes[order]).astype(np.int64, copy=False)
 
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """How many rows of each query are set in ``mask`` (grouped rows)."""
+        n = np.bincount(self.row_query, weights=mask, minlength=self.n_groups)
+        return n.astype(np.int64)
+
 
 def _scan(q: np.ndarray):
     if q.shape[0] < PARALLEL_ROWS:
