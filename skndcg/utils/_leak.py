@@ -43,8 +43,9 @@ class QueryLeakWarning(UserWarning):
     """
 
 
-def _hashes(qid) -> np.ndarray:
-    """64-bit hash of every query id (integral floats hash as integers)."""
+def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique 64-bit hashes of ``qid`` (integral floats hash as
+    integers) and the number of rows of each."""
     import pandas as pd  # only a fitted QueryRanker needs it
 
     arr = np.asarray(qid)
@@ -54,12 +55,7 @@ def _hashes(qid) -> np.ndarray:
         arr = arr.astype(np.int64, copy=False)
     elif arr.dtype.kind in "US":
         arr = arr.astype(object)
-    return pd.util.hash_array(arr, categorize=True)
-
-
-def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique hashes of ``qid`` and the number of rows of each."""
-    return np.unique(_hashes(qid), return_counts=True)
+    return np.unique(pd.util.hash_array(arr, categorize=True), return_counts=True)
 
 
 def check_query_overlap(estimator, qid, *, caller: str) -> None:
