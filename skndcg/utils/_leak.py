@@ -1,11 +1,8 @@
 """Notice when a model is scored on queries it was fitted on (a fold leak).
 
-A QueryRanker remembers the queries it was fitted on (a sorted array of 64-bit
-hashes and the number of rows of each) and :func:`check_query_overlap`
-compares them with the queries it is asked to rank. Scoring the very rows of
-the fit (``return_train_score=True``, or predicting on the training frame) is
-not a leak: when the scored queries and their row counts are exactly those of
-the fit, nothing is said.
+Scoring the very rows of the fit (``return_train_score=True``, or predicting on
+the training frame) is not a leak: when the scored queries and their row counts
+(:func:`query_fingerprint`) are exactly those of the fit, nothing is said.
 """
 
 from __future__ import annotations

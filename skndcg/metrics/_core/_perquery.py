@@ -307,31 +307,29 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, rs, rel_thr):
 
         tail = (value, failed)
 
-    def run():
-        empty = m.scores_empty_lists
-        kernel = m.per_query if compiled else None
-        loop, takes_f = _loop(len(extras), use_ideal, empty, False, compiled, kernel)
+    shape = (len(extras), use_ideal, m.scores_empty_lists)
+    kernel = m.per_query if compiled else None
+    try:
+        loop, takes_f = _loop(*shape, False, compiled, kernel)
         loop(*((f,) if takes_f else ()), *head, *tail)
         if rs is None:
-            return
+            return out, calls
         # The queries whose tied rows change the value, averaged over their orders.
         ties = (m.depth == "k", T.FORMS.index(m.form), m.binary, float(rel_thr))
         blocks = np.zeros(grouping.n_groups, dtype=np.int64)
         T.tied_queries(ry, rs, grouping.starts, nret, sp.k, *ties, blocks)
         tied = np.flatnonzero(blocks)
         if tied.size:
-            loop, takes_f = _loop(len(extras), use_ideal, empty, True, compiled, kernel)
+            loop, takes_f = _loop(*shape, True, compiled, kernel)
             args = (tied, rs, *ties, T.MAX_CALLS, calls)
             loop(*((f,) if takes_f else ()), *head, *args, *tail)
+    except Exception as exc:
+        if not compiled:
+            raise
+        from numba.core.errors import TypingError
 
-    if not compiled:
-        run()
-        return out, calls
-    from numba.core.errors import TypingError
-
-    try:
-        run()
-    except TypingError as exc:
+        if not isinstance(exc, TypingError):
+            raise
         first = " ".join(str(exc).split())[:600]
         raise TypeError(
             f"measure {sp.name!r}: its compiled per_query could not be called "
