@@ -299,15 +299,14 @@ def hist_size(y: np.ndarray) -> int:
     return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
 
 
-def check_k(k, name: str = "k", *, allow_none: bool = True):
+def check_k(k, name: str = "k"):
     """Validate a cut-off: an int >= 1 (not a bool) or None; one beyond every
     query means the whole list (precision keeps it as its denominator)."""
-    if k is None and allow_none:
+    if k is None:
         return None
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(
-            f"{name} must be an int >= 1{' or None' if allow_none else ''}, got "
-            f"{py(k)!r} ({type(k).__name__})."
+            f"{name} must be an int >= 1 or None, got {py(k)!r} ({type(k).__name__})."
         )
     if k < 1:
         raise ValueError(f"{name} must be >= 1, got {py(k)!r}.")
