@@ -15,17 +15,6 @@ _probed: dict[str, bool] = {}
 _plain = threading.local()  # .on: kernels run as Python (see no_compile)
 
 
-def _writable(disp) -> bool:
-    """Whether the cache folder numba picked for ``disp`` takes files (numba
-    checks some only when it first writes, then fails the call)."""
-    path = getattr(getattr(disp, "_cache", None), "_cache_path", None)
-    if path is None:
-        return True
-    if path not in _probed:
-        _probed[path] = takes_files(path)
-    return _probed[path]
-
-
 def takes_files(path) -> bool:
     """Whether the folder ``path`` (made when missing) takes files."""
     try:
@@ -36,16 +25,6 @@ def takes_files(path) -> bool:
     return True
 
 
-def _warn_no_cache(name: str) -> None:
-    warnings.warn(
-        "skndcg cannot cache its compiled kernels (no writable numba cache "
-        f"directory for {name!r}); they are compiled in memory in every new "
-        "process. Set NUMBA_CACHE_DIR to a writable folder to keep them.",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-
-
 def _dispatcher(f, options):
     """``numba.njit(cache=True, nogil=True)`` of ``f``, in memory without a cache."""
     global _cache_ok
@@ -54,13 +33,25 @@ def _dispatcher(f, options):
     if _cache_ok:
         try:
             disp = njit(cache=True, nogil=True, **options)(f)
-            if _writable(disp):
+            # Whether numba's cache folder takes files: it checks some only when
+            # it first writes, then fails the call.
+            path = getattr(getattr(disp, "_cache", None), "_cache_path", None)
+            if path is not None and path not in _probed:
+                _probed[path] = takes_files(path)
+            if path is None or _probed[path]:
                 return disp
         except RuntimeError as exc:  # numba: "no locator available"
             if "cannot cache" not in str(exc):
                 raise
         _cache_ok = False
-        _warn_no_cache(f.__qualname__)
+        warnings.warn(
+            "skndcg cannot cache its compiled kernels (no writable numba cache "
+            f"directory for {f.__qualname__!r}); they are compiled in memory in "
+            "every new process. Set NUMBA_CACHE_DIR to a writable folder to keep "
+            "them.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return njit(cache=False, nogil=True, **options)(f)
 
 

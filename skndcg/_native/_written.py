@@ -29,13 +29,6 @@ def _candidates():
     yield Path(home).expanduser() / "skndcg" / "written"
 
 
-def _folder() -> Path | None:
-    """The first candidate folder that takes files, found once per process."""
-    if not _folder_found:
-        _folder_found.append(next(filter(takes_files, _candidates()), None))
-    return _folder_found[0]
-
-
 def _package_stamp() -> bytes:
     """Size and modification time of every module of the package, read once."""
     if not _stamp:
@@ -53,7 +46,9 @@ def written_module(source: str, depends=()):
     """The module of ``source``, written to a file of its own and imported, or
     None when no folder takes files; ``depends``: files the compiled code also
     reads (the kernel a loop calls)."""
-    folder = _folder()
+    if not _folder_found:  # the first candidate that takes files, once per process
+        _folder_found.append(next(filter(takes_files, _candidates()), None))
+    folder = _folder_found[0]
     if folder is None:
         return None
     digest = hashlib.sha256(source.encode())

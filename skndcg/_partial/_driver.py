@@ -158,14 +158,6 @@ def score_piece(frame, spec, what, qid=None) -> pd.DataFrame:
     return pd.DataFrame([sums_of(frame, spec, qid)], columns=sum_columns(spec.names))
 
 
-def run_starts(q: np.ndarray) -> np.ndarray:
-    """Row where each run of equal query ids starts."""
-    if q.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.flatnonzero(q[1:] != q[:-1]) + 1
-    return np.concatenate([[0], change])
-
-
 def whole_queries(batches, qid_col, check, bar=None, aligned=False):
     """``(first row, piece)`` of whole queries from ``batches`` read in order
     (the last query carried over unless ``aligned``), telling ``check.add`` each
@@ -177,9 +169,9 @@ def whole_queries(batches, qid_col, check, bar=None, aligned=False):
         if carry is not None and len(carry):
             frame = pd.concat([carry, batch], ignore_index=True)
         ids = frame[qid_col].to_numpy()
-        starts = run_starts(ids)
-        if starts.shape[0] == 0:
+        if ids.shape[0] == 0:
             continue
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])  # of each query
         if aligned:
             done = len(frame)
         else:  # rows before the last query are complete

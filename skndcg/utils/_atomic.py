@@ -4,10 +4,8 @@
 (``.<name>.<random>.part``) and renames it over the target once every byte is
 written and flushed; an interrupted write (an exception, ``KeyboardInterrupt``,
 or a SIGTERM the command line turns into one) removes the temporary file and
-leaves the target as it was: a reader never sees half a file. A target that
-exists and is not a regular file (``/dev/stdout``, a named pipe) is written in
-place. A symbolic link is followed only when it points inside the output folder
-(by default, the link's own); else a ``ValueError`` names both paths, so that an
+leaves the target as it was: a reader never sees half a file. A symbolic link
+is followed only inside the output folder (:func:`safe_target`), so that an
 output folder cannot be used to overwrite files elsewhere.
 """
 

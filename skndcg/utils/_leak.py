@@ -1,11 +1,8 @@
 """Notice when a model is scored on queries it was fitted on (a fold leak).
 
-A QueryRanker remembers the queries it was fitted on (a sorted array of 64-bit
-hashes and the number of rows of each) and :func:`check_query_overlap`
-compares them with the queries it is asked to rank. Scoring the very rows of
-the fit (``return_train_score=True``, or predicting on the training frame) is
-not a leak: when the scored queries and their row counts are exactly those of
-the fit, nothing is said.
+Scoring the very rows of the fit (``return_train_score=True``, or predicting on
+the training frame) is not a leak: when the scored queries and their row counts
+(:func:`query_fingerprint`) are exactly those of the fit, nothing is said.
 """
 
 from __future__ import annotations
@@ -43,8 +40,9 @@ class QueryLeakWarning(UserWarning):
     """
 
 
-def _hashes(qid) -> np.ndarray:
-    """64-bit hash of every query id (integral floats hash as integers)."""
+def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique 64-bit hashes of ``qid`` (integral floats hash as
+    integers) and the number of rows of each."""
     import pandas as pd  # only a fitted QueryRanker needs it
 
     arr = np.asarray(qid)
@@ -54,12 +52,7 @@ def _hashes(qid) -> np.ndarray:
         arr = arr.astype(np.int64, copy=False)
     elif arr.dtype.kind in "US":
         arr = arr.astype(object)
-    return pd.util.hash_array(arr, categorize=True)
-
-
-def query_fingerprint(qid) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique hashes of ``qid`` and the number of rows of each."""
-    return np.unique(_hashes(qid), return_counts=True)
+    return np.unique(pd.util.hash_array(arr, categorize=True), return_counts=True)
 
 
 def check_query_overlap(estimator, qid, *, caller: str) -> None:

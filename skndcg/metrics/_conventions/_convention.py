@@ -23,37 +23,23 @@ from ._rules import (
 class Convention:
     """One complete set of choices for the grouped ranking metrics.
 
-    Each rule field holds a rule object (see ``_rules.py``) that shows as, and
-    equals, its name; a name is accepted when a convention is made.
+    The fields ``gain``, ``ties``, ``empty`` (the defaults of the options of the
+    same name), ``score_dtype``, ``labels``, ``empty_rule``, ``weighting`` and
+    ``all_skipped`` hold rule objects (``_rules.py``: each kind of rule says what
+    it decides, and its table lists its names), each shown as, and equal to, its
+    name; a name is accepted when a convention is made.
 
     Attributes
     ----------
     name : str
         Preset name.
-    gain, ties, empty : str
-        Defaults for the options of the same name.
     k_none : int or None
         What ``k=None`` means: ``None`` for the whole list, or a fixed cut-off
         (XGBoost's ``ndcg`` is NDCG@32).
-    score_dtype : {"float64", "float32"}
-        Precision in which scores are compared (ties after a float32 cast count as
-        ties for XGBoost, trec_eval and torchmetrics).
-    labels : str
-        Which labels are accepted and how they are read: "any", "nonnegative",
-        "int_0_30" (LightGBM), "xgboost", "trec_eval" (negative: in the pool, not
-        judged) or "ranx" (truncated to int, below 1 no gain).
     rel_threshold : float or None
         Binary relevance: ``label >= rel_threshold``, or ``label > 0`` when None.
-    empty_rule : {"ideal", "label_sum"}
-        A query is empty when its ideal DCG@k is <= 0 ("ideal"), or when its
-        labels sum to zero (torchmetrics).
-    weighting : {"mean", "empty_unweighted", "empty_unweighted_clamped"}
-        How query weights combine. "mean" is a weighted mean; the others reproduce
-        LightGBM and XGBoost, where each empty query adds its value without weight.
     free : dict
         Options a caller may still set with this preset, and their allowed values.
-    all_skipped : {"nan", "zero"}
-        Result when no query is left to average.
     ap_denominator, p_denominator : str
         Defaults of the denominators of AP@k and P@k.
     doc_ties : bool
@@ -96,12 +82,6 @@ class Convention:
     def cast_scores(self, s: np.ndarray) -> np.ndarray:
         """Scores (float64) at the precision this convention compares them in."""
         return self.score_dtype.cast(s, np).astype(np.float64, copy=False)
-
-    def relevance_threshold(self) -> float:
-        """Relevant means ``label >= threshold`` (``label > 0`` without one)."""
-        if self.rel_threshold is None:
-            return float(np.nextafter(0.0, 1.0))
-        return float(self.rel_threshold)
 
     def check_labels(self, y, *, nonnegative: bool = False, xp=np, **how):
         """Refuse labels this convention cannot read; return what the kernel

@@ -74,6 +74,11 @@ def _table(*rules) -> dict:
     return {r.name: r for r in rules}
 
 
+def _named(name: str) -> property:
+    """Whether a rule is the one named ``name``."""
+    return property(lambda self: self.name == name)
+
+
 class Gain(Rule, kind="gain"):
     """The gain of a label: linear, exponential (``2**label - 1``) or a callable."""
 
@@ -98,9 +103,7 @@ class Gain(Rule, kind="gain"):
     def __reduce__(self):
         return (Gain.of, (self.name if self.fn is None else self.fn,))
 
-    @property
-    def exponential(self) -> bool:
-        return self.name == "exponential"
+    exponential = _named("exponential")
 
     @property
     def custom(self) -> bool:
@@ -159,11 +162,6 @@ class LabelRule(Rule, kind="labels"):
     pools: bool = False  # negative: "in the pool, not judged", gain 0 (trec_eval)
     truncate: bool = False  # labels truncated to int, below 1 no gain (ranx)
 
-    @property
-    def rewrites(self) -> bool:
-        """Whether the kernel reads other values than the labels given."""
-        return self.pools or self.truncate
-
     def unjudged_rule(self) -> str:
         """How a TREC join marks judged-negative rows: ``"pool"`` (kept
         negative: in the pool, not judged) or ``"nan"`` (unjudged)."""
@@ -187,9 +185,17 @@ class LabelRule(Rule, kind="labels"):
         if self.refuse_negative and not (gain.custom or exp or nonnegative):
             negative = y < 0
             if bool(negative.any()):
-                first = y[negative][0]
+                hint = (
+                    "convention='sklearn' refuses them as sklearn.metrics.ndcg_score "
+                    "does"
+                    if conv.name == "sklearn"
+                    else "a negative gain is only used when asked for: pass a "
+                    "callable gain (for example gain=lambda y: y) to score them as "
+                    "they are"
+                )
                 raise ValueError(
-                    negative_labels_message(arg, first, y.min(), conv.name)
+                    f"{arg} has negative labels (first {plain(y[negative][0])!r}, "
+                    f"min {plain(y.min())!r}); {hint}."
                 )
         strict = exp or not self.exp_only
         if self.integer and strict and not integer_input:
@@ -216,20 +222,6 @@ class LabelRule(Rule, kind="labels"):
         return y
 
 
-def negative_labels_message(arg, first, low, convention: str) -> str:
-    """The error for negative labels under a convention that refuses them."""
-    hint = (
-        "convention='sklearn' refuses them as sklearn.metrics.ndcg_score does"
-        if convention == "sklearn"
-        else "a negative gain is only used when asked for: pass a callable "
-        "gain (for example gain=lambda y: y) to score them as they are"
-    )
-    return (
-        f"{arg} has negative labels (first {plain(first)!r}, min "
-        f"{plain(low)!r}); {hint}."
-    )
-
-
 LabelRule.TABLE = _table(
     LabelRule("any"),
     LabelRule("nonnegative", refuse_negative=True),
@@ -245,24 +237,10 @@ class TieRule(Rule, kind="ties"):
 
     reorders: bool = False  # realised by reordering the rows, then "stable"
 
-    @property
-    def average(self) -> bool:
-        """The exact expectation over the orders of tied rows."""
-        return self.name == "average"
-
-    @property
-    def by_doc_id(self) -> bool:
-        return self.name == "docid"
-
-    @property
-    def reverse(self) -> bool:
-        """Tied rows in reverse input order."""
-        return self.name == "reverse"
-
-    @property
-    def quicksort(self) -> bool:
-        """Tied rows in the order numba's quicksort leaves them (ranx)."""
-        return self.name == "quicksort"
+    average = _named("average")  # the exact expectation over the orders of ties
+    by_doc_id = _named("docid")
+    reverse = _named("reverse")  # tied rows in reverse input order
+    quicksort = _named("quicksort")  # the order numba's quicksort leaves (ranx)
 
     @property
     def reordering(self) -> str | None:
@@ -317,9 +295,7 @@ class EmptyRule(Rule, kind="empty_rule"):
     """When a query is empty: its ideal DCG@k (or relevant count) is 0, or its
     labels sum to 0 (torchmetrics)."""
 
-    @property
-    def by_label_sum(self) -> bool:
-        return self.name == "label_sum"
+    by_label_sum = _named("label_sum")
 
     def mask(self, aux, label_sum):
         """Empty queries per metric (a column each): ``aux <= 0``, or a zero
@@ -346,9 +322,7 @@ class EmptyScore(Rule, kind="empty"):
 
     fill: float = math.nan
 
-    @property
-    def skips(self) -> bool:
-        return self.name == "skip"
+    skips = _named("skip")
 
     def apply(self, values, empty, xp, error):
         """``values`` with the empty queries filled (NaN when skipped); under

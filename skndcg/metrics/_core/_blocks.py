@@ -57,27 +57,20 @@ def hits_blocks(bstart, bsize, brel, nb, kk):
 
 
 @jit
-def p_none(c, r, j):
-    """Probability that ``j`` draws from ``c`` rows holding ``r`` relevant miss all."""
-    if r == 0:
-        return 1.0
-    if j > c - r:
-        return 0.0
-    p = 1.0
-    for i in range(j):
-        p *= (c - r - i) / (c - i)
-    return p
-
-
-@jit
 def hit_blocks(bstart, bsize, brel, nb, kk):
     for b in range(nb):
         p = bstart[b]
         if p >= kk:
             break
-        if brel[b] > 0:
-            taken = min(p + bsize[b], kk) - p
-            return 1.0 - p_none(bsize[b], brel[b], taken)
+        c, r = bsize[b], brel[b]
+        if r > 0:
+            j = min(p + c, kk) - p
+            if j > c - r:
+                return 1.0  # j draws from c rows, r relevant, cannot all miss
+            miss = 1.0
+            for i in range(j):
+                miss *= (c - r - i) / (c - i)
+            return 1.0 - miss
     return 0.0
 
 

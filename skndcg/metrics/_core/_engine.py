@@ -10,6 +10,7 @@ import numpy as np
 
 from .._catalogue._names import BINARY_KINDS, CUSTOM, check_unique, parse_metric
 from .._conventions import CallOptions, call_options
+from .._conventions._options import AP_DENOMINATORS, P_DENOMINATORS
 from . import _blocks as B
 from ._aggregate import Evaluation
 from ._backend import road
@@ -29,13 +30,6 @@ from ._validate import (
     scores,
 )
 from ._validate import discount as discount_weights
-
-_AP_DENOMINATORS = {
-    "relevant": B.AP_RELEVANT,
-    "min_k_relevant": B.AP_MIN_K_RELEVANT,
-    "hits": B.AP_HITS,
-}
-_P_DENOMINATORS = {"k": B.P_K, "min_k_items": B.P_MIN_K_ITEMS}
 
 
 def _doc_rank(doc_id, n: int) -> np.ndarray:
@@ -97,7 +91,7 @@ def _evaluate(
     # Labels fit for the histogram are known to be small and >= 0.
     y = conv.check_labels(y, nonnegative=known_nonnegative)
     conv.gain.check_labels(y)
-    if conv.gain.custom or conv.labels.rewrites:
+    if conv.gain.custom or conv.labels.pools or conv.labels.truncate:
         n_hist = 0
     y = y.astype(np.int64 if n_hist else np.float64, copy=False)
 
@@ -138,18 +132,17 @@ def _evaluate(
     disc = discount_weights(opts.discount, max(ks, default=1), k_label)
     # Relevant means label > 0 by default, label >= rel_threshold when given; the
     # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
-    rel_thr = conv.relevance_threshold()
+    rel_thr = float(
+        np.nextafter(0.0, 1.0) if conv.rel_threshold is None else conv.rel_threshold
+    )
     kinds = np.array([sp.kind for sp in specs_eval], dtype=np.int64)
     kvec = np.array([-1 if sp.k is None else min(sp.k, max_size) for sp in specs_eval])
     kdens = np.array([-1.0 if sp.k is None else float(sp.k) for sp in specs_eval])
+    # The denominators' codes in the kernels (B.AP_*, B.P_*) are their positions.
+    ap_den = AP_DENOMINATORS.index(conv.ap_denominator)
+    p_den = P_DENOMINATORS.index(conv.p_denominator)
     params = np.array(
-        [
-            _AP_DENOMINATORS[conv.ap_denominator]
-            if sp.kind == B.AP
-            else _P_DENOMINATORS[conv.p_denominator]
-            for sp in specs_eval
-        ],
-        dtype=np.int64,
+        [ap_den if sp.kind == B.AP else p_den for sp in specs_eval], dtype=np.int64
     )
     chunks = chunk_bounds(grouping.starts, grouping.ends)
     average = ties.average

@@ -19,6 +19,7 @@ from ._validate import (
     as_1d,
     check_finite,
     check_length,
+    chunked,
     is_categorical,
     isna,
     missing_error,
@@ -89,12 +90,8 @@ class Grouping:
     def _scatter(self, a, b=None):
         """The compiled counting sort of ``a`` (and ``b``), moved as int64."""
         a = np.ascontiguousarray(a)
-        out_a = np.empty(a.shape[0], dtype=a.dtype)
-        if b is None:
-            b = out_b = np.empty(0, dtype=np.int64)
-        else:
-            b = np.ascontiguousarray(b)
-            out_b = np.empty(b.shape[0], dtype=b.dtype)
+        b = np.ascontiguousarray(np.empty(0, dtype=np.int64) if b is None else b)
+        out_a, out_b = np.empty_like(a), np.empty_like(b)
         src_a, src_b = a.view(np.int64), b.view(np.int64)
         dst_a, dst_b = out_a.view(np.int64), out_b.view(np.int64)
         sub = np.empty(a.shape[0] if self._shift else 0, dtype=np.uint16)
@@ -117,15 +114,14 @@ class Grouping:
         order = np.argsort(self.starts, kind="stable")
         return np.repeat(order, self.sizes[order]).astype(np.int64, copy=False)
 
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """How many rows of each query are set in ``mask`` (grouped rows)."""
+        n = np.bincount(self.row_query, weights=mask, minlength=self.n_groups)
+        return n.astype(np.int64)
+
 
 def _scan(q: np.ndarray):
-    if q.shape[0] < PARALLEL_ROWS:
-        # Small input: numpy, so a first call compiles nothing for the grouping.
-        step = q[1:] != q[:-1]
-        runs = np.array([1 + int(np.count_nonzero(step))], dtype=np.int64)
-        return bool((q[1:] >= q[:-1]).all()), runs, q.min(), q.max()
-    n_chunks = row_chunks(q.shape[0])
-    parts = run_chunks(GK.scan_keys, n_chunks, q, n_chunks)
+    parts = chunked(GK.scan_keys, q)
     runs = np.array([p[0] for p in parts], dtype=np.int64)
     ok = all(p[1] for p in parts)
     return ok, runs, min(p[2] for p in parts), max(p[3] for p in parts)

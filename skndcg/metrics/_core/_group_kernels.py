@@ -38,10 +38,10 @@ def _scan_keys_numpy(t, q, n_chunks):
     n = q.shape[0]
     i0 = n * t // n_chunks
     part = q[i0 : n * (t + 1) // n_chunks]
-    prev = q[i0 - 1] if i0 > 0 else q[0]
-    steps = np.diff(part, prepend=prev)
-    runs = np.int64(i0 == 0) + np.int64(np.count_nonzero(steps))
-    return runs, bool((steps >= 0).all()), part.min(), part.max()
+    # The rows with the one before (compared, not subtracted: int64 overflows).
+    both = np.concatenate((q[max(i0 - 1, 0) : i0], part))
+    runs = np.int64(i0 == 0) + np.int64(np.count_nonzero(both[1:] != both[:-1]))
+    return runs, bool((both[1:] >= both[:-1]).all()), part.min(), part.max()
 
 
 @jit

@@ -3,6 +3,8 @@ compiled per combination of flags with only the steps the call needs."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..._native._jit import jit, plain
@@ -33,22 +35,11 @@ from ._rank import (
     top_rows,
 )
 
-_FAMILIES = {
-    B.NDCG: "dcg",
-    B.DCG: "dcg",
-    B.IDCG: "dcg",
-    B.PRECISION: "hits",
-    B.RECALL: "hits",
-    B.HIT: "hit",
-    B.RR: "rr",
-    B.AP: "ap",
-}
-_made: dict = {}
-
 
 def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     """Which steps a call needs, from its metrics and its query sizes."""
-    fams = {_FAMILIES[int(k)] for k in kinds}
+    has = set(kinds.tolist())
+    ap = params[kinds == B.AP]
     k_all = bool(((ks < 0) & (kinds != B.RR)).any())
     rr_all = bool(((ks < 0) & (kinds == B.RR)).any())
     need_rank = bool((kinds != B.IDCG).any())
@@ -66,14 +57,14 @@ def _flags(kinds, ks, params, sizes, nret, n_hist, average):
     small = need_rank and bool(((mr > 0) & (mr <= SMALL)).any())
     kki = sizes if k_all else np.minimum(kbase, sizes)
     isort_q = (kki * 3 >= sizes) & (sizes > SMALL)
-    dcg = "dcg" in fams
+    dcg = bool(has & {B.NDCG, B.DCG, B.IDCG})
     flags = (
         dcg,
-        "hits" in fams,
-        "hit" in fams,
-        "rr" in fams,
-        "ap" in fams and bool((params[kinds == B.AP] != B.AP_HITS).any()),
-        "ap" in fams and bool((params[kinds == B.AP] == B.AP_HITS).any()),
+        bool(has & {B.PRECISION, B.RECALL}),
+        B.HIT in has,
+        B.RR in has,
+        bool((ap != B.AP_HITS).any()),
+        bool((ap == B.AP_HITS).any()),
         bool(average),
         nret is not None,
         dcg and n_hist > 0,
@@ -91,13 +82,7 @@ def _distinct(v, cap):
     return np.flatnonzero(np.bincount(np.minimum(v, cap), minlength=cap + 1))
 
 
-def chunk_kernel(flags):
-    """The compiled chunk loop for these flags (see ``_flags``)."""
-    if flags not in _made:
-        _made[flags] = _make(*flags)
-    return _made[flags]
-
-
+@cache
 def _make(
     DCG_,
     HITS_,
@@ -114,8 +99,9 @@ def _make(
     FULL,
     SMALLSORT,
 ):
-    # The flags are constants of the closure: numba drops the branches they
-    # switch off before typing, so the kernels behind them are never compiled.
+    # The chunk loop for these flags (see ``_flags``), constants of the closure:
+    # numba drops the branches they switch off before typing, so the kernels
+    # behind them are never compiled.
     # Only the flags are closure cells (numba's cache key pickles the cells);
     # the kernels called are module globals.
     @jit
@@ -322,7 +308,7 @@ def evaluate_groups(
     flags, (kbase, k_all, rr_all, need_rank) = _flags(
         kinds, ks, params, ends - starts, nret, n_hist, average
     )
-    kernel = chunk_kernel(flags)
+    kernel = _make(*flags)
     nret_arr = np.empty(0, dtype=np.int64) if nret is None else nret
     run_chunks(
         kernel, chunks.shape[0] - 1, y, s, starts, ends, nret_arr, chunks, kinds,

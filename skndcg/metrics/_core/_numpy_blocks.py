@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _blocks as B
-from ._rank import GAIN_EXPONENTIAL
+from ._rank import gain
 
 
 def _padded(values, starts, lengths, width, fill=0):
@@ -66,11 +66,13 @@ def evaluate_groups(
         kj = mr if ks[j] < 0 else np.minimum(ks[j], mr)
         if kind in (B.NDCG, B.DCG, B.IDCG):
             if dcg_sums is None:
-                gains = _gain(r_labels.astype(np.float64), gain_mode) * filled
+                gains = gain.py_func(r_labels.astype(np.float64), gain_mode) * filled
                 dcg_sums = np.cumsum(gains * _cut(disc, ranked_width), axis=1)
                 # Every gain of the query, largest first (the padding last).
                 outside = np.arange(width)[None, :] >= m[:, None]
-                ideal = np.where(outside, -np.inf, _gain(labels * 1.0, gain_mode))
+                ideal = np.where(
+                    outside, -np.inf, gain.py_func(labels * 1.0, gain_mode)
+                )
                 ideal = -np.sort(-ideal, axis=1)
                 ideal[outside] = 0.0
                 ideal_sums = np.cumsum(ideal * _cut(disc, width), axis=1)
@@ -122,7 +124,3 @@ def _cut(disc, width):
     out = np.zeros(width)
     out[: min(width, disc.shape[0])] = disc[:width]
     return out
-
-
-def _gain(labels, gain_mode):
-    return 2.0**labels - 1.0 if gain_mode == GAIN_EXPONENTIAL else labels

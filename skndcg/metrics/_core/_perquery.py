@@ -209,11 +209,11 @@ def evaluate_per_query(
         if pool_marks is not None:
             ranked_pool = np.where(pool_marks[order], -1.0, ranked_nan)
     ideal = None
-    n_unjudged = 0 if unjudged_g is None else _per_group(unjudged_g, grouping)
+    n_unjudged = 0 if unjudged_g is None else grouping.count(unjudged_g)
     for j, sp in enumerate(specs):
         m = sp.definition
         if m.unjudged == "refuse" and refused is not None:
-            g = int(np.flatnonzero(_per_group(refused, grouping))[0])
+            g = int(np.flatnonzero(grouping.count(refused))[0])
             raise ValueError(
                 f"{sp.name} cannot use unjudged rows (NaN labels), and query "
                 f"{py(grouping.keys[g])!r} has some; drop them, or judge them."
@@ -237,8 +237,10 @@ def evaluate_per_query(
             extras.append(np.full(n_groups, np.nan if v is None else float(v)))
         ry = np.array({"use": ranked_nan, "pool": ranked_pool}.get(m.unjudged, ranked))
         ideal_arr = ideal if use_ideal else np.empty(0)
-        ties = _Ties(rs, average, m, rel_thr)
-        out, calls = _run(sp, m, ry, grouping, nret_arr, extras, ideal_arr, ties)
+        tie_scores = rs if average else None
+        out, calls = _run(
+            sp, m, ry, grouping, nret_arr, extras, ideal_arr, tie_scores, rel_thr
+        )
         if (calls > T.MAX_CALLS).any():
             g = int(np.flatnonzero(calls > T.MAX_CALLS)[0])
             raise ValueError(_refusal(sp.name, grouping.keys[g], convention))
@@ -252,38 +254,6 @@ def evaluate_per_query(
         values[:, j] = out
         aux[:, j] = 1.0 if m.empty_when == "never" else n_rel
     return values, aux
-
-
-def _per_group(mask, grouping) -> np.ndarray:
-    """How many rows of each query are set in ``mask`` (grouped rows)."""
-    q = grouping.row_query
-    return np.bincount(q, weights=mask, minlength=grouping.n_groups).astype(np.int64)
-
-
-class _Ties:
-    """What ``ties="average"`` needs: the ranked scores and the measure's
-    declarations."""
-
-    def __init__(self, rs, average, m, rel_thr):
-        self.rs, self.average = rs, bool(average)
-        self.by_k = m.depth == "k"
-        self.form = T.FORMS.index(m.form)
-        self.binary = m.binary
-        self.thr = float(rel_thr)
-
-    def tied(self, ry, grouping, nret, k) -> np.ndarray:
-        """The queries whose tied rows change the value (none without average)."""
-        if not self.average:
-            return np.empty(0, dtype=np.int64)
-        blocks = np.zeros(grouping.n_groups, dtype=np.int64)
-        T.tied_queries(
-            ry, self.rs, grouping.starts, nret, k, self.by_k, self.form,
-            self.binary, self.thr, blocks,
-        )  # fmt: skip
-        return np.flatnonzero(blocks)
-
-    def args(self, calls):
-        return self.rs, self.by_k, self.form, self.binary, self.thr, T.MAX_CALLS, calls
 
 
 def _refusal(name, key, convention) -> str:
@@ -303,9 +273,10 @@ def _refusal(name, key, convention) -> str:
     )
 
 
-def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
+def _run(sp, m, ry, grouping, nret, extras, ideal, rs, rel_thr):
     """Measure ``sp`` on every query: ``(values, calls)``, ``calls`` counting the
-    orders averaged over per query."""
+    orders averaged over per query (``rs``: the ranked scores under
+    ``ties="average"``, else None)."""
     compiled = m.compiled and not plain()
     out = np.empty(grouping.n_groups)
     calls = np.zeros(grouping.n_groups)
@@ -316,7 +287,15 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
     if not compiled:
 
         def value(v, g):
-            return _value(sp, v, grouping.keys[g])
+            try:
+                if isinstance(v, (str, bytes)):
+                    raise TypeError
+                return float(v)
+            except (TypeError, ValueError):
+                raise _Refused(
+                    f"measure {sp.name!r} returned {v!r} ({type(v).__name__}) for "
+                    f"query {py(grouping.keys[g])!r}; per_query must return a float."
+                ) from None
 
         def failed(exc, g):
             if isinstance(exc, _Refused) or g < 0:
@@ -328,24 +307,29 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
 
         tail = (value, failed)
 
-    def run():
-        empty = m.scores_empty_lists
-        kernel = m.per_query if compiled else None
-        loop, takes_f = _loop(len(extras), use_ideal, empty, False, compiled, kernel)
-        loop(*((f,) if takes_f else ()), *head, *tail)
-        tied = ties.tied(ry, grouping, nret, sp.k)
-        if tied.size:
-            loop, takes_f = _loop(len(extras), use_ideal, empty, True, compiled, kernel)
-            loop(*((f,) if takes_f else ()), *head, tied, *ties.args(calls), *tail)
-
-    if not compiled:
-        run()
-        return out, calls
-    from numba.core.errors import TypingError
-
+    shape = (len(extras), use_ideal, m.scores_empty_lists)
+    kernel = m.per_query if compiled else None
     try:
-        run()
-    except TypingError as exc:
+        loop, takes_f = _loop(*shape, False, compiled, kernel)
+        loop(*((f,) if takes_f else ()), *head, *tail)
+        if rs is None:
+            return out, calls
+        # The queries whose tied rows change the value, averaged over their orders.
+        ties = (m.depth == "k", T.FORMS.index(m.form), m.binary, float(rel_thr))
+        blocks = np.zeros(grouping.n_groups, dtype=np.int64)
+        T.tied_queries(ry, rs, grouping.starts, nret, sp.k, *ties, blocks)
+        tied = np.flatnonzero(blocks)
+        if tied.size:
+            loop, takes_f = _loop(*shape, True, compiled, kernel)
+            args = (tied, rs, *ties, T.MAX_CALLS, calls)
+            loop(*((f,) if takes_f else ()), *head, *args, *tail)
+    except Exception as exc:
+        if not compiled:
+            raise
+        from numba.core.errors import TypingError
+
+        if not isinstance(exc, TypingError):
+            raise
         first = " ".join(str(exc).split())[:600]
         raise TypeError(
             f"measure {sp.name!r}: its compiled per_query could not be called "
@@ -357,15 +341,3 @@ def _run(sp, m, ry, grouping, nret, extras, ideal, ties):
 
 class _Refused(TypeError):
     """A value of a Python ``per_query`` that is not a number."""
-
-
-def _value(sp, v, key) -> float:
-    try:
-        if isinstance(v, (str, bytes)):
-            raise TypeError
-        return float(v)
-    except (TypeError, ValueError):
-        raise _Refused(
-            f"measure {sp.name!r} returned {v!r} ({type(v).__name__}) for "
-            f"query {py(key)!r}; per_query must return a float."
-        ) from None

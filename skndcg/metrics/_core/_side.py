@@ -37,39 +37,34 @@ def check_side_inputs(names, given, *, hint="") -> list[str]:
     return reads
 
 
-def missing_side(spec, side) -> str | None:
-    """Why ``spec`` cannot be computed from ``side``, or None."""
-    m = spec.definition
-    lacking = [n for n in m.side_inputs if side is None or side.get(n) is None]
-    if not lacking:
-        return None
-    from .._beyond._names import lookup
-
-    entry = lookup(m.name)
-    function = entry.function if entry is not None else "its own function"
-    where = (
-        "this entry point takes no item ids (skndcg.torch's tensors carry "
-        "none), so it cannot compute it; skndcg.dask, skndcg.spark and "
-        "skndcg.streaming take item_col= and popularity=, skndcg score "
-        "--popularity FILE"
-        if side is None
-        else f"this call lacks {' and '.join(lacking)}"
-    )
-    return (
-        f"metric {spec.name!r} needs {' and '.join(m.side_inputs)}, which "
-        "(y_true, y_score, qid) do not carry: pass "
-        f"{', '.join(n + '=' for n in m.side_inputs)} to grouped_ranking_scores "
-        "or ranking_report (make_ranking_scorer: item_col= and popularity=), "
-        f"or compute it with skndcg.metrics.{function}; {where}."
-    )
-
-
 def check_call_side(specs, side) -> None:
     """The side inputs of an in-memory call checked against its measures
     (``side``: the inputs by parameter name; None where a door takes none)."""
     for sp in specs:
-        if (why := missing_side(sp, side)) is not None:
-            raise ValueError(why)
+        m = sp.definition
+        lacking = [n for n in m.side_inputs if side is None or side.get(n) is None]
+        if not lacking:
+            continue
+        from .._beyond._names import lookup
+
+        entry = lookup(m.name)
+        function = entry.function if entry is not None else "its own function"
+        where = (
+            "this entry point takes no item ids (skndcg.torch's tensors carry "
+            "none), so it cannot compute it; skndcg.dask, skndcg.spark and "
+            "skndcg.streaming take item_col= and popularity=, skndcg score "
+            "--popularity FILE"
+            if side is None
+            else f"this call lacks {' and '.join(lacking)}"
+        )
+        raise ValueError(
+            f"metric {sp.name!r} needs {' and '.join(m.side_inputs)}, which "
+            "(y_true, y_score, qid) do not carry: pass "
+            f"{', '.join(n + '=' for n in m.side_inputs)} to "
+            "grouped_ranking_scores or ranking_report (make_ranking_scorer: "
+            "item_col= and popularity=), or compute it with "
+            f"skndcg.metrics.{function}; {where}."
+        )
     if side is not None:
         check_side_inputs(specs, {f"{name}=": v for name, v in side.items()})
 
@@ -83,11 +78,8 @@ def evaluate_side(specs, side, relevant, grouping, perm, s_g, nret, rel_thr,
     for j, sp in enumerate(specs):
         v = np.asarray(sp.definition.row_values(sp, relevant, side), np.float64)
         v_g = grouping.take(v) if perm is None else grouping.take(v)[perm]
-        counted = np.bincount(
-            grouping.row_query, weights=v_g > 0, minlength=grouping.n_groups
-        )
         out = evaluate_per_query(
-            [sp], v_g, s_g, None, grouping, nret, counted, rel_thr,
+            [sp], v_g, s_g, None, grouping, nret, grouping.count(v_g > 0), rel_thr,
             average=average, convention=convention,
         )  # fmt: skip
         values[:, j], aux[:, j] = out[0][:, 0], out[1][:, 0]

@@ -175,21 +175,15 @@ def _write(buf, ws, j):
 @jit
 def _reset(ws, j, form):
     """Block ``j`` to its first state: classes ascending (form "any"), or the
-    first composition of its drawn part (form "set")."""
-    blk, cnt, m, cur = ws[0], ws[2], ws[3], ws[4]
-    a, t, off, d = blk[_B * j], blk[_B * j + 2], blk[_B * j + 3], blk[_B * j + 4]
-    if form == SET:
-        rem = t
-        for q in range(d - 1, -1, -1):
-            m[off + q] = min(cnt[off + q], rem)
-            rem -= m[off + q]
-        _fill_set(ws, j)
-        return
-    i = a
-    for q in range(d):
-        for _ in range(cnt[off + q]):
-            cur[i] = q
-            i += 1
+    first composition of its drawn part (form "set"): the most of the last
+    classes drawn (under "any", the whole block is)."""
+    blk, cnt, m = ws[0], ws[2], ws[3]
+    off, d = blk[_B * j + 3], blk[_B * j + 4]
+    rem = blk[_B * j + 2] if form == SET else blk[_B * j + 1] - blk[_B * j]
+    for q in range(d - 1, -1, -1):
+        m[off + q] = min(cnt[off + q], rem)
+        rem -= m[off + q]
+    _fill_set(ws, j)
 
 
 @jit

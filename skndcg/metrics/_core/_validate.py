@@ -85,31 +85,6 @@ def isna(arr: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(arr))
 
 
-def _from_pandas(x, name: str, what: str, missing_as_nan: bool) -> np.ndarray:
-    if is_categorical(x):
-        return np.asarray(x)
-    pd = sys.modules.get("pandas")
-    if (
-        pd is not None
-        and hasattr(x, "isna")
-        and isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype)
-    ):
-        missing = np.asarray(x.isna())
-        if missing.any() and not missing_as_nan:
-            raise missing_error(name, missing, what)
-    return x.to_numpy()
-
-
-def _from_sequence(x) -> np.ndarray:
-    arr = np.asarray(x)
-    # numpy turns [1, "1"] into two equal strings: keep the element types.
-    if arr.dtype.kind in "US" and arr.ndim == 1 and len({type(v) for v in x}) > 1:
-        out = np.empty(len(x), dtype=object)
-        out[:] = list(x)
-        return out
-    return arr
-
-
 _NUMBERS = (numbers.Number, np.generic)
 
 
@@ -127,12 +102,31 @@ def as_1d(
     them), and a missing value naming its row (or read it as NaN with
     ``missing_as_nan``).
     """
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        arr = _from_pandas(x, name, what, missing_as_nan)
-    elif isinstance(x, (list, tuple)):
-        arr = _from_sequence(x)
+    if is_categorical(x):
+        arr = np.asarray(x)
+    elif hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        # A missing value of a nullable column (pandas' NA) is refused here.
+        pd = sys.modules.get("pandas")
+        if (
+            not missing_as_nan
+            and pd is not None
+            and hasattr(x, "isna")
+            and isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype)
+            and (missing := np.asarray(x.isna())).any()
+        ):
+            raise missing_error(name, missing, what)
+        arr = x.to_numpy()
     else:
         arr = np.asarray(x)
+        # numpy turns [1, "1"] into two equal strings: keep the element types.
+        if (
+            isinstance(x, (list, tuple))
+            and arr.dtype.kind in "US"
+            and arr.ndim == 1
+            and len({type(v) for v in x}) > 1
+        ):
+            arr = np.empty(len(x), dtype=object)
+            arr[:] = list(x)
     if arr.ndim == 0:
         raise ValueError(
             f"{name} must be a 1-D array-like, got a scalar {type(x).__name__}."
@@ -208,7 +202,7 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind != "f":
         return
     plain = arr.dtype != np.float64 or not arr.flags.c_contiguous
-    found = _chunked(_first_nonfinite, arr, plain)
+    found = chunked(_first_nonfinite, arr, plain)
     bad = next((b for b in found if b >= 0), -1)
     if bad >= 0:
         raise RowsError(
@@ -219,7 +213,7 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         )
 
 
-def _chunked(kernel, a, plain=False) -> list:
+def chunked(kernel, a, plain=False) -> list:
     """``kernel(t, a, n_chunks)`` of each row chunk of ``a``; small (or
     ``plain``) input in one chunk by its numpy twin, so it compiles nothing."""
     if plain or a.shape[0] < PARALLEL_ROWS:
@@ -256,7 +250,7 @@ def label_range(y: np.ndarray) -> tuple[np.ndarray, int]:
     """Integer labels for the kernel, and the histogram size it may use (or 0):
     small non-negative integers stay int64, others become float64."""
     src = np.ascontiguousarray(y.astype(np.int64, copy=False))
-    parts = _chunked(_int_range, src)
+    parts = chunked(_int_range, src)
     lo = min(p[0] for p in parts)
     hi = max(p[1] for p in parts)
     if lo < -(2**53) or hi > 2**53:
@@ -298,22 +292,21 @@ def _float_label_range_numpy(t, y, n_chunks):
 def hist_size(y: np.ndarray) -> int:
     """The histogram size float64 labels would allow, or 0: non-zero tells the
     engine they are >= 0 (they stay float64, saving an int64 copy)."""
-    parts = _chunked(_float_label_range, y)
+    parts = chunked(_float_label_range, y)
     lo = min(p[0] for p in parts)
     hi = max(p[1] for p in parts)
     integral = all(p[2] for p in parts)
     return int(hi) + 1 if integral and lo >= 0 and hi < HIST_LABELS else 0
 
 
-def check_k(k, name: str = "k", *, allow_none: bool = True):
+def check_k(k, name: str = "k"):
     """Validate a cut-off: an int >= 1 (not a bool) or None; one beyond every
     query means the whole list (precision keeps it as its denominator)."""
-    if k is None and allow_none:
+    if k is None:
         return None
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(
-            f"{name} must be an int >= 1{' or None' if allow_none else ''}, got "
-            f"{py(k)!r} ({type(k).__name__})."
+            f"{name} must be an int >= 1 or None, got {py(k)!r} ({type(k).__name__})."
         )
     if k < 1:
         raise ValueError(f"{name} must be >= 1, got {py(k)!r}.")
