@@ -83,6 +83,13 @@ class Convention:
         """Scores (float64) at the precision this convention compares them in."""
         return self.score_dtype.cast(s, np).astype(np.float64, copy=False)
 
+    def relevance_threshold(self) -> float:
+        """Relevant means ``label >= threshold`` (``label > 0`` without one: on
+        float64, ``>=`` the smallest positive number)."""
+        if self.rel_threshold is None:
+            return float(np.nextafter(0.0, 1.0))
+        return float(self.rel_threshold)
+
     def check_labels(self, y, *, nonnegative: bool = False, xp=np, **how):
         """Refuse labels this convention cannot read; return what the kernel
         reads (see :meth:`LabelRule.prepare`)."""

@@ -162,6 +162,11 @@ class LabelRule(Rule, kind="labels"):
     pools: bool = False  # negative: "in the pool, not judged", gain 0 (trec_eval)
     truncate: bool = False  # labels truncated to int, below 1 no gain (ranx)
 
+    @property
+    def rewrites(self) -> bool:
+        """Whether the kernel reads other values than the labels given."""
+        return self.pools or self.truncate
+
     def unjudged_rule(self) -> str:
         """How a TREC join marks judged-negative rows: ``"pool"`` (kept
         negative: in the pool, not judged) or ``"nan"`` (unjudged)."""

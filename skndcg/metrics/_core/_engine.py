@@ -91,7 +91,7 @@ def _evaluate(
     # Labels fit for the histogram are known to be small and >= 0.
     y = conv.check_labels(y, nonnegative=known_nonnegative)
     conv.gain.check_labels(y)
-    if conv.gain.custom or conv.labels.pools or conv.labels.truncate:
+    if conv.gain.custom or conv.labels.rewrites:
         n_hist = 0
     y = y.astype(np.int64 if n_hist else np.float64, copy=False)
 
@@ -130,11 +130,7 @@ def _evaluate(
     ks = [max_size if sp.k is None else min(sp.k, max_size) for sp in specs_eval]
     k_label = "k=None" if any(sp.k is None for sp in specs_eval) else "k"
     disc = discount_weights(opts.discount, max(ks, default=1), k_label)
-    # Relevant means label > 0 by default, label >= rel_threshold when given; the
-    # kernel only knows ">=", and on float64 "> 0" is ">= the smallest positive".
-    rel_thr = float(
-        np.nextafter(0.0, 1.0) if conv.rel_threshold is None else conv.rel_threshold
-    )
+    rel_thr = conv.relevance_threshold()  # (the kernel only knows ">=")
     kinds = np.array([sp.kind for sp in specs_eval], dtype=np.int64)
     kvec = np.array([-1 if sp.k is None else min(sp.k, max_size) for sp in specs_eval])
     kdens = np.array([-1.0 if sp.k is None else float(sp.k) for sp in specs_eval])
