@@ -9,6 +9,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from skndcg._native import _written
 
@@ -118,3 +122,29 @@ def test_without_a_folder_the_loops_compile_in_memory(monkeypatch):
     got = grouped_ranking_scores(y, s, q, names)
     assert got == want
     assert _perquery._loops and all(takes_f for _, takes_f in _perquery._loops.values())
+
+
+def test_threads_asking_for_one_module_all_get_it_whole(tmp_path, monkeypatch):
+    # A second thread was given the module while the first still ran its code
+    # (AttributeError: no attribute 'loop' on a cold first run under Dask).
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_written, "_folder_found", [])
+    source = f"import time\ntime.sleep(0.3)\nloop = {tmp_path.name!r}\n"
+
+    def loop():  # read at once, as the per-query runner reads it
+        return getattr(_written.written_module(source), "loop", None)
+
+    with ThreadPoolExecutor(4) as pool:
+        first = pool.submit(loop)
+        time.sleep(0.15)  # the first thread is running the module's code
+        rest = [pool.submit(loop) for _ in range(3)]
+        assert [f.result() for f in [first, *rest]] == [tmp_path.name] * 4
+
+
+def test_a_module_whose_code_fails_is_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_written, "_folder_found", [])
+    source = f"raise RuntimeError({tmp_path.name!r})\n"
+    for _ in range(2):  # the second call runs the code again, not a half module
+        with pytest.raises(RuntimeError, match=tmp_path.name):
+            _written.written_module(source)

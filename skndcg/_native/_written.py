@@ -13,12 +13,14 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from ._jit import takes_files
 
 _folder_found: list = []
 _stamp: list = []
+_importing = threading.RLock()
 
 
 def _candidates():
@@ -56,8 +58,11 @@ def written_module(source: str, depends=()):
     for dep in depends:
         digest.update(Path(dep).read_bytes())
     name = f"skndcg_written_{digest.hexdigest()[:24]}"
-    if name in sys.modules:
-        return sys.modules[name]
+    with _importing:  # (another thread may be running the module's code)
+        return sys.modules.get(name) or _write_and_import(name, folder, source)
+
+
+def _write_and_import(name, folder, source):
     path = folder / f"{name}.py"
     if not path.is_file() or path.read_text() != source:
         try:  # written whole, then renamed: a reader never sees half a file
@@ -70,5 +75,9 @@ def written_module(source: str, depends=()):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # (never a half-run module for the next call)
+        raise
     return module
