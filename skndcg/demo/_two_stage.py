@@ -49,7 +49,6 @@ BASELINES = {
     STAGE: ("stage_rank", True, None),
 }
 KEY = f"stage_{REFIT}"
-_MIN_QUERIES = 40
 PROTOCOL_RANKER = "full catalogue: the stage's top {n} reranked, the rest below"
 PROTOCOL_BASELINE = "full catalogue: every eligible item ranked"
 
@@ -157,12 +156,7 @@ def full_mode(ratings, args, cut, say, stream):
         build, args["protocol"], cut, args["min_history"]
     )
     dev_q, hold_q = X_dev["qid"].unique(), X_hold["qid"].unique()
-    if min(dev_q.size, hold_q.size) < _MIN_QUERIES:
-        raise ValueError(
-            f"the data make only {dev_q.size} tuning queries and {hold_q.size} "
-            f"hold-out queries under --protocol {args['protocol']}; the demo needs "
-            f"at least {_MIN_QUERIES} of each."
-        )
+    _protocols.check_sizes(dev_q.size, hold_q.size, args["protocol"])
     queries = build.queries_.set_index("qid")
     say(
         f"[full catalogue] {len(queries):,} queries (user x month with an eligible "
