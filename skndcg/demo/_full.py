@@ -11,6 +11,8 @@ feature column from the same rows.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -48,17 +50,14 @@ class _LastBlock:
         return self.frame
 
 
+def _baseline(name, features, rng, users, items):
+    values = baseline_score(name, features(users, items), rng)
+    return values.reshape(len(users), len(items))
+
+
 def _scorers(estimator, features, rng):
     """name -> what full_catalogue_report ranks with (and its features)."""
-
-    def baseline(name):
-        def score(users, items):
-            values = baseline_score(name, features(users, items), rng)
-            return values.reshape(len(users), len(items))
-
-        return score
-
-    out = {name: (baseline(name), None) for name in BASELINES}
+    out = {name: (partial(_baseline, name, features, rng), None) for name in BASELINES}
     out[RANKER] = (estimator, features)
     return out
 
