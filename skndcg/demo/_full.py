@@ -1,12 +1,9 @@
-"""The hold-out against the whole catalogue, for the ranker and every baseline.
+"""The sampled modes' hold-out against the whole catalogue, for every model.
 
-A hold-out query is a user in a month. Against the full catalogue it ranks
-every item rated by anyone before the month, minus the items the user rated
-before it (:func:`skndcg.evaluation.full_catalogue_report`); its positives are
-the query's rated items, exactly those of the sampled task. The ranker scores
-each (user, item) pair from the task's own features
-(:class:`skndcg.datasets.CandidateFeatures`), the baselines read their
-feature column from the same rows.
+A query ranks every item rated by anyone before its month and not by its
+user before it (:func:`skndcg.evaluation.full_catalogue_report`); its
+positives are those of the sampled task, and every model reads the task's
+own features (:class:`skndcg.datasets.CandidateFeatures`).
 """
 
 from __future__ import annotations

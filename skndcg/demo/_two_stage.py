@@ -1,13 +1,9 @@
 """The default demo: a two-stage recommender selected on the whole catalogue.
 
-One :class:`skndcg.recommend.HistoryFeatures` builds everything from each
-query's past: the training rows (the best items of the stage, item kNN
-interleaved with time-decayed popularity, hard negatives included), the
-tuning folds' rankings and the hold-out's. The LightGBM reranker is tuned
-by ``GridSearchCV`` with
-:func:`skndcg.recommend.make_catalogue_scorer` (``candidates="stage"``: it
-reranks the stage's candidates, every other eligible item ranks below), and
-every baseline ranks the whole eligible catalogue by one feature.
+One :class:`skndcg.recommend.HistoryFeatures` builds the training rows, the
+tuning folds' rankings and the hold-out's from each query's past; the
+reranker is tuned with :func:`skndcg.recommend.make_catalogue_scorer`
+(``candidates="stage"``), every baseline ranks the catalogue by one feature.
 """
 
 from __future__ import annotations
