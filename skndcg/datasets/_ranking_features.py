@@ -113,15 +113,14 @@ def feature_rows(log, qid, user, item, win):
     np.maximum.at(last_ts, uw_inv, log.timestamp)
     uw_user = uw // n_win
     first_row = np.searchsorted(uw_user, uw_user)
-    u_n = _before_within(cnt, first_row)
-    u_s = _before_within(rsum, first_row)
     prev_last = np.r_[np.nan, last_ts[:-1]]
     prev_last[first_row == np.arange(uw.size)] = np.nan
 
     genre = log.item_genres
     g_cnt, g_sum = _user_genre_sums(log, uw_inv, uw.size, genre)
-    g_cnt = _before_within(g_cnt, first_row)
-    g_sum = _before_within(g_sum, first_row)
+    u_n, u_s, g_cnt, g_sum = (
+        _before_within(a, first_row) for a in (cnt, rsum, g_cnt, g_sum)
+    )
 
     row = np.searchsorted(uw, user * n_win + win)
     n_hist = u_n[row]

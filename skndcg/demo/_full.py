@@ -1,15 +1,14 @@
-"""The hold-out against the whole catalogue, for the ranker and every baseline.
+"""The sampled modes' hold-out against the whole catalogue, for every model.
 
-A hold-out query is a user in a month. Against the full catalogue it ranks
-every item rated by anyone before the month, minus the items the user rated
-before it (:func:`skndcg.evaluation.full_catalogue_report`); its positives are
-the query's rated items, exactly those of the sampled task. The ranker scores
-each (user, item) pair from the task's own features
-(:class:`skndcg.datasets.CandidateFeatures`), the baselines read their
-feature column from the same rows.
+A query ranks every item rated by anyone before its month and not by its
+user before it (:func:`skndcg.evaluation.full_catalogue_report`); its
+positives are those of the sampled task, and every model reads the task's
+own features (:class:`skndcg.datasets.CandidateFeatures`).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -48,17 +47,14 @@ class _LastBlock:
         return self.frame
 
 
+def _baseline(name, features, rng, users, items):
+    values = baseline_score(name, features(users, items), rng)
+    return values.reshape(len(users), len(items))
+
+
 def _scorers(estimator, features, rng):
     """name -> what full_catalogue_report ranks with (and its features)."""
-
-    def baseline(name):
-        def score(users, items):
-            values = baseline_score(name, features(users, items), rng)
-            return values.reshape(len(users), len(items))
-
-        return score
-
-    out = {name: (baseline(name), None) for name in BASELINES}
+    out = {name: (partial(_baseline, name, features, rng), None) for name in BASELINES}
     out[RANKER] = (estimator, features)
     return out
 

@@ -28,13 +28,10 @@ def holdout_intervals(
 ):
     """Every hold-out number with a query and a user interval.
 
-    ``reports`` maps a model name to its :func:`~skndcg.metrics.ranking_report`
-    on the hold-out (the same queries), ``users`` maps a query id to its user.
-    Returns one row per (model, metric), and one row per (``ranker -
-    baseline``, metric) for the paired differences: ``low`` and ``high``
-    resample queries, ``user_low`` and ``user_high`` resample users, and the
-    p-values (paired bootstrap over users) are Holm-adjusted over every
-    comparison made.
+    ``reports``: model name -> ranking_report on the same queries; ``users``:
+    query id -> user. Rows per (model, metric), then per (``ranker -
+    baseline``, metric): ``low``/``high`` resample queries, ``user_low``/
+    ``user_high`` users; p-values (paired bootstrap over users) Holm-adjusted.
     """
     common = {
         "baseline": ranker,

@@ -174,17 +174,12 @@ def search_summary(search, folds, say, label):
     return params, (strongest, strongest_cv)
 
 
-def holdout_scores(search, X, random_state):
-    """Scores on the hold-out for every model: dict name -> score array."""
+def holdout_scores(search, X, y, random_state):
+    """Every model's hold-out scores (name -> array) and ranking_report."""
     scores = baseline_scores(X, random_state + 1000)
     scores[RANKER] = np.asarray(search.best_estimator_.predict(X), dtype=np.float64)
-    return scores
-
-
-def per_query(scores, X, y):
-    """ranking_report of every model: one row per hold-out query."""
     qid = X["qid"].to_numpy()
-    return {
+    return scores, {
         name: ranking_report(y, s, qid, metrics=REPORT_METRICS, **METRIC_OPTIONS)
         for name, s in scores.items()
     }

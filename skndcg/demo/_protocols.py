@@ -17,6 +17,8 @@ from ..model_selection import GlobalTimeSplit, LeaveLastNSplit, UserFractionSpli
 
 PROTOCOLS = ("global-time", "leave-last-n", "user-fraction")
 TEST_FRACTION = 0.2
+#: Fewest tuning and hold-out queries the demo accepts.
+MIN_QUERIES = 40
 _TASK = {
     "group_col": "qid",
     "time_col": "window_start",
@@ -89,3 +91,13 @@ def split(protocol, X, y, cut):
         (X.iloc[dev].reset_index(drop=True), y[dev]),
         (X.iloc[hold].reset_index(drop=True), y[hold]),
     )
+
+
+def check_sizes(n_dev, n_hold, protocol, why=""):
+    """Refuse a split with fewer than :data:`MIN_QUERIES` queries on a side."""
+    if min(n_dev, n_hold) < MIN_QUERIES:
+        raise ValueError(
+            f"the data make only {n_dev} tuning queries and {n_hold} hold-out "
+            f"queries under --protocol {protocol}{why}; the demo needs at least "
+            f"{MIN_QUERIES} of each."
+        )

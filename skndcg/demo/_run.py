@@ -20,7 +20,6 @@ from ._models import (
     REFIT,
     fold_table,
     holdout_scores,
-    per_query,
     search_summary,
     tune,
 )
@@ -29,7 +28,6 @@ from ._two_stage import full_mode
 
 SAMPLED = ("uniform", "popularity")
 MODES = ("full", *SAMPLED)
-_MIN_QUERIES = 40
 
 
 def _progress(stream):
@@ -76,14 +74,13 @@ def _task(ratings, mode, args, cut, say, label):
     )
     (X_dev, y_dev), (X_hold, y_hold) = _protocols.split(args["protocol"], X, y, cut)
     n_dev, n_hold = X_dev["qid"].nunique(), X_hold["qid"].nunique()
-    if min(n_dev, n_hold) < _MIN_QUERIES:
-        raise ValueError(
-            f"the data make only {n_dev} tuning queries and {n_hold} hold-out "
-            f"queries under --protocol {args['protocol']} (user x month with at "
-            f"least {args['min_history']} earlier ratings, an item known before "
-            f"the month and {n_neg} possible negatives); the demo needs at least "
-            f"{_MIN_QUERIES} of each."
-        )
+    _protocols.check_sizes(
+        n_dev,
+        n_hold,
+        args["protocol"],
+        f" (user x month with at least {args['min_history']} earlier ratings, an "
+        f"item known before the month and {n_neg} possible negatives)",
+    )
     first = X.groupby("qid")["user_log_ratings"].first()
     say(
         f"{label} task: {X['qid'].nunique():,} queries, {len(X):,} "
@@ -103,7 +100,7 @@ def _one_mode(ratings, mode, args, cut, say, stream):
     search, cv = tune(X_dev, y_dev, args, say, label)
     folds = fold_table(search, cv, X_dev, y_dev, seed)
     params, (strongest, strongest_cv) = search_summary(search, folds, say, label)
-    scores = holdout_scores(search, X_hold, seed)
+    scores, reports = holdout_scores(search, X_hold, y_hold, seed)
     n_pairs = _full.n_pairs(ratings, X_hold)
     full = None
     if n_pairs <= _full.AFFORDABLE_PAIRS:
@@ -117,7 +114,6 @@ def _one_mode(ratings, mode, args, cut, say, stream):
             f"per model, more than {_full.AFFORDABLE_PAIRS:,} "
             "(--candidates full ranks the catalogue)"
         )
-    reports = per_query(scores, X_hold, y_hold)
     by_query = X_hold.groupby("qid")
     past = (by_query["user_log_ratings"].first() > 0).reindex(reports[RANKER]["qid"])
     users = by_query["user_id"].first().to_dict()

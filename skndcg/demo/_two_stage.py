@@ -1,13 +1,9 @@
 """The default demo: a two-stage recommender selected on the whole catalogue.
 
-One :class:`skndcg.recommend.HistoryFeatures` builds everything from each
-query's past: the training rows (the best items of the stage, item kNN
-interleaved with time-decayed popularity, hard negatives included), the
-tuning folds' rankings and the hold-out's. The LightGBM reranker is tuned
-by ``GridSearchCV`` with
-:func:`skndcg.recommend.make_catalogue_scorer` (``candidates="stage"``: it
-reranks the stage's candidates, every other eligible item ranks below), and
-every baseline ranks the whole eligible catalogue by one feature.
+One :class:`skndcg.recommend.HistoryFeatures` builds the training rows, the
+tuning folds' rankings and the hold-out's from each query's past; the
+reranker is tuned with :func:`skndcg.recommend.make_catalogue_scorer`
+(``candidates="stage"``), every baseline ranks the catalogue by one feature.
 """
 
 from __future__ import annotations
@@ -49,7 +45,6 @@ BASELINES = {
     STAGE: ("stage_rank", True, None),
 }
 KEY = f"stage_{REFIT}"
-_MIN_QUERIES = 40
 PROTOCOL_RANKER = "full catalogue: the stage's top {n} reranked, the rest below"
 PROTOCOL_BASELINE = "full catalogue: every eligible item ranked"
 
@@ -157,12 +152,7 @@ def full_mode(ratings, args, cut, say, stream):
         build, args["protocol"], cut, args["min_history"]
     )
     dev_q, hold_q = X_dev["qid"].unique(), X_hold["qid"].unique()
-    if min(dev_q.size, hold_q.size) < _MIN_QUERIES:
-        raise ValueError(
-            f"the data make only {dev_q.size} tuning queries and {hold_q.size} "
-            f"hold-out queries under --protocol {args['protocol']}; the demo needs "
-            f"at least {_MIN_QUERIES} of each."
-        )
+    _protocols.check_sizes(dev_q.size, hold_q.size, args["protocol"])
     queries = build.queries_.set_index("qid")
     say(
         f"[full catalogue] {len(queries):,} queries (user x month with an eligible "
