@@ -17,12 +17,6 @@ position-based model ``E[s_i c_i / (e_i p_i)] = r_i``, the row's relevance, so
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-
-
-def item_codes(item):
-    """Codes of the items in order of first appearance (nearby within a query)."""
-    return pd.factorize(np.asarray(item))[0]
 
 
 def default_relevance(log, items, exam_at, prior=1.0):
@@ -70,6 +64,5 @@ def pbm_terms(log, exam_at, p, t, clip, relevance):
         num["dr"] = direct + np.bincount(codes, weights=weight * resid, minlength=n_q)
         raw["dr"] = direct + np.bincount(codes, weights=t * inv * resid, minlength=n_q)
         den["dr"] = np.ones(n_q)
-    n_target = int(target.sum())
-    share = float(clipped.sum() / n_target) if n_target else 0.0
+    share = float(clipped.sum() / target.sum())  # (rank 1 of a query has t > 0)
     return num, den, raw, weight, share

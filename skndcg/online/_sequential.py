@@ -28,10 +28,6 @@ def mixture_p_value(z, r):
 
 
 def mixture_multiplier(r, alpha):
-    """Half-width of the confidence sequence in standard errors.
-
-    The lifts ``d - h * s <= lift <= d + h * s`` are those the test at level
-    ``alpha`` does not reject: ``h = sqrt((1 + r) / r * (log(1 + r) - 2 log
-    alpha))``.
-    """
+    """Half-width ``h`` of the confidence sequence in standard errors: the
+    lifts in ``d -+ h * s`` are those the test at level ``alpha`` keeps."""
     return np.sqrt((1.0 + r) / r * (np.log1p(r) - 2.0 * np.log(alpha)))
