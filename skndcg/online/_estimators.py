@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def default_relevance(log, items, exam_at, prior=1.0):
+def default_relevance(log, items, exam_at):
     """Cross-fitted relevance per row: each half of the queries (by code parity)
-    gets the item's ``(clicks + prior * rbar) / (examination + prior)`` fitted on
-    the other half, ``rbar`` that half's overall rate."""
+    gets the item's ``(clicks + rbar) / (examination + 1)`` fitted on the other
+    half, ``rbar`` that half's overall rate."""
     n_items = int(items.max()) + 1
     fold = log.codes & 1
     out = np.empty(log.codes.size)
@@ -31,7 +31,7 @@ def default_relevance(log, items, exam_at, prior=1.0):
         c = np.bincount(items[train], weights=log.click[train], minlength=n_items)
         e = np.bincount(items[train], weights=exam_at[train], minlength=n_items)
         rbar = c.sum() / e.sum() if e.sum() > 0 else 0.0
-        rate = (c + prior * rbar) / (e + prior)
+        rate = (c + rbar) / (e + 1.0)
         rows = fold == f
         out[rows] = rate[items[rows]]
     return out
