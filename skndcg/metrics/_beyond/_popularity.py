@@ -354,7 +354,9 @@ def serendipity_score(
     y = labels_of(y_true, lists.codes.shape[0])
     _, table = popularity_of(popularity, lists.uniques, missing)
     if isinstance(primitive, str) and primitive == "popular":
-        unexpected = ~most_popular(table, lists.uniques, k)[lists.item]
+        if k is None:
+            raise ValueError("primitive='popular' needs a cut-off k (not None).")
+        unexpected = ~head_of(table, lists.uniques, k)[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
         pairs = qid_item_pairs(primitive, "primitive")
         users = mapping_index(dict(primitive))
@@ -380,11 +382,3 @@ def serendipity_score(
     size = lists.length if k is None else np.full(lists.length.shape[0], float(k))
     values = per_query_mean(lists, good.astype(np.float64), size)
     return finish(values, lists.keys, "serendipity", k, per_query, "empty lists")
-
-
-def most_popular(table, uniques, k) -> np.ndarray:
-    """The list of the primitive recommender: :func:`head_of` the ``k`` most
-    popular items."""
-    if k is None:
-        raise ValueError("primitive='popular' needs a cut-off k (not None).")
-    return head_of(table, uniques, k)
