@@ -11,7 +11,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from skndcg.online import ab_test
-from skndcg.online._sequential import mixture_multiplier, mixture_p_value
+from skndcg.online._ab import mixture_multiplier, mixture_p_value
 
 
 def _users(n_users, seed, per_user=3, lift=0.0, sd_user=0.15, sd_query=0.1):

@@ -12,7 +12,6 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ..evaluation._shared import adjust_p_values, corrected_confidence
 from . import _ab_inputs as inputs
 from ._ab_result import ABTestResult
-from ._sequential import mixture_multiplier, mixture_p_value
 
 
 def _compare_arms(y, n, x, unit_arm, n_arms):
@@ -319,6 +318,27 @@ def _finish(rows, alpha, sequential, mixing, correction):
     for k in ("metric", "arm", "control"):
         table[k] = pd.Series([r[k] for r in rows], dtype=object)
     return table
+
+
+def mixture_p_value(z, r):
+    """Always-valid p-values ``min(1, 1 / L)`` of standardised lifts ``z = d / s``,
+    ``r = tau**2 / s**2``, ``L = sqrt(1 / (1 + r)) exp(r / (1 + r) z**2 / 2)``.
+
+    In information time ``1 / s**2`` the estimate ``d`` is a Brownian motion with
+    drift; mixing its likelihood ratio against "no lift" over ``lift ~ N(0,
+    tau**2)`` gives the martingale ``L`` (Robbins, 1970; Johari et al., 2017;
+    Howard et al., 2021), so by Ville's inequality the p-value is valid at every
+    look, and the lifts it does not reject form a confidence sequence
+    (asymptotically, with estimated variances: Waudby-Smith et al., 2024).
+    """
+    log_l = -0.5 * np.log1p(r) + r / (1.0 + r) * z**2 / 2.0
+    return np.minimum(1.0, np.exp(-log_l))
+
+
+def mixture_multiplier(r, alpha):
+    """Half-width ``h`` of the confidence sequence in standard errors: the
+    lifts in ``d -+ h * s`` are those the test at level ``alpha`` keeps."""
+    return np.sqrt((1.0 + r) / r * (np.log1p(r) - 2.0 * np.log(alpha)))
 
 
 def _covariate_rows(covariates, frame, n, index):

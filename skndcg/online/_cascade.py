@@ -1,11 +1,6 @@
-"""A cascade-model estimator: attraction per item from examined rows, plugged in.
-
-A logged row was examined when it is at or above its query's first click (every
-shown row without a click); an item's attraction is its clicks over its examined
-rows (the overall rate if never examined), and the new top ``k``'s expected clicks
-are ``1 - prod_r (1 - a_r)``. The estimate and every bootstrap resample run one
-kernel, each query weighted by how often a column of query counts holds it.
-"""
+"""The cascade estimator of :func:`counterfactual_report` (whose docstring gives
+the model): the estimate and every bootstrap resample run one kernel, each query
+weighted by how often a column of query counts holds it."""
 
 from __future__ import annotations
 

@@ -161,10 +161,28 @@ def check_click_log(qid, item, position, click, new_score):
     return ClickLog(codes, n_q, shown, ipos, clk, score)
 
 
-def check_examination(examination, depth, k, target):
-    """Examination per position 1, 2, ... as a float array, checked."""
-    from ..evaluation import PositionBias
+def check_examination(examination, log, item, k, target):
+    """Examination per position 1, 2, ... as a float array, checked; ``None``
+    estimates it from the log."""
+    from ..evaluation import PositionBias, estimate_position_bias
 
+    if examination is None:
+        s = log.shown
+        try:
+            examination = estimate_position_bias(
+                log.position[s],
+                log.click[s],
+                qid=np.zeros(int(s.sum()), np.int64),
+                doc=np.asarray(item)[s],
+                n_resamples=0,
+            )
+        except ValueError as exc:
+            raise ValueError(
+                "examination=None: the examination could not be estimated from this "
+                f"log ({exc}) Pass examination= (an array, or estimate_position_bias "
+                "run on a log where items move between positions)."
+            ) from exc
+    depth = int(log.position.max())
     estimated = isinstance(examination, PositionBias)
     e = np.asarray(examination, dtype=np.float64)
     if e.ndim != 1 or e.size == 0:

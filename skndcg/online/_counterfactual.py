@@ -24,8 +24,8 @@ from ._clicklog import (
     check_logging_probability,
     column,
 )
-from ._estimators import default_relevance, item_codes, pbm_terms
-from ._ranking import rank_weights
+from ._estimators import default_relevance, pbm_terms
+from ._ranking import rank_weights, target_table
 
 ESTIMATORS = ("ips", "snips", "dr", "cascade")
 _COLUMNS = [
@@ -69,28 +69,6 @@ def _estimators(estimators):
             f"{estimators!r}."
         )
     return names
-
-
-def _examination(examination, log, item, k, target):
-    if examination is None:
-        from ..evaluation import estimate_position_bias
-
-        s = log.shown
-        try:
-            examination = estimate_position_bias(
-                log.position[s],
-                log.click[s],
-                qid=np.zeros(int(s.sum()), np.int64),
-                doc=np.asarray(item)[s],
-                n_resamples=0,
-            )
-        except ValueError as exc:
-            raise ValueError(
-                "examination=None: the examination could not be estimated from this "
-                f"log ({exc}) Pass examination= (an array, or estimate_position_bias "
-                "run on a log where items move between positions)."
-            ) from exc
-    return check_examination(examination, int(log.position.max()), k, target)
 
 
 def _largest(weight, qid, item, log, n=10):
@@ -306,15 +284,15 @@ def counterfactual_report(
     if "cascade" in names and target != "clicks":
         raise ValueError("the 'cascade' estimator supports target='clicks' only.")
     need_items = "cascade" in names or ("dr" in names and relevance is None)
-    items = item_codes(item) if need_items else None
+    # item codes in order of first appearance (nearby within a query)
+    items = pd.factorize(np.asarray(item))[0] if need_items else None
     rng = as_generator(random_state)
     rows = {}
     attrs = {"target": target, "k": k}
     if pbm:
-        e = _examination(examination, log, item, k, target)
+        e = check_examination(examination, log, item, k, target)
         exam_at = np.where(log.shown, e[np.maximum(log.position, 1) - 1], 0.0)
-        table = e[:k] if target == "clicks" else 1.0 / np.log2(np.arange(2, k + 2))
-        t = rank_weights(log.codes, log.score, table)
+        t = rank_weights(log.codes, log.score, target_table(target, k, e))
         rel = None
         if "dr" in pbm:
             rel = (

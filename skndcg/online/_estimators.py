@@ -17,18 +17,12 @@ position-based model ``E[s_i c_i / (e_i p_i)] = r_i``, the row's relevance, so
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 
-def item_codes(item):
-    """Codes of the items in order of first appearance (nearby within a query)."""
-    return pd.factorize(np.asarray(item))[0]
-
-
-def default_relevance(log, items, exam_at, prior=1.0):
+def default_relevance(log, items, exam_at):
     """Cross-fitted relevance per row: each half of the queries (by code parity)
-    gets the item's ``(clicks + prior * rbar) / (examination + prior)`` fitted on
-    the other half, ``rbar`` that half's overall rate."""
+    gets the item's ``(clicks + rbar) / (examination + 1)`` fitted on the other
+    half, ``rbar`` that half's overall rate."""
     n_items = int(items.max()) + 1
     fold = log.codes & 1
     out = np.empty(log.codes.size)
@@ -37,7 +31,7 @@ def default_relevance(log, items, exam_at, prior=1.0):
         c = np.bincount(items[train], weights=log.click[train], minlength=n_items)
         e = np.bincount(items[train], weights=exam_at[train], minlength=n_items)
         rbar = c.sum() / e.sum() if e.sum() > 0 else 0.0
-        rate = (c + prior * rbar) / (e + prior)
+        rate = (c + rbar) / (e + 1.0)
         rows = fold == f
         out[rows] = rate[items[rows]]
     return out
@@ -70,6 +64,5 @@ def pbm_terms(log, exam_at, p, t, clip, relevance):
         num["dr"] = direct + np.bincount(codes, weights=weight * resid, minlength=n_q)
         raw["dr"] = direct + np.bincount(codes, weights=t * inv * resid, minlength=n_q)
         den["dr"] = np.ones(n_q)
-    n_target = int(target.sum())
-    share = float(clipped.sum() / n_target) if n_target else 0.0
+    share = float(clipped.sum() / target.sum())  # (rank 1 of a query has t > 0)
     return num, den, raw, weight, share

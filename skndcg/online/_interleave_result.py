@@ -54,16 +54,6 @@ def sign_test(ca, cb):
     return InterleavingResult(wa, wb, ca.size - decided, float(delta), float(p))
 
 
-def _team_credit(codes, n_q, team, clk):
-    is_a = team == "a"
-    if not np.isin(team, ("a", "b")).all():
-        bad = team[~np.isin(team, ("a", "b"))][0]
-        raise ValueError(f"interleaved['team'] must be 'a' or 'b', got {bad!r}.")
-    ca = np.bincount(codes, weights=clk * is_a, minlength=n_q)
-    cb = np.bincount(codes, weights=clk * ~is_a, minlength=n_q)
-    return ca, cb
-
-
 def _balanced_credit(codes, n_q, clk, position, rank_a, rank_b):
     hit = np.flatnonzero(clk > 0)
     if hit.size == 0:
@@ -191,7 +181,12 @@ def interleaving_result(
         why = "each position of a list holds one item (is a list there twice?)."
         refuse_repeats(q, codes, ranks["position"], "position", why)
     if method == "team_draft":
-        ca, cb = _team_credit(codes, n_q, interleaved["team"].to_numpy(), clk)
+        team = interleaved["team"].to_numpy()
+        if not np.isin(team, ("a", "b")).all():
+            bad = team[~np.isin(team, ("a", "b"))][0]
+            raise ValueError(f"interleaved['team'] must be 'a' or 'b', got {bad!r}.")
+        ca = np.bincount(codes, weights=clk * (team == "a"), minlength=n_q)
+        cb = np.bincount(codes, weights=clk * (team != "a"), minlength=n_q)
     else:
         ca, cb = _balanced_credit(codes, n_q, clk, **ranks)
     result = sign_test(ca, cb)

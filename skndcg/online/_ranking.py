@@ -111,3 +111,14 @@ def rank_weights(codes, score, table):
     out = np.empty(codes.size)
     out[order] = (sums / counts)[tie]
     return out
+
+
+def target_table(target, k, examination):
+    """Weight of new ranks 1..k: examination (clicks; 0 beyond its length) or
+    1/log2(r+1) (dcg)."""
+    if target == "dcg":
+        return 1.0 / np.log2(np.arange(2, k + 2))
+    table = np.zeros(k)
+    e = np.asarray(examination, dtype=np.float64)[:k]
+    table[: e.size] = e
+    return table

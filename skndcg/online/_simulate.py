@@ -13,7 +13,7 @@ from ..evaluation._shared import as_generator, check_length
 from ..utils._constraints import Count
 from ._clicklog import examination_or_default, score_column
 from ._plackett_luce import inclusion_probability, sample_rankings
-from ._ranking import query_codes, rank_rows, rank_weights
+from ._ranking import query_codes, rank_rows, rank_weights, target_table
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class SimulatedClickLog:
             log_miss = np.log1p(-np.minimum(rel[order][top], 1 - 1e-15))
             miss = np.bincount(codes[order][top], weights=log_miss, minlength=n_q)
             return -np.expm1(miss)
-        w = rank_weights(codes, score, _target_table(target, k, self.examination))
+        w = rank_weights(codes, score, target_table(target, k, self.examination))
         return np.bincount(codes, weights=w * rel, minlength=n_q)
 
     def true_value(self, new_score, *, k=10, target="clicks"):
@@ -114,16 +114,6 @@ class SimulatedClickLog:
         value : float
         """
         return float(self.true_query_values(new_score, k=k, target=target).mean())
-
-
-def _target_table(target, k, examination):
-    """Weight of new ranks 1..k: examination (clicks) or 1/log2(r+1) (dcg)."""
-    if target == "dcg":
-        return 1.0 / np.log2(np.arange(2, k + 2))
-    table = np.zeros(k)
-    e = np.asarray(examination, dtype=np.float64)[:k]
-    table[: e.size] = e
-    return table
 
 
 @validate_params(

@@ -219,21 +219,19 @@ def sustained_lift(history, *, threshold, duration, on="low", relative=False):
         .reset_index(name="met")
     )
     duration = _duration(duration, frame["time"])
-    out = []
+    starts = []  # met is sorted by arm, then time
     for _, g in met.groupby("arm", sort=False):
-        g = g.sort_values("time")
-        since, starts = None, []
+        since = None
         for t, m in zip(g["time"], g["met"], strict=True):
             since = (t if since is None else since) if m else None
             starts.append(since)
-        dated = is_datetime64_any_dtype(g["time"])
-        since = pd.Series(starts, index=g.index, dtype=object)
-        g["since"] = (pd.to_datetime if dated else pd.to_numeric)(since)
-        g["held"] = g["time"] - g["since"]
-        with np.errstate(invalid="ignore"):
-            g["stop"] = (g["held"] >= duration).fillna(False).astype(bool)
-        out.append(g)
-    result = pd.concat(out).sort_values(["time", "arm"], kind="mergesort")
+    dated = is_datetime64_any_dtype(met["time"])
+    since = pd.Series(starts, index=met.index, dtype=object)
+    met["since"] = (pd.to_datetime if dated else pd.to_numeric)(since)
+    met["held"] = met["time"] - met["since"]
+    with np.errstate(invalid="ignore"):
+        met["stop"] = (met["held"] >= duration).fillna(False).astype(bool)
+    result = met.sort_values(["time", "arm"], kind="mergesort")
     return result[["time", "arm", "met", "since", "held", "stop"]].reset_index(
         drop=True
     )

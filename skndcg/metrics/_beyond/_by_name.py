@@ -110,7 +110,7 @@ def _arp(spec, relevant, side):
 
 
 def _serendipity(spec, relevant, side):
-    from ._popularity import most_popular
+    from ._listwise import head_of
 
     if spec.k is None:
         raise ValueError(
@@ -118,7 +118,7 @@ def _serendipity(spec, relevant, side):
             "recommender shows every user the k most popular items."
         )
     codes, uniques, _, table = _items(relevant, side)
-    return relevant & ~most_popular(table, uniques, spec.k)[codes]
+    return relevant & ~head_of(table, uniques, spec.k)[codes]
 
 
 _BY_NAME = (

@@ -1,9 +1,5 @@
-"""How evenly the lists expose the catalogue: Gini, entropy, coverage.
-
-List-set measures: one number for all the lists together, from each item's
-exposure (the number of top-``k`` slots it holds, or its attention under a
-position discount).
-"""
+"""How evenly the lists expose the catalogue: Gini, entropy, coverage (one number
+for all the lists together, from each item's exposure)."""
 
 from __future__ import annotations
 

@@ -47,11 +47,13 @@ def top_k_lists(item_id, y_score, qid, k, ties) -> Lists:
     return Lists(r, keys, gid, codes[rows], rows, prob, uniques, length, codes)
 
 
-def per_query_mean(lists: Lists, value: np.ndarray) -> np.ndarray:
-    """Mean of ``value`` (one per entry) over each query's top k."""
+def per_query_mean(lists: Lists, value: np.ndarray, size=None) -> np.ndarray:
+    """Sum of ``value`` (one per entry) over each query's top k, divided by
+    ``size`` (by default the list's length); NaN where ``size`` is 0."""
+    size = lists.length if size is None else size
     total = per_query_sum(lists, value)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(lists.length > 0, total / lists.length, np.nan)
+        return np.where(size > 0, total / size, np.nan)
 
 
 def per_query_sum(lists: Lists, value: np.ndarray) -> np.ndarray:

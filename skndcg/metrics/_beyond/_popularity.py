@@ -17,7 +17,36 @@ from ._listwise import (
     popularity_of,
     top_k_lists,
 )
-from ._popularity_docs import popularity_doc
+
+_COMMON_PARAMS = """
+    k : int or None, default=10
+        Cut-off: the top ``k`` rows of each query form its list; ``None``
+        takes every row.
+    ties : {"average", "stable", "reverse"}, default="average"
+        Which equally scored rows enter the top ``k``; ``"average"`` counts a
+        row of a tied block straddling the cut-off with its probability of
+        entering (the exact expectation over random orders of the tie).
+    {missing}
+    per_query : bool, default=False
+        Return a DataFrame with ``qid`` and one value per query (user) instead
+        of the mean; pass it to :func:`~skndcg.evaluation.compare`."""
+
+_MISSING = """missing : {"error", "zero"}, default="error"
+        A recommended item absent from ``popularity``: an error, or counted
+        with popularity 0 (a warning gives how many)."""
+
+_NOVELTY_MISSING = """missing : {"error", "one", "zero"}, default="error"
+        A recommended item absent from ``popularity``: an error, or counted as
+        seen once (``"one"``; the total stays the log's), or with popularity 0
+        (``"zero"``, which novelty refuses: its self-information is infinite);
+        a warning gives how many."""
+
+
+def popularity_doc(f):
+    missing = _NOVELTY_MISSING if f.__name__ == "novelty_score" else _MISSING
+    common = _COMMON_PARAMS.strip("\n").replace("{missing}", missing)
+    f.__doc__ = f.__doc__.replace("    {common}", common)
+    return f
 
 
 @popularity_doc
@@ -257,9 +286,7 @@ def long_tail_recall_score(
     n_q = lists.length.shape[0]
     r = lists.ranked
     denom = np.bincount(r.gid, weights=wanted[r.rows].astype(np.float64), minlength=n_q)
-    hits = per_query_sum(lists, wanted[lists.row].astype(np.float64))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(denom > 0, hits / denom, np.nan)
+    values = per_query_mean(lists, wanted[lists.row].astype(np.float64), denom)
     what = "no user has a relevant long-tail item"
     return finish(values, lists.keys, "long_tail_recall", k, per_query, what)
 
@@ -327,7 +354,9 @@ def serendipity_score(
     y = labels_of(y_true, lists.codes.shape[0])
     _, table = popularity_of(popularity, lists.uniques, missing)
     if isinstance(primitive, str) and primitive == "popular":
-        unexpected = ~most_popular(table, lists.uniques, k)[lists.item]
+        if k is None:
+            raise ValueError("primitive='popular' needs a cut-off k (not None).")
+        unexpected = ~head_of(table, lists.uniques, k)[lists.item]
     elif isinstance(primitive, (dict, pd.Series)):
         pairs = qid_item_pairs(primitive, "primitive")
         users = mapping_index(dict(primitive))
@@ -350,17 +379,6 @@ def serendipity_score(
             f"{primitive!r}."
         )
     good = (y[lists.row] > 0) & unexpected
-    n_q = lists.length.shape[0]
-    hits = per_query_sum(lists, good.astype(np.float64))
-    size = lists.length if k is None else np.full(n_q, float(k))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(size > 0, hits / size, np.nan)
+    size = lists.length if k is None else np.full(lists.length.shape[0], float(k))
+    values = per_query_mean(lists, good.astype(np.float64), size)
     return finish(values, lists.keys, "serendipity", k, per_query, "empty lists")
-
-
-def most_popular(table, uniques, k) -> np.ndarray:
-    """The list of the primitive recommender: :func:`head_of` the ``k`` most
-    popular items."""
-    if k is None:
-        raise ValueError("primitive='popular' needs a cut-off k (not None).")
-    return head_of(table, uniques, k)

@@ -1,9 +1,6 @@
-"""Who enters each top k, for the beyond-accuracy metrics, ranked by the
-engine's own routines (``_group``, ``_reorder``, ``_perquery.ranked_order``).
-
-Under ``ties="average"`` each row gets the exact probability that it enters the
-top ``k`` when each query's tied rows are ordered uniformly at random.
-"""
+"""Who enters each top k, for the beyond-accuracy metrics: under ``ties="average"``
+each row gets the exact probability that it enters the top ``k`` when each
+query's tied rows are ordered uniformly at random."""
 
 from __future__ import annotations
 
