@@ -319,8 +319,6 @@ def _valid_name(n: str) -> bool:
 
 
 def _fmt(v) -> str:
-    if isinstance(v, float) and math.isinf(v):
-        return "inf" if v > 0 else "-inf"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return repr(v) if not isinstance(v, float) else f"{v:g}"
