@@ -149,7 +149,16 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     single = _single(arg)
     if single is not None:
         return [single], []
-    raise ValueError(unknown_message(arg))
+    from .._beyond._names import lookup
+
+    beyond = lookup(re.split(r"[@(]", arg, maxsplit=1)[0])
+    if beyond is not None:  # (those named by metric are refused before)
+        raise ValueError(beyond.refusal(arg, carried="a run and its judgments"))
+    raise ValueError(
+        f"unknown measure {arg!r}.{suggestion(arg)} trec_eval's names look like "
+        "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
+        "ir_measures' like 'nDCG@10'."
+    )
 
 
 def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
@@ -408,16 +417,3 @@ def suggestion(name: str) -> str:
     """``" Did you mean 'ndcg_cut_10'?"`` for a name that is not valid, or ""."""
     near = closest(name)
     return f" Did you mean {near!r}?" if near not in (None, name.strip()) else ""
-
-
-def unknown_message(name: str) -> str:
-    from .._beyond._names import lookup
-
-    beyond = lookup(re.split(r"[@(]", name, maxsplit=1)[0])
-    if beyond is not None:  # (those named by metric are refused before)
-        return beyond.refusal(name, carried="a run and its judgments")
-    return (
-        f"unknown measure {name!r}.{suggestion(name)} trec_eval's names look like "
-        "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
-        "ir_measures' like 'nDCG@10'."
-    )
