@@ -14,7 +14,7 @@ from .._conventions import call_options, pick
 from .._core import _blocks as K
 from .._core._engine import evaluate
 from .._core._side import check_call_side
-from ._docstrings import REFERENCES
+from ._ranking import REFERENCES
 
 
 @with_references(REFERENCES)

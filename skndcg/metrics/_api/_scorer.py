@@ -24,13 +24,10 @@ from .._catalogue._registry import ensure_registered
 from .._conventions import DATA_OPTIONS, OPTIONS, call_options
 from .._core._engine import check_k
 from .._core._side import check_side_inputs
-from ._docstrings import REFERENCES
-from ._ranking import grouped_ranking_scores
+from ._ranking import REFERENCES, grouped_ranking_scores
 
 __all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
 
-#: Metadata a scorer consumes, with its default request.
-_DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
 #: Options passed on to :func:`grouped_ranking_scores`.
 _OPTIONS = tuple(key for key in OPTIONS if key not in DATA_OPTIONS)
 
@@ -118,7 +115,7 @@ class _RankingScorer:
         self._qid_col = qid_col
         self._options = options
         self._signature = signature
-        self._requests = dict(_DEFAULT_REQUESTS)
+        self._requests = {"qid": True, "sample_weight": None}  # the default requests
         # The measures added with define_measure that the names use: pickled
         # with the scorer, registered again in a worker process.
         definitions = (parse_metric(n).definition for n in metrics)
@@ -452,9 +449,7 @@ def make_ndcg_scorer(k=10, *, qid_col=None, **options):
     k = check_k(k)
     name = "ndcg" if k is None else f"ndcg@{k}"
     scorer = make_ranking_scorer(name, qid_col=qid_col, **options)
-    args = [f"k={k!r}"]
-    if qid_col is not None:
-        args.append(f"qid_col={qid_col!r}")
-    args += [f"{key}={value!r}" for key, value in options.items()]
-    scorer._signature = f"make_ndcg_scorer({', '.join(args)})"
+    # Its arguments as make_ranking_scorer shows them, with k= for the name.
+    rest = scorer._signature[len(f"make_ranking_scorer({name!r}") :]
+    scorer._signature = f"make_ndcg_scorer(k={k!r}{rest}"
     return scorer
