@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from ._beyond._names import BEYOND_ACCURACY, BeyondAccuracy
 from ._beyond._names import lookup as _beyond_lookup
-from ._catalogue import _names
-from ._catalogue._names import MetricSpec
+from ._catalogue._names import MetricSpec, parse_metric
 from ._catalogue._registry import Aggregate, Measure, Param
 from ._catalogue._registry import lookup as _lookup
 from ._catalogue._registry import measures as _measures
@@ -157,7 +156,7 @@ def parse(name) -> MetricSpec:
         For an unknown name, a cut-off the measure does not take, or a bad
         parameter; the message says what is accepted.
     """
-    return _names.parse_metric(name)
+    return parse_metric(name)
 
 
 def check_side_inputs(metrics, given, *, hint="") -> list[str]:

@@ -190,10 +190,7 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
     >>> [m.trec_name for m in resolve(["P.5", "map", "P.10"])[0]]
     ['map', 'P_5']
     """
-    params: dict = {}
-    order: list = []
-    singles: list = []
-    missing: list = []
+    params, order, singles, missing = {}, [], [], []
     for arg in args:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
