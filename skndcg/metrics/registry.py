@@ -37,6 +37,7 @@ from ._catalogue._names import MetricSpec, parse_metric
 from ._catalogue._registry import Aggregate, Measure, Param
 from ._catalogue._registry import lookup as _lookup
 from ._catalogue._registry import measures as _measures
+from ._core._side import check_side_inputs as _check_side_inputs
 
 __all__ = [
     "Aggregate",
@@ -202,6 +203,4 @@ def check_side_inputs(metrics, given, *, hint="") -> list[str]:
     ...
     ValueError: popularity= is read by the beyond-accuracy measures only ...
     """
-    from ._core._side import check_side_inputs as check
-
-    return check(metrics, given, hint=hint)
+    return _check_side_inputs(metrics, given, hint=hint)

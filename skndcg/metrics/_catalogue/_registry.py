@@ -306,11 +306,10 @@ def by_kind(kind: int) -> Measure:
     return _BY_KIND[kind]
 
 
-def measures(side: bool = False) -> list[Measure]:
+def measures() -> list[Measure]:
     """Every registered measure read from ``(y_true, y_score, qid)`` alone,
-    built-in ones first, each once; with ``side``, only those that read side
-    inputs (item ids, popularity)."""
-    found = [m for m in _MEASURES.values() if bool(m.side_inputs) == side]
+    built-in ones first, each once."""
+    found = [m for m in _MEASURES.values() if not m.side_inputs]
     return sorted(found, key=lambda m: (not m.builtin, m.name))
 
 
