@@ -82,11 +82,13 @@ _BINARY = """
 
 def doc(fn):
     # Placeholders stand indented in the docstrings: the first inserted line
-    # takes that indentation, the others carry their own.
+    # takes that indentation, the others carry their own. {binary} is
+    # rel_threshold followed by the options.
+    options = _OPTIONS.format().strip()
     fn.__doc__ = fn.__doc__.format(
         common=_COMMON.strip(),
-        options=_OPTIONS.format().strip(),
-        binary=_BINARY.strip(),
+        options=options,
+        binary=f"{_BINARY.strip()}\n    {options}",
         references=REFERENCES.strip(),
     )
     return fn
