@@ -80,7 +80,6 @@ class TrecMeasure:
     levels: tuple = ()
 
 
-# The families and counts trec_eval prints.
 _KNOWN = {*COUNTS, *TREC_FAMILIES, *TEXT}
 
 

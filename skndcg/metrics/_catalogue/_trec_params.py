@@ -1,9 +1,6 @@
 """How trec_eval's ``-m`` parameters read: ``P.5,10``, ``ndcg.1=0.5``,
-``utility.2,-1,0,0``, ``rbp.p=0.95``, ``relstring.20``.
-
-Each family's parameters (``_trec_table.py`` says of which kind) become the
-parameters of a skndcg metric name, or an error that names the argument and
-what was expected. ``_trec_names.py`` reads whole ``-m`` arguments with them.
+``utility.2,-1,0,0``, ``rbp.p=0.95``, ``relstring.20``; each reader gives a
+skndcg metric name or an error naming the argument and what was expected.
 """
 
 from __future__ import annotations
@@ -34,11 +31,8 @@ def trec_metric(family: str, value=None) -> str:
 
 
 def parse_gains(text: str, arg: str) -> tuple:
-    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted.
-
-    Levels 1 and up may be given (a level not given gains its own value);
-    gains must be >= 0, where trec_eval also takes negative ones.
-    """
+    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted; levels
+    >= 1 and gains >= 0 (trec_eval also takes negative ones)."""
     out = {}
     for part in text.split(","):
         level, eq, gain = part.partition("=")
