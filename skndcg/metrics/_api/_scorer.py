@@ -132,27 +132,10 @@ class _RankingScorer:
         return repr(self)
 
     def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
-        """Score the predictions of a fitted ``estimator`` on ``X``, per query.
-
-        Parameters
-        ----------
-        estimator : object
-            A fitted model with a ``predict`` method.
-        X : pandas.DataFrame, polars.DataFrame or array-like
-            Test data. Must hold the ``qid_col`` column unless ``qid`` is given.
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
-        qid : array-like of shape (n_samples,), default=None
-            Query id of every row (routed when metadata routing is enabled);
-            wins over the column.
-        sample_weight : array-like of shape (n_samples,) or mapping, default=None
-            Query weights, as in :func:`grouped_ranking_scores`.
-
-        Returns
-        -------
-        score : float or dict
-            The metric's mean over queries, or ``{name: mean}`` for a list.
-        """
+        """Score a fitted ``estimator``'s predictions on ``X`` per query, as
+        :func:`make_ranking_scorer` describes; ``qid``, when given, wins over
+        the column, and ``sample_weight`` holds query weights, as in
+        :func:`grouped_ranking_scores`."""
         caller = repr(self)
         qid_col = _qid_col_of(estimator, self._qid_col)
         try:
