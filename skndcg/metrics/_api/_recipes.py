@@ -111,9 +111,8 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     check_choice("constant", constant, ("zero", "one", "error"))
     arr = numeric(y, "y")
     grouping, gid = _group_ids(qid, arr.shape[0])
-    n_q = grouping.n_groups
-    lo = np.full(n_q, np.inf)
-    hi = np.full(n_q, -np.inf)
+    lo = np.full(grouping.n_groups, np.inf)
+    hi = np.full(grouping.n_groups, -np.inf)
     np.minimum.at(lo, gid, arr)
     np.maximum.at(hi, gid, arr)
     span = (hi - lo)[gid]

@@ -167,8 +167,7 @@ class _RankingScorer:
                     if hasattr(X_model, "iloc")
                     else X_model.drop(item_col)
                 )
-        n_rows = qid.shape[0]
-        n_labels = len(y_true)
+        n_rows, n_labels = qid.shape[0], len(y_true)
         if n_labels != n_rows:
             raise ValueError(
                 f"{caller}: y_true has {n_labels} entries but X has {n_rows} rows; "

@@ -1,8 +1,6 @@
 """The measure registry: every measure is declared once, as a :class:`Measure`,
 here or by the user; the name grammar, the scorers, the reports, the command
 line, the partial-result drivers and the docs' table of measures all read it.
-A measure's kernel is a ``block_kind`` of the fused loop (``_kernel.py``) or a
-``per_query`` function (``_perquery.py``).
 """
 
 from __future__ import annotations

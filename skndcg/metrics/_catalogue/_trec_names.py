@@ -43,11 +43,8 @@ from ._trec_table import (  # noqa: F401  (re-exported for the command line)
 
 @dataclass(frozen=True)
 class TrecMeasure:
-    """One line of trec_eval's output: its name, the skndcg metric behind it
-    (None for the counts) and its place in trec_eval's order.
-
-    Made by :func:`skndcg.metrics.trec_dialect.expand` and
-    :func:`~skndcg.metrics.trec_dialect.resolve`.
+    """One line of trec_eval's output, as :func:`skndcg.metrics.trec_dialect.expand`
+    and :func:`~skndcg.metrics.trec_dialect.resolve` make it.
 
     Parameters
     ----------
