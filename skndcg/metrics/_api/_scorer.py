@@ -71,11 +71,9 @@ def _hint_no_ids() -> str:
 
 
 class _OneMetricScores(dict):
-    """The dict of a one-metric list scorer; printed with how to get a number.
-
-    scikit-learn's cross_val_score and GridSearchCV(refit=True) need a number
-    and report a dict they got with ``%s``: the message then says what to do.
-    """
+    """The dict of a one-metric list scorer, printed with how to get a number
+    (scikit-learn shows it with ``%s`` where it needs one: cross_val_score,
+    GridSearchCV(refit=True))."""
 
     def __str__(self):
         (name,) = self
@@ -102,11 +100,8 @@ def _uses_column(estimator, qid_col) -> bool:
 
 
 class _RankingScorer:
-    """Callable ``scorer(estimator, X, y_true, *, qid=None, sample_weight=None)``.
-
-    Built by :func:`make_ranking_scorer` and :func:`make_ndcg_scorer`, which
-    document it.
-    """
+    """The scorer :func:`make_ranking_scorer` and :func:`make_ndcg_scorer` build
+    and document."""
 
     def __init__(self, metrics, single, qid_col, options, signature, side=None):
         self._side = side  # (item_col, popularity) of the beyond-accuracy measures

@@ -98,9 +98,8 @@ def plain_number(v) -> str:
 def vector_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
     names = VECTOR[family]
-    parts = text.split(",")
     try:
-        values = [float(number_text(p)) for p in parts]
+        values = [float(number_text(p)) for p in text.split(",")]
     except ValueError:
         values = []
     if len(values) != len(names):
@@ -209,13 +208,9 @@ def parse_params(family: str, text: str, arg: str) -> tuple:
 
 
 def parse_levels(family: str, text: str, arg: str) -> tuple:
-    """The recall levels of ``11pt_avg..25,.5,.75``, in the order given.
-
-    trec_eval averages the interpolated precision at these levels, read with
-    ``atof``; duplicates count twice. It walks them from the last one down,
-    so that only levels in increasing order give the average at those levels:
-    others are refused here.
-    """
+    """The recall levels of ``11pt_avg..25,.5,.75`` (read with ``atof``), in the
+    order given, duplicates kept; trec_eval walks them from the last one down,
+    so only levels in increasing order give their average (others are refused)."""
     levels, parts = [], text.split(",")
     read = lambda p: c_number(p, integer=False)  # noqa: E731
     for part in parts:

@@ -48,8 +48,7 @@ GEOMETRIC = Aggregate(
 
 
 def precision_sum_tensor(r, k, dtype):
-    """On tensors: per query, the precision at each relevant row of the top
-    ``k``, added in rank order (AP's numerator, as the loop above)."""
+    """precision_sum on tensors, per query, added in the same (rank) order."""
     on = r.inside(k) & r.row_rel
     hits = r.running(on).to(dtype)
     return r.sum(r.ops.zero_unless(on, hits / (r.row_pos.to(dtype) + 1.0)))
