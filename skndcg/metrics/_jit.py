@@ -8,6 +8,5 @@ __all__ = ["compile_times", "jit", "n_read", "numpy_twin"]
 
 @jit
 def n_read(labels, k):
-    # The ranks a kernel reads: the first k, or every one without a cut-off.
     n = labels.shape[0]
     return n if k is None else min(k, n)

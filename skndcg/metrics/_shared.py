@@ -1,7 +1,6 @@
-"""What the package's other layers (the partial-result driver ``skndcg._partial``,
-the tensor backend ``skndcg.torch``) may use of the metric engine's internals,
-named here once, so that no other package imports the engine's private modules
-and the engine can reorganise them behind this list.
+"""The metric engine's internals that other layers (``skndcg._partial``,
+``skndcg.torch``) may use, named once so that no other package imports the
+engine's private modules.
 """
 
 from ._api._report import report_with_means

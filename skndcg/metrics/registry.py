@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from ._beyond._names import BEYOND_ACCURACY, BeyondAccuracy
 from ._beyond._names import lookup as _beyond_lookup
-from ._catalogue import _names
-from ._catalogue._names import MetricSpec
+from ._catalogue._names import MetricSpec, parse_metric
 from ._catalogue._registry import Aggregate, Measure, Param
 from ._catalogue._registry import lookup as _lookup
 from ._catalogue._registry import measures as _measures
+from ._core._side import check_side_inputs as _check_side_inputs
 
 __all__ = [
     "Aggregate",
@@ -157,7 +157,7 @@ def parse(name) -> MetricSpec:
         For an unknown name, a cut-off the measure does not take, or a bad
         parameter; the message says what is accepted.
     """
-    return _names.parse_metric(name)
+    return parse_metric(name)
 
 
 def check_side_inputs(metrics, given, *, hint="") -> list[str]:
@@ -203,6 +203,4 @@ def check_side_inputs(metrics, given, *, hint="") -> list[str]:
     ...
     ValueError: popularity= is read by the beyond-accuracy measures only ...
     """
-    from ._core._side import check_side_inputs as check
-
-    return check(metrics, given, hint=hint)
+    return _check_side_inputs(metrics, given, hint=hint)

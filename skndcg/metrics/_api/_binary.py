@@ -41,7 +41,6 @@ def grouped_map_score(
         Recommenders), or the relevant rows retrieved in the top ``k``
         (``"hits"``; torchmetrics).
     {binary}
-    {options}
 
     Returns
     -------
@@ -94,7 +93,6 @@ def grouped_mrr_score(
     k : int, sequence of int or None, default=None
         Cut-off; ``None`` (the default) uses the whole list.
     {binary}
-    {options}
 
     Returns
     -------
@@ -146,7 +144,6 @@ def grouped_precision_score(
         ``"min_k_items"`` divides by the number of rows actually ranked
         (torchmetrics' ``adaptive_k=True``).
     {binary}
-    {options}
 
     Returns
     -------
@@ -194,7 +191,6 @@ def grouped_recall_score(
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
     {binary}
-    {options}
 
     Returns
     -------
@@ -239,7 +235,6 @@ def grouped_hit_rate_score(
     k : int, sequence of int or None, default=10
         Cut-off; ``None`` uses the whole list; a sequence returns an array.
     {binary}
-    {options}
 
     Returns
     -------

@@ -8,7 +8,18 @@ from .._catalogue._names import MetricSpec
 from .._conventions import pick
 from .._core import _blocks as K
 from .._core._engine import evaluate
-from ._docstrings import REFERENCES
+
+#: The references every metric docstring cites.
+REFERENCES = """
+    References
+    ----------
+    .. [1] K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+    .. [2] C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton and
+       G. Hullender, "Learning to rank using gradient descent", ICML 2005.
+    .. [3] F. McSherry and M. Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008.
+"""
 
 _COMMON = """
     y_true : array-like of shape (n_samples,)
@@ -71,11 +82,13 @@ _BINARY = """
 
 def doc(fn):
     # Placeholders stand indented in the docstrings: the first inserted line
-    # takes that indentation, the others carry their own.
+    # takes that indentation, the others carry their own. {binary} is
+    # rel_threshold followed by the options.
+    options = _OPTIONS.format().strip()
     fn.__doc__ = fn.__doc__.format(
         common=_COMMON.strip(),
-        options=_OPTIONS.format().strip(),
-        binary=_BINARY.strip(),
+        options=options,
+        binary=f"{_BINARY.strip()}\n    {options}",
         references=REFERENCES.strip(),
     )
     return fn

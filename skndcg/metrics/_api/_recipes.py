@@ -14,9 +14,7 @@ from ...utils._docstrings import with_references
 from .._beyond._items import check_choice, mapping_index, numeric, py
 from .._core._group import group_constant, group_rows
 from .._core._validate import as_1d, check_length
-from ._docstrings import REFERENCES
-
-_CONSTANT = ("zero", "one", "error")
+from ._ranking import REFERENCES
 
 
 @with_references(REFERENCES)
@@ -110,12 +108,11 @@ def minmax_labels_per_query(y, qid, *, constant="zero"):
     >>> minmax_labels_per_query(y, qid)
     array([0. , 1. , 0.5, 0. , 1. , 0.5])
     """
-    check_choice("constant", constant, _CONSTANT)
+    check_choice("constant", constant, ("zero", "one", "error"))
     arr = numeric(y, "y")
     grouping, gid = _group_ids(qid, arr.shape[0])
-    n_q = grouping.n_groups
-    lo = np.full(n_q, np.inf)
-    hi = np.full(n_q, -np.inf)
+    lo = np.full(grouping.n_groups, np.inf)
+    hi = np.full(grouping.n_groups, -np.inf)
     np.minimum.at(lo, gid, arr)
     np.maximum.at(hi, gid, arr)
     span = (hi - lo)[gid]

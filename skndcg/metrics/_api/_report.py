@@ -14,7 +14,7 @@ from .._conventions import call_options, pick
 from .._core import _blocks as K
 from .._core._engine import evaluate
 from .._core._side import check_call_side
-from ._docstrings import REFERENCES
+from ._ranking import REFERENCES
 
 
 @with_references(REFERENCES)
@@ -139,14 +139,13 @@ def report_with_means(
     check_unique(names, specs)
     check_call_side(specs, side)  # (as asked, before the additions below)
     # Add the DCG and ideal DCG behind every member of the DCG family.
-    wanted: list[MetricSpec] = []
-    for sp in specs:
-        if sp.measure in ("ndcg", "dcg"):
-            for kind in (K.DCG, K.IDCG):
-                extra = MetricSpec(kind, sp.k)
-                if extra not in wanted and extra not in specs:
-                    wanted.append(extra)
-    all_specs = [*specs, *wanted]
+    extras = dict.fromkeys(
+        MetricSpec(kind, sp.k)
+        for sp in specs
+        if sp.measure in ("ndcg", "dcg")
+        for kind in (K.DCG, K.IDCG)
+    )
+    all_specs = [*specs, *(sp for sp in extras if sp not in specs)]
     ev = evaluate(
         y_true, y_score, qid, all_specs, opts, sample_weight=sample_weight,
         doc_id=doc_id, label_max=label_max, side=side,

@@ -24,13 +24,10 @@ from .._catalogue._registry import ensure_registered
 from .._conventions import DATA_OPTIONS, OPTIONS, call_options
 from .._core._engine import check_k
 from .._core._side import check_side_inputs
-from ._docstrings import REFERENCES
-from ._ranking import grouped_ranking_scores
+from ._ranking import REFERENCES, grouped_ranking_scores
 
 __all__ = ["make_ndcg_scorer", "make_ranking_scorer"]
 
-#: Metadata a scorer consumes, with its default request.
-_DEFAULT_REQUESTS = {"qid": True, "sample_weight": None}
 #: Options passed on to :func:`grouped_ranking_scores`.
 _OPTIONS = tuple(key for key in OPTIONS if key not in DATA_OPTIONS)
 
@@ -74,11 +71,9 @@ def _hint_no_ids() -> str:
 
 
 class _OneMetricScores(dict):
-    """The dict of a one-metric list scorer; printed with how to get a number.
-
-    scikit-learn's cross_val_score and GridSearchCV(refit=True) need a number
-    and report a dict they got with ``%s``: the message then says what to do.
-    """
+    """The dict of a one-metric list scorer, printed with how to get a number
+    (scikit-learn shows it with ``%s`` where it needs one: cross_val_score,
+    GridSearchCV(refit=True))."""
 
     def __str__(self):
         (name,) = self
@@ -105,11 +100,8 @@ def _uses_column(estimator, qid_col) -> bool:
 
 
 class _RankingScorer:
-    """Callable ``scorer(estimator, X, y_true, *, qid=None, sample_weight=None)``.
-
-    Built by :func:`make_ranking_scorer` and :func:`make_ndcg_scorer`, which
-    document it.
-    """
+    """The scorer :func:`make_ranking_scorer` and :func:`make_ndcg_scorer` build
+    and document."""
 
     def __init__(self, metrics, single, qid_col, options, signature, side=None):
         self._side = side  # (item_col, popularity) of the beyond-accuracy measures
@@ -118,7 +110,7 @@ class _RankingScorer:
         self._qid_col = qid_col
         self._options = options
         self._signature = signature
-        self._requests = dict(_DEFAULT_REQUESTS)
+        self._requests = {"qid": True, "sample_weight": None}  # the default requests
         # The measures added with define_measure that the names use: pickled
         # with the scorer, registered again in a worker process.
         definitions = (parse_metric(n).definition for n in metrics)
@@ -135,27 +127,10 @@ class _RankingScorer:
         return repr(self)
 
     def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
-        """Score the predictions of a fitted ``estimator`` on ``X``, per query.
-
-        Parameters
-        ----------
-        estimator : object
-            A fitted model with a ``predict`` method.
-        X : pandas.DataFrame, polars.DataFrame or array-like
-            Test data. Must hold the ``qid_col`` column unless ``qid`` is given.
-        y_true : array-like of shape (n_samples,)
-            Relevance labels.
-        qid : array-like of shape (n_samples,), default=None
-            Query id of every row (routed when metadata routing is enabled);
-            wins over the column.
-        sample_weight : array-like of shape (n_samples,) or mapping, default=None
-            Query weights, as in :func:`grouped_ranking_scores`.
-
-        Returns
-        -------
-        score : float or dict
-            The metric's mean over queries, or ``{name: mean}`` for a list.
-        """
+        """Score a fitted ``estimator``'s predictions on ``X`` per query, as
+        :func:`make_ranking_scorer` describes; ``qid``, when given, wins over
+        the column, and ``sample_weight`` holds query weights, as in
+        :func:`grouped_ranking_scores`."""
         caller = repr(self)
         qid_col = _qid_col_of(estimator, self._qid_col)
         try:
@@ -187,8 +162,7 @@ class _RankingScorer:
                     if hasattr(X_model, "iloc")
                     else X_model.drop(item_col)
                 )
-        n_rows = qid.shape[0]
-        n_labels = len(y_true)
+        n_rows, n_labels = qid.shape[0], len(y_true)
         if n_labels != n_rows:
             raise ValueError(
                 f"{caller}: y_true has {n_labels} entries but X has {n_rows} rows; "
@@ -452,9 +426,7 @@ def make_ndcg_scorer(k=10, *, qid_col=None, **options):
     k = check_k(k)
     name = "ndcg" if k is None else f"ndcg@{k}"
     scorer = make_ranking_scorer(name, qid_col=qid_col, **options)
-    args = [f"k={k!r}"]
-    if qid_col is not None:
-        args.append(f"qid_col={qid_col!r}")
-    args += [f"{key}={value!r}" for key, value in options.items()]
-    scorer._signature = f"make_ndcg_scorer({', '.join(args)})"
+    # Its arguments as make_ranking_scorer shows them, with k= for the name.
+    rest = scorer._signature[len(f"make_ranking_scorer({name!r}") :]
+    scorer._signature = f"make_ndcg_scorer(k={k!r}{rest}"
     return scorer

@@ -1,8 +1,6 @@
-"""Pickling a user's :class:`Measure` (see :func:`define_measure`): its
-``per_query`` function by reference when a worker can import it (a top-level
-function of a module other than ``__main__``), else by value (cloudpickle). One
-that cannot be pickled is refused when the measure is, never later as an unknown
-name (scikit-learn would turn that into a NaN score).
+"""Pickling a user's :class:`Measure`, as :func:`define_measure` describes it;
+one that cannot be pickled is refused when the measure is, never later as an
+unknown name (scikit-learn would turn that into a NaN score).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """The measure registry: every measure is declared once, as a :class:`Measure`,
 here or by the user; the name grammar, the scorers, the reports, the command
 line, the partial-result drivers and the docs' table of measures all read it.
-A measure's kernel is a ``block_kind`` of the fused loop (``_kernel.py``) or a
-``per_query`` function (``_perquery.py``).
 """
 
 from __future__ import annotations
@@ -306,11 +304,10 @@ def by_kind(kind: int) -> Measure:
     return _BY_KIND[kind]
 
 
-def measures(side: bool = False) -> list[Measure]:
+def measures() -> list[Measure]:
     """Every registered measure read from ``(y_true, y_score, qid)`` alone,
-    built-in ones first, each once; with ``side``, only those that read side
-    inputs (item ids, popularity)."""
-    found = [m for m in _MEASURES.values() if bool(m.side_inputs) == side]
+    built-in ones first, each once."""
+    found = [m for m in _MEASURES.values() if not m.side_inputs]
     return sorted(found, key=lambda m: (not m.builtin, m.name))
 
 
@@ -319,8 +316,6 @@ def _valid_name(n: str) -> bool:
 
 
 def _fmt(v) -> str:
-    if isinstance(v, float) and math.isinf(v):
-        return "inf" if v > 0 else "-inf"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return repr(v) if not isinstance(v, float) else f"{v:g}"

@@ -22,20 +22,9 @@ def measure_table_rst() -> str:
     >>> print(measure_table_rst().splitlines()[0])
     .. list-table::
     """
-    rows = [
-        ".. list-table::",
-        "   :header-rows: 1",
-        "   :widths: 14 10 18 6 14 10 8 30",
-        "",
-        "   * - Name",
-        "     - Aliases",
-        "     - Parameters",
-        "     - ``@k``",
-        "     - Reads",
-        "     - Unjudged rows",
-        "     - Better",
-        "     - Description",
-    ]
+    header = "Name|Aliases|Parameters|``@k``|Reads|Unjudged rows|Better|Description"
+    rows = [".. list-table::", "   :header-rows: 1"]
+    rows += ["   :widths: 14 10 18 6 14 10 8 30", "", *_row(*header.split("|"))]
     for m in measures():
         params = (
             "; ".join(
@@ -48,14 +37,19 @@ def measure_table_rst() -> str:
         reads = "relevant or not" if m.binary else "labels"
         if m.needs:
             reads += ", " + ", ".join(n.replace("_", " ") for n in m.needs)
-        rows += [
-            f"   * - ``{m.name}``",
-            f"     - {', '.join(f'``{a}``' for a in m.aliases) or 'none'}",
-            f"     - {params}",
-            f"     - {'yes' if m.cutoff else 'no'}",
-            f"     - {reads}",
-            f"     - {_UNJUDGED[m.unjudged]}",
-            f"     - {'higher' if m.higher_is_better else 'lower'}",
-            f"     - {m.description}",
-        ]
+        rows += _row(
+            f"``{m.name}``",
+            ", ".join(f"``{a}``" for a in m.aliases) or "none",
+            params,
+            "yes" if m.cutoff else "no",
+            reads,
+            _UNJUDGED[m.unjudged],
+            "higher" if m.higher_is_better else "lower",
+            m.description,
+        )
     return "\n".join(rows) + "\n"
+
+
+def _row(*cells) -> list:
+    """One row of the table: its first cell after ``*``, the others under it."""
+    return ["   * - " + cells[0], *("     - " + cell for cell in cells[1:])]

@@ -43,11 +43,8 @@ from ._trec_table import (  # noqa: F401  (re-exported for the command line)
 
 @dataclass(frozen=True)
 class TrecMeasure:
-    """One line of trec_eval's output: its name, the skndcg metric behind it
-    (None for the counts) and its place in trec_eval's order.
-
-    Made by :func:`skndcg.metrics.trec_dialect.expand` and
-    :func:`~skndcg.metrics.trec_dialect.resolve`.
+    """One line of trec_eval's output, as :func:`skndcg.metrics.trec_dialect.expand`
+    and :func:`~skndcg.metrics.trec_dialect.resolve` make it.
 
     Parameters
     ----------
@@ -80,7 +77,6 @@ class TrecMeasure:
     levels: tuple = ()
 
 
-# The families and counts trec_eval prints.
 _KNOWN = {*COUNTS, *TREC_FAMILIES, *TEXT}
 
 
@@ -149,7 +145,16 @@ def expand(arg: str) -> tuple[list[TrecMeasure], list[str]]:
     single = _single(arg)
     if single is not None:
         return [single], []
-    raise ValueError(unknown_message(arg))
+    from .._beyond._names import lookup
+
+    beyond = lookup(re.split(r"[@(]", arg, maxsplit=1)[0])
+    if beyond is not None:  # (those named by metric are refused before)
+        raise ValueError(beyond.refusal(arg, carried="a run and its judgments"))
+    raise ValueError(
+        f"unknown measure {arg!r}.{suggestion(arg)} trec_eval's names look like "
+        "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
+        "ir_measures' like 'nDCG@10'."
+    )
 
 
 def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
@@ -181,10 +186,7 @@ def resolve(args) -> tuple[list[TrecMeasure], list[str]]:
     >>> [m.trec_name for m in resolve(["P.5", "map", "P.10"])[0]]
     ['map', 'P_5']
     """
-    params: dict = {}
-    order: list = []
-    singles: list = []
-    missing: list = []
+    params, order, singles, missing = {}, [], [], []
     for arg in args:
         family, dot, _ = arg.partition(".")
         if arg in NICKNAMES:
@@ -408,16 +410,3 @@ def suggestion(name: str) -> str:
     """``" Did you mean 'ndcg_cut_10'?"`` for a name that is not valid, or ""."""
     near = closest(name)
     return f" Did you mean {near!r}?" if near not in (None, name.strip()) else ""
-
-
-def unknown_message(name: str) -> str:
-    from .._beyond._names import lookup
-
-    beyond = lookup(re.split(r"[@(]", name, maxsplit=1)[0])
-    if beyond is not None:  # (those named by metric are refused before)
-        return beyond.refusal(name, carried="a run and its judgments")
-    return (
-        f"unknown measure {name!r}.{suggestion(name)} trec_eval's names look like "
-        "'ndcg_cut_10', 'P.5,10' or 'official', skndcg's like 'ndcg@10', "
-        "ir_measures' like 'nDCG@10'."
-    )

@@ -1,9 +1,6 @@
 """How trec_eval's ``-m`` parameters read: ``P.5,10``, ``ndcg.1=0.5``,
-``utility.2,-1,0,0``, ``rbp.p=0.95``, ``relstring.20``.
-
-Each family's parameters (``_trec_table.py`` says of which kind) become the
-parameters of a skndcg metric name, or an error that names the argument and
-what was expected. ``_trec_names.py`` reads whole ``-m`` arguments with them.
+``utility.2,-1,0,0``, ``rbp.p=0.95``, ``relstring.20``; each reader gives a
+skndcg metric name or an error naming the argument and what was expected.
 """
 
 from __future__ import annotations
@@ -34,11 +31,8 @@ def trec_metric(family: str, value=None) -> str:
 
 
 def parse_gains(text: str, arg: str) -> tuple:
-    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted.
-
-    Levels 1 and up may be given (a level not given gains its own value);
-    gains must be >= 0, where trec_eval also takes negative ones.
-    """
+    """trec_eval's ndcg gains, ``1=0.5,3=9``: ((level, gain), ...) sorted; levels
+    >= 1 and gains >= 0 (trec_eval also takes negative ones)."""
     out = {}
     for part in text.split(","):
         level, eq, gain = part.partition("=")
@@ -104,9 +98,8 @@ def plain_number(v) -> str:
 def vector_metric(family: str, text: str, arg: str) -> str:
     """The skndcg name of ``utility.2,-1,0,0`` or ``set_F.0.5``."""
     names = VECTOR[family]
-    parts = text.split(",")
     try:
-        values = [float(number_text(p)) for p in parts]
+        values = [float(number_text(p)) for p in text.split(",")]
     except ValueError:
         values = []
     if len(values) != len(names):
@@ -215,13 +208,9 @@ def parse_params(family: str, text: str, arg: str) -> tuple:
 
 
 def parse_levels(family: str, text: str, arg: str) -> tuple:
-    """The recall levels of ``11pt_avg..25,.5,.75``, in the order given.
-
-    trec_eval averages the interpolated precision at these levels, read with
-    ``atof``; duplicates count twice. It walks them from the last one down,
-    so that only levels in increasing order give the average at those levels:
-    others are refused here.
-    """
+    """The recall levels of ``11pt_avg..25,.5,.75`` (read with ``atof``), in the
+    order given, duplicates kept; trec_eval walks them from the last one down,
+    so only levels in increasing order give their average (others are refused)."""
     levels, parts = [], text.split(",")
     read = lambda p: c_number(p, integer=False)  # noqa: E731
     for part in parts:

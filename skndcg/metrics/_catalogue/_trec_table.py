@@ -1,9 +1,6 @@
-"""trec_eval 10.0's measure table, nicknames and families, as skndcg reads them.
-
-Data only: which trec_eval family stands for which registry measure, how its
-parameters read, its default parameters, the order trec_eval prints in and its
-nicknames (all from trec_eval's ``measures.c`` and ``m_*.c``). The functions
-that translate names are in ``_trec_names.py``.
+"""trec_eval 10.0's measure table, nicknames and families, as skndcg reads them
+(data only, from trec_eval's ``measures.c`` and ``m_*.c``; ``_trec_names.py``
+translates the names with it).
 """
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

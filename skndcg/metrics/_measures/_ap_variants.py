@@ -1,18 +1,10 @@
-"""trec_eval's variants of average precision: gm_map and yaap.
+"""trec_eval's variants of average precision, gm_map and yaap (their formulas
+are in the user guide's trec_eval page).
 
-gm_map is the geometric mean of average precision. Each query's value is its
-average precision (the mean of the precision at each relevant retrieved row,
-over the query's ``R`` relevant rows); the summary is
-``exp(mean(log(max(AP, 1e-5))))``, trec_eval's ``MIN_GEO_MEAN`` floor keeping a
-query with AP 0 from zeroing the mean. trec_eval prints no per-query value for
-it; ``ranking_report`` shows the query's AP.
-
-yaap ("yet another AP", Robertson 2012; ``m_yaap.c``): with ``S`` the sum of
-the precisions at the relevant rows of the ranking (AP times ``R``),
-``log((1 + S) / (1 + R - S))``: the log-odds of a smoothed AP, monotonic with
-AP on one query but bounded and nearly symmetric, so that its mean over
-queries is less driven by the queries near 0 or 1. A query with nothing
-retrieved is scored too: ``-log(1 + R)``, as trec_eval prints it.
+gm_map's per-query value is the query's average precision (what
+``ranking_report`` shows; trec_eval prints none); its summary is the geometric
+mean with trec_eval's floor ``MIN_GEO_MEAN``. yaap scores a query with nothing
+retrieved too.
 """
 
 import math
@@ -56,8 +48,7 @@ GEOMETRIC = Aggregate(
 
 
 def precision_sum_tensor(r, k, dtype):
-    """On tensors: per query, the precision at each relevant row of the top
-    ``k``, added in rank order (AP's numerator, as the loop above)."""
+    """precision_sum on tensors, per query, added in the same (rank) order."""
     on = r.inside(k) & r.row_rel
     hits = r.running(on).to(dtype)
     return r.sum(r.ops.zero_unless(on, hits / (r.row_pos.to(dtype) + 1.0)))

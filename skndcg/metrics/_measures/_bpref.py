@@ -6,8 +6,7 @@ and ``N`` judged non-relevant rows of the query, retrieved or not; the row
 scores 1 when ``n`` or ``m`` is 0); the sum is divided by ``R``. Unjudged rows
 are ignored.
 
-gm_bpref, trec_eval's summary of bpref over queries, is its geometric mean
-``exp(mean(log(max(bpref, 1e-5))))``, with trec_eval's floor (as gm_map).
+gm_bpref is bpref's geometric mean over queries, floored as gm_map's.
 """
 
 from dataclasses import replace

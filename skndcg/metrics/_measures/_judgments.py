@@ -1,12 +1,8 @@
-"""Measures of the judgments themselves: judged@k, unj@k and nonrel_judged.
-
-``judged@k`` (ir_measures' ``Judged@k``) is the share of the top ``k`` that has
-a relevance judgement; a list shorter than ``k`` is divided by its length.
-``unj@k`` (trec_eval's ``unj_k``) is the share of the top ``k`` nobody judged
-(unjudged rows: NaN labels), over ``k`` even when fewer rows are retrieved.
-``nonrel_judged`` (trec_eval's ``num_nonrel_judged_ret``) counts the retrieved
-rows judged not relevant; trec_eval prints it as an integer and sums it over
-queries.
+"""Measures of the judgments themselves: judged@k, and trec_eval's ``unj_k`` and
+``num_nonrel_judged_ret`` (unj@k and nonrel_judged, in the user guide's
+trec_eval page). ``judged@k`` (ir_measures' ``Judged@k``) is the share of the
+top ``k`` that has a relevance judgement; a list shorter than ``k`` is divided
+by its length.
 """
 
 from .._catalogue._registry import declare

@@ -1,8 +1,5 @@
-"""Relative precision at k, as trec_eval computes it (``relative_P_k``).
-
-The relevant rows in the top ``k`` over the most there could be,
-``min(R, k)`` (``R`` relevant rows in the query); 0 when ``R`` is 0.
-"""
+"""Relative precision at k, trec_eval's ``relative_P_k`` (see the user guide's
+trec_eval page); 0 when the query has nothing relevant."""
 
 from .._catalogue._registry import declare
 from .._jit import jit

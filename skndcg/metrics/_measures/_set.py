@@ -1,11 +1,5 @@
-"""trec_eval's set measures: the retrieved documents as an unranked set.
-
-With ``n`` rows retrieved, ``h`` of them relevant, and ``R`` relevant rows in
-the query (retrieved or not): ``set_p = h / n``, ``set_recall = h / R``,
-``set_map = h**2 / (n * R)`` (precision times recall), ``set_relative_p =
-h / min(n, R)`` (precision over the best possible for a set of that size) and
-``set_f(beta=b) = (b + 1) * P * R' / (b * P + R')`` with ``P = h / n`` and
-``R' = h / R`` (0 when nothing relevant is retrieved). Each is 0 where its
+"""trec_eval's set measures: the retrieved documents as an unranked set (their
+formulas are in the user guide's trec_eval page). Each is 0 where its
 denominator is. A cut-off ``@k`` keeps the top ``k`` rows first (trec_eval
 ``-M k``).
 """

@@ -1,10 +1,6 @@
-"""trec_eval's utility: a linear gain over the retrieved set.
-
-With ``n`` rows retrieved, ``h`` of them relevant, ``R`` relevant rows in the
-query and ``N`` documents in the collection (``n_docs``; trec_eval ``-N``):
-``rel_ret * h + nonrel_ret * (n - h) + rel_missed * (R - h) + nonrel_missed *
-(N + h - n - R)``. trec_eval's default coefficients are 1, -1, 0, 0 (the TREC
-filtering track's linear utility); ``nonrel_missed`` needs ``n_docs``.
+"""trec_eval's utility: a linear gain over the retrieved set (its formula is in
+the user guide's trec_eval page); ``nonrel_missed`` needs ``n_docs``, the
+documents in the collection (trec_eval ``-N``).
 """
 
 from .._catalogue._registry import Param, declare
