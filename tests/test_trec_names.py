@@ -222,3 +222,15 @@ def test_a_pairs_family_has_no_single_value_name(name):
         resolve([name])
     with pytest.raises(ValueError, match="unknown metric"):
         parse_metric(name)
+
+
+@pytest.mark.parametrize("name", ["novelty@10", "serendipity@5", "arp@10"])
+def test_a_measure_named_by_name_says_what_a_run_lacks(name):
+    # The refusal read "cannot be named among the metrics of a call: ." for
+    # the measures that can be named, given item_id and popularity.
+    with pytest.raises(ValueError) as err:
+        resolve([name])
+    text = str(err.value)
+    assert ": ." not in text and "cannot be named" not in text
+    assert "needs item_id and popularity, which a run and its judgments" in text
+    assert "item_id=, popularity=" in text

@@ -44,6 +44,13 @@ class BeyondAccuracy:
         are ``carried``."""
         extra = [n for n in self.needs if n != "y_true" and "optional" not in n]
         needs = " and ".join(filter(None, (", ".join(extra[:-1]), extra[-1])))
+        if self.by_name:  # (named in a call that carries what it needs)
+            return (
+                f"metric {asked!r} needs {needs}, which {carried} do not carry: "
+                f"name it in grouped_ranking_scores or ranking_report with "
+                f"{', '.join(f'{n}=' for n in extra)}, or compute it with "
+                f"skndcg.metrics.{self.function}."
+            )
         kind = (
             "a mean over queries of a per-query value"
             if self.per_query
