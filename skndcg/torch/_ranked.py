@@ -299,7 +299,5 @@ def ideal_dcg(r, k, disc):
     ipos = rank_within(q, r.n_queries)
     inside = ipos < m[q]
     idx = torch.clamp(ipos, max=disc.numel() - 1)
-    zero = torch.zeros((), dtype=dtype, device=labels.device)
-    return segment_sum(
-        torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
-    )
+    gains = _ops.zero_unless(inside, r.all_gain[order] * disc[idx])
+    return segment_sum(gains, q, r.n_queries)
