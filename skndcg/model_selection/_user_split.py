@@ -1,8 +1,6 @@
 """Recommender protocols as splitters: per user, or at one moment for everyone
 (one rule for an interaction log and a ranking task)."""
 
-from __future__ import annotations
-
 from itertools import pairwise
 from numbers import Real
 

@@ -1,7 +1,5 @@
 """Plot the folds of a GroupTimeSeriesSplit on a time axis."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

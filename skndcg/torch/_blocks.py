@@ -2,8 +2,6 @@
 ``(values, empty)`` per query, the exact expectations over the orders of tied rows
 (McSherry & Najork, 2008) by the same operations in the same order."""
 
-from __future__ import annotations
-
 import torch
 
 from ..metrics._shared import discount_weights
