@@ -12,6 +12,7 @@ from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ..utils._values import py
 from ._split_data import check_epoch_day
+from ._split_params import store_arguments
 
 _COMMON_PARAMS = """
     user_col : str, default="user_id"
@@ -43,12 +44,6 @@ def _with_common(cls):
 
 class _UserProtocol:
     """Units, their users and times, and the filters every protocol shares."""
-
-    def _keep(self, arguments):
-        """Store every argument of a subclass's ``__init__`` under its name."""
-        for name, value in arguments.items():
-            if name != "self":
-                setattr(self, name, value)
 
     def get_n_splits(self, X=None, y=None, groups=None):
         """Number of folds.
@@ -230,7 +225,7 @@ class LeaveLastNSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     def _fold(self, units, fold):
         n = check_integer("n", self.n, 1)
@@ -278,7 +273,7 @@ class UserFractionSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     def _fold(self, units, fold):
         f = self.test_fraction
@@ -332,7 +327,7 @@ class GlobalTimeSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     @property
     def n_splits(self):
