@@ -1,7 +1,5 @@
-"""``--popularity FILE``: the items' training counts, a line ``ITEM COUNT`` each.
-
-Blank lines and ``#`` lines are skipped, ``.gz`` is read transparently.
-"""
+"""``--popularity FILE``: the items' training counts, a line ``ITEM COUNT`` each
+(blank lines and ``#`` lines skipped, ``.gz`` read transparently)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""``skndcg trec_eval``: trec_eval 10.0's own command line.
-
-The work is ``skndcg score RESULTS --qrels REL_INFO --format trec`` with the
-flags translated (:func:`score_argv`), so both give the same output.
-"""
+"""``skndcg trec_eval``: trec_eval 10.0's own command line, run as ``skndcg score
+RESULTS --qrels REL_INFO --format trec`` with the flags translated
+(:func:`score_argv`)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.model_selection import BaseCrossValidator
 
 from ._split_data import NO_TIME, resolve, rows_out_of_time_order
-from ._split_params import parse_params
+from ._split_params import parse_params, store_arguments
 from ._split_plan import Formatter, group_table, plan_folds
 
 
@@ -138,15 +138,7 @@ class GroupTimeSeriesSplit(BaseCrossValidator):
         group_col=None,
         time_col=None,
     ):
-        self.n_splits = n_splits
-        self.test_size = test_size
-        self.gap = gap
-        self.max_train_size = max_train_size
-        self.min_train_size = min_train_size
-        self.balance = balance
-        self.on_overlap = on_overlap
-        self.group_col = group_col
-        self.time_col = time_col
+        store_arguments(self, locals())
         parse_params(self)
 
     def _plan(self, X, groups, time):

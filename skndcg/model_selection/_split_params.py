@@ -32,6 +32,13 @@ class Size:
         return self.kind in ("duration", "freq")
 
 
+def store_arguments(obj, arguments):
+    """Store every argument of an ``__init__`` (its ``locals()``) under its name."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(obj, name, value)
+
+
 def _is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(
         value, bool | np.bool_

@@ -1,8 +1,6 @@
 """Recommender protocols as splitters: per user, or at one moment for everyone
 (one rule for an interaction log and a ranking task)."""
 
-from __future__ import annotations
-
 from itertools import pairwise
 from numbers import Real
 
@@ -14,6 +12,7 @@ from ..utils._counts import check_integer
 from ..utils._interactions import check_frame, check_no_duplicates, check_seconds
 from ..utils._values import py
 from ._split_data import check_epoch_day
+from ._split_params import store_arguments
 
 _COMMON_PARAMS = """
     user_col : str, default="user_id"
@@ -45,12 +44,6 @@ def _with_common(cls):
 
 class _UserProtocol:
     """Units, their users and times, and the filters every protocol shares."""
-
-    def _keep(self, arguments):
-        """Store every argument of a subclass's ``__init__`` under its name."""
-        for name, value in arguments.items():
-            if name != "self":
-                setattr(self, name, value)
 
     def get_n_splits(self, X=None, y=None, groups=None):
         """Number of folds.
@@ -232,7 +225,7 @@ class LeaveLastNSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     def _fold(self, units, fold):
         n = check_integer("n", self.n, 1)
@@ -280,7 +273,7 @@ class UserFractionSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     def _fold(self, units, fold):
         f = self.test_fraction
@@ -334,7 +327,7 @@ class GlobalTimeSplit(_UserProtocol):
         filter_cold_items=False,
         filter_already_seen=False,
     ):
-        self._keep(locals())
+        store_arguments(self, locals())
 
     @property
     def n_splits(self):

@@ -1,7 +1,5 @@
 """Plots of a :class:`~skndcg.evaluation.Comparison`."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from ..evaluation import Comparison

@@ -1,7 +1,5 @@
 """Forest plot of a comparison by segment."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from ..evaluation import Comparison, SegmentedComparison

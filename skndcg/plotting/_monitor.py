@@ -1,7 +1,5 @@
 """Plot of :func:`~skndcg.evaluation.metric_over_time`'s result."""
 
-from __future__ import annotations
-
 from ._compare import axes
 
 _NEEDED = ("window", "metric", "value", "low", "high", "baseline", "alert")

@@ -1,7 +1,5 @@
 """Plot the folds of a GroupTimeSeriesSplit on a time axis."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 
@@ -17,14 +15,6 @@ STATUS_COLORS = {
     "test": "#ff7f0e",
 }
 _STATUS_CODE = {name: code for code, name in enumerate(STATUS_COLORS)}
-
-
-def _group_status(table, fold):
-    status = np.zeros(table.start.size, dtype=np.intp)
-    for name in ("train", "gap", "purged"):
-        status[getattr(fold, name)] = _STATUS_CODE[name]
-    status[fold.test_lo : fold.test_hi] = _STATUS_CODE["test"]
-    return status
 
 
 def _to_axis(values, fmt, mdates):
@@ -102,7 +92,11 @@ def plot_group_time_splits(cv, X, groups=None, time=None, ax=None):
     colors = np.array(list(STATUS_COLORS.values()))
     for k, fold in enumerate(folds):
         y = k + spread
-        color = colors[_group_status(table, fold)]
+        status = np.zeros(n_groups, dtype=np.intp)
+        for name in ("train", "gap", "purged"):
+            status[getattr(fold, name)] = _STATUS_CODE[name]
+        status[fold.test_lo : fold.test_hi] = _STATUS_CODE["test"]
+        color = colors[status]
         segments = np.stack([np.column_stack([start, y]), np.column_stack([end, y])], 1)
         ax.add_collection(mcoll.LineCollection(segments, colors=color, linewidths=1.5))
         ax.scatter(start, y, c=color, s=4, marker="|", linewidths=1)

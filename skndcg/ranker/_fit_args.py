@@ -1,16 +1,6 @@
-"""Build the keyword arguments of the inner estimator's ``fit`` for QueryRanker.
-
-The inner estimator is a bare estimator or a (possibly nested) Pipeline. What
-it needs is decided by the signature of the final estimator's ``fit``:
-
-- ``"qid"``: it takes ``qid`` (XGBRanker): per-row sorted query codes, one
-  weight per query, ``eval_qid`` for eval sets;
-- ``"group"``: it takes ``group`` (LGBMRanker): group sizes, one weight per
-  row, ``eval_group`` for eval sets;
-- ``"group_id"``: it takes ``group_id`` (CatBoostRanker): per-row sorted query
-  codes, one weight per row, eval sets as ``catboost.Pool`` objects;
-- ``"pointwise"``: anything else (a regressor): no query information.
-"""
+"""Build the keyword arguments of the inner estimator's ``fit`` for QueryRanker:
+the signature of the final step's ``fit`` decides what it gets (its ``kind``, by
+the rules of the QueryRanker docstring)."""
 
 from __future__ import annotations
 
@@ -146,14 +136,14 @@ def query_args(step, qid, sample_weight, *, eval_index=None):
     return order, out
 
 
-def check_labels(y, *, what, caller="QueryRanker.fit"):
+def check_labels(y, *, what):
     """Refuse missing relevance labels (NaN, None, pd.NA) in ``y``."""
     arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
     missing = np.asarray(pd.isna(arr)).reshape(-1)
     if missing.any():
         raise ValueError(
-            f"{caller}: {what} has {int(missing.sum())} missing value(s) (NaN), "
-            f"first at row {int(np.flatnonzero(missing)[0])}; every row needs a "
+            f"QueryRanker.fit: {what} has {int(missing.sum())} missing value(s) "
+            f"(NaN), first at row {int(np.flatnonzero(missing)[0])}; every row needs a "
             "relevance label: drop those rows or fill their labels."
         )
 
@@ -274,10 +264,8 @@ def eval_kwargs(step, evals):
     elif step.kind == "group":
         kwargs["eval_group"] = queries
     if any(w is not None for w in weights):
-        name = (
-            "sample_weight_eval_set"
-            if "sample_weight_eval_set" in step.fit_params
-            else "eval_sample_weight"
-        )
+        name = "sample_weight_eval_set"
+        if name not in step.fit_params:
+            name = "eval_sample_weight"
         kwargs[name] = weights
     return kwargs

@@ -2,8 +2,6 @@
 Pipeline hands ``eval_set`` to its final step untouched); the Pipeline ends up
 fitted exactly as by ``Pipeline.fit``, step objects included."""
 
-from __future__ import annotations
-
 from sklearn.utils.metadata_routing import get_routing_for_object
 
 

@@ -1,11 +1,6 @@
-"""The tensor kernels of the block families (``skndcg/metrics/_blocks.py``).
-
-Each returns ``(values, empty)`` per query: the exact expectations over the
-orders of tied rows (McSherry & Najork, 2008), by the same operations in the
-same order as :mod:`skndcg.metrics`' kernels.
-"""
-
-from __future__ import annotations
+"""The tensor kernels of the block families (``skndcg/metrics/_core/_blocks.py``):
+``(values, empty)`` per query, the exact expectations over the orders of tied rows
+(McSherry & Najork, 2008) by the same operations in the same order."""
 
 import torch
 

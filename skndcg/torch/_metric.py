@@ -1,7 +1,5 @@
 """``ranking_scores``: the means over queries of registry measures, on tensors."""
 
-from __future__ import annotations
-
 from contextlib import contextmanager
 
 import numpy as np

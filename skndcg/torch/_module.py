@@ -1,7 +1,5 @@
 """``RankingMetric``: the torchmetrics ``Metric`` built on :func:`ranking_scores`."""
 
-from __future__ import annotations
-
 import importlib
 from functools import cache
 

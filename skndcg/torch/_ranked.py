@@ -92,12 +92,6 @@ def _desc_bits(x):
     return (~ordered).to(torch.int64) + (1 << 31)
 
 
-def _fits_float32(x):
-    return x.dtype == torch.float32 or bool(
-        (x.to(torch.float32).to(x.dtype) == x).all()
-    )
-
-
 def _order(indexes, values, retrieved, stable):
     """Row order by query id, then by ``values`` descending (NaN rows last).
 
@@ -107,7 +101,10 @@ def _order(indexes, values, retrieved, stable):
     """
     lo = indexes.min()
     span = int(indexes.max() - lo)
-    if span < (1 << 31) and _fits_float32(values):
+    if span < (1 << 31) and (
+        values.dtype == torch.float32
+        or bool((values.to(torch.float32).to(values.dtype) == values).all())
+    ):
         v = values.to(torch.float32)
         if retrieved is None:  # no NaN: two fewer passes over the rows
             low = _desc_bits(v)
@@ -299,7 +296,5 @@ def ideal_dcg(r, k, disc):
     ipos = rank_within(q, r.n_queries)
     inside = ipos < m[q]
     idx = torch.clamp(ipos, max=disc.numel() - 1)
-    zero = torch.zeros((), dtype=dtype, device=labels.device)
-    return segment_sum(
-        torch.where(inside, r.all_gain[order] * disc[idx], zero), q, r.n_queries
-    )
+    gains = _ops.zero_unless(inside, r.all_gain[order] * disc[idx])
+    return segment_sum(gains, q, r.n_queries)
