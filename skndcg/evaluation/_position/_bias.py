@@ -165,20 +165,17 @@ def _solve(ii, jj, num, den, pair_weight, n_pos):
     return np.exp(np.concatenate([[0.0], coef]))
 
 
-def _connected(ii, jj, usable, n_pos):
-    """The positions no usable pair links to position 1 (0-based, sorted)."""
-    links = coo_matrix((np.ones(usable.sum()), (ii[usable], jj[usable])), (n_pos,) * 2)
-    label = connected_components(links, directed=False)[1]
-    return np.flatnonzero(label != label[0]).tolist()
-
-
 def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
     cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
     ii, jj, num, den, clicks = _harvest_terms(
         cell_pair, cell_pos, n, c, cell_query, n_pos
     )
     tot_clicks = clicks.sum(axis=0)
-    missing = _connected(ii, jj, tot_clicks > 0, n_pos)
+    # The positions no usable pair links to position 1 (0-based, sorted).
+    usable = tot_clicks > 0
+    links = coo_matrix((np.ones(usable.sum()), (ii[usable], jj[usable])), (n_pos,) * 2)
+    label = connected_components(links, directed=False)[1]
+    missing = np.flatnonzero(label != label[0]).tolist()
     if missing:
         raise ValueError(
             f"position(s) {[m + 1 for m in missing]} share no clicked document with "

@@ -50,15 +50,6 @@ def _align(human, model):
     return F, H, judged
 
 
-def _pair_parts(ha, hb, fa, fb):
-    dh = (~np.isnan(ha) & ~np.isnan(hb)) * 1.0
-    df = (~np.isnan(fa) & ~np.isnan(fb)) * 1.0
-    diff = (np.nan_to_num(ha - hb) * dh, dh, np.nan_to_num(fa - fb) * df, df)
-    lift = (np.nan_to_num(ha) * dh, np.nan_to_num(hb) * dh)
-    lift += (np.nan_to_num(fa) * df, np.nan_to_num(fb) * df)
-    return diff, lift
-
-
 def _flips(models, metrics, ppi, only):
     out = []
     for k, metric in enumerate(metrics):
@@ -120,7 +111,12 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     dists = {}
     for p, (a, b) in enumerate(pairs):
         for k in range(K):
-            diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
+            ha, hb, fa, fb = H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k]
+            dh = (~np.isnan(ha) & ~np.isnan(hb)) * 1.0
+            df = (~np.isnan(fa) & ~np.isnan(fb)) * 1.0
+            diff = (np.nan_to_num(ha - hb) * dh, dh, np.nan_to_num(fa - fb) * df, df)
+            lift = (np.nan_to_num(ha) * dh, np.nan_to_num(hb) * dh)
+            lift += (np.nan_to_num(fa) * df, np.nan_to_num(fb) * df)
             d = estimate(*diff, judged, pi, **ppi)
             li = estimate(*lift, judged, pi, **ppi)
             out["se"][p, k] = d["se"]
