@@ -121,8 +121,22 @@ def _check_log(position, click, qid, doc, max_position):
     return pos[keep], clk[keep], query[keep], pair[keep], keep
 
 
-def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
-    """Per-query sums of the matched click rates for every pair of positions."""
+def _solve(ii, jj, num, den, pair_weight, n_pos):
+    """Least squares on the log ratios, log propensity of position 1 fixed at 0."""
+    ok = (num > 0) & (den > 0) & (pair_weight > 0)
+    ratio = np.log(np.where(ok, num, 1.0) / np.where(ok, den, 1.0))
+    A = np.zeros((ii.size, n_pos))
+    A[np.arange(ii.size), ii] = 1.0
+    A[np.arange(ii.size), jj] = -1.0
+    sw = np.sqrt(np.where(ok, pair_weight, 0.0))
+    A = A[:, 1:] * sw[:, None]
+    coef, *_ = np.linalg.lstsq(A, ratio * sw, rcond=None)
+    return np.exp(np.concatenate([[0.0], coef]))
+
+
+def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
+    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
+    # Per-query sums of the matched click rates for every pair of positions.
     sel = np.isin(cell_pair, np.flatnonzero(np.bincount(cell_pair) >= 2))
     if not sel.any():
         raise ValueError(
@@ -148,27 +162,6 @@ def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
     fewer = np.where(both, np.minimum(C[:, ii], C[:, jj]), 0.0)
     num, den, clicks = (
         unit_sums(x, q, n_queries) for x in (w * rate_i, w * rate_j, fewer)
-    )
-    return ii, jj, num, den, clicks
-
-
-def _solve(ii, jj, num, den, pair_weight, n_pos):
-    """Least squares on the log ratios, log propensity of position 1 fixed at 0."""
-    ok = (num > 0) & (den > 0) & (pair_weight > 0)
-    ratio = np.log(np.where(ok, num, 1.0) / np.where(ok, den, 1.0))
-    A = np.zeros((ii.size, n_pos))
-    A[np.arange(ii.size), ii] = 1.0
-    A[np.arange(ii.size), jj] = -1.0
-    sw = np.sqrt(np.where(ok, pair_weight, 0.0))
-    A = A[:, 1:] * sw[:, None]
-    coef, *_ = np.linalg.lstsq(A, ratio * sw, rcond=None)
-    return np.exp(np.concatenate([[0.0], coef]))
-
-
-def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
-    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
-    ii, jj, num, den, clicks = _harvest_terms(
-        cell_pair, cell_pos, n, c, cell_query, n_pos
     )
     tot_clicks = clicks.sum(axis=0)
     # The positions no usable pair links to position 1 (0-based, sorted).
