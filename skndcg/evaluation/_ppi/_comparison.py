@@ -50,24 +50,6 @@ def _align(human, model):
     return F, H, judged
 
 
-def _flips(models, metrics, ppi, only):
-    out = []
-    for k, metric in enumerate(metrics):
-        a = list(np.argsort(-ppi[:, k], kind="stable"))
-        b = list(np.argsort(-only[:, k], kind="stable"))
-        if a != b:
-            out.append(metric)
-            warnings.warn(
-                f"{metric}: the model's labels alone rank the systems "
-                f"{' > '.join(str(models[i]) for i in b)}; corrected by the human "
-                f"sample (prediction-powered) they rank "
-                f"{' > '.join(str(models[i]) for i in a)}.",
-                UserWarning,
-                stacklevel=3,
-            )
-    return out
-
-
 def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
     """The :class:`PredictionPoweredComparison` of :func:`compare`."""
     for name, value in unsupported.items():
@@ -159,7 +141,20 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
         "ties": ((dv == 0) & ok).sum(1),
         "losses": ((dv < 0) & ok).sum(1),
     }
-    flips = _flips(human.models, human.metrics, r["means"], r["only"])
+    flips = []
+    for k, metric in enumerate(human.metrics):
+        a = list(np.argsort(-r["means"][:, k], kind="stable"))
+        b = list(np.argsort(-r["only"][:, k], kind="stable"))
+        if a != b:
+            flips.append(metric)
+            warnings.warn(
+                f"{metric}: the model's labels alone rank the systems "
+                f"{' > '.join(str(human.models[i]) for i in b)}; corrected by the "
+                "human sample (prediction-powered) they rank "
+                f"{' > '.join(str(human.models[i]) for i in a)}.",
+                UserWarning,
+                stacklevel=2,
+            )
     options = {k: v for k, v in settings.items() if k != "min_queries"}
     options["interval"] = "percentile" if boot else "clt"
     return PredictionPoweredComparison(
