@@ -75,16 +75,6 @@ def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
     return theta, lam, den
 
 
-def _counts(rng, judged, n_resamples):
-    """Bootstrap counts resampling the judged and the other queries apart."""
-    W = np.zeros((n_resamples, judged.size))
-    for part in (judged, ~judged):
-        idx = np.flatnonzero(part)
-        if idx.size:
-            W[:, idx] = multinomial_counts(rng, n_resamples, idx.size)
-    return W
-
-
 def estimate(
     a_h, d_h, a_f, d_f, judged, pi, *, method, confidence, bootstrap, rng=None
 ):
@@ -118,7 +108,12 @@ def estimate(
         q = stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
         out["low"], out["high"] = theta - q * se, theta + q * se
     else:
-        W = _counts(rng, judged, bootstrap)
+        # Bootstrap counts resampling the judged and the other queries apart.
+        W = np.zeros((bootstrap, judged.size))
+        for part in (judged, ~judged):
+            idx = np.flatnonzero(part)
+            if idx.size:
+                W[:, idx] = multinomial_counts(rng, bootstrap, idx.size)
         dist, _, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
         low, high = percentile_interval(dist[:, None], confidence)
         out["low"], out["high"] = float(low[0]), float(high[0])
