@@ -22,7 +22,26 @@ from ._estimator import estimate, model_only
 from ._inputs import check_labels, ratio_parts, scores_per_row, two_reports
 
 
-def _align(human, model):
+def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
+    """The :class:`PredictionPoweredComparison` of :func:`compare`."""
+    for name, value in unsupported.items():
+        if value is not None:
+            raise ValueError(
+                f"{name} is not supported with y_model: a prediction-powered "
+                "comparison weighs every query alike, on one segment."
+            )
+    if settings["test"] not in ("paired_bootstrap", "t"):
+        raise ValueError(
+            f"test={settings['test']!r} has no prediction-powered form; with "
+            "y_model use test='paired_bootstrap' or test='t'."
+        )
+    if settings["interval"] != "percentile":
+        raise ValueError(
+            f"interval={settings['interval']!r} is not supported with y_model; "
+            "use interval='percentile' (or test='t' for t intervals)."
+        )
+    human = gather(scores, metrics, None, None, nan_policy)
+    model = gather(y_model, human.metrics, None, None, "omit")
     if set(human.models) != set(model.models):
         raise ValueError(
             f"y_model holds the models {model.models}, the scores {human.models}; "
@@ -47,31 +66,7 @@ def _align(human, model):
     H[:, pos] = np.where(human.keep[None], human.values, np.nan)
     judged = np.zeros(model.qids.size, bool)
     judged[pos] = True
-    return F, H, judged
-
-
-def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
-    """The :class:`PredictionPoweredComparison` of :func:`compare`."""
-    for name, value in unsupported.items():
-        if value is not None:
-            raise ValueError(
-                f"{name} is not supported with y_model: a prediction-powered "
-                "comparison weighs every query alike, on one segment."
-            )
-    if settings["test"] not in ("paired_bootstrap", "t"):
-        raise ValueError(
-            f"test={settings['test']!r} has no prediction-powered form; with "
-            "y_model use test='paired_bootstrap' or test='t'."
-        )
-    if settings["interval"] != "percentile":
-        raise ValueError(
-            f"interval={settings['interval']!r} is not supported with y_model; "
-            "use interval='percentile' (or test='t' for t intervals)."
-        )
-    human = gather(scores, metrics, None, None, nan_policy)
-    F, H, judged = _align(human, gather(y_model, human.metrics, None, None, "omit"))
     M, N, K = F.shape
-    n = int(judged.sum())
     pi = np.full(N, n / N)
     boot = settings["test"] == "paired_bootstrap"
     conf = settings["confidence"]
