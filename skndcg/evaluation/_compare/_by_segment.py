@@ -44,18 +44,6 @@ def segment_labels(by, scores, s: Scores) -> np.ndarray:
     return labels
 
 
-def _subset(s: Scores, rows: np.ndarray) -> Scores:
-    """The queries ``rows`` (a mask, or positions in increasing order) of ``s``."""
-    return replace(
-        s,
-        qids=s.qids[rows],
-        values=s.values[:, rows],
-        keep=s.keep[rows],
-        weights=s.weights[rows],
-        clusters=None if s.clusters is None else pd.factorize(s.clusters[rows])[0],
-    )
-
-
 def compare_segments(s: Scores, labels, settings, flags, random_state):
     """A :class:`SegmentedComparison`: one run per segment, one correction."""
     from .._stats._resampling import as_generator
@@ -73,7 +61,15 @@ def compare_segments(s: Scores, labels, settings, flags, random_state):
     bounds = np.searchsorted(codes[order], np.arange(len(segments) + 1))
     results = []
     for i, _ in enumerate(segments):
-        sub = _subset(s, order[bounds[i] : bounds[i + 1]])
+        rows = order[bounds[i] : bounds[i + 1]]
+        sub = replace(
+            s,
+            qids=s.qids[rows],
+            values=s.values[:, rows],
+            keep=s.keep[rows],
+            weights=s.weights[rows],
+            clusters=None if s.clusters is None else pd.factorize(s.clusters[rows])[0],
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
             r = run(sub, random_state=rng, **{**settings, "correction": None})
         results.append((sub, r))

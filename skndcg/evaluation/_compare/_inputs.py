@@ -219,10 +219,16 @@ def one_row_per_query(frame, who, advice):
     return q
 
 
-def _check_qids(frames):
+def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scores:
+    frames = model_frames(scores)
     models = list(frames)
-    qids = frames[models[0]]["qid"].to_numpy()
-    index = pd.Index(qids)
+    if len(models) < 2:
+        raise ValueError(
+            f"compare needs the scores of at least two models, got {len(models)}"
+            + (f" ({models[0]!r})." if models else ".")
+        )
+    rows = frames[models[0]]["qid"].to_numpy()
+    index = pd.Index(rows)
     for name, frame in frames.items():
         q = one_row_per_query(frame, f"model {name!r}", (
             "for out-of-fold reports whose folds share query ids, make the id "
@@ -239,18 +245,6 @@ def _check_qids(frames):
                 f"models must be scored on the same queries: model {name!r} "
                 f"{' and '.join(parts)} (compared with model {models[0]!r})."
             )
-    return qids
-
-
-def gather(scores, metrics, sample_weight, cluster, nan_policy, by=None) -> Scores:
-    frames = model_frames(scores)
-    models = list(frames)
-    if len(models) < 2:
-        raise ValueError(
-            f"compare needs the scores of at least two models, got {len(models)}"
-            + (f" ({models[0]!r})." if models else ".")
-        )
-    rows = _check_qids(frames)
     # Queries in sorted order, so the resampling does not depend on row order.
     order = sorted_order(rows)
     qids = rows[order]

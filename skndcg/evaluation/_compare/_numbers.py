@@ -34,11 +34,9 @@ def pairs_of(models, baseline):
 
 
 def interval_of(dist, estimate, jack, confidence, method, n_units=None):
-    """Bootstrap interval of every column; ``"expanded"`` (Hesterberg, 2015) is
-    the percentile interval at the level whose normal quantile is ``sqrt(n / (n
-    - 1)) * t[n - 1]``: the Student quantile of ``confidence`` widened by the
-    bootstrap's ``n - 1`` over ``n`` variance, so that it covers on few units
-    about as well as a t interval."""
+    """Bootstrap interval of every column; ``"expanded"`` (Hesterberg, 2015): the
+    percentile interval at the level whose normal quantile is ``sqrt(n / (n - 1))
+    * t[n - 1]``, ``n`` the units (``n_units``, one per column)."""
     if method == "bca":
         return bca_interval(dist, estimate, jack, confidence)
     if method == "expanded":

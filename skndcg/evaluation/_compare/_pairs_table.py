@@ -56,13 +56,6 @@ def p_floor(test, n_resamples):
     return 2.0 / (n_resamples + 1) if test in _RESAMPLED else None
 
 
-def _p_text(p, floor):
-    if np.isnan(p):
-        return "nan"
-    text = f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
-    return f"< {text}" if floor else text
-
-
 def _signed(v, digits):
     return "nan" if np.isnan(v) else f"{v:+.{digits}f}"
 
@@ -84,7 +77,10 @@ def pair_rows(cmp, digits):
             f"{_signed(row.diff, digits)} [{_signed(row.diff_low, digits)}, "
             f"{_signed(row.diff_high, digits)}]"
         )
-        p = _p_text(row.p_adjusted, floor[i])
+        # NaN prints "nan"; a NaN p-value (adjusted or not) is never at the floor.
+        p = row.p_adjusted
+        p = f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+        p = f"< {p}" if floor[i] else p
         rows.append([
             f"{row.model} vs {row.other}",
             str(row.metric), diff, p,

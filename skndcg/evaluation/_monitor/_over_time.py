@@ -39,29 +39,6 @@ _COLUMNS = [
 ]
 
 
-def _on_dask(ddf, y_true, y_score, qid, time, names, options, unit, fmt):
-    """The per-query report of a Dask frame and each query's earliest time."""
-    from ...dask import ranking_report as dask_report
-
-    columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
-    report = dask_report(ddf, metrics=names, **columns, **options).compute()
-    # Each partition's times are parsed (the order of day and month as the
-    # whole column tells) before its queries' earliest are taken.
-    column = None
-    if holds_text(ddf._meta[time]):  # (only strings leave that order to read)
-        column = ddf[time].map_partitions(day_first_witnesses).compute()
-
-    def earliest(part, partition_info=None):
-        where = f" (partition {partition_info['number']})" if partition_info else ""
-        name = f"time column {time!r}{where}"
-        at = as_times(part[time], len(part), name, unit, fmt, column)
-        return at.groupby(part[qid].to_numpy()).min()
-
-    meta = pd.Series([], dtype="datetime64[ns]", index=ddf._meta[qid].to_numpy())
-    starts = ddf.map_partitions(earliest, meta=meta).compute()
-    return report, starts.groupby(level=0).min()
-
-
 @validate_params(
     {
         "y_true": ["array-like", str],
@@ -213,9 +190,25 @@ def metric_over_time(
         cols = {"y_true": y_true, "y_score": y_score, "qid": qid, "time": time}
         check_columns(data, cols.items())
     if data is not None and hasattr(data, "map_partitions"):
-        report, starts = _on_dask(
-            data, y_true, y_score, qid, time, names, options, time_unit, time_format
-        )
+        from ...dask import ranking_report as dask_report
+
+        columns = dict(qid_col=qid, label_col=y_true, score_col=y_score)
+        report = dask_report(data, metrics=names, **columns, **options).compute()
+        # Each partition's times are parsed (the order of day and month as the
+        # whole column tells) before its queries' earliest are taken.
+        column = None
+        if holds_text(data._meta[time]):  # (only strings leave that order to read)
+            column = data[time].map_partitions(day_first_witnesses).compute()
+
+        def earliest(part, partition_info=None):
+            where = f" (partition {partition_info['number']})" if partition_info else ""
+            name = f"time column {time!r}{where}"
+            at = as_times(part[time], len(part), name, time_unit, time_format, column)
+            return at.groupby(part[qid].to_numpy()).min()
+
+        meta = pd.Series([], dtype="datetime64[ns]", index=data._meta[qid].to_numpy())
+        starts = data.map_partitions(earliest, meta=meta).compute()
+        starts = starts.groupby(level=0).min()
     else:
         if data is not None:
             y_true, y_score = data[y_true].to_numpy(), data[y_score].to_numpy()

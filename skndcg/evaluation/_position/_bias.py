@@ -121,8 +121,22 @@ def _check_log(position, click, qid, doc, max_position):
     return pos[keep], clk[keep], query[keep], pair[keep], keep
 
 
-def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
-    """Per-query sums of the matched click rates for every pair of positions."""
+def _solve(ii, jj, num, den, pair_weight, n_pos):
+    """Least squares on the log ratios, log propensity of position 1 fixed at 0."""
+    ok = (num > 0) & (den > 0) & (pair_weight > 0)
+    ratio = np.log(np.where(ok, num, 1.0) / np.where(ok, den, 1.0))
+    A = np.zeros((ii.size, n_pos))
+    A[np.arange(ii.size), ii] = 1.0
+    A[np.arange(ii.size), jj] = -1.0
+    sw = np.sqrt(np.where(ok, pair_weight, 0.0))
+    A = A[:, 1:] * sw[:, None]
+    coef, *_ = np.linalg.lstsq(A, ratio * sw, rcond=None)
+    return np.exp(np.concatenate([[0.0], coef]))
+
+
+def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
+    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
+    # Per-query sums of the matched click rates for every pair of positions.
     sel = np.isin(cell_pair, np.flatnonzero(np.bincount(cell_pair) >= 2))
     if not sel.any():
         raise ValueError(
@@ -149,36 +163,12 @@ def _harvest_terms(cell_pair, cell_pos, n, c, cell_query, n_pos):
     num, den, clicks = (
         unit_sums(x, q, n_queries) for x in (w * rate_i, w * rate_j, fewer)
     )
-    return ii, jj, num, den, clicks
-
-
-def _solve(ii, jj, num, den, pair_weight, n_pos):
-    """Least squares on the log ratios, log propensity of position 1 fixed at 0."""
-    ok = (num > 0) & (den > 0) & (pair_weight > 0)
-    ratio = np.log(np.where(ok, num, 1.0) / np.where(ok, den, 1.0))
-    A = np.zeros((ii.size, n_pos))
-    A[np.arange(ii.size), ii] = 1.0
-    A[np.arange(ii.size), jj] = -1.0
-    sw = np.sqrt(np.where(ok, pair_weight, 0.0))
-    A = A[:, 1:] * sw[:, None]
-    coef, *_ = np.linalg.lstsq(A, ratio * sw, rcond=None)
-    return np.exp(np.concatenate([[0.0], coef]))
-
-
-def _connected(ii, jj, usable, n_pos):
-    """The positions no usable pair links to position 1 (0-based, sorted)."""
+    tot_clicks = clicks.sum(axis=0)
+    # The positions no usable pair links to position 1 (0-based, sorted).
+    usable = tot_clicks > 0
     links = coo_matrix((np.ones(usable.sum()), (ii[usable], jj[usable])), (n_pos,) * 2)
     label = connected_components(links, directed=False)[1]
-    return np.flatnonzero(label != label[0]).tolist()
-
-
-def _intervention(pos, clk, query, pair, n_pos, n_resamples, draw):
-    cell_pair, cell_pos, n, c, cell_query = cells(pos, clk, query, pair, n_pos)
-    ii, jj, num, den, clicks = _harvest_terms(
-        cell_pair, cell_pos, n, c, cell_query, n_pos
-    )
-    tot_clicks = clicks.sum(axis=0)
-    missing = _connected(ii, jj, tot_clicks > 0, n_pos)
+    missing = np.flatnonzero(label != label[0]).tolist()
     if missing:
         raise ValueError(
             f"position(s) {[m + 1 for m in missing]} share no clicked document with "

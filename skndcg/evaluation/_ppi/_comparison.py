@@ -22,7 +22,26 @@ from ._estimator import estimate, model_only
 from ._inputs import check_labels, ratio_parts, scores_per_row, two_reports
 
 
-def _align(human, model):
+def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
+    """The :class:`PredictionPoweredComparison` of :func:`compare`."""
+    for name, value in unsupported.items():
+        if value is not None:
+            raise ValueError(
+                f"{name} is not supported with y_model: a prediction-powered "
+                "comparison weighs every query alike, on one segment."
+            )
+    if settings["test"] not in ("paired_bootstrap", "t"):
+        raise ValueError(
+            f"test={settings['test']!r} has no prediction-powered form; with "
+            "y_model use test='paired_bootstrap' or test='t'."
+        )
+    if settings["interval"] != "percentile":
+        raise ValueError(
+            f"interval={settings['interval']!r} is not supported with y_model; "
+            "use interval='percentile' (or test='t' for t intervals)."
+        )
+    human = gather(scores, metrics, None, None, nan_policy)
+    model = gather(y_model, human.metrics, None, None, "omit")
     if set(human.models) != set(model.models):
         raise ValueError(
             f"y_model holds the models {model.models}, the scores {human.models}; "
@@ -47,58 +66,7 @@ def _align(human, model):
     H[:, pos] = np.where(human.keep[None], human.values, np.nan)
     judged = np.zeros(model.qids.size, bool)
     judged[pos] = True
-    return F, H, judged
-
-
-def _pair_parts(ha, hb, fa, fb):
-    dh = (~np.isnan(ha) & ~np.isnan(hb)) * 1.0
-    df = (~np.isnan(fa) & ~np.isnan(fb)) * 1.0
-    diff = (np.nan_to_num(ha - hb) * dh, dh, np.nan_to_num(fa - fb) * df, df)
-    lift = (np.nan_to_num(ha) * dh, np.nan_to_num(hb) * dh)
-    lift += (np.nan_to_num(fa) * df, np.nan_to_num(fb) * df)
-    return diff, lift
-
-
-def _flips(models, metrics, ppi, only):
-    out = []
-    for k, metric in enumerate(metrics):
-        a = list(np.argsort(-ppi[:, k], kind="stable"))
-        b = list(np.argsort(-only[:, k], kind="stable"))
-        if a != b:
-            out.append(metric)
-            warnings.warn(
-                f"{metric}: the model's labels alone rank the systems "
-                f"{' > '.join(str(models[i]) for i in b)}; corrected by the human "
-                f"sample (prediction-powered) they rank "
-                f"{' > '.join(str(models[i]) for i in a)}.",
-                UserWarning,
-                stacklevel=3,
-            )
-    return out
-
-
-def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupported):
-    """The :class:`PredictionPoweredComparison` of :func:`compare`."""
-    for name, value in unsupported.items():
-        if value is not None:
-            raise ValueError(
-                f"{name} is not supported with y_model: a prediction-powered "
-                "comparison weighs every query alike, on one segment."
-            )
-    if settings["test"] not in ("paired_bootstrap", "t"):
-        raise ValueError(
-            f"test={settings['test']!r} has no prediction-powered form; with "
-            "y_model use test='paired_bootstrap' or test='t'."
-        )
-    if settings["interval"] != "percentile":
-        raise ValueError(
-            f"interval={settings['interval']!r} is not supported with y_model; "
-            "use interval='percentile' (or test='t' for t intervals)."
-        )
-    human = gather(scores, metrics, None, None, nan_policy)
-    F, H, judged = _align(human, gather(y_model, human.metrics, None, None, "omit"))
     M, N, K = F.shape
-    n = int(judged.sum())
     pi = np.full(N, n / N)
     boot = settings["test"] == "paired_bootstrap"
     conf = settings["confidence"]
@@ -120,7 +88,12 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
     dists = {}
     for p, (a, b) in enumerate(pairs):
         for k in range(K):
-            diff, lift = _pair_parts(H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k])
+            ha, hb, fa, fb = H[a, :, k], H[b, :, k], F[a, :, k], F[b, :, k]
+            dh = (~np.isnan(ha) & ~np.isnan(hb)) * 1.0
+            df = (~np.isnan(fa) & ~np.isnan(fb)) * 1.0
+            diff = (np.nan_to_num(ha - hb) * dh, dh, np.nan_to_num(fa - fb) * df, df)
+            lift = (np.nan_to_num(ha) * dh, np.nan_to_num(hb) * dh)
+            lift += (np.nan_to_num(fa) * df, np.nan_to_num(fb) * df)
             d = estimate(*diff, judged, pi, **ppi)
             li = estimate(*lift, judged, pi, **ppi)
             out["se"][p, k] = d["se"]
@@ -163,7 +136,20 @@ def two_sources(scores, y_model, metrics, nan_policy, settings, rng, **unsupport
         "ties": ((dv == 0) & ok).sum(1),
         "losses": ((dv < 0) & ok).sum(1),
     }
-    flips = _flips(human.models, human.metrics, r["means"], r["only"])
+    flips = []
+    for k, metric in enumerate(human.metrics):
+        a = list(np.argsort(-r["means"][:, k], kind="stable"))
+        b = list(np.argsort(-r["only"][:, k], kind="stable"))
+        if a != b:
+            flips.append(metric)
+            warnings.warn(
+                f"{metric}: the model's labels alone rank the systems "
+                f"{' > '.join(str(human.models[i]) for i in b)}; corrected by the "
+                "human sample (prediction-powered) they rank "
+                f"{' > '.join(str(human.models[i]) for i in a)}.",
+                UserWarning,
+                stacklevel=2,
+            )
     options = {k: v for k, v in settings.items() if k != "min_queries"}
     options["interval"] = "percentile" if boot else "clt"
     return PredictionPoweredComparison(

@@ -52,17 +52,6 @@ def _theta(lam, W, ht, a_h, d_h, a_f, d_f):
         return num / den, den / n_all
 
 
-def _slope(theta, u, a_h, d_h, a_f, d_f):
-    z = a_h[None] - theta[:, None] * d_h[None]
-    g = a_f[None] - theta[:, None] * d_f[None]
-    zc = z - _wmean(u, z)[:, None]
-    gc = g - _wmean(u, g)[:, None]
-    var = (u * gc * gc).sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lam = (u * zc * gc).sum(1) / var
-    return np.where(var > 0, lam, 0.0)
-
-
 def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
     """Estimates, their ``lam`` and their denominators (``M(d)``) for each row
     of resampling counts ``W``."""
@@ -73,19 +62,17 @@ def _fit(method, W, ht, v, a_h, d_h, a_f, d_f):
         # Two steps of the fixed point (theta, lam) suffice: lam depends on
         # theta only through the centring of a ratio's linearisation.
         for _ in range(2):
-            lam = _slope(np.nan_to_num(theta), u, a_h, d_h, a_f, d_f)
+            t = np.nan_to_num(theta)
+            z = a_h[None] - t[:, None] * d_h[None]
+            g = a_f[None] - t[:, None] * d_f[None]
+            zc = z - _wmean(u, z)[:, None]
+            gc = g - _wmean(u, g)[:, None]
+            var = (u * gc * gc).sum(1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lam = (u * zc * gc).sum(1) / var
+            lam = np.where(var > 0, lam, 0.0)
             theta, den = _theta(lam, W, ht, a_h, d_h, a_f, d_f)
     return theta, lam, den
-
-
-def _counts(rng, judged, n_resamples):
-    """Bootstrap counts resampling the judged and the other queries apart."""
-    W = np.zeros((n_resamples, judged.size))
-    for part in (judged, ~judged):
-        idx = np.flatnonzero(part)
-        if idx.size:
-            W[:, idx] = multinomial_counts(rng, n_resamples, idx.size)
-    return W
 
 
 def estimate(
@@ -121,7 +108,12 @@ def estimate(
         q = stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
         out["low"], out["high"] = theta - q * se, theta + q * se
     else:
-        W = _counts(rng, judged, bootstrap)
+        # Bootstrap counts resampling the judged and the other queries apart.
+        W = np.zeros((bootstrap, judged.size))
+        for part in (judged, ~judged):
+            idx = np.flatnonzero(part)
+            if idx.size:
+                W[:, idx] = multinomial_counts(rng, bootstrap, idx.size)
         dist, _, _ = _fit(method, W, ht, v, a_h, d_h, a_f, d_f)
         low, high = percentile_interval(dist[:, None], confidence)
         out["low"], out["high"] = float(low[0]), float(high[0])

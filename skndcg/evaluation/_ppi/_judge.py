@@ -18,22 +18,6 @@ from .._stats._resampling import as_generator, check_choice, check_share
 from ._inputs import check_labels, scores_per_row
 
 
-def _weighted_kappa(confusion, weights):
-    """Cohen's weighted kappa of a square confusion matrix (Cohen, 1968)."""
-    k = confusion.shape[0]
-    i, j = np.indices((k, k))
-    if weights is None:
-        w = (i != j).astype(float)
-    elif weights == "linear":
-        w = np.abs(i - j).astype(float)
-    else:
-        w = ((i - j) ** 2).astype(float)
-    total = confusion.sum()
-    expected = np.outer(confusion.sum(1), confusion.sum(0)) / total
-    den = (w * expected).sum()
-    return float(1.0 - (w * confusion).sum() / den) if den > 0 else float("nan")
-
-
 def judge_agreement(
     y_true,
     y_model,
@@ -105,6 +89,17 @@ def judge_agreement(
     mo_idx = np.clip(np.round(m - levels[0]).astype(int), 0, levels.size - 1)
     conf = np.zeros((levels.size, levels.size), dtype=np.int64)
     np.add.at(conf, (hi_idx, mo_idx), 1)
+    # Cohen's weighted kappa of the confusion matrix (Cohen, 1968).
+    i, j = np.indices(conf.shape)
+    if weights is None:
+        w = (i != j).astype(float)
+    elif weights == "linear":
+        w = np.abs(i - j).astype(float)
+    else:
+        w = ((i - j) ** 2).astype(float)
+    expected = np.outer(conf.sum(1), conf.sum(0)) / conf.sum()
+    den = (w * expected).sum()
+    kappa = float(1.0 - (w * conf).sum() / den) if den > 0 else float("nan")
     names = [int(v) if float(v).is_integer() else v for v in levels]
     confusion = pd.DataFrame(
         conf,
@@ -118,7 +113,7 @@ def judge_agreement(
     bias["bias"] = bias["mean_model"] - bias.index.to_numpy()
     out = Bunch(
         confusion=confusion,
-        kappa=_weighted_kappa(conf, weights),
+        kappa=kappa,
         bias=bias,
         n_rows=int(rows.sum()),
         n_queries=int(pd.unique(qid[judged]).size),

@@ -259,26 +259,13 @@ default=None
         # human-only values do not vary at all.
         hum_var = float(hum["se"]) ** 2
         removed = 1.0 - float(ppi["se"]) ** 2 / hum_var if hum_var > 0 else np.nan
-        rows.append(
-            {
-                "metric": name,
-                "method": method,
-                "estimate": ppi["estimate"],
-                "low": ppi["low"],
-                "high": ppi["high"],
-                "se": ppi["se"],
-                "model_only": mod[0],
-                "model_only_low": mod[1],
-                "model_only_high": mod[2],
-                "human_only": hum["estimate"],
-                "human_only_low": hum["low"],
-                "human_only_high": hum["high"],
-                "n_judged": n,
-                "n_queries": int(judged.size),
-                "lambda": ppi["lam"],
-                "variance_removed": removed,
-                "sd_human": ppi["sd_human"],
-                "sd_residual": ppi["sd_residual"],
-            }
-        )
+        row = {"metric": name, "method": method}
+        row.update({key: ppi[key] for key in ("estimate", "low", "high", "se")})
+        hum_only = (hum["estimate"], hum["low"], hum["high"])
+        for pre, (value, low, high) in (("model_only", mod), ("human_only", hum_only)):
+            row.update({pre: value, f"{pre}_low": low, f"{pre}_high": high})
+        row.update({"n_judged": n, "n_queries": int(judged.size), "lambda": ppi["lam"]})
+        row["variance_removed"] = removed
+        row.update({key: ppi[key] for key in ("sd_human", "sd_residual")})
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -97,20 +97,6 @@ class _Report:
         return report, cand
 
 
-def _check_finite(block, ids, catalogue):
-    """Raise at the first score (row by row) that is not finite."""
-    if np.isfinite(block.sum()):  # one fast pass; NaN or inf make it NaN or inf
-        return
-    bad = np.argwhere(~np.isfinite(block))
-    if not bad.size:  # the sum overflowed, the scores are finite
-        return
-    r, c = bad[0]
-    raise ValueError(
-        f"scores must be finite; user {py(ids[r])!r}, item "
-        f"{py(catalogue[c])!r} scored {float(block[r, c])}."
-    )
-
-
 def evaluate(
     scores, train, test, catalogue, *, names, top_n, exclude_seen, features,
     rel_threshold, block_size, return_candidates, label_max="all",
@@ -146,7 +132,14 @@ def evaluate(
         mid = time.perf_counter()
         seconds["scoring"] += mid - start
         rows_user = ev[lo:hi]
-        _check_finite(block, plan.users[rows_user], plan.catalogue)
+        if not np.isfinite(block.sum()):  # one fast pass; NaN or inf make it so
+            bad = np.argwhere(~np.isfinite(block))
+            if bad.size:  # (else the sum overflowed: the scores are finite)
+                r, c = bad[0]
+                raise ValueError(
+                    f"scores must be finite; user {py(plan.users[rows_user[r]])!r}, "
+                    f"item {py(plan.catalogue[c])!r} scored {float(block[r, c])}."
+                )
         n_rows = hi - lo
         cut = np.empty(n_rows)
         count = np.empty(n_rows, dtype=np.int64)

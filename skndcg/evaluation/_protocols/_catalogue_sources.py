@@ -34,12 +34,6 @@ class Source:
         return np.ascontiguousarray(block)
 
 
-class _Function(Source):
-    def __init__(self, fn, users, items):
-        super().__init__(users, items)
-        self.scores = fn
-
-
 class _Estimator(Source):
     def __init__(self, model, features, users, items):
         super().__init__(users, items)
@@ -131,7 +125,9 @@ def make_source(scores, features, users, items, block_size):
     if kind == "estimator":
         return _Estimator(scores, features, users, items)
     if kind == "function":
-        return _Function(scores, users, items)
+        source = Source(users, items)
+        source.scores = scores
+        return source
     u, i = (
         _factor_rows(f, ids, name)
         for f, ids, name in zip(scores, (users, items), ("user", "item"), strict=True)

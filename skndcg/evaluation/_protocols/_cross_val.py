@@ -12,20 +12,6 @@ from ...utils._query_ids import resolve_qid
 from .._compare._inputs import metric_names
 
 
-def _slice(params, indices, n_rows, safe_indexing):
-    """Per-row entries of ``params`` restricted to ``indices``; others as they are."""
-    out = {}
-    for key, value in params.items():
-        if value is None:
-            continue
-        sized = False
-        if hasattr(value, "__len__") and not isinstance(value, (str, dict)):
-            with suppress(TypeError):
-                sized = len(value) == n_rows
-        out[key] = safe_indexing(value, indices) if sized else value
-    return out
-
-
 def _route(estimator, cv, scorer, groups, params):
     """``(split, fit, score)`` metadata, as ``cross_validate`` routes it."""
     from sklearn.utils.metadata_routing import (
@@ -182,7 +168,16 @@ def cross_val_ranking_report(
     frames = []
     for fold, (train, test) in enumerate(cv.split(X, y, **split_params)):
         model = clone(estimator)
-        fit = _slice(fit_params, train, n_rows, _safe_indexing)
+        # Per-row entries of the fit params cut to the fold; others as they are.
+        fit = {}
+        for key, value in fit_params.items():
+            if value is None:
+                continue
+            sized = False
+            if hasattr(value, "__len__") and not isinstance(value, (str, dict)):
+                with suppress(TypeError):
+                    sized = len(value) == n_rows
+            fit[key] = _safe_indexing(value, train) if sized else value
         model.fit(_safe_indexing(X, train), y[train], **fit)
         X_test = _safe_indexing(X, test)
         routed_qid = score_params.get("qid")

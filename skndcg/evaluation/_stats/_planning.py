@@ -34,20 +34,6 @@ def _check_positive(name, value):
     return float(value)
 
 
-def _unit_sd(d, w, clusters):
-    """The per-query standard deviation that gives the weighted (and
-    cluster-robust) standard error of the mean of ``d``: ``sqrt(n)`` times it;
-    NaN on fewer than two units."""
-    units = d.size if clusters is None else np.unique(clusters).size
-    if units < 2:
-        return units, np.nan
-    r = w * (d - np.dot(w, d) / w.sum())
-    if clusters is not None:
-        r = np.bincount(np.unique(clusters, return_inverse=True)[1], weights=r)
-    var = np.sum(r**2) / w.sum() ** 2 * units / (units - 1)
-    return units, float(np.sqrt(d.size * var))
-
-
 def pilot_sd(comparison, metric=None, pair=None):
     """Standard deviation of the per-query differences of a pilot comparison,
     weighted and cluster-robust as the comparison was."""
@@ -86,16 +72,21 @@ def pilot_sd(comparison, metric=None, pair=None):
             - comparison.values[models.index(b), :, k]
         )
         ok = ~np.isnan(d) & (comparison.weights > 0)
-        units, sd = _unit_sd(
-            d[ok], comparison.weights[ok], None if clusters is None else clusters[ok]
-        )
+        d, w = d[ok], comparison.weights[ok]
+        c = None if clusters is None else clusters[ok]
+        units = d.size if c is None else np.unique(c).size
         if units < 2:
             unit = "cluster" if clusters is not None else "query"
             raise ValueError(
                 f"the pilot has {units} {unit} for {a!r} - {b!r} on {metric!r}; "
                 "the standard deviation needs at least two."
             )
-        sds.append(sd)
+        # sqrt(n) times the weighted (cluster-robust) standard error of the mean.
+        r = w * (d - np.dot(w, d) / w.sum())
+        if c is not None:
+            r = np.bincount(np.unique(c, return_inverse=True)[1], weights=r)
+        var = np.sum(r**2) / w.sum() ** 2 * units / (units - 1)
+        sds.append(float(np.sqrt(d.size * var)))
     # Several comparisons: plan for the most variable one.
     return max(sds)
 
