@@ -184,11 +184,9 @@ def jit(fn=None, *, python=True, **options):
     """``numba.njit(cache=True, nogil=True)`` as a lazy :class:`Kernel`;
     ``python=False``: its Python function gives another result (numpy's
     ``argsort`` ties), so it runs compiled even under :func:`no_compile`."""
-
-    def wrap(f):
-        return Kernel(f, options, python)
-
-    return wrap if fn is None else wrap(fn)
+    if fn is None:
+        return lambda f: Kernel(f, options, python)
+    return Kernel(fn, options, python)
 
 
 def compile_times(fn, *args, **kwargs):

@@ -126,8 +126,6 @@ def label_candidates(values) -> list[float]:
         y = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         return []
-    if y.shape[0] == 0:
-        return []
     nan = np.isnan(y)
     out = [] if nan.all() else [float(np.nanmax(y))]
     return [*out, math.nan] if nan.any() else out

@@ -247,11 +247,6 @@ class TieRule(Rule, kind="ties"):
     reverse = _named("reverse")  # tied rows in reverse input order
     quicksort = _named("quicksort")  # the order numba's quicksort leaves (ranx)
 
-    @property
-    def reordering(self) -> str | None:
-        """The reordering that realises the rule (None: the rows stay)."""
-        return self.name if self.reorders else None
-
     def sort_key(self, xp, *, n, doc_id=None, labels=None, ranx_order=None,
                  device=None):  # fmt: skip
         """A key whose stable ascending sort within each query puts the ``n``

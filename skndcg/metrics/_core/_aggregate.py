@@ -38,8 +38,7 @@ class Evaluation:
         cls, *, specs, grouping, raw, aux, n_relevant, label_sum, n_retrieved,
         n_relevant_retrieved, weights, convention, retrieved_only,
     ):  # fmt: skip
-        conv = convention
-        empty = conv.empty_rule.mask(aux, label_sum)
+        empty = convention.empty_rule.mask(aux, label_sum)
         values = raw
         if empty.any():
 
@@ -51,7 +50,7 @@ class Evaluation:
                     "empty='skip', 'zero' or 'one' to handle such queries."
                 )
 
-            values = conv.empty.apply(raw, empty, np, error)
+            values = convention.empty.apply(raw, empty, np, error)
         excluded = (n_retrieved == 0) & retrieved_only
         if excluded.any():
             if values is raw:
@@ -69,7 +68,7 @@ class Evaluation:
             n_retrieved=np.asarray(n_retrieved, dtype=np.int64),
             n_relevant_retrieved=n_relevant_retrieved,
             weights=weights,
-            convention=conv,
+            convention=convention,
         )
 
     def means(self, depth: int = 1, first: int | None = None) -> np.ndarray:

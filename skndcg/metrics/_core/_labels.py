@@ -23,25 +23,21 @@ def labels_in(y_true, nan_label):
             y_in = np.where(isnan, 0.0, y_in)
     if y_in.dtype.kind in "biu":
         y, n_hist = label_range(y_in)
-        known_nonnegative = n_hist > 0
-    else:
-        if y_in.dtype.kind != "f":
-            raise TypeError(f"y_true must be numeric, got dtype {y_in.dtype}.")
-        try:
-            check_finite(y_in, "y_true")
-        except RowsError as exc:
-            if nan_label is None and np.isnan(y_in).any():
-                raise exc.hinted(
-                    "A NaN label can mark a row nobody judged: pass "
-                    "nan_label='unjudged'."
-                ) from None
-            raise
-        y = y_in.astype(np.float64, copy=False)
-        # Float labels stay float64 (an int64 copy would raise the peak
-        # memory); their range still tells the label checks they are >= 0.
-        n_hist = 0
-        known_nonnegative = hist_size(y) > 0
-    return y, unjudged_rows, n_hist, known_nonnegative
+        return y, unjudged_rows, n_hist, n_hist > 0
+    if y_in.dtype.kind != "f":
+        raise TypeError(f"y_true must be numeric, got dtype {y_in.dtype}.")
+    try:
+        check_finite(y_in, "y_true")
+    except RowsError as exc:
+        if nan_label is None and np.isnan(y_in).any():
+            raise exc.hinted(
+                "A NaN label can mark a row nobody judged: pass nan_label='unjudged'."
+            ) from None
+        raise
+    y = y_in.astype(np.float64, copy=False)
+    # Float labels stay float64 (an int64 copy would raise the peak memory);
+    # their range still tells the label checks they are >= 0.
+    return y, unjudged_rows, 0, hist_size(y) > 0
 
 
 def label_max_of(y_true, *, convention=None, gain=None, nan_label=None, **_):

@@ -181,7 +181,7 @@ def evaluate_per_query(
     average,
     label_max=None,
     pooled_g=None,
-    convention=None,
+    convention,
 ):
     """Values ``(n_groups, len(specs))`` and the ``aux`` that decides emptiness.
 
@@ -258,12 +258,11 @@ def evaluate_per_query(
 
 def _refusal(name, key, convention) -> str:
     rules = "ties='stable', 'reverse', 'pessimistic' or 'docid' (with doc_id)"
-    free = getattr(convention, "free", None)
-    if free is not None and "ties" not in free:
+    if "ties" not in convention.free:
         rules = f"convention='skndcg' with {rules} (convention={convention.name!r} "
         rules += "fixes ties='average')"
-    elif free is not None and free["ties"] is not None:
-        named = [t for t in free["ties"] if not TieRule.of(t).average]
+    elif convention.free["ties"] is not None:
+        named = [t for t in convention.free["ties"] if not TieRule.of(t).average]
         rules = "ties=" + " or ".join(repr(t) for t in named)
     return (
         f"{name} cannot average over the orders of tied rows (ties='average') "
