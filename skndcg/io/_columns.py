@@ -273,24 +273,6 @@ def check_flat(name, wanted):
             )
 
 
-def _check_pairs(name, parquet, frame, qid, doc):
-    """Refuse a document listed twice for a query, naming its lines."""
-    pairs = pd.DataFrame({"q": qid, "d": doc})
-    dup = pairs.duplicated(keep=False).to_numpy()
-    if not dup.any():
-        return
-    first = int(np.flatnonzero(dup)[0])
-    same = (pairs == pairs.iloc[first]).all(axis=1).to_numpy()
-    rows = frame.index.to_numpy()[same]
-    where = [(r if parquet else r + 2) for r in rows.tolist()]
-    unit = "rows" if parquet else "lines"
-    raise ValueError(
-        f"{name}, {unit} {', '.join(map(str, where))}: document "
-        f"{pairs['d'].iloc[first]!r} appears more than once for query "
-        f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) pair."
-    )
-
-
 def _where(name, parquet, row):
     # Row 0 of a CSV is on line 2, after the header.
     return f"{name}, row {row}" if parquet else f"{name}, line {row + 2}"
@@ -416,8 +398,21 @@ def checked_rows(frame, name, parquet, wanted, empty_labels=False):
                 "empty; every row needs one."
             )
         ids[arg] = col.to_numpy(dtype=object) if not parquet else col.to_numpy()
-    if "doc" in ids:
-        _check_pairs(name, parquet, frame, ids["qid"], ids["doc"])
+    if "doc" in ids:  # a document listed twice for a query, named by its lines
+        pairs = pd.DataFrame({"q": ids["qid"], "d": ids["doc"]})
+        dup = pairs.duplicated(keep=False).to_numpy()
+        if dup.any():
+            first = int(np.flatnonzero(dup)[0])
+            same = (pairs == pairs.iloc[first]).all(axis=1).to_numpy()
+            rows = frame.index.to_numpy()[same]
+            where = [(r if parquet else r + 2) for r in rows.tolist()]
+            unit = "rows" if parquet else "lines"
+            raise ValueError(
+                f"{name}, {unit} {', '.join(map(str, where))}: document "
+                f"{pairs['d'].iloc[first]!r} appears more than once for query "
+                f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) "
+                "pair."
+            )
     numbers = {
         arg: _numbers(
             frame, wanted[arg], name, parquet, arg, arg == "score" or empty_labels
