@@ -128,31 +128,27 @@ def _read_rows(name, parquet, sep, header, use, text_dtype=None):
     return frame
 
 
-def _first_line(name):
-    """The header line, decompressed as pandas would read the file."""
-    import zipfile
-
-    try:
-        if name.lower().endswith(".zip"):  # (pandas reads a zip's only member)
-            with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
-                return fh.readline().decode("utf-8-sig", "replace")
-        if name.lower().endswith(PANDAS_ONLY):
-            return ""  # (the separator stays a comma)
-        with _open_text(name) as fh:
-            return fh.readline()
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(name, exc) from None
-    except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"cannot read {name!r}: {exc}") from None
-
-
 def _read_header(name, sep=None):
     """``(parquet, sep, column names)``: ``sep``, when None, the one the header
     line holds most (a comma when none)."""
     if is_parquet(name):
         return True, sep, ParquetColumns(name).names
-    if sep is None:
-        line = _first_line(name)
+    if sep is None:  # the header line, decompressed as pandas would read the file
+        import zipfile
+
+        try:
+            if name.lower().endswith(".zip"):  # (pandas reads a zip's only member)
+                with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
+                    line = fh.readline().decode("utf-8-sig", "replace")
+            elif name.lower().endswith(PANDAS_ONLY):
+                line = ""  # (the separator stays a comma)
+            else:
+                with _open_text(name) as fh:
+                    line = fh.readline()
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(name, exc) from None
+        except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"cannot read {name!r}: {exc}") from None
         counts = {s: line.count(s) for s in (",", "\t", ";", "|")}
         sep = max(counts, key=counts.get)
         sep = sep if counts[sep] else ","
