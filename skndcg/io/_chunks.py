@@ -105,7 +105,11 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
         if carry is not None:
             # The carried query goes on for the rows up to the first change.
             head = 0
-            if _same(q[0], carry[qid].to_numpy()[-1]):
+            try:  # (ids that do not compare, a missing one, are not the same)
+                same = bool(q[0] == carry[qid].to_numpy()[-1])
+            except (TypeError, ValueError):
+                same = False
+            if same:
                 head = int(change[0]) if len(change) else len(frame)
             if head:
                 carry = pd.concat([carry, frame.iloc[:head]])
@@ -123,14 +127,6 @@ def _parquet_chunks(file, wanted, chunk_rows, empty_labels):
         yield _check_chunk(carry, name, checked, empty_labels)
     elif row == 0:
         raise ValueError(f"{name} has no rows.")
-
-
-def _same(a, b) -> bool:
-    """``a == b`` for two ids, False where they do not compare (a missing id)."""
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):
-        return False
 
 
 def _check_chunk(frame, name, wanted, empty_labels):

@@ -128,31 +128,27 @@ def _read_rows(name, parquet, sep, header, use, text_dtype=None):
     return frame
 
 
-def _first_line(name):
-    """The header line, decompressed as pandas would read the file."""
-    import zipfile
-
-    try:
-        if name.lower().endswith(".zip"):  # (pandas reads a zip's only member)
-            with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
-                return fh.readline().decode("utf-8-sig", "replace")
-        if name.lower().endswith(PANDAS_ONLY):
-            return ""  # (the separator stays a comma)
-        with _open_text(name) as fh:
-            return fh.readline()
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(name, exc) from None
-    except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"cannot read {name!r}: {exc}") from None
-
-
 def _read_header(name, sep=None):
     """``(parquet, sep, column names)``: ``sep``, when None, the one the header
     line holds most (a comma when none)."""
     if is_parquet(name):
         return True, sep, ParquetColumns(name).names
-    if sep is None:
-        line = _first_line(name)
+    if sep is None:  # the header line, decompressed as pandas would read the file
+        import zipfile
+
+        try:
+            if name.lower().endswith(".zip"):  # (pandas reads a zip's only member)
+                with zipfile.ZipFile(name) as zf, zf.open(zf.namelist()[0]) as fh:
+                    line = fh.readline().decode("utf-8-sig", "replace")
+            elif name.lower().endswith(PANDAS_ONLY):
+                line = ""  # (the separator stays a comma)
+            else:
+                with _open_text(name) as fh:
+                    line = fh.readline()
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(name, exc) from None
+        except (OSError, EOFError, UnicodeError, IndexError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"cannot read {name!r}: {exc}") from None
         counts = {s: line.count(s) for s in (",", "\t", ";", "|")}
         sep = max(counts, key=counts.get)
         sep = sep if counts[sep] else ","
@@ -271,24 +267,6 @@ def check_flat(name, wanted):
                 f"{name}: {arg} column {col!r} holds {kind} values; expected one "
                 "plain value (a number or a string) per row."
             )
-
-
-def _check_pairs(name, parquet, frame, qid, doc):
-    """Refuse a document listed twice for a query, naming its lines."""
-    pairs = pd.DataFrame({"q": qid, "d": doc})
-    dup = pairs.duplicated(keep=False).to_numpy()
-    if not dup.any():
-        return
-    first = int(np.flatnonzero(dup)[0])
-    same = (pairs == pairs.iloc[first]).all(axis=1).to_numpy()
-    rows = frame.index.to_numpy()[same]
-    where = [(r if parquet else r + 2) for r in rows.tolist()]
-    unit = "rows" if parquet else "lines"
-    raise ValueError(
-        f"{name}, {unit} {', '.join(map(str, where))}: document "
-        f"{pairs['d'].iloc[first]!r} appears more than once for query "
-        f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) pair."
-    )
 
 
 def _where(name, parquet, row):
@@ -416,8 +394,21 @@ def checked_rows(frame, name, parquet, wanted, empty_labels=False):
                 "empty; every row needs one."
             )
         ids[arg] = col.to_numpy(dtype=object) if not parquet else col.to_numpy()
-    if "doc" in ids:
-        _check_pairs(name, parquet, frame, ids["qid"], ids["doc"])
+    if "doc" in ids:  # a document listed twice for a query, named by its lines
+        pairs = pd.DataFrame({"q": ids["qid"], "d": ids["doc"]})
+        dup = pairs.duplicated(keep=False).to_numpy()
+        if dup.any():
+            first = int(np.flatnonzero(dup)[0])
+            same = (pairs == pairs.iloc[first]).all(axis=1).to_numpy()
+            rows = frame.index.to_numpy()[same]
+            where = [(r if parquet else r + 2) for r in rows.tolist()]
+            unit = "rows" if parquet else "lines"
+            raise ValueError(
+                f"{name}, {unit} {', '.join(map(str, where))}: document "
+                f"{pairs['d'].iloc[first]!r} appears more than once for query "
+                f"{pairs['q'].iloc[first]!r}; keep one row per (query, document) "
+                "pair."
+            )
     numbers = {
         arg: _numbers(
             frame, wanted[arg], name, parquet, arg, arg == "score" or empty_labels

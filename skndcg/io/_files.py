@@ -90,7 +90,8 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
         )
     check_depth(depth)
     options = {"depth": depth, "by_docno": by_docno}
-    if unjudged != "zero" or _small(run, qrels):
+    size = file_size(run, qrels)  # small enough files take the numpy road
+    if unjudged != "zero" or (size is not None and plain_road(size // _LINE_BYTES)):
         return _plainjoin.join(run, qrels, unjudged=unjudged, judged_only=judged_only,
                                all_judged=all_judged, **options)  # fmt: skip
     if not plain():
@@ -106,12 +107,6 @@ def join_trec_files(run, qrels, *, depth=None, by_docno=False, unjudged="zero",
     coded = join_codes(run_frame, read_trec_qrels(qrels), depth=depth)
     coded.tag = str(run_frame["tag"].iloc[-1])  # trec_eval keeps the last tag
     return coded
-
-
-def _small(*paths):
-    """Whether the files are small enough for the numpy road."""
-    size = file_size(*paths)
-    return size is not None and plain_road(size // _LINE_BYTES)
 
 
 def file_size(*paths):

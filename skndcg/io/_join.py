@@ -230,8 +230,8 @@ def join_run_qrels(run, qrels, *, run_only="drop", depth=None, unjudged="zero"):
     judged = qrels if unjudged == "pool" else qrels[qrels["relevance"].to_numpy() >= 0]
     pairs = pd.MultiIndex.from_arrays([judged["qid"], judged["doc_id"]])
     at = pairs.get_indexer(pd.MultiIndex.from_arrays([data.qid, data.doc_id]))
-    y = np.where(at >= 0, data.y_true, np.nan)
+    y = data.y_true
     if unjudged == "pool":
-        given = judged["relevance"].to_numpy(dtype=np.float64)
-        y = np.where(at >= 0, given[np.maximum(at, 0)], np.nan)
+        y = judged["relevance"].to_numpy(dtype=np.float64)[np.maximum(at, 0)]
+    y = np.where(at >= 0, y, np.nan)
     return RankingData(data.qid, data.doc_id, y, data.y_score)

@@ -32,7 +32,16 @@ def as_frame(obj, kind: str):
                 f"got {type(ranking).__name__}."
             )
         for doc, value in ranking.items():
-            _check(kind, qid, doc, value)
+            where = f"{kind}[{qid!r}][{doc!r}]"
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{where} = {value!r} must be a number.")
+            if kind == "run" and not math.isfinite(float(value)):
+                raise ValueError(f"{where} = {value!r}: scores must be finite.")
+            if kind == "qrels" and not float(value).is_integer():
+                raise ValueError(
+                    f"{where} = {value!r}: judgments must be integers, as in a "
+                    "qrels file."
+                )
             qids.append(str(qid))
             docs.append(str(doc))
             values.append(value)
@@ -42,15 +51,3 @@ def as_frame(obj, kind: str):
     if kind == "run":
         frame["tag"] = getattr(obj, "name", None) or "run"
     return frame
-
-
-def _check(kind, qid, doc, value):
-    where = f"{kind}[{qid!r}][{doc!r}]"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{where} = {value!r} must be a number.")
-    if kind == "run" and not math.isfinite(float(value)):
-        raise ValueError(f"{where} = {value!r}: scores must be finite.")
-    if kind == "qrels" and not float(value).is_integer():
-        raise ValueError(
-            f"{where} = {value!r}: judgments must be integers, as in a qrels file."
-        )

@@ -18,7 +18,7 @@ from .._partial._pieces import (
     door_module,
     report_template,
 )
-from ._frame import BUCKET, ORDER, make_scorer, sample_rows, schema_of
+from ._frame import BUCKET, ORDER, make_scorer, sample_rows, spark_type
 
 
 def _prepare(args):
@@ -203,7 +203,8 @@ def ranking_report(
     """
     grouped, template, spec = _prepare(locals())
     score = make_scorer("report", spec)
-    return grouped.applyInPandas(score, schema=schema_of(template))
+    schema = ", ".join(f"`{c}` {spark_type(t)}" for c, t in template.dtypes.items())
+    return grouped.applyInPandas(score, schema=schema)
 
 
 __all__ = ["grouped_ranking_scores", "ranking_report"]

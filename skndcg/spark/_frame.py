@@ -40,12 +40,6 @@ def spark_type(dtype) -> str:
     return "string"
 
 
-def schema_of(template: pd.DataFrame) -> str:
-    return ", ".join(
-        f"`{col}` {spark_type(dtype)}" for col, dtype in template.dtypes.items()
-    )
-
-
 def make_scorer(what, spec):
     """The function ``applyInPandas`` runs on each group of whole queries."""
 

@@ -29,24 +29,21 @@ class GroupedCheck:
                 self.finished.append((keys, rows))
                 self.last = keys[-1]
                 return
-            self._remember(int(rows[0]))
+            # From here on, a mapping of every id seen to its rows.
+            self.seen = {}
+            if self.finished:
+                keys_seen = np.concatenate([k for k, _ in self.finished])
+                starts = np.concatenate([r for _, r in self.finished])
+                stops = np.append(starts[1:], int(rows[0]))
+                spans = zip(starts.tolist(), stops.tolist(), strict=True)
+                self.seen.update(zip(keys_seen.tolist(), map(list, spans), strict=True))
+            self.finished = []
         for key, row in zip(keys.tolist(), rows.tolist(), strict=True):
             if self._open is not None:
                 self._open[1] = row  # the query before ends here
             if key in self.seen:
                 raise self._error(key, self.seen[key], row)
             self._open = self.seen[key] = [row, None]
-
-    def _remember(self, next_row: int) -> None:
-        """Switch from the increasing ids to a mapping of every id to its rows."""
-        self.seen = {}
-        if self.finished:
-            keys = np.concatenate([k for k, _ in self.finished])
-            starts = np.concatenate([r for _, r in self.finished])
-            stops = np.append(starts[1:], next_row)
-            spans = zip(starts.tolist(), stops.tolist(), strict=True)
-            self.seen.update(zip(keys.tolist(), map(list, spans), strict=True))
-        self.finished = []
 
     def _error(self, key, first, again) -> ValueError:
         start, stop = first

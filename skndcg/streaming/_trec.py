@@ -112,7 +112,14 @@ def score_trec_run(
     # The docno is the item id of the measures that read popularity.
     names = metric_names(metrics)
     reads = check_side_inputs(names, {"popularity=": popularity})
-    cols = dict(_COLUMNS, item_col="doc_id" if reads else None)
+    cols = {
+        "qid_col": "qid",
+        "label_col": "y_true",
+        "score_col": "y_score",
+        "doc_col": "doc_id",
+        "sample_weight_col": None,
+        "item_col": "doc_id" if reads else None,
+    }
     spec = setup(metrics, cols, None, kw, "the run", popularity=popularity)
     unjudged = "zero"
     if any(parse_metric(n).definition.reads_unjudged for n in spec.names):
@@ -163,13 +170,3 @@ def score_trec_run(
         "two files match?",
     )  # fmt: skip
     return (means, counts) if return_counts else means
-
-
-# The columns of the joined rows each piece is scored from.
-_COLUMNS = {
-    "qid_col": "qid",
-    "label_col": "y_true",
-    "score_col": "y_score",
-    "doc_col": "doc_id",
-    "sample_weight_col": None,
-}
