@@ -155,25 +155,48 @@ def test_per_query_into_a_missing_folder_names_the_file_asked_for(trec, tmp_path
     assert not target.parent.exists()
 
 
+# Run ``skndcg`` with its first fsync of a ``.part`` file held: it writes the
+# marker file named by argv[1], then sleeps until a signal ends it. The test
+# signals it from outside at that point, not at a moment found by polling.
+_HOLD_PART_WRITE = """
+import os, runpy, sys, time
+marker = sys.argv.pop(1)
+real_fsync = os.fsync
+def held_fsync(fd):
+    if os.readlink(f"/proc/self/fd/{fd}").endswith(".part"):
+        open(marker, "w").close()
+        time.sleep(120)
+    real_fsync(fd)
+os.fsync = held_fsync
+sys.argv[0] = "skndcg"
+runpy.run_module("skndcg", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_per_query_leaves_no_partial_file(tmp_path, sig, code):
     path = tmp_path / "p.csv"
-    cols = _big_predictions(path, 150_000)
+    cols = _big_predictions(path, 1_000)
     out = tmp_path / "out"
     out.mkdir()
     target = out / "pq.csv"
     target.write_text("the previous version\n")
+    marker = tmp_path / "writing"
+    argv = _cmd(path, *cols, "--metrics", "ndcg", "--per-query", target)[3:]
     proc = subprocess.Popen(
-        _cmd(path, *cols, "--metrics", "ndcg", "--per-query", target),
+        [sys.executable, "-c", _HOLD_PART_WRITE, str(marker), *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_env(),
     )
     deadline = time.monotonic() + 120
-    while not any(p.suffix == ".part" for p in out.iterdir()):
+    while not marker.exists():
         assert proc.poll() is None, proc.stderr.read()
         assert time.monotonic() < deadline
-        time.sleep(0.002)
+        time.sleep(0.01)
+    # The per-query rows are written and the temporary file is still there.
+    assert [p.suffix for p in out.iterdir() if p.name != "pq.csv"] == [".part"]
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
