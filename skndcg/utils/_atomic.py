@@ -19,14 +19,14 @@ from pathlib import Path
 __all__ = ["atomic_write", "safe_target"]
 
 
-def safe_target(path, folder=None) -> Path:
+def safe_target(path) -> Path:
     """The file to write for ``path``: ``path`` itself, or the file a symbolic
-    link at ``path`` points to when it is inside ``folder`` (``path``'s folder
-    when None); a ``ValueError`` for a link that leads out of it."""
+    link at ``path`` points to when it is inside ``path``'s folder; a
+    ``ValueError`` for a link that leads out of it."""
     path = Path(path)
     if not path.is_symlink():
         return path
-    base = (path.parent if folder is None else Path(folder)).resolve()
+    base = path.parent.resolve()
     target = path.resolve()
     if target.parent != base and base not in target.parents:
         raise ValueError(
@@ -38,10 +38,10 @@ def safe_target(path, folder=None) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
+def atomic_write(path, mode="w", **open_kwargs):
     """Open a temporary file next to ``path`` (``mode`` "w" or "wb",
     ``open_kwargs`` for :func:`open`) and rename it to ``path`` on success; a
-    symbolic link at ``path`` must stay in ``folder`` (see :func:`safe_target`).
+    symbolic link at ``path`` must stay in its folder (see :func:`safe_target`).
 
     Examples
     --------
@@ -54,7 +54,7 @@ def atomic_write(path, mode="w", *, folder=None, **open_kwargs):
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}.")
-    target = safe_target(path, folder)
+    target = safe_target(path)
     if "b" not in mode:
         open_kwargs.setdefault("encoding", "utf-8")
     if target.exists() and not target.is_file():
