@@ -23,8 +23,8 @@ def _env(**extra):
     return env
 
 
-def _cmd(*argv):
-    return [sys.executable, "-m", "skndcg", "score", *map(str, argv)]
+def _cmd(*argv, launcher=("-m", "skndcg")):
+    return [sys.executable, *launcher, "score", *map(str, argv)]
 
 
 def _score(*argv, timeout=120, **env):
@@ -168,7 +168,6 @@ def held_fsync(fd):
         time.sleep(120)
     real_fsync(fd)
 os.fsync = held_fsync
-sys.argv[0] = "skndcg"
 runpy.run_module("skndcg", run_name="__main__", alter_sys=True)
 """
 
@@ -183,9 +182,9 @@ def test_interrupted_per_query_leaves_no_partial_file(tmp_path, sig, code):
     target = out / "pq.csv"
     target.write_text("the previous version\n")
     marker = tmp_path / "writing"
-    argv = _cmd(path, *cols, "--metrics", "ndcg", "--per-query", target)[3:]
+    held = ("-c", _HOLD_PART_WRITE, str(marker))
     proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLD_PART_WRITE, str(marker), *argv],
+        _cmd(path, *cols, "--metrics", "ndcg", "--per-query", target, launcher=held),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_env(),
